@@ -1,0 +1,86 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Caretide",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "caretide", targets: ["CaretideCLI"]),
+        .executable(name: "ingest-service", targets: ["ingest-service"]),
+        .executable(name: "scoring-service", targets: ["scoring-service"]),
+        .executable(name: "notification-service", targets: ["notification-service"]),
+        .executable(name: "diagnosis-service", targets: ["diagnosis-service"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.25.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.10.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // Ground floor: pure modules, no I/O.
+        // The JSON Schemas at the top of the repository, bundled so the services validate against those very files.
+        .target(name: "CaretideSchemaFiles", path: "Schemas", resources: [.copy("envelope.v1.schema.json"), .copy("events"), .copy("api")]),
+        .target(name: "CaretideSchemas", dependencies: ["CaretideSchemaFiles"]),
+        .target(name: "CaretideDomain"),
+
+        // I/O adapters.
+        .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
+        .target(name: "CaretideKafka", dependencies: [
+            "CRdKafka",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "CaretideStore", dependencies: [
+            "CaretideSchemas",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // Runtime shared by every service.
+        .target(name: "CaretideRuntime", dependencies: [
+            "CaretideSchemas", "CaretideKafka", "CaretideStore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // Services: a library each (tests start them in-process) and a thin executable.
+        .target(name: "IngestService", dependencies: ["CaretideRuntime", "CaretideDomain"]),
+        .target(name: "ScoringService", dependencies: ["CaretideRuntime", "CaretideDomain"]),
+        .target(name: "NotificationService", dependencies: ["CaretideRuntime", "CaretideDomain"]),
+        .target(name: "DiagnosisService", dependencies: ["CaretideRuntime"]),
+        .executableTarget(name: "ingest-service", dependencies: ["IngestService"]),
+        .executableTarget(name: "scoring-service", dependencies: ["ScoringService"]),
+        .executableTarget(name: "notification-service", dependencies: ["NotificationService"]),
+        .executableTarget(name: "diagnosis-service", dependencies: ["DiagnosisService"]),
+
+        // Local development: a private PostgreSQL and child-process supervision for `caretide dev` and the tests.
+        .target(name: "CaretideLocalStack", dependencies: [
+            "CaretideStore",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "CaretideCLI", dependencies: [
+            "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore",
+            "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "CaretideSchemasTests", dependencies: ["CaretideSchemas"]),
+        .testTarget(name: "CaretideDomainTests", dependencies: [
+            "CaretideDomain",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "CaretideKafkaTests", dependencies: ["CaretideKafka"]),
+        .testTarget(name: "CaretideStoreTests", dependencies: ["CaretideStore", "CaretideLocalStack"]),
+        .testTarget(name: "IntegrationTests", dependencies: [
+            "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideSchemas",
+            "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
+        ]),
+    ]
+)

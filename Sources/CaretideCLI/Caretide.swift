@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct Caretide: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "caretide",
+        abstract: "Operate Caretide: run the whole stack locally, run the embedded broker, migrate databases.",
+        subcommands: [DevCommand.self, BrokerCommand.self, MigrateCommand.self])
+}

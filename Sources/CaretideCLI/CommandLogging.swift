@@ -1,0 +1,18 @@
+import Foundation
+import Logging
+
+enum CommandLogging {
+    static func logger(_ label: String) -> Logger {
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: label)
+        logger.logLevel = .info
+        return logger
+    }
+}
+
+enum Console {
+    /// Writes straight to standard output, unbuffered, so scripts waiting for a line see it at once.
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}

@@ -1,0 +1,187 @@
+import ArgumentParser
+import CaretideKafka
+import CaretideLocalStack
+import CaretideSchemas
+import DiagnosisService
+import Foundation
+import IngestService
+import Logging
+import NotificationService
+import ScoringService
+
+/// `caretide dev`: the whole pipeline on one machine. The embedded broker unless KAFKA_BROKERS is set, a private
+/// PostgreSQL unless DATABASE_URL is set, then the four services as child processes. Once all are ready it writes
+/// `<state-dir>/endpoints.json`. Ctrl-C or SIGTERM stops everything and leaves no process behind.
+struct DevCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dev", abstract: "Run the whole Caretide stack locally (embedded broker, private PostgreSQL, four services).")
+
+    @Option(help: "Directory for the private PostgreSQL cluster, logs and endpoints.json.") var stateDir = ".caretide"
+    @Option(help: "Partitions per topic on the embedded broker.") var partitions = 3
+    @Option(help: "Seconds to wait for every service to become ready.") var readyTimeout = 180
+
+    func run() async throws {
+        let logger = CommandLogging.logger("caretide.dev")
+        let signals = SignalWaiter([SIGINT, SIGTERM])
+        let environment = ProcessInfo.processInfo.environment
+        let stateDirectory = URL(fileURLWithPath: stateDir).standardizedFileURL
+        try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
+        let endpointsFile = stateDirectory.appendingPathComponent("endpoints.json")
+        try? FileManager.default.removeItem(at: endpointsFile)
+
+        var broker: EmbeddedBroker?
+        let kafka: String
+        if let brokers = environment["KAFKA_BROKERS"], !brokers.isEmpty {
+            kafka = brokers
+        } else {
+            let embedded = try EmbeddedBroker(logger: logger)
+            for topic in Topic.allCases { try embedded.createTopic(topic.name, partitions: partitions) }
+            broker = embedded
+            kafka = embedded.bootstrapServers
+            logger.info("embedded broker running", metadata: ["bootstrap": "\(kafka)"])
+        }
+
+        var postgres: LocalPostgres?
+        let databaseURL: String
+        let databaseForDisplay: String
+        if let url = environment["DATABASE_URL"], !url.isEmpty {
+            databaseURL = url
+            databaseForDisplay = (try? DatabaseURLRedaction.redact(url)) ?? "DATABASE_URL"
+        } else {
+            let server = try await LocalPostgres.start(in: stateDirectory, logger: logger)
+            postgres = server
+            databaseURL = server.configuration.url
+            databaseForDisplay = server.configuration.redactedURL
+        }
+
+        var startedChildren: [(key: String, process: ServiceProcess, baseURL: String)] = []
+        let binaries = ServiceProcess.executableDirectory
+        for (key, name) in [("ingest", IngestService.name), ("scoring", ScoringService.name),
+                            ("notification", NotificationService.name), ("diagnosis", DiagnosisService.name)] {
+            let port = try FreePort.find()
+            var childEnvironment = environment
+            childEnvironment["DATABASE_URL"] = databaseURL
+            childEnvironment["KAFKA_BROKERS"] = kafka
+            childEnvironment["HTTP_HOST"] = "127.0.0.1"
+            childEnvironment["HTTP_PORT"] = String(port)
+            childEnvironment["CARETIDE_EXIT_WITH_PARENT"] = "1"
+            let child = ServiceProcess(name: name, executable: binaries.appendingPathComponent(name), environment: childEnvironment)
+            try child.start()
+            startedChildren.append((key, child, "http://127.0.0.1:\(port)"))
+        }
+        let children = startedChildren
+        let readyTimeout = self.readyTimeout
+        let database = postgres
+
+        func shutDown() async {
+            logger.info("stopping services")
+            await withTaskGroup(of: Void.self) { group in
+                for child in children { group.addTask { await child.process.stop() } }
+            }
+            if let database { await database.stop() }
+            _ = broker  // the embedded broker lives until here
+            logger.info("stopped")
+        }
+
+        // Wait for readiness, a signal, or a child that dies on the way up.
+        let outcome = await withTaskGroup(of: StartOutcome.self) { group in
+            group.addTask {
+                do {
+                    try await withThrowingTaskGroup(of: Void.self) { ready in
+                        for child in children {
+                            ready.addTask { try await ReadinessProbe.waitUntilReady(child.baseURL, timeout: .seconds(readyTimeout)) }
+                        }
+                        try await ready.waitForAll()
+                    }
+                    return .ready
+                } catch {
+                    return .failed("\(error)")
+                }
+            }
+            group.addTask {
+                _ = try? await signals.next()
+                return .interrupted
+            }
+            group.addTask {
+                while true {
+                    if let dead = children.first(where: { !$0.process.isRunning }) {
+                        return .failed("\(dead.process.name) exited with status \(dead.process.exitStatus ?? -1)")
+                    }
+                    try? await Task.sleep(for: .milliseconds(200))
+                    if Task.isCancelled { return .interrupted }
+                }
+            }
+            let first = await group.next()!
+            group.cancelAll()
+            return first
+        }
+
+        switch outcome {
+        case .interrupted:
+            await shutDown()
+            return
+        case .failed(let reason):
+            logger.error("the stack did not start", metadata: ["reason": "\(reason)"])
+            await shutDown()
+            throw ExitCode.failure
+        case .ready:
+            break
+        }
+
+        let endpoints = Endpoints(
+            kafka: kafka, database: databaseForDisplay, ingest: children[0].baseURL, scoring: children[1].baseURL,
+            notification: children[2].baseURL, diagnosis: children[3].baseURL)
+        try endpoints.write(to: endpointsFile)
+        Console.write("""
+            Caretide is running (Ctrl-C stops it):
+              kafka         \(endpoints.kafka)
+              database      \(endpoints.database)
+              ingest        \(endpoints.ingest)
+              scoring       \(endpoints.scoring)
+              notification  \(endpoints.notification)
+              diagnosis     \(endpoints.diagnosis)
+            endpoints written to \(endpointsFile.path)
+
+            """)
+
+        // Run until a signal, or until a service dies (then stop the rest: a half-running stack misleads).
+        let stopReason: String? = await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                _ = try? await signals.next()
+                return nil
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    if let dead = children.first(where: { !$0.process.isRunning }) {
+                        return "\(dead.process.name) exited with status \(dead.process.exitStatus ?? -1)"
+                    }
+                    try? await Task.sleep(for: .milliseconds(500))
+                }
+                return nil
+            }
+            let first = await group.next()!
+            group.cancelAll()
+            return first
+        }
+        try? FileManager.default.removeItem(at: endpointsFile)
+        await shutDown()
+        if let stopReason {
+            logger.error("a service stopped; the stack was shut down", metadata: ["reason": "\(stopReason)"])
+            throw ExitCode.failure
+        }
+    }
+
+    enum StartOutcome: Sendable {
+        case ready, interrupted
+        case failed(String)
+    }
+}
+
+enum DatabaseURLRedaction {
+    /// The URL without its password.
+    static func redact(_ url: String) throws -> String {
+        guard var components = URLComponents(string: url) else { throw URLError(.badURL) }
+        components.password = nil
+        return components.string ?? "DATABASE_URL"
+    }
+}

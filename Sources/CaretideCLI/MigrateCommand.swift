@@ -1,0 +1,46 @@
+import ArgumentParser
+import CaretideRuntime
+import CaretideStore
+import DiagnosisService
+import Foundation
+import IngestService
+import NotificationService
+import ScoringService
+
+/// `caretide migrate`: applies every service's migrations to DATABASE_URL (the services also do it at start-up).
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate", abstract: "Apply the database migrations of every service to DATABASE_URL.")
+
+    func run() async throws {
+        let logger = CommandLogging.logger("caretide.migrate")
+        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"] else {
+            throw ValidationError("DATABASE_URL is missing (e.g. postgres://caretide@127.0.0.1:5432/caretide)")
+        }
+        let configuration: DatabaseConfiguration
+        do {
+            configuration = try DatabaseConfiguration(url: url)
+        } catch {
+            throw ValidationError("DATABASE_URL \(error.message)")
+        }
+        for definition in AllServices.definitions {
+            let database = Database(configuration: configuration, schema: definition.schema, logger: logger)
+            let applied = try await withThrowingTaskGroup(of: [String]?.self) { group in
+                group.addTask { await database.run(); return nil }
+                group.addTask { try await Migrator(tracks: [definition.migrations]).migrate(database, logger: logger) }
+                defer { group.cancelAll() }
+                while let result = try await group.next() {
+                    if let applied = result { return applied }
+                }
+                return []
+            }
+            print("\(definition.schema): \(applied.isEmpty ? "up to date" : "applied " + applied.joined(separator: ", "))")
+        }
+    }
+}
+
+enum AllServices {
+    static var definitions: [ServiceDefinition] {
+        [IngestService.definition, ScoringService.definition, NotificationService.definition, DiagnosisService.definition]
+    }
+}

@@ -1,0 +1,23 @@
+internal import CRdKafka
+
+extension KafkaConsumer {
+    /// The next message, or nil if none arrived within `timeout`. A loop that must notice a stop request between
+    /// messages (graceful shutdown that still finishes the message in hand) polls with this instead of iterating.
+    public func poll(timeout: Duration) async throws -> IncomingMessage? {
+        try await withThrowingTaskGroup(of: IncomingMessage?.self) { group in
+            group.addTask { try await self.runtime.nextMessage() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            // Wait for both children: a poll cancelled by the timer may still hand over a message it had already
+            // fetched, and that message must be returned, not dropped.
+            var received: IncomingMessage?
+            while let result = try await group.next() {
+                group.cancelAll()
+                if let result { received = result }
+            }
+            return received
+        }
+    }
+}

@@ -1,0 +1,397 @@
+internal import CRdKafka
+public import Logging
+internal import Foundation
+internal import Synchronization
+
+/// An idempotent Kafka producer (`enable.idempotence=true`, `acks=all`).
+///
+/// A dedicated thread serves delivery reports (`rd_kafka_poll`) until ``shutdown(timeout:)``; nothing
+/// here blocks a thread of Swift's cooperative pool. Dropping the producer without calling
+/// ``shutdown(timeout:)`` asks that thread to flush (10 s) and destroy the handle in the background.
+public final class KafkaProducer: Sendable {
+    let runtime: ProducerRuntime
+
+    /// Always sets `enable.idempotence=true` and `acks=all`; ``KafkaConfiguration/properties`` may add
+    /// others (`linger.ms`, `message.timeout.ms`, `client.id`, security settings, ...).
+    public init(configuration: KafkaConfiguration, logger: Logger) throws {
+        var properties = configuration.librdkafkaProperties
+        properties["enable.idempotence"] = "true"
+        properties["acks"] = "all"
+
+        let client = try RDKafkaClient(
+            kind: .producer,
+            properties: properties,
+            context: RDKafkaCallbackContext(logger: logger)
+        ) { conf in
+            rd_kafka_conf_set_dr_msg_cb(conf) { _, message, opaque in
+                ProducerRuntime.deliveryReport(message, opaque: opaque)
+            }
+        }
+        self.runtime = ProducerRuntime(client: client, logger: logger)
+        runtime.startPollingThread()
+    }
+
+    deinit {
+        // Non-blocking: the polling thread flushes, then releases the handle.
+        runtime.requestShutdown(timeout: .seconds(10), waiter: nil)
+    }
+
+    /// Sends one message and awaits the broker's acknowledgement (delivery report).
+    ///
+    /// A full local queue is retried with a short back-off. Once enqueued, the message is not
+    /// withdrawn by task cancellation: the call returns when the delivery report arrives, which
+    /// librdkafka bounds by `message.timeout.ms`.
+    /// - Throws: ``KafkaError`` (``KafkaError/Code/delivery`` when the broker did not acknowledge,
+    ///   ``KafkaError/Code/producer`` when it could not be enqueued, ``KafkaError/Code/closed`` after
+    ///   shutdown), or `CancellationError` while waiting for queue space.
+    public func send(_ message: OutgoingMessage) async throws {
+        let receipt = DeliveryReceipt()
+        try await runtime.enqueueRetryingWhenFull(message, receipt: receipt)
+        try await receipt.wait()
+    }
+
+    /// Sends many messages and awaits all acknowledgements (an outbox relay publishing a batch).
+    ///
+    /// Messages are enqueued in order; enqueueing stops at the first message that cannot be enqueued.
+    /// After every enqueued message has settled, the first failure in message order is thrown.
+    public func send(_ messages: [OutgoingMessage]) async throws {
+        var receipts: [DeliveryReceipt] = []
+        receipts.reserveCapacity(messages.count)
+        var enqueueError: (any Error)?
+        for message in messages {
+            let receipt = DeliveryReceipt()
+            do {
+                try await runtime.enqueueRetryingWhenFull(message, receipt: receipt)
+                receipts.append(receipt)
+            } catch {
+                enqueueError = error
+                break
+            }
+        }
+        var firstError: (any Error)?
+        for receipt in receipts {
+            do {
+                try await receipt.wait()
+            } catch {
+                if firstError == nil { firstError = error }
+            }
+        }
+        if let error = firstError ?? enqueueError {
+            throw error
+        }
+    }
+
+    /// Enqueues a message without waiting for the acknowledgement; delivery failures are only logged.
+    ///
+    /// Never blocks: if librdkafka's local queue is full it throws a retriable
+    /// ``KafkaError/Code/producer`` error instead of waiting.
+    public func sendWithoutWaiting(_ message: OutgoingMessage) throws {
+        try runtime.enqueue(message, receipt: nil)
+    }
+
+    /// Flushes outstanding messages (on the polling thread, off the cooperative pool), purges what
+    /// did not make it within `timeout` (their senders get a delivery error), then stops the polling
+    /// thread. Idempotent; concurrent callers all return once the producer has stopped.
+    public func shutdown(timeout: Duration = .seconds(10)) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            runtime.requestShutdown(timeout: timeout, waiter: continuation)
+        }
+    }
+}
+
+// MARK: - Delivery receipt
+
+/// Per-message opaque: passed retained to librdkafka, released by the delivery report callback
+/// (or by the enqueue path when `rd_kafka_produceva` fails).
+final class DeliveryReceipt: Sendable {
+    private enum State {
+        case pending
+        case settled(Result<Void, KafkaError>)
+        case waiting(CheckedContinuation<Void, any Error>)
+        case finished
+    }
+
+    private let state = Mutex<State>(.pending)
+
+    func settle(_ result: Result<Void, KafkaError>) {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            switch state {
+            case .pending:
+                state = .settled(result)
+                return nil
+            case .waiting(let continuation):
+                state = .finished
+                return continuation
+            case .settled, .finished:
+                return nil
+            }
+        }
+        continuation?.resume(with: result.mapError { $0 as any Error })
+    }
+
+    func wait() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let result = state.withLock { state -> Result<Void, KafkaError>? in
+                switch state {
+                case .pending:
+                    state = .waiting(continuation)
+                    return nil
+                case .settled(let result):
+                    state = .finished
+                    return result
+                case .waiting, .finished:
+                    preconditionFailure("DeliveryReceipt awaited twice")
+                }
+            }
+            if let result {
+                continuation.resume(with: result.mapError { $0 as any Error })
+            }
+        }
+    }
+}
+
+// MARK: - Runtime shared with the polling thread
+
+/// The producer's handle and lifecycle, shared by ``KafkaProducer`` and its polling thread, so that
+/// the thread can finish (flush, then destroy) after the public object is gone.
+final class ProducerRuntime: Sendable {
+    private enum State {
+        case running
+        case shuttingDown(timeout: Duration, waiters: [CheckedContinuation<Void, Never>])
+        case stopped
+    }
+
+    private enum EnqueueOutcome {
+        case enqueued
+        case queueFull
+        case failed(KafkaError)
+    }
+
+    let client: RDKafkaClient
+    let logger: Logger
+    private let state = Mutex<State>(.running)
+
+    init(client: RDKafkaClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    func startPollingThread() {
+        let thread = Thread { [self] in
+            self.pollUntilShutdown()
+        }
+        thread.name = "caretide.kafka.producer.poll"
+        thread.start()
+    }
+
+    // MARK: Enqueue
+
+    func enqueueRetryingWhenFull(_ message: OutgoingMessage, receipt: DeliveryReceipt) async throws {
+        var backoff = Duration.milliseconds(1)
+        while true {
+            switch enqueueOnce(message, receipt: receipt) {
+            case .enqueued:
+                return
+            case .failed(let error):
+                throw error
+            case .queueFull:
+                logger.trace("Kafka producer queue full, backing off", metadata: ["kafka.topic": "\(message.topic)"])
+                try await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .milliseconds(100))
+            }
+        }
+    }
+
+    func enqueue(_ message: OutgoingMessage, receipt: DeliveryReceipt?) throws {
+        switch enqueueOnce(message, receipt: receipt) {
+        case .enqueued:
+            return
+        case .failed(let error):
+            throw error
+        case .queueFull:
+            throw KafkaError(
+                code: .producer,
+                response: RD_KAFKA_RESP_ERR__QUEUE_FULL,
+                context: "Could not enqueue a message for \(message.topic)"
+            )
+        }
+    }
+
+    /// Calls `rd_kafka_produceva` while holding the state lock, so that no message is enqueued after
+    /// the polling thread started its final flush (its delivery report would never be served).
+    private func enqueueOnce(_ message: OutgoingMessage, receipt: DeliveryReceipt?) -> EnqueueOutcome {
+        let opaque = receipt.map { Unmanaged.passRetained($0).toOpaque() }
+        let outcome = state.withLock { state -> EnqueueOutcome in
+            guard case .running = state else {
+                return .failed(KafkaError(code: .closed, message: "The Kafka producer is shut down"))
+            }
+            return Self.produce(message, opaque: opaque, handle: client.handle)
+        }
+        if case .enqueued = outcome {
+            logger.trace("Kafka message enqueued", metadata: ["kafka.topic": "\(message.topic)"])
+        } else if let opaque {
+            // Not enqueued: librdkafka will never report on it, balance the retain here.
+            Unmanaged<DeliveryReceipt>.fromOpaque(opaque).release()
+        }
+        return outcome
+    }
+
+    private static func produce(_ message: OutgoingMessage, opaque: UnsafeMutableRawPointer?, handle: OpaquePointer) -> EnqueueOutcome {
+        // C strings stay alive for the call only: librdkafka copies the key and headers, and the value
+        // because of RD_KAFKA_MSG_F_COPY.
+        var allocations: [UnsafeMutableBufferPointer<CChar>] = []
+        defer { allocations.forEach { $0.deallocate() } }
+        func cString(_ string: String) -> UnsafeMutableBufferPointer<CChar> {
+            let utf8 = string.utf8CString
+            let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: utf8.count)
+            _ = buffer.initialize(from: utf8)
+            allocations.append(buffer)
+            return buffer
+        }
+
+        var fields: [rd_kafka_vu_t] = []
+        fields.reserveCapacity(5 + message.headers.count)
+
+        var topic = rd_kafka_vu_t()
+        topic.vtype = RD_KAFKA_VTYPE_TOPIC
+        topic.u.cstr = UnsafePointer(cString(message.topic).baseAddress)
+        fields.append(topic)
+
+        if let key = message.key {
+            let bytes = cString(key)
+            var field = rd_kafka_vu_t()
+            field.vtype = RD_KAFKA_VTYPE_KEY
+            field.u.mem.ptr = UnsafeMutableRawPointer(bytes.baseAddress)
+            field.u.mem.size = bytes.count - 1  // without the terminating NUL
+            fields.append(field)
+        }
+
+        for (name, value) in message.headers.sorted(by: { $0.key < $1.key }) {
+            let valueBytes = cString(value)
+            var field = rd_kafka_vu_t()
+            field.vtype = RD_KAFKA_VTYPE_HEADER
+            field.u.header.name = UnsafePointer(cString(name).baseAddress)
+            field.u.header.val = UnsafeRawPointer(valueBytes.baseAddress)
+            field.u.header.size = valueBytes.count - 1
+            fields.append(field)
+        }
+
+        var flags = rd_kafka_vu_t()
+        flags.vtype = RD_KAFKA_VTYPE_MSGFLAGS
+        flags.u.i = RD_KAFKA_MSG_F_COPY
+        fields.append(flags)
+
+        var opaqueField = rd_kafka_vu_t()
+        opaqueField.vtype = RD_KAFKA_VTYPE_OPAQUE
+        opaqueField.u.ptr = opaque
+        fields.append(opaqueField)
+
+        let error: OpaquePointer? = message.value.withUnsafeBytes { value in
+            var valueField = rd_kafka_vu_t()
+            valueField.vtype = RD_KAFKA_VTYPE_VALUE
+            valueField.u.mem.ptr = UnsafeMutableRawPointer(mutating: value.baseAddress)
+            valueField.u.mem.size = value.count
+            fields.append(valueField)
+            return fields.withUnsafeBufferPointer { buffer in
+                rd_kafka_produceva(handle, buffer.baseAddress, buffer.count)
+            }
+        }
+        guard let error else { return .enqueued }
+        if rd_kafka_error_code(error) == RD_KAFKA_RESP_ERR__QUEUE_FULL {
+            rd_kafka_error_destroy(error)
+            return .queueFull
+        }
+        return .failed(KafkaError(code: .producer, consuming: error, context: "Could not enqueue a message for \(message.topic)"))
+    }
+
+    // MARK: Delivery reports (called by rd_kafka_poll on the polling thread)
+
+    static func deliveryReport(_ message: UnsafePointer<rd_kafka_message_t>?, opaque: UnsafeMutableRawPointer?) {
+        guard let message else { return }
+        let report = message.pointee
+        let topic = report.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
+        let logger = RDKafkaCallbackContext.from(opaque)?.logger
+        let metadata: Logger.Metadata = [
+            "kafka.topic": "\(topic)",
+            "kafka.partition": "\(report.partition)",
+            "kafka.offset": "\(report.offset)",
+        ]
+        let result: Result<Void, KafkaError>
+        if report.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+            result = .success(())
+            logger?.trace("Kafka message delivered", metadata: metadata)
+        } else {
+            let error = KafkaError(code: .delivery, response: report.err, context: "Kafka did not acknowledge a message for \(topic)")
+            result = .failure(error)
+            var failureMetadata = metadata
+            failureMetadata["kafka.error"] = "\(error.librdkafkaErrorName ?? "")"
+            failureMetadata["kafka.awaited"] = "\(report._private != nil)"
+            logger?.debug("Kafka message delivery failed", metadata: failureMetadata)
+        }
+        if let receipt = report._private {
+            Unmanaged<DeliveryReceipt>.fromOpaque(receipt).takeRetainedValue().settle(result)
+        }
+    }
+
+    // MARK: Lifecycle
+
+    func requestShutdown(timeout: Duration, waiter: CheckedContinuation<Void, Never>?) {
+        let resumeNow = state.withLock { state -> Bool in
+            switch state {
+            case .running:
+                state = .shuttingDown(timeout: timeout, waiters: waiter.map { [$0] } ?? [])
+                return false
+            case .shuttingDown(let timeout, var waiters):
+                if let waiter { waiters.append(waiter) }
+                state = .shuttingDown(timeout: timeout, waiters: waiters)
+                return false
+            case .stopped:
+                return true
+            }
+        }
+        if resumeNow {
+            waiter?.resume()
+        } else {
+            rd_kafka_yield(client.handle)
+        }
+    }
+
+    /// The polling thread's body.
+    private func pollUntilShutdown() {
+        let handle = client.handle
+        logger.debug("Kafka producer polling started")
+        var flushTimeout = Duration.zero
+        while true {
+            let stop = state.withLock { state -> Duration? in
+                if case .shuttingDown(let timeout, _) = state { return timeout }
+                return nil
+            }
+            if let stop {
+                flushTimeout = stop
+                break
+            }
+            rd_kafka_poll(handle, 100)
+        }
+
+        let flushResult = rd_kafka_flush(handle, flushTimeout.librdkafkaMilliseconds)
+        if flushResult != RD_KAFKA_RESP_ERR_NO_ERROR {
+            logger.debug("Kafka producer flush timed out, purging", metadata: ["kafka.outstanding": "\(rd_kafka_outq_len(handle))"])
+        }
+        // Whatever is left fails with _PURGE_QUEUE/_PURGE_INFLIGHT, so every awaiting sender resumes
+        // and every retained receipt is released.
+        _ = rd_kafka_purge(handle, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT)
+        var rounds = 0
+        repeat {
+            rd_kafka_poll(handle, rounds == 0 ? 0 : 10)
+            rounds += 1
+        } while rd_kafka_outq_len(handle) > 0 && rounds < 100
+
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            defer { state = .stopped }
+            if case .shuttingDown(_, let waiters) = state { return waiters }
+            return []
+        }
+        logger.debug("Kafka producer stopped")
+        waiters.forEach { $0.resume() }
+    }
+}

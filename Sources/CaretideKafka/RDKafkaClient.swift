@@ -1,0 +1,209 @@
+internal import CRdKafka
+internal import Logging
+
+/// State that librdkafka callbacks need (a logger), reached through the configuration opaque
+/// (`rd_kafka_opaque`). The owning ``RDKafkaClient`` keeps it alive for longer than the handle, so the
+/// callbacks may use it unretained.
+final class RDKafkaCallbackContext: Sendable {
+    let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    static func from(_ opaque: UnsafeMutableRawPointer?) -> RDKafkaCallbackContext? {
+        guard let opaque else { return nil }
+        return Unmanaged<RDKafkaCallbackContext>.fromOpaque(opaque).takeUnretainedValue()
+    }
+
+    static func from(handle: OpaquePointer?) -> RDKafkaCallbackContext? {
+        guard let handle else { return nil }
+        return from(rd_kafka_opaque(handle))
+    }
+}
+
+/// Owns one `rd_kafka_t` handle and destroys it in `deinit`.
+///
+/// `@unchecked Sendable`: librdkafka documents the `rd_kafka_t` handle as thread-safe ("librdkafka is
+/// thread-safe: all its API functions may be called from any thread at any time", INTRODUCTION.md,
+/// "Threads and callbacks"). The stored properties are immutable.
+final class RDKafkaClient: @unchecked Sendable {
+    enum Kind {
+        case producer
+        case consumer
+
+        var rawValue: rd_kafka_type_t {
+            switch self {
+            case .producer: RD_KAFKA_PRODUCER
+            case .consumer: RD_KAFKA_CONSUMER
+            }
+        }
+    }
+
+    let handle: OpaquePointer
+    /// Referenced unretained as the configuration opaque; released only after `rd_kafka_destroy`.
+    let context: RDKafkaCallbackContext
+
+    /// Creates a handle from `properties`. `configure` may install callbacks on the `rd_kafka_conf_t`.
+    init(
+        kind: Kind,
+        properties: [String: String],
+        context: RDKafkaCallbackContext,
+        configure: (OpaquePointer) -> Void = { _ in }
+    ) throws {
+        let conf = try Self.makeConfiguration(properties)
+        rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(context).toOpaque())
+        rd_kafka_conf_set_log_cb(conf) { handle, level, facility, text in
+            RDKafkaClient.log(handle: handle, level: level, facility: facility, text: text)
+        }
+        rd_kafka_conf_set_error_cb(conf) { handle, error, reason, opaque in
+            guard let context = RDKafkaCallbackContext.from(opaque) else { return }
+            context.logger.debug(
+                "librdkafka client error",
+                metadata: [
+                    "kafka.error": "\(String(cString: rd_kafka_err2name(rd_kafka_resp_err_t(error))))",
+                    "kafka.reason": "\(reason.map { String(cString: $0) } ?? "")",
+                ]
+            )
+        }
+        configure(conf)
+
+        var errorText = [CChar](repeating: 0, count: 512)
+        let created = errorText.withUnsafeMutableBufferPointer { buffer in
+            rd_kafka_new(kind.rawValue, conf, buffer.baseAddress, buffer.count)
+        }
+        guard let created else {
+            // rd_kafka_new takes ownership of `conf` only on success.
+            rd_kafka_conf_destroy(conf)
+            throw KafkaError(
+                code: .configuration,
+                message: "Could not create the Kafka client: \(Self.string(errorText))"
+            )
+        }
+        self.handle = created
+        self.context = context
+    }
+
+    deinit {
+        rd_kafka_destroy(handle)
+    }
+
+    /// Builds an `rd_kafka_conf_t`; the caller owns the result.
+    static func makeConfiguration(_ properties: [String: String]) throws -> OpaquePointer {
+        let conf = rd_kafka_conf_new()!
+        var errorText = [CChar](repeating: 0, count: 512)
+        for (name, value) in properties.sorted(by: { $0.key < $1.key }) {
+            let result = errorText.withUnsafeMutableBufferPointer { buffer in
+                rd_kafka_conf_set(conf, name, value, buffer.baseAddress, buffer.count)
+            }
+            guard result == RD_KAFKA_CONF_OK else {
+                rd_kafka_conf_destroy(conf)
+                // librdkafka's explanation may quote the value: leave it out for secret-looking keys.
+                let looksSecret = ["password", "secret", "key", "token", "jaas"].contains { name.lowercased().contains($0) }
+                let reason = looksSecret ? "rejected by librdkafka" : Self.string(errorText)
+                throw KafkaError(code: .configuration, message: "Invalid Kafka property \(name): \(reason)")
+            }
+        }
+        return conf
+    }
+
+    private static func log(handle: OpaquePointer?, level: Int32, facility: UnsafePointer<CChar>?, text: UnsafePointer<CChar>?) {
+        guard let context = RDKafkaCallbackContext.from(handle: handle) else { return }
+        // librdkafka log lines carry broker and protocol details, never message payloads.
+        // syslog levels: 0-3 error, 4 warning, 5-6 notice/info, 7 debug.
+        let logLevel: Logger.Level = level <= 6 ? .debug : .trace
+        context.logger.log(
+            level: logLevel,
+            "librdkafka log",
+            metadata: [
+                "kafka.facility": "\(facility.map { String(cString: $0) } ?? "")",
+                "kafka.log": "\(text.map { String(cString: $0) } ?? "")",
+                "kafka.syslog_level": "\(level)",
+            ]
+        )
+    }
+
+    static func string(_ buffer: [CChar]) -> String {
+        buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+}
+
+// MARK: - Errors
+
+extension KafkaError {
+    /// Builds an error from an `rd_kafka_resp_err_t`.
+    init(code: Code, response: rd_kafka_resp_err_t, context: String, file: String = #fileID, line: Int = #line) {
+        let reason = String(cString: rd_kafka_err2str(response))
+        self.init(
+            code: code,
+            message: "\(context): \(reason)",
+            isRetriable: Self.isRetriable(response),
+            librdkafkaErrorName: String(cString: rd_kafka_err2name(response)),
+            file: file,
+            line: line
+        )
+    }
+
+    /// Builds an error from an `rd_kafka_error_t`, destroying it.
+    init(code: Code, consuming error: OpaquePointer, context: String, file: String = #fileID, line: Int = #line) {
+        defer { rd_kafka_error_destroy(error) }
+        let response = rd_kafka_error_code(error)
+        self.init(
+            code: code,
+            message: "\(context): \(String(cString: rd_kafka_error_string(error)))",
+            isRetriable: rd_kafka_error_is_retriable(error) != 0 || Self.isRetriable(response),
+            librdkafkaErrorName: String(cString: rd_kafka_error_name(error)),
+            file: file,
+            line: line
+        )
+    }
+
+    /// Errors after which the same operation may succeed later.
+    static func isRetriable(_ response: rd_kafka_resp_err_t) -> Bool {
+        switch response {
+        case RD_KAFKA_RESP_ERR__MSG_TIMED_OUT,
+            RD_KAFKA_RESP_ERR__TIMED_OUT,
+            RD_KAFKA_RESP_ERR__TIMED_OUT_QUEUE,
+            RD_KAFKA_RESP_ERR__TRANSPORT,
+            RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN,
+            RD_KAFKA_RESP_ERR__QUEUE_FULL,
+            RD_KAFKA_RESP_ERR__WAIT_COORD,
+            RD_KAFKA_RESP_ERR__PURGE_QUEUE,
+            RD_KAFKA_RESP_ERR__PURGE_INFLIGHT,
+            RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+            RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
+            RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE,
+            RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS,
+            RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+            RD_KAFKA_RESP_ERR_NETWORK_EXCEPTION,
+            RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS,
+            RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE,
+            RD_KAFKA_RESP_ERR_NOT_COORDINATOR,
+            RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS,
+            RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART,
+            RD_KAFKA_RESP_ERR_KAFKA_STORAGE_ERROR:
+            true
+        default:
+            false
+        }
+    }
+}
+
+// MARK: - Small helpers
+
+extension Duration {
+    /// Milliseconds for librdkafka timeouts, clamped to `0...Int32.max`.
+    var librdkafkaMilliseconds: Int32 {
+        let (seconds, attoseconds) = components
+        let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
+        guard !milliseconds.overflow else { return seconds < 0 ? 0 : Int32.max }
+        let total = milliseconds.partialValue + attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: max(0, total))
+    }
+}
+
+/// A `(topic, partition)` pair.
+struct TopicPartition: Hashable, Sendable {
+    var topic: String
+    var partition: Int32
+}

@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs a program to completion without blocking Swift's cooperative threads (the wait happens in the termination
+/// handler), and returns its exit status and combined output.
+public enum Subprocess {
+    public struct Result: Sendable {
+        public let status: Int32
+        public let output: String
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let command: String
+        public let status: Int32
+        public let output: String
+        public var description: String { "\(command) exited with status \(status): \(output.suffix(2000))" }
+    }
+
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> Result {
+        // Output goes to a file, not a pipe: a daemon started by the program (pg_ctl start) inherits the descriptor,
+        // and a pipe would then never reach end-of-file. For the same reason the exit is awaited with waitpid
+        // rather than Foundation's Process, whose termination monitoring can be held up by such a daemon.
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-\(UUID().uuidString).out").path
+        defer { unlink(outputPath) }
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        let pid = try spawn(executable, arguments, environment: environment, outputPath: outputPath)
+        let status = await waitForExit(pid)
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        return Result(status: status, output: text)
+    }
+
+    private static func spawn(_ executable: String, _ arguments: [String], environment: [String: String], outputPath: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .ENOENT) }
+        return pid
+    }
+
+    /// Waits for the child on a thread outside Swift's cooperative pool.
+    private static func waitForExit(_ pid: pid_t) async -> Int32 {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                // WIFEXITED / WEXITSTATUS, spelled out because the C macros are not imported.
+                let exited = (status & 0x7f) == 0
+                continuation.resume(returning: exited ? (status >> 8) & 0xff : 128 + (status & 0x7f))
+            }
+        }
+    }
+
+    /// Runs the program and throws unless it exits with status 0.
+    @discardableResult
+    public static func check(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> String {
+        let result = try await run(executable, arguments, environment: environment)
+        guard result.status == 0 else {
+            throw Failure(command: ([executable] + arguments).joined(separator: " "), status: result.status, output: result.output)
+        }
+        return result.output
+    }
+}

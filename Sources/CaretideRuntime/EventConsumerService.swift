@@ -1,0 +1,173 @@
+import CaretideKafka
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The consume → process → commit loop shared by every consuming service.
+///
+/// For each message: validate it (a refusal goes to the dead-letter topic with the reason), then in one transaction
+/// record the event id as processed and let the handler apply it, then commit the offset. The offset is committed only
+/// after the transaction, so a crash at any point redelivers the message, and the processed-events key makes the
+/// redelivery a no-op. While the database is unreachable the message is retried with backoff, never skipped.
+public final class EventConsumerService: Service, Sendable {
+    let name: String
+    let topics: [Topic]
+    let handler: any EventHandler
+    let kafka: KafkaConfiguration
+    let database: Database
+    let producer: KafkaProducer
+    let relay: OutboxRelay
+    let readiness: ReadinessState
+    let metrics: ServiceMetrics
+    let codec: EventCodec
+    let logger: Logger
+
+    private let stopping = Atomic<Bool>(false)
+    private let started = Atomic<Bool>(false)
+
+    public init(
+        name: String, topics: [Topic], handler: any EventHandler, kafka: KafkaConfiguration, database: Database,
+        producer: KafkaProducer, relay: OutboxRelay, readiness: ReadinessState, metrics: ServiceMetrics, codec: EventCodec,
+        logger: Logger
+    ) {
+        self.name = name
+        self.topics = topics
+        self.handler = handler
+        self.kafka = kafka
+        self.database = database
+        self.producer = producer
+        self.relay = relay
+        self.readiness = readiness
+        self.metrics = metrics
+        self.codec = codec
+        self.logger = logger
+    }
+
+    /// True once the consumer has joined its group (part of `/readyz`).
+    public var isConsuming: Bool { started.load(ordering: .acquiring) }
+
+    public func run() async throws {
+        try await withGracefulShutdownHandler {
+            try await readiness.waitUntilMigrated()
+            let consumer = try KafkaConsumer(
+                configuration: kafka, groupID: "caretide-\(name)", topics: topics.map(\.name), logger: logger)
+            started.store(true, ordering: .releasing)
+            logger.info("consuming", metadata: ["topics": "\(topics.map(\.name).joined(separator: ","))"])
+            var uncommittedOnShutdown: [IncomingMessage] = []
+            var lastLagReport = ContinuousClock.now
+            while !stopping.load(ordering: .acquiring) {
+                guard let message = try await consumer.poll(timeout: .milliseconds(100)) else { continue }
+                guard await process(message) else {
+                    // Shutdown began while the database was unreachable: leave the offset where it is.
+                    break
+                }
+                do {
+                    try await consumer.commit([message], wait: false)
+                } catch {
+                    uncommittedOnShutdown = [message]
+                    logger.warning("offset commit failed; it is retried with the next one", metadata: message.metadata)
+                }
+                if ContinuousClock.now - lastLagReport > .seconds(1) {
+                    reportLag(consumer)
+                    lastLagReport = .now
+                }
+            }
+            // Make the last offsets durable before leaving the group, so a restart does not replay them needlessly.
+            try? await consumer.commit(uncommittedOnShutdown, wait: true)
+            await consumer.close()
+            started.store(false, ordering: .releasing)
+            logger.info("consumer stopped")
+        } onGracefulShutdown: {
+            self.stopping.store(true, ordering: .releasing)
+        }
+    }
+
+    /// Handles one message until its effects are durable or it is dead-lettered. Returns false only when shutdown
+    /// interrupted a retry, in which case the message must not be committed.
+    private func process(_ message: IncomingMessage) async -> Bool {
+        let start = ContinuousClock.now
+        metrics.eventConsumed(topic: message.topic)
+        let event: ValidatedEvent
+        do {
+            event = try codec.decode(message.value)
+        } catch {
+            return await deadLetter(message, reason: error.description)
+        }
+        var logger = self.logger
+        logger[metadataKey: "eventId"] = "\(event.eventID)"
+        logger[metadataKey: "eventType"] = "\(event.eventType.rawValue)"
+
+        var backoff = Backoff()
+        while true {
+            do {
+                let context = (codec: codec, producer: name, logger: logger)
+                let applied = try await database.transaction { connection in
+                    guard try await ProcessedEvents.claim(event.eventID, consumer: name, on: connection, logger: context.logger) else {
+                        return false
+                    }
+                    try await handler.handle(
+                        event, context: HandlerContext(connection: connection, codec: context.codec, producer: context.producer, logger: context.logger))
+                    return true
+                }
+                if applied { relay.wake() } else { logger.debug("duplicate event ignored") }
+                metrics.processingLatency(topic: message.topic, ContinuousClock.now - start)
+                return true
+            } catch let error as UnprocessableEvent {
+                metrics.eventFailed(topic: message.topic)
+                return await deadLetter(message, reason: error.reason)
+            } catch where TransientError.isTransient(error) {
+                guard !stopping.load(ordering: .acquiring) else { return false }
+                let delay = backoff.next()
+                logger.warning("database unavailable; retrying the event", metadata: ["retryIn": "\(delay)"])
+                try? await Task.sleep(for: delay)
+            } catch {
+                // Not transient and not a known refusal: a defect or a constraint the event breaks. Park it in the
+                // dead-letter topic rather than block the partition forever.
+                metrics.eventFailed(topic: message.topic)
+                logger.error("event processing failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+                return await deadLetter(message, reason: "processing failed: \(String(describing: type(of: error)))")
+            }
+        }
+    }
+
+    /// Publishes the message unchanged to the dead-letter topic, with the reason and its origin in headers, and waits
+    /// for the broker's acknowledgement so that the offset is committed only once the message is safe there.
+    private func deadLetter(_ message: IncomingMessage, reason: String) async -> Bool {
+        var headers = message.headers
+        headers[EventHeader.deadLetterReason] = reason
+        headers[EventHeader.deadLetterTopic] = message.topic
+        headers[EventHeader.deadLetterPartition] = String(message.partition)
+        headers[EventHeader.deadLetterOffset] = String(message.offset)
+        headers[EventHeader.deadLetterConsumer] = name
+        let outgoing = OutgoingMessage(topic: Topic.deadLetter.name, key: message.key, value: message.value, headers: headers)
+        var backoff = Backoff()
+        while !stopping.load(ordering: .acquiring) {
+            do {
+                try await producer.send(outgoing)
+                metrics.eventDeadLettered(topic: message.topic)
+                logger.warning("event dead-lettered", metadata: message.metadata.merging(["reason": "\(reason)"]) { $1 })
+                return true
+            } catch {
+                let delay = backoff.next()
+                logger.warning("dead-letter publish failed; retrying", metadata: ["retryIn": "\(delay)"])
+                try? await Task.sleep(for: delay)
+            }
+        }
+        return false
+    }
+
+    private func reportLag(_ consumer: KafkaConsumer) {
+        var byTopic: [String: Int64] = [:]
+        for partition in consumer.lag() { byTopic[partition.topic, default: 0] += partition.lag }
+        for (topic, lag) in byTopic { metrics.consumerLag(topic: topic, lag) }
+    }
+}
+
+extension IncomingMessage {
+    var metadata: Logger.Metadata {
+        ["topic": "\(topic)", "partition": "\(partition)", "offset": "\(offset)"]
+    }
+}

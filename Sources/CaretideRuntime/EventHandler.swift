@@ -1,0 +1,38 @@
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Applies one validated event. It runs inside the transaction that also records the event as processed, so its
+/// writes and the events it publishes (through `context.publish`) are committed together or not at all.
+public protocol EventHandler: Sendable {
+    func handle(_ event: ValidatedEvent, context: HandlerContext) async throws
+}
+
+/// What a handler may touch while it applies an event.
+public struct HandlerContext: Sendable {
+    /// A connection inside the event's transaction. Do not keep it beyond `handle`.
+    public let connection: PostgresConnection
+    public let codec: EventCodec
+    public let producer: String
+    public let logger: Logger
+
+    /// Adds an event to the outbox within the current transaction.
+    public func publish<P: EventPayload>(_ envelope: EventEnvelope<P>) async throws {
+        try await Outbox.enqueue(envelope, codec: codec, on: connection, logger: logger)
+    }
+
+    /// A new envelope from this service, carrying the trace of the event that caused it.
+    public func envelope<P: EventPayload>(for payload: P, causedBy cause: ValidatedEvent) -> EventEnvelope<P> {
+        EventEnvelope(producer: producer, patientID: cause.patientID, traceID: cause.traceID, payload: payload)
+    }
+}
+
+/// The event is well-formed but this service cannot act on it (for example a value outside the clinical rule's range).
+/// It goes to the dead-letter topic with `reason`; retrying would not help.
+public struct UnprocessableEvent: Error, Sendable, CustomStringConvertible {
+    public let reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}

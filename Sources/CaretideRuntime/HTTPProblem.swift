@@ -1,0 +1,77 @@
+import CaretideSchemas
+import Foundation
+import Hummingbird
+
+/// An HTTP error that writes its own JSON body: `{"error": "...", "violations": [{"pointer": "/systolic", "message": "..."}]}`.
+/// Every failing field is named by JSON Pointer; messages never repeat the submitted values.
+public struct HTTPProblem: HTTPResponseError, Sendable {
+    public let status: HTTPResponse.Status
+    public let error: String
+    public let violations: [SchemaViolation]
+
+    public init(status: HTTPResponse.Status, error: String, violations: [SchemaViolation] = []) {
+        self.status = status
+        self.error = error
+        self.violations = violations
+    }
+
+    public static func invalidBody(_ violations: [SchemaViolation]) -> HTTPProblem {
+        HTTPProblem(status: .badRequest, error: "the request body is invalid", violations: violations)
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let data = try CaretideJSON.makeEncoder().encode(ProblemBody(error: error, violations: violations))
+        return Response(
+            status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+struct ProblemBody: Encodable {
+    let error: String
+    let violations: [SchemaViolation]
+}
+
+extension Request {
+    /// Reads the body as JSON, validates it against `Schemas/api/<schemaName>.schema.json`, then decodes it.
+    /// Malformed JSON, schema violations and decoding failures all become one 400 naming every failing field.
+    public func decodeValidated<T: Decodable>(
+        _ type: T.Type, schema schemaName: String, catalog: SchemaCatalog = .bundled, context: some RequestContext
+    ) async throws -> T {
+        let buffer = try await body.collect(upTo: context.maxUploadSize)
+        let bytes = Array(buffer: buffer)
+        let document: JSONValue
+        do {
+            document = try CaretideJSON.parse(bytes)
+        } catch {
+            throw HTTPProblem.invalidBody([error])
+        }
+        let violations = catalog.validateRequest(schemaName, document)
+        guard violations.isEmpty else { throw HTTPProblem.invalidBody(violations) }
+        do {
+            return try CaretideJSON.makeDecoder().decode(T.self, from: Data(bytes))
+        } catch let error as DecodingError {
+            throw HTTPProblem.invalidBody([error.violation])
+        }
+    }
+}
+
+extension DecodingError {
+    /// The decoding failure as a violation at the JSON Pointer of the failing field.
+    var violation: SchemaViolation {
+        let (path, message): ([any CodingKey], String) = switch self {
+        case .typeMismatch(_, let context): (context.codingPath, "has the wrong type")
+        case .valueNotFound(_, let context): (context.codingPath, "is required")
+        case .keyNotFound(let key, let context): (context.codingPath + [key], "is required")
+        case .dataCorrupted(let context): (context.codingPath, context.debugDescription)
+        @unknown default: ([], "cannot be decoded")
+        }
+        let tokens = path.map { $0.intValue.map(String.init) ?? $0.stringValue }
+        return SchemaViolation(pointer: JSONPointer(tokens: tokens), message: message)
+    }
+}
+
+/// Encodes a response body with Caretide's JSON conventions.
+public func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+    let data = try CaretideJSON.makeEncoder().encode(value)
+    return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+}

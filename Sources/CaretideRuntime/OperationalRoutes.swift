@@ -1,0 +1,43 @@
+import CaretideKafka
+import CaretideStore
+import Hummingbird
+
+/// `/healthz` (the process answers), `/readyz` (database and broker reachable, schema migrated, consumer running)
+/// and `/metrics` (Prometheus text format).
+struct OperationalRoutes: Sendable {
+    let database: Database
+    let producer: KafkaProducer
+    let readiness: ReadinessState
+    let consumer: EventConsumerService?
+    let metrics: ServiceMetrics
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("healthz") { _, _ in
+            try jsonResponse(["status": "ok"])
+        }
+        router.get("readyz") { _, _ in
+            let checks = await readinessChecks()
+            let ready = checks.values.allSatisfy { $0 }
+            return try jsonResponse(
+                ReadinessReport(ready: ready, checks: checks), status: ready ? .ok : .serviceUnavailable)
+        }
+        router.get("metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+        }
+    }
+
+    func readinessChecks() async -> [String: Bool] {
+        async let databaseUp = database.isReachable()
+        async let brokerUp = producer.isBrokerReachable(timeout: .seconds(2))
+        var checks = ["database": await databaseUp, "broker": await brokerUp, "migrated": readiness.isMigrated]
+        if let consumer { checks["consumer"] = consumer.isConsuming }
+        return checks
+    }
+}
+
+struct ReadinessReport: Encodable {
+    let ready: Bool
+    let checks: [String: Bool]
+}

@@ -1,0 +1,140 @@
+import CaretideKafka
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// Builds the one `ServiceGroup` a Caretide service runs, in dependency order (shutdown runs in reverse):
+/// database pool → Kafka producer → migrations → outbox relay → consumer → HTTP server.
+public struct ServiceAssembly: Sendable {
+    public let group: ServiceGroup
+    /// The port the HTTP server bound, known once it runs (useful with port 0).
+    public let boundPort: BoundPort
+    public let database: Database
+    public let relay: OutboxRelay
+
+    public init(definition: ServiceDefinition, configuration: ServiceConfiguration, logger baseLogger: Logger, signals: Bool = true) throws {
+        var logger = baseLogger
+        logger.logLevel = configuration.logLevel
+        logger[metadataKey: "service"] = "\(definition.name)"
+
+        let metrics = ServiceMetrics()
+        let codec = EventCodec()
+        let readiness = ReadinessState()
+        let database = Database(configuration: configuration.database, schema: definition.schema, logger: logger)
+        var producerConfiguration = configuration.kafka
+        producerConfiguration.properties["client.id"] = producerConfiguration.properties["client.id"] ?? definition.name
+        let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
+        let relay = OutboxRelay(database: database, producer: producer, readiness: readiness, metrics: metrics, logger: logger)
+        let migrations = MigrationService(
+            migrator: Migrator(tracks: [definition.migrations]), database: database, readiness: readiness, logger: logger)
+
+        var consumer: EventConsumerService?
+        if let handler = definition.handler, !definition.consumedTopics.isEmpty {
+            consumer = EventConsumerService(
+                name: definition.name, topics: definition.consumedTopics, handler: handler, kafka: configuration.kafka,
+                database: database, producer: producer, relay: relay, readiness: readiness, metrics: metrics, codec: codec,
+                logger: logger)
+        }
+
+        let router = Router()
+        OperationalRoutes(database: database, producer: producer, readiness: readiness, consumer: consumer, metrics: metrics)
+            .register(on: router)
+        definition.routes(router, ServiceContext(name: definition.name, database: database, codec: codec, relay: relay, logger: logger))
+
+        let boundPort = BoundPort()
+        let serverLogger = logger
+        let application = Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: definition.name),
+            onServerRunning: { channel in
+                boundPort.set(channel.localAddress?.port ?? configuration.httpPort)
+                serverLogger.info("HTTP server listening", metadata: ["port": "\(channel.localAddress?.port ?? configuration.httpPort)"])
+            },
+            logger: logger)
+
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: database),
+            .init(service: KafkaProducerService(producer: producer)),
+            // Migrations finish and return; the rest of the group keeps running.
+            .init(service: migrations, successTerminationBehavior: .ignore),
+            .init(service: relay),
+        ]
+        if let consumer { services.append(.init(service: consumer)) }
+        services.append(.init(service: application))
+        if configuration.exitWithParent {
+            services.append(.init(service: ParentWatch(logger: logger), successTerminationBehavior: .gracefullyShutdownGroup))
+        }
+
+        var groupConfiguration = ServiceGroupConfiguration(services: services, logger: logger)
+        if signals { groupConfiguration.gracefulShutdownSignals = [.sigterm, .sigint] }
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(30)
+        self.group = ServiceGroup(configuration: groupConfiguration)
+        self.boundPort = boundPort
+        self.database = database
+        self.relay = relay
+    }
+}
+
+/// Applies the service's migrations at start-up, retrying with backoff while the database is unreachable
+/// (`/readyz` stays false meanwhile), then marks the service migrated and returns.
+struct MigrationService: Service {
+    let migrator: Migrator
+    let database: Database
+    let readiness: ReadinessState
+    let logger: Logger
+
+    func run() async throws {
+        // Shutdown before the database ever answered ends the retries quietly; nothing was applied.
+        try? await cancelWhenGracefulShutdown {
+            try await retrying(isTransient: { TransientError.isTransient($0) || $0 is PostgresUnavailable }) { _, delay in
+                logger.warning("database unreachable; retrying migrations", metadata: ["retryIn": "\(delay)"])
+            } _: {
+                guard await database.isReachable(timeout: .seconds(5)) else { throw PostgresUnavailable() }
+                try await migrator.migrate(database, logger: logger)
+            }
+            readiness.markMigrated()
+            logger.info("database schema ready", metadata: ["schema": "\(database.schema)"])
+        }
+    }
+}
+
+struct PostgresUnavailable: Error {}
+
+/// Stops the service when the process that started it goes away (`caretide dev`), so no service outlives it.
+struct ParentWatch: Service {
+    let logger: Logger
+
+    func run() async throws {
+        let parent = getppid()
+        try? await cancelWhenGracefulShutdown {
+            while getppid() == parent {
+                try await Task.sleep(for: .milliseconds(500))
+            }
+            logger.notice("parent process exited; shutting down")
+        }
+    }
+}
+
+/// The HTTP port, set once the server is listening.
+public final class BoundPort: Sendable {
+    private let port = Mutex<Int?>(nil)
+
+    public init() {}
+
+    func set(_ value: Int) { port.withLock { $0 = value } }
+
+    public var value: Int? { port.withLock { $0 } }
+
+    /// Waits until the server is listening.
+    public func wait() async throws -> Int {
+        while true {
+            if let value { return value }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}

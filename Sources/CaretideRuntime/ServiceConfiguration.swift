@@ -1,0 +1,86 @@
+import CaretideKafka
+import CaretideStore
+import Logging
+
+/// Everything a service reads from its environment, parsed once at start-up.
+///
+/// | Variable | Meaning | Default |
+/// |---|---|---|
+/// | `DATABASE_URL` | `postgres://user:password@host:port/database?sslmode=disable` | required |
+/// | `KAFKA_BROKERS` | bootstrap servers, `host:port[,host:port]` | required |
+/// | `KAFKA_*` | any other librdkafka property: `KAFKA_SECURITY_PROTOCOL` → `security.protocol` | none |
+/// | `HTTP_HOST` | address the HTTP server binds | `0.0.0.0` |
+/// | `HTTP_PORT` | port of the API, `/healthz`, `/readyz`, `/metrics` | per service |
+/// | `LOG_LEVEL` | trace, debug, info, notice, warning, error, critical | `info` |
+/// | `CARETIDE_EXIT_WITH_PARENT` | `1`: stop when the parent process goes (set by `caretide dev`) | off |
+public struct ServiceConfiguration: Sendable {
+    public var serviceName: String
+    public var httpHost: String
+    public var httpPort: Int
+    public var database: DatabaseConfiguration
+    public var kafka: KafkaConfiguration
+    public var logLevel: Logger.Level
+    public var exitWithParent: Bool
+
+    public init(
+        serviceName: String, httpHost: String = "127.0.0.1", httpPort: Int, database: DatabaseConfiguration,
+        kafka: KafkaConfiguration, logLevel: Logger.Level = .info, exitWithParent: Bool = false
+    ) {
+        self.serviceName = serviceName
+        self.httpHost = httpHost
+        self.httpPort = httpPort
+        self.database = database
+        self.kafka = kafka
+        self.logLevel = logLevel
+        self.exitWithParent = exitWithParent
+    }
+
+    /// Reads the configuration, or throws one error naming every missing or invalid variable.
+    public static func fromEnvironment(
+        _ environment: [String: String], serviceName: String, defaultPort: Int
+    ) throws(InvalidConfiguration) -> ServiceConfiguration {
+        var problems: [String] = []
+
+        var database: DatabaseConfiguration?
+        if let url = environment["DATABASE_URL"], !url.isEmpty {
+            do {
+                database = try DatabaseConfiguration(url: url)
+            } catch {
+                problems.append("DATABASE_URL \(error.message)")
+            }
+        } else {
+            problems.append("DATABASE_URL is missing (e.g. postgres://caretide@127.0.0.1:5432/caretide)")
+        }
+
+        var kafka: KafkaConfiguration?
+        if let brokers = environment["KAFKA_BROKERS"], !brokers.isEmpty {
+            kafka = try? KafkaConfiguration.fromEnvironment(environment)
+            if kafka == nil { problems.append("KAFKA_* variables do not form a valid Kafka configuration") }
+        } else {
+            problems.append("KAFKA_BROKERS is missing (e.g. 127.0.0.1:9092)")
+        }
+
+        var port = defaultPort
+        if let text = environment["HTTP_PORT"] {
+            if let value = Int(text), (0...65535).contains(value) { port = value } else { problems.append("HTTP_PORT must be a port number from 0 to 65535") }
+        }
+
+        var level = Logger.Level.info
+        if let text = environment["LOG_LEVEL"] {
+            if let value = Logger.Level(rawValue: text.lowercased()) { level = value } else {
+                problems.append("LOG_LEVEL must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
+
+        guard problems.isEmpty, let database, let kafka else { throw InvalidConfiguration(problems: problems) }
+        return ServiceConfiguration(
+            serviceName: serviceName, httpHost: environment["HTTP_HOST"] ?? "0.0.0.0", httpPort: port, database: database,
+            kafka: kafka, logLevel: level, exitWithParent: environment["CARETIDE_EXIT_WITH_PARENT"] == "1")
+    }
+}
+
+/// The configuration could not be read; `problems` names each variable and what is wrong with it.
+public struct InvalidConfiguration: Error, CustomStringConvertible, Sendable {
+    public let problems: [String]
+    public var description: String { "invalid configuration:\n" + problems.map { "  - \($0)" }.joined(separator: "\n") }
+}

@@ -1,0 +1,49 @@
+import CaretideSchemas
+import CaretideStore
+import Hummingbird
+import Logging
+
+/// What makes one Caretide service what it is; everything else (database, producer, relay, consumer loop, HTTP server
+/// with health, readiness and metrics) is the same for every service and built by `ServiceAssembly`.
+public struct ServiceDefinition: Sendable {
+    /// e.g. "scoring-service"; also the consumer group suffix and the `producer` field of its events.
+    public var name: String
+    /// The PostgreSQL schema holding the service's tables.
+    public var schema: String
+    public var migrations: MigrationTrack
+    /// Topics consumed by `handler`; empty when the service consumes nothing.
+    public var consumedTopics: [Topic]
+    public var handler: (any EventHandler)?
+    /// Adds the service's own HTTP routes.
+    public var routes: @Sendable (Router<BasicRequestContext>, ServiceContext) -> Void
+
+    public init(
+        name: String, schema: String, migrations: MigrationTrack, consumedTopics: [Topic] = [], handler: (any EventHandler)? = nil,
+        routes: @escaping @Sendable (Router<BasicRequestContext>, ServiceContext) -> Void = { _, _ in }
+    ) {
+        self.name = name
+        self.schema = schema
+        self.migrations = migrations
+        self.consumedTopics = consumedTopics
+        self.handler = handler
+        self.routes = routes
+    }
+}
+
+/// What a service's HTTP handlers may use.
+public struct ServiceContext: Sendable {
+    public let name: String
+    public let database: Database
+    public let codec: EventCodec
+    public let relay: OutboxRelay
+    public let logger: Logger
+
+    /// Runs `body` in a transaction and wakes the relay afterwards, so events it enqueued leave at once.
+    public func transaction<Result: Sendable>(_ body: (HandlerContext) async throws -> Result) async throws -> Result {
+        let result = try await database.transaction { connection in
+            try await body(HandlerContext(connection: connection, codec: codec, producer: name, logger: logger))
+        }
+        relay.wake()
+        return result
+    }
+}

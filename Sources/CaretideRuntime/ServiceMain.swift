@@ -1,0 +1,30 @@
+import Foundation
+import Logging
+
+/// The whole `main` of a service executable: read the environment, build the service group, run it until SIGTERM or
+/// SIGINT. A configuration error prints every problem and exits with status 78 (EX_CONFIG) instead of crash-looping.
+public enum ServiceMain {
+    public static func run(_ definition: ServiceDefinition, defaultPort: Int) async {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .trace  // the assembly sets each logger's level from LOG_LEVEL
+            return handler
+        }
+        let logger = Logger(label: "caretide.\(definition.name)")
+        let configuration: ServiceConfiguration
+        do {
+            configuration = try ServiceConfiguration.fromEnvironment(
+                ProcessInfo.processInfo.environment, serviceName: definition.name, defaultPort: defaultPort)
+        } catch {
+            FileHandle.standardError.write(Data("\(definition.name): \(error.description)\n".utf8))
+            exit(78)
+        }
+        do {
+            let assembly = try ServiceAssembly(definition: definition, configuration: configuration, logger: logger)
+            try await assembly.group.run()
+        } catch {
+            logger.critical("service stopped with an error", metadata: ["error": "\(String(reflecting: error))"])
+            exit(1)
+        }
+    }
+}

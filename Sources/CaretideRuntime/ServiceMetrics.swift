@@ -1,0 +1,76 @@
+import CoreMetrics
+import Foundation
+import Prometheus
+import Synchronization
+
+/// The metrics of one service, kept in its own Prometheus registry so that several services can run in one process
+/// (the integration tests do) without sharing counters. Labels carry topics and event types, never patient data.
+public final class ServiceMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let timers = Mutex<[String: CoreMetrics.Timer]>([:])
+    private let gauges = Mutex<[String: CoreMetrics.Gauge]>([:])
+
+    public init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5),
+        ]
+        self.factory = factory
+    }
+
+    public func eventConsumed(topic: String) { counter("caretide_events_consumed_total", topic: topic).increment() }
+    public func eventProduced(topic: String, count: Int = 1) { counter("caretide_events_produced_total", topic: topic).increment(by: count) }
+    public func eventFailed(topic: String) { counter("caretide_events_failed_total", topic: topic).increment() }
+    public func eventDeadLettered(topic: String) { counter("caretide_events_dead_lettered_total", topic: topic).increment() }
+
+    /// Time from receiving a message to committing its effects.
+    public func processingLatency(topic: String, _ duration: Duration) {
+        let key = "caretide_event_processing_seconds|\(topic)"
+        let timer = timers.withLock { timers in
+            if let timer = timers[key] { return timer }
+            let dimensions = [("topic", topic)]
+            let timer = CoreMetrics.Timer(
+                label: "caretide_event_processing_seconds", dimensions: dimensions,
+                handler: factory.makeTimer(label: "caretide_event_processing_seconds", dimensions: dimensions), factory: factory)
+            timers[key] = timer
+            return timer
+        }
+        timer.recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// Messages behind the end of the log, summed over the partitions this instance owns.
+    public func consumerLag(topic: String, _ lag: Int64) {
+        let key = "caretide_consumer_lag|\(topic)"
+        let gauge = gauges.withLock { gauges in
+            if let gauge = gauges[key] { return gauge }
+            let gauge = CoreMetrics.Gauge(label: "caretide_consumer_lag", dimensions: [("topic", topic)], factory: factory)
+            gauges[key] = gauge
+            return gauge
+        }
+        gauge.record(lag)
+    }
+
+    /// The Prometheus text exposition of every metric.
+    public func exposition() -> [UInt8] { registry.emitToBuffer() }
+
+    private func counter(_ label: String, topic: String) -> CoreMetrics.Counter {
+        let key = "\(label)|\(topic)"
+        return counters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = CoreMetrics.Counter(label: label, dimensions: [("topic", topic)], factory: factory)
+            counters[key] = counter
+            return counter
+        }
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

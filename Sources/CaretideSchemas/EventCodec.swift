@@ -1,0 +1,87 @@
+import Foundation
+
+/// Why an incoming message was refused. `reason` goes into the dead-letter header; it names fields, never values.
+public struct EventRejection: Error, Sendable, CustomStringConvertible {
+    public let reason: String
+    public let violations: [SchemaViolation]
+
+    public init(reason: String, violations: [SchemaViolation] = []) {
+        self.reason = reason
+        self.violations = violations
+    }
+
+    public var description: String {
+        violations.isEmpty ? reason : reason + ": " + violations.map(\.description).joined(separator: "; ")
+    }
+}
+
+/// An event whose envelope and payload passed their schemas and decoded into the Swift payload type.
+public struct ValidatedEvent: Sendable {
+    public let eventID: UUID
+    public let eventType: EventType
+    public let occurredAt: Date
+    public let producer: String
+    public let patientID: String?
+    public let traceID: String?
+    public let payload: any EventPayload
+
+    public func payload<P: EventPayload>(as type: P.Type) -> P? { payload as? P }
+}
+
+/// Encodes outgoing events and validates incoming ones against the schema catalog.
+public struct EventCodec: Sendable {
+    public let catalog: SchemaCatalog
+
+    public init(catalog: SchemaCatalog = .bundled) { self.catalog = catalog }
+
+    public func encode<P: EventPayload>(_ envelope: EventEnvelope<P>) throws -> [UInt8] {
+        Array(try CaretideJSON.makeEncoder().encode(envelope))
+    }
+
+    /// Parses, validates (envelope, then the payload schema of its event type) and decodes one message.
+    public func decode(_ bytes: some Collection<UInt8>) throws(EventRejection) -> ValidatedEvent {
+        let document: JSONValue
+        do {
+            document = try CaretideJSON.parse(bytes)
+        } catch {
+            throw EventRejection(reason: "malformed JSON")
+        }
+        let envelopeViolations = catalog.envelope.validate(document)
+        guard envelopeViolations.isEmpty else {
+            throw EventRejection(reason: "invalid envelope", violations: envelopeViolations)
+        }
+        guard let typeName = document["eventType"]?.stringValue, let type = EventType(rawValue: typeName) else {
+            throw EventRejection(reason: "unknown event type", violations: [SchemaViolation(pointer: JSONPointer(tokens: ["eventType"]), message: "is not an event type this service knows")])
+        }
+        guard document["schemaVersion"]?.numberValue == Double(type.schemaVersion) else {
+            throw EventRejection(reason: "unsupported schema version", violations: [SchemaViolation(pointer: JSONPointer(tokens: ["schemaVersion"]), message: "must be \(type.schemaVersion) for \(type.rawValue)")])
+        }
+        let payloadViolations = catalog.payloads[type]!.validate(document["payload"] ?? .null).map {
+            SchemaViolation(pointer: JSONPointer(tokens: ["payload"] + $0.pointerTokens), message: $0.message)
+        }
+        guard payloadViolations.isEmpty else {
+            throw EventRejection(reason: "invalid payload for \(type.rawValue)", violations: payloadViolations)
+        }
+        do {
+            return try Self.decodeTyped(type.payloadType, from: Data(bytes))
+        } catch {
+            // The schema and the Swift type disagree: a defect, but still a clear rejection rather than a crash.
+            throw EventRejection(reason: "payload does not decode as \(type.rawValue)")
+        }
+    }
+
+    private static func decodeTyped<P: EventPayload>(_ type: P.Type, from data: Data) throws -> ValidatedEvent {
+        let envelope = try CaretideJSON.makeDecoder().decode(EventEnvelope<P>.self, from: data)
+        return ValidatedEvent(
+            eventID: envelope.eventID, eventType: envelope.eventType, occurredAt: envelope.occurredAt, producer: envelope.producer,
+            patientID: envelope.patientID, traceID: envelope.traceID, payload: envelope.payload)
+    }
+}
+
+extension SchemaViolation {
+    var pointerTokens: [String] {
+        pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
+            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+        }
+    }
+}

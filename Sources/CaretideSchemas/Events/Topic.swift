@@ -1,0 +1,28 @@
+/// The Kafka topics Caretide uses. Every topic is keyed by patient id (where the event has one) so that one patient's
+/// events stay in order within a partition.
+public enum Topic: String, CaseIterable, Sendable, Codable {
+    /// Measurements recorded by patients and institutions (ingest-service → scoring-service).
+    case measurements = "caretide.measurements"
+    /// Assessments computed from measurements (scoring-service → notification-service).
+    case scores = "caretide.scores"
+    /// Alerts for downstream consumers (notification-service → outside).
+    case alerts = "caretide.alerts"
+    /// Messages a consumer could not accept, with the reason in the `dead-letter-reason` header.
+    case deadLetter = "caretide.dead-letter"
+
+    public var name: String { rawValue }
+}
+
+/// Kafka header names carried by every Caretide message.
+public enum EventHeader {
+    public static let eventType = "event-type"
+    public static let schemaVersion = "schema-version"
+    public static let traceID = "trace-id"
+    public static let eventID = "event-id"
+    /// Dead-letter headers: why and where the message came from.
+    public static let deadLetterReason = "dead-letter-reason"
+    public static let deadLetterTopic = "dead-letter-source-topic"
+    public static let deadLetterPartition = "dead-letter-source-partition"
+    public static let deadLetterOffset = "dead-letter-source-offset"
+    public static let deadLetterConsumer = "dead-letter-consumer"
+}

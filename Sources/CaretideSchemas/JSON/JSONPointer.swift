@@ -1,0 +1,20 @@
+/// An RFC 6901 JSON Pointer, used to name the failing field of a request or event ("/payload/systolic").
+public struct JSONPointer: Sendable, Hashable, CustomStringConvertible, Comparable {
+    public private(set) var tokens: [String]
+
+    public static let root = JSONPointer(tokens: [])
+
+    public init(tokens: [String]) { self.tokens = tokens }
+
+    public func appending(_ token: String) -> JSONPointer {
+        JSONPointer(tokens: tokens + [token])
+    }
+
+    public func appending(_ index: Int) -> JSONPointer { appending(String(index)) }
+
+    public var description: String {
+        tokens.map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined()
+    }
+
+    public static func < (lhs: JSONPointer, rhs: JSONPointer) -> Bool { lhs.description < rhs.description }
+}

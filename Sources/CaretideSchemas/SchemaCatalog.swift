@@ -1,0 +1,62 @@
+import CaretideSchemaFiles
+import Foundation
+
+/// The JSON Schemas shipped with Caretide (`Schemas/` at the top of the repository, bundled as a resource),
+/// loaded once and shared: the envelope, one schema per event payload, and the HTTP request bodies.
+public struct SchemaCatalog: Sendable {
+    public let envelope: JSONSchema
+    public let payloads: [EventType: JSONSchema]
+    /// Request-body schemas by file name without extension, e.g. "blood-pressure-reading.request".
+    public let requests: [String: JSONSchema]
+
+    public struct LoadError: Error, CustomStringConvertible {
+        public let file: String
+        public let reason: String
+        public var description: String { "schema \(file): \(reason)" }
+    }
+
+    /// The catalog bundled with this build. Loading can only fail if the build itself is broken.
+    public static let bundled: SchemaCatalog = {
+        do {
+            return try SchemaCatalog(directory: bundledDirectory)
+        } catch {
+            fatalError("the bundled JSON Schemas do not load: \(error)")
+        }
+    }()
+
+    public static var bundledDirectory: URL {
+        SchemaFiles.directory
+    }
+
+    public init(directory: URL) throws {
+        func load(_ relativePath: String) throws -> JSONSchema {
+            let url = directory.appendingPathComponent(relativePath)
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw LoadError(file: relativePath, reason: "missing")
+            }
+            do {
+                return try JSONSchema(bytes: data)
+            } catch {
+                throw LoadError(file: relativePath, reason: error.description)
+            }
+        }
+        envelope = try load("envelope.v1.schema.json")
+        var payloads: [EventType: JSONSchema] = [:]
+        for type in EventType.allCases { payloads[type] = try load(type.schemaPath) }
+        self.payloads = payloads
+        var requests: [String: JSONSchema] = [:]
+        let apiDirectory = directory.appendingPathComponent("api")
+        for file in (try? FileManager.default.contentsOfDirectory(atPath: apiDirectory.path)) ?? [] where file.hasSuffix(".schema.json") {
+            requests[String(file.dropLast(".schema.json".count))] = try load("api/\(file)")
+        }
+        self.requests = requests
+    }
+
+    /// Validates a request body against `api/<name>.schema.json`; returns every violation.
+    public func validateRequest(_ name: String, _ body: JSONValue) -> [SchemaViolation] {
+        guard let schema = requests[name] else {
+            return [SchemaViolation(pointer: .root, message: "no schema for request \(name)")]
+        }
+        return schema.validate(body)
+    }
+}

@@ -1,0 +1,53 @@
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// A service's connection pool to PostgreSQL, bound to the service's own schema.
+///
+/// `run()` drives the pool (it is a swift-service-lifecycle `Service`); every query waits for it to be running.
+public final class Database: Service, Sendable {
+    public let client: PostgresClient
+    public let schema: String
+    public let configuration: DatabaseConfiguration
+    let logger: Logger
+
+    public init(configuration: DatabaseConfiguration, schema: String, logger: Logger) {
+        precondition(schema.allSatisfy { $0.isLetter || $0 == "_" }, "schema names are fixed identifiers")
+        self.configuration = configuration
+        self.schema = schema
+        self.logger = logger
+        self.client = PostgresClient(configuration: configuration.clientConfiguration(schema: schema), backgroundLogger: logger)
+    }
+
+    public func run() async {
+        await client.run()
+    }
+
+    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
+    public func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await client.withTransaction(logger: logger) { connection in
+            try await body(connection)
+        }
+    }
+
+    /// True when a trivial query answers within `timeout` (readiness probes).
+    public func isReachable(timeout: Duration = .seconds(2)) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { [client, logger] in
+                do {
+                    try await client.query("SELECT 1", logger: logger)
+                    return true
+                } catch {
+                    return false
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Logging
+import PostgresNIO
+
+/// One versioned change to a service's schema. Statements are static SQL written in this repository; they run in
+/// order, inside the one transaction that applies all pending migrations.
+public struct Migration: Sendable {
+    public let version: Int
+    public let name: String
+    public let statements: [String]
+
+    public init(version: Int, name: String, statements: [String]) {
+        self.version = version
+        self.name = name
+        self.statements = statements
+    }
+}
+
+/// A named, ordered list of migrations. The store's own tables (outbox, processed events) form the track "caretide";
+/// each service adds its own track, so versions never collide.
+public struct MigrationTrack: Sendable {
+    public let name: String
+    public let migrations: [Migration]
+
+    public init(name: String, migrations: [Migration]) {
+        precondition(Set(migrations.map(\.version)).count == migrations.count, "migration versions must be unique in a track")
+        self.name = name
+        self.migrations = migrations.sorted { $0.version < $1.version }
+    }
+}
+
+/// Applies pending migrations to a service's schema. Safe to run from several processes at once: an advisory lock
+/// per schema serialises them, and everything happens in one transaction, so a failed run leaves nothing half-applied.
+public struct Migrator: Sendable {
+    public let tracks: [MigrationTrack]
+
+    public init(tracks: [MigrationTrack]) {
+        self.tracks = [StoreMigrations.track] + tracks
+    }
+
+    /// Returns the migrations applied by this run, as "track/version name".
+    @discardableResult
+    public func migrate(_ database: Database, logger: Logger) async throws -> [String] {
+        let schema = database.schema
+        return try await database.transaction { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\("caretide.migrate." + schema)))", logger: logger)
+            // The schema name is a fixed identifier checked by `Database.init` (letters and underscores only).
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    track text NOT NULL, version integer NOT NULL, name text NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (track, version))
+                """, logger: logger)
+            var applied: Set<String> = []
+            for try await (track, version) in try await connection.query("SELECT track, version FROM schema_migrations", logger: logger)
+                .decode((String, Int).self)
+            {
+                applied.insert("\(track)/\(version)")
+            }
+            var appliedNow: [String] = []
+            for track in tracks {
+                for migration in track.migrations where !applied.contains("\(track.name)/\(migration.version)") {
+                    for statement in migration.statements {
+                        // Migration SQL is static text from this repository, never built from input.
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await connection.query(
+                        "INSERT INTO schema_migrations (track, version, name) VALUES (\(track.name), \(migration.version), \(migration.name))",
+                        logger: logger)
+                    appliedNow.append("\(track.name)/\(migration.version) \(migration.name)")
+                    logger.info("applied migration", metadata: ["schema": "\(schema)", "track": "\(track.name)", "version": "\(migration.version)"])
+                }
+            }
+            return appliedNow
+        }
+    }
+}
+
+/// The tables every service needs: the transactional outbox and the record of processed events.
+enum StoreMigrations {
+    static let track = MigrationTrack(name: "caretide", migrations: [
+        Migration(version: 1, name: "outbox and processed events", statements: [
+            """
+            CREATE TABLE outbox (
+                position bigserial PRIMARY KEY,
+                event_id uuid NOT NULL UNIQUE,
+                topic text NOT NULL,
+                message_key text,
+                event_type text NOT NULL,
+                schema_version integer NOT NULL,
+                trace_id text,
+                body bytea NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now())
+            """,
+            """
+            CREATE TABLE processed_events (
+                consumer text NOT NULL,
+                event_id uuid NOT NULL,
+                processed_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (consumer, event_id))
+            """,
+        ]),
+    ])
+}

@@ -1,0 +1,4 @@
+import CaretideRuntime
+import DiagnosisService
+
+await ServiceMain.run(DiagnosisService.definition, defaultPort: DiagnosisService.defaultPort)

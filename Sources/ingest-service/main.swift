@@ -1,0 +1,4 @@
+import CaretideRuntime
+import IngestService
+
+await ServiceMain.run(IngestService.definition, defaultPort: IngestService.defaultPort)

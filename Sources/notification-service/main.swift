@@ -1,0 +1,4 @@
+import CaretideRuntime
+import NotificationService
+
+await ServiceMain.run(NotificationService.definition, defaultPort: NotificationService.defaultPort)

@@ -1,0 +1,4 @@
+import CaretideRuntime
+import ScoringService
+
+await ServiceMain.run(ScoringService.definition, defaultPort: ScoringService.defaultPort)

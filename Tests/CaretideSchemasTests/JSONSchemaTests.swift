@@ -1,0 +1,159 @@
+import CaretideSchemas
+import Foundation
+import Testing
+
+@Suite struct JSONSchemaTests {
+    static func schema(_ text: String) throws -> JSONSchema { try JSONSchema(bytes: Array(text.utf8)) }
+    static func json(_ text: String) throws -> JSONValue { try CaretideJSON.parse(Array(text.utf8)) }
+
+    let reading = try! schema("""
+        {"type": "object", "required": ["systolic", "diastolic", "takenAt"], "additionalProperties": false,
+         "properties": {
+           "systolic": {"type": "integer", "minimum": 50, "maximum": 300},
+           "diastolic": {"type": "integer", "minimum": 20, "maximum": 200},
+           "takenAt": {"type": "string", "format": "date-time"},
+           "source": {"enum": ["patient", "device"]},
+           "tags": {"type": "array", "items": {"type": "string", "maxLength": 3}, "maxItems": 2}}}
+        """)
+
+    @Test func validDocumentHasNoViolations() throws {
+        #expect(reading.validate(try Self.json(#"{"systolic": 120, "diastolic": 80, "takenAt": "2026-11-22T08:00:00Z"}"#)) == [])
+    }
+
+    @Test("every failing field is reported, each by its JSON Pointer")
+    func reportsEveryViolation() throws {
+        let violations = reading.validate(try Self.json(
+            #"{"systolic": "high", "diastolic": 10, "takenAt": "yesterday", "source": "fax", "extra": 1, "tags": ["a", "long", "b"]}"#))
+        #expect(violations.map(\.pointer) == ["/diastolic", "/extra", "/source", "/systolic", "/tags", "/tags/1", "/takenAt"])
+        #expect(violations.first { $0.pointer == "/systolic" }?.message == "must be of type integer")
+        #expect(violations.first { $0.pointer == "/diastolic" }?.message == "must be at least 20")
+        #expect(violations.first { $0.pointer == "/extra" }?.message == "is not a known field")
+    }
+
+    @Test func missingRequiredFieldsAreNamed() throws {
+        let violations = reading.validate(try Self.json("{}"))
+        #expect(violations == ["/diastolic", "/systolic", "/takenAt"].map { SchemaViolation(pointer: JSONPointer(tokens: [String($0.dropFirst())]), message: "is required") })
+    }
+
+    @Test("integers are not fractional numbers; whole-valued numbers are integers")
+    func integerType() throws {
+        #expect(reading.validate(try Self.json(#"{"systolic": 120.5, "diastolic": 80, "takenAt": "2026-11-22T08:00:00Z"}"#)).map(\.pointer) == ["/systolic"])
+        #expect(reading.validate(try Self.json(#"{"systolic": 120.0, "diastolic": 80, "takenAt": "2026-11-22T08:00:00Z"}"#)) == [])
+    }
+
+    @Test func boundsAreInclusive() throws {
+        #expect(reading.validate(try Self.json(#"{"systolic": 300, "diastolic": 20, "takenAt": "2026-11-22T08:00:00Z"}"#)) == [])
+        #expect(reading.validate(try Self.json(#"{"systolic": 301, "diastolic": 19, "takenAt": "2026-11-22T08:00:00Z"}"#)).count == 2)
+    }
+
+    @Test func localReferencesAndOneOf() throws {
+        let schema = try Self.schema("""
+            {"$defs": {"id": {"type": "string", "pattern": "^[a-z]+$"}},
+             "type": "object", "properties": {"a": {"$ref": "#/$defs/id"},
+             "b": {"oneOf": [{"type": "integer"}, {"type": "string"}]}}}
+            """)
+        #expect(schema.validate(try Self.json(#"{"a": "abc", "b": 3}"#)) == [])
+        #expect(schema.validate(try Self.json(#"{"a": "ABC", "b": true}"#)).map(\.pointer) == ["/a", "/b"])
+    }
+
+    @Test("a schema using an unimplemented keyword is refused, so no rule is silently skipped")
+    func unsupportedKeywordsAreRefused() {
+        #expect(throws: SchemaViolation.self) { try Self.schema(#"{"type": "object", "dependentRequired": {"a": ["b"]}}"#) }
+        #expect(throws: SchemaViolation.self) { try Self.schema(#"{"properties": {"a": {"if": {"type": "string"}}}}"#) }
+    }
+
+    @Test func malformedJSONIsReportedAtTheRoot() {
+        #expect(throws: SchemaViolation(pointer: .root, message: "malformed JSON")) { try Self.json(#"{"systolic": "#) }
+    }
+
+    @Test func pointerEscaping() {
+        #expect(JSONPointer(tokens: ["a/b", "c~d", "0"]).description == "/a~1b/c~0d/0")
+    }
+}
+
+@Suite struct TimestampTests {
+    @Test(arguments: [
+        ("2026-11-22T08:30:00Z", 1_795_336_200.0),
+        ("2026-11-22T08:30:00.250Z", 1_795_336_200.25),
+        ("2026-11-22T09:30:00+01:00", 1_795_336_200.0),
+        ("2026-11-22t08:30:00z", 1_795_336_200.0),
+        ("2024-02-29T00:00:00Z", 1_709_164_800.0),
+        ("1969-12-31T23:59:59Z", -1.0),
+    ])
+    func parsesRFC3339(text: String, seconds: Double) throws {
+        let date = try #require(Timestamp.parse(text))
+        #expect(abs(date.timeIntervalSince1970 - seconds) < 0.0005)
+    }
+
+    @Test(arguments: ["2026-11-22", "2026-11-22 08:30:00Z", "2026-11-22T08:30:00", "2026-02-30T00:00:00Z", "2025-02-29T00:00:00Z",
+                      "2026-13-01T00:00:00Z", "2026-11-22T24:00:00Z", "2026-11-22T08:30:00.Z", "2026-11-22T08:30:00+0100", "yesterday"])
+    func refusesOtherText(text: String) {
+        #expect(Timestamp.parse(text) == nil)
+    }
+
+    @Test func formatsUTCWithMilliseconds() {
+        #expect(Timestamp.format(Date(timeIntervalSince1970: 1_795_336_200.25)) == "2026-11-22T08:30:00.250Z")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59.000Z")
+    }
+
+    @Test("format and parse round-trip at millisecond precision")
+    func roundTrip() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let milliseconds = Int64.random(in: -2_000_000_000_000...4_000_000_000_000, using: &generator)
+            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            let parsed = try #require(Timestamp.parse(Timestamp.format(date)))
+            #expect(Int64((parsed.timeIntervalSince1970 * 1000).rounded()) == milliseconds)
+        }
+    }
+}
+
+@Suite struct EventCodecTests {
+    let codec = EventCodec(catalog: try! SchemaCatalog(directory: SchemaContractTests.schemasDirectory))
+
+    func envelope(_ payload: String, type: String = "blood-pressure.recorded", version: Int = 1) -> [UInt8] {
+        Array("""
+            {"eventId": "7d0a3c52-8a43-4f3e-9a53-0d8a1d1b2f10", "eventType": "\(type)", "schemaVersion": \(version),
+             "occurredAt": "2026-11-22T08:30:00Z", "producer": "test", "patientId": "p1", "payload": \(payload)}
+            """.utf8)
+    }
+
+    @Test func acceptsAValidEvent() throws {
+        let event = try codec.decode(envelope(#"{"measurementId": "0b9a1c8e-52e4-4c1b-b1b6-2d3f0d9e0a11", "systolic": 120, "diastolic": 80, "takenAt": "2026-11-22T07:55:00Z", "source": "patient"}"#))
+        #expect(event.payload(as: BloodPressureRecorded.self)?.systolic == 120)
+        #expect(event.patientID == "p1")
+    }
+
+    @Test func refusesMalformedJSON() {
+        #expect(throws: EventRejection.self) { try codec.decode(Array("{not json".utf8)) }
+    }
+
+    @Test func refusesUnknownEventTypes() throws {
+        do {
+            _ = try codec.decode(envelope("{}", type: "weather.changed"))
+            Issue.record("accepted an unknown event type")
+        } catch {
+            #expect(error.reason == "unknown event type")
+        }
+    }
+
+    @Test func refusesOtherSchemaVersions() throws {
+        do {
+            _ = try codec.decode(envelope("{}", version: 7))
+            Issue.record("accepted an unknown schema version")
+        } catch {
+            #expect(error.reason == "unsupported schema version")
+        }
+    }
+
+    @Test("an invalid payload names every failing field under /payload")
+    func refusesInvalidPayload() throws {
+        do {
+            _ = try codec.decode(envelope(#"{"measurementId": "nope", "systolic": 20, "takenAt": "2026-11-22T07:55:00Z", "source": "patient"}"#))
+            Issue.record("accepted an invalid payload")
+        } catch {
+            #expect(error.violations.map(\.pointer) == ["/payload/diastolic", "/payload/measurementId", "/payload/systolic"])
+            #expect(!error.description.contains("20"))  // reasons name fields and rules, never the values
+        }
+    }
+}

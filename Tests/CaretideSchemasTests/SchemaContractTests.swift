@@ -1,0 +1,102 @@
+import CaretideSchemas
+import Foundation
+import Testing
+
+/// The JSON Schema files in `Schemas/` and the Swift event types are one contract: every Swift sample validates
+/// against its schema file, and every `examples` entry of every schema file decodes in Swift.
+@Suite struct SchemaContractTests {
+    /// The repository's `Schemas/` folder, read from disk so the test checks the files people edit.
+    static let schemasDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Schemas")
+
+    static func loadDocument(_ relativePath: String) throws -> JSONValue {
+        let data = try #require(FileManager.default.contents(atPath: schemasDirectory.appendingPathComponent(relativePath).path))
+        return try CaretideJSON.parse(data)
+    }
+
+    let catalog = try! SchemaCatalog(directory: SchemaContractTests.schemasDirectory)
+
+    @Test("every event type has a schema file and a Swift sample", arguments: EventType.allCases)
+    func everyEventTypeIsCovered(type: EventType) throws {
+        _ = try Self.loadDocument(type.schemaPath)
+        let sample = try #require(EventSamples.all.first { $0.eventType == type }, "no Swift sample for \(type.rawValue)")
+        #expect(sample.payloadType == type.payloadType)
+    }
+
+    @Test("Swift samples validate against the schema files", arguments: EventSamples.all)
+    func swiftSamplesValidate(sample: EventSample) throws {
+        let bytes = try sample.encode()
+        let document = try CaretideJSON.parse(bytes)
+        #expect(catalog.envelope.validate(document) == [])
+        #expect(catalog.payloads[sample.eventType]!.validate(document["payload"]!) == [])
+        // And the full codec accepts and decodes it back to the same payload.
+        let decoded = try EventCodec(catalog: catalog).decode(bytes)
+        #expect(decoded.eventType == sample.eventType)
+        #expect(sample.payloadEquals(decoded.payload))
+    }
+
+    @Test("every schema example decodes into its Swift type", arguments: EventType.allCases)
+    func schemaExamplesDecode(type: EventType) throws {
+        let schema = try Self.loadDocument(type.schemaPath)
+        guard case .array(let examples)? = schema["examples"] else {
+            Issue.record("\(type.schemaPath) has no examples")
+            return
+        }
+        #expect(!examples.isEmpty)
+        for example in examples {
+            #expect(catalog.payloads[type]!.validate(example) == [])
+            let data = try CaretideJSON.makeEncoder().encode(example)
+            #expect(throws: Never.self) { try Self.decodePayload(type.payloadType, data) }
+        }
+    }
+
+    @Test("the envelope examples decode through the codec")
+    func envelopeExamplesDecode() throws {
+        let envelope = try Self.loadDocument("envelope.v1.schema.json")
+        guard case .array(let examples)? = envelope["examples"] else {
+            Issue.record("the envelope schema has no examples")
+            return
+        }
+        for example in examples {
+            let data = try CaretideJSON.makeEncoder().encode(example)
+            let event = try EventCodec(catalog: catalog).decode(Array(data))
+            #expect(event.producer.isEmpty == false)
+        }
+    }
+
+    @Test("request examples validate against their schemas")
+    func requestExamplesValidate() throws {
+        #expect(!catalog.requests.isEmpty)
+        for name in catalog.requests.keys {
+            let schema = try Self.loadDocument("api/\(name).schema.json")
+            guard case .array(let examples)? = schema["examples"] else {
+                Issue.record("api/\(name) has no examples")
+                continue
+            }
+            for example in examples { #expect(catalog.validateRequest(name, example) == []) }
+        }
+    }
+
+    @Test("the bundled schemas are the files in Schemas/")
+    func bundledCatalogMatchesFiles() throws {
+        for type in EventType.allCases {
+            let bundled = try #require(FileManager.default.contents(atPath: SchemaCatalog.bundledDirectory.appendingPathComponent(type.schemaPath).path))
+            let source = try #require(FileManager.default.contents(atPath: Self.schemasDirectory.appendingPathComponent(type.schemaPath).path))
+            #expect(bundled == source)
+        }
+    }
+
+    @Test("every schema file is used by an event type, the envelope or a request")
+    func noOrphanSchemaFiles() throws {
+        let known = Set(EventType.allCases.map(\.schemaPath) + ["envelope.v1.schema.json"] + catalog.requests.keys.map { "api/\($0).schema.json" })
+        let enumerator = FileManager.default.enumerator(atPath: Self.schemasDirectory.path)!
+        for case let path as String in enumerator where path.hasSuffix(".schema.json") {
+            #expect(known.contains(path), "\(path) belongs to no event type")
+        }
+    }
+
+    static func decodePayload<P: EventPayload>(_ type: P.Type, _ data: Data) throws {
+        _ = try CaretideJSON.makeDecoder().decode(P.self, from: data)
+    }
+}
