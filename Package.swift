@@ -71,16 +71,26 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // Shared by the test targets: the tests' own PostgreSQL, an in-process stack, HTTP and Kafka probes.
+        .target(name: "CaretideTestSupport", dependencies: [
+            "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideSchemas",
+            "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], path: "Tests/CaretideTestSupport"),
         .testTarget(name: "CaretideSchemasTests", dependencies: ["CaretideSchemas"]),
         .testTarget(name: "CaretideDomainTests", dependencies: [
             "CaretideDomain",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
-        .testTarget(name: "CaretideKafkaTests", dependencies: ["CaretideKafka"]),
-        .testTarget(name: "CaretideStoreTests", dependencies: ["CaretideStore", "CaretideLocalStack"]),
+        .testTarget(name: "CaretideKafkaTests", dependencies: ["CaretideKafka", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "CaretideStoreTests", dependencies: [
+            "CaretideStore", "CaretideTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+        ]),
+        .testTarget(name: "CaretideRuntimeTests", dependencies: ["CaretideRuntime"]),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideSchemas",
+            "CaretideTestSupport", "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideSchemas",
             "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
     ]
 )

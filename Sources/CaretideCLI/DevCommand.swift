@@ -65,6 +65,12 @@ struct DevCommand: AsyncParsableCommand {
             childEnvironment["HTTP_HOST"] = "127.0.0.1"
             childEnvironment["HTTP_PORT"] = String(port)
             childEnvironment["CARETIDE_EXIT_WITH_PARENT"] = "1"
+            if broker != nil {
+                // The mock cluster notices a dead group member only after the session timeout; keep it short so a
+                // restarted service resumes within seconds rather than 45 s.
+                childEnvironment["KAFKA_SESSION_TIMEOUT_MS"] = childEnvironment["KAFKA_SESSION_TIMEOUT_MS"] ?? "6000"
+                childEnvironment["KAFKA_HEARTBEAT_INTERVAL_MS"] = childEnvironment["KAFKA_HEARTBEAT_INTERVAL_MS"] ?? "1000"
+            }
             let child = ServiceProcess(name: name, executable: binaries.appendingPathComponent(name), environment: childEnvironment)
             try child.start()
             startedChildren.append((key, child, "http://127.0.0.1:\(port)"))
@@ -105,7 +111,7 @@ struct DevCommand: AsyncParsableCommand {
             group.addTask {
                 while true {
                     if let dead = children.first(where: { !$0.process.isRunning }) {
-                        return .failed("\(dead.process.name) exited with status \(dead.process.exitStatus ?? -1)")
+                        return .failed("\(dead.process.name) exited with status \(dead.process.exitCode ?? -1)")
                     }
                     try? await Task.sleep(for: .milliseconds(200))
                     if Task.isCancelled { return .interrupted }
@@ -153,7 +159,7 @@ struct DevCommand: AsyncParsableCommand {
             group.addTask {
                 while !Task.isCancelled {
                     if let dead = children.first(where: { !$0.process.isRunning }) {
-                        return "\(dead.process.name) exited with status \(dead.process.exitStatus ?? -1)"
+                        return "\(dead.process.name) exited with status \(dead.process.exitCode ?? -1)"
                     }
                     try? await Task.sleep(for: .milliseconds(500))
                 }

@@ -55,14 +55,13 @@ public struct KafkaPartitionLag: Sendable, Hashable {
     /// Offset of the next message the application will receive from this partition.
     public var position: Int64
     /// `highWatermark - position`, never negative.
-    public var lag: Int64
+    public var lag: Int64 { max(0, highWatermark - position) }
 
     public init(topic: String, partition: Int32, highWatermark: Int64, position: Int64) {
         self.topic = topic
         self.partition = partition
         self.highWatermark = highWatermark
         self.position = position
-        self.lag = max(0, highWatermark - position)
     }
 }
 

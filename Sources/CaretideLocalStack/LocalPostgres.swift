@@ -54,6 +54,15 @@ public final class LocalPostgres: Sendable {
         _ = try? await pgTool("pg_ctl", ["-D", dataDirectory.path, "-m", "fast", "-w", "-t", "30", "stop"])
     }
 
+    /// Stops the server at once and blocks until it is gone (immediate shutdown); for `atexit` handlers.
+    public func stopBlocking() {
+        let pgCtl = binDirectory.appendingPathComponent("pg_ctl").path
+        let arguments = ["-D", dataDirectory.path, "-m", "immediate", "-w", "stop"]
+        _ = runAsPostgresUser
+            ? Subprocess.runBlocking("/sbin/runuser", ["-u", "postgres", "--", pgCtl] + arguments)
+            : Subprocess.runBlocking(pgCtl, arguments)
+    }
+
     /// Creates a database unless it exists.
     public func createDatabase(_ name: String) async throws {
         precondition(name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }, "database names here are generated identifiers")

@@ -1,44 +1,76 @@
 import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// One service started as a child process by `caretide dev` (or a test), with its own environment.
-public final class ServiceProcess: @unchecked Sendable {
-    // `process` is only touched from the owning task; Foundation's Process is not Sendable.
+/// A long-running child process (a service started by `caretide dev`, or by a test), spawned with posix_spawn and
+/// reaped with waitpid. Its output goes to this process's standard output and error.
+public final class ServiceProcess: Sendable {
     public let name: String
-    let process: Process
+    let executable: URL
+    let environment: [String: String]
+    let arguments: [String]
+    private let state = Mutex<(pid: pid_t?, exitCode: Int32?)>((nil, nil))
 
-    public init(name: String, executable: URL, environment: [String: String]) {
+    public init(name: String, executable: URL, arguments: [String] = [], environment: [String: String]) {
         self.name = name
-        process = Process()
-        process.executableURL = executable
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
+        self.executable = executable
+        self.arguments = arguments
+        self.environment = environment
     }
 
-    public func start() throws { try process.run() }
+    public func start() throws {
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw Subprocess.Failure(command: executable.path, status: 127, output: "not found; build it first (swift build)")
+        }
+        let pid = try Subprocess.spawn(executable.path, arguments, environment: environment, outputPath: nil)
+        state.withLock { $0 = (pid, nil) }
+    }
 
-    public var isRunning: Bool { process.isRunning }
-    public var pid: Int32 { process.processIdentifier }
-    public var exitStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
+    public var pid: pid_t? { state.withLock { $0.pid } }
+
+    /// Whether the process still runs; reaps it (once) when it has exited.
+    public var isRunning: Bool { exitCode == nil && pid != nil }
+
+    /// The exit code once the process has ended (128 + signal when a signal ended it), else nil.
+    public var exitCode: Int32? {
+        state.withLock { state in
+            if let code = state.exitCode { return code }
+            guard let pid = state.pid else { return nil }
+            var status: Int32 = 0
+            guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+            state.exitCode = Subprocess.exitCode(status)
+            return state.exitCode
+        }
+    }
+
+    public func signal(_ number: Int32) {
+        if isRunning, let pid { kill(pid, number) }
+    }
+
+    /// Waits until the process exits or `timeout` passes; returns whether it exited.
+    @discardableResult
+    public func waitForExit(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return !isRunning
+    }
 
     /// SIGTERM, wait up to `grace`, then SIGKILL: the service gets the chance to finish in-flight work and commit.
     public func stop(grace: Duration = .seconds(20)) async {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = ContinuousClock.now + grace
-        while process.isRunning, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        guard isRunning else { return }
+        signal(SIGTERM)
+        if await waitForExit(timeout: grace) { return }
+        killHard()
     }
 
-    /// Ends the process at once, as a crash would (tests of recovery).
+    /// Ends the process at once, as a crash would (recovery tests).
     public func killHard() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        signal(SIGKILL)
+        while isRunning { usleep(10_000) }
     }
 
     /// The directory holding the built executables: the one this program runs from.

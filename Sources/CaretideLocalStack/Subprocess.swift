@@ -31,13 +31,18 @@ public enum Subprocess {
         return Result(status: status, output: text)
     }
 
-    private static func spawn(_ executable: String, _ arguments: [String], environment: [String: String], outputPath: String) throws -> pid_t {
+    /// Starts a program with posix_spawn. Standard input is /dev/null; output goes to `outputPath`, or is inherited
+    /// when nil. Descriptors above 2 are closed in the child, so no daemon it starts can hold ours open.
+    static func spawn(_ executable: String, _ arguments: [String], environment: [String: String], outputPath: String?) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if let outputPath {
+            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
+        markDescriptorsCloseOnExec()
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -50,15 +55,41 @@ public enum Subprocess {
         return pid
     }
 
+    /// Sets close-on-exec on every open descriptor above 2, so a child (and any daemon it starts) inherits none of
+    /// ours. glibc's posix_spawn_file_actions_addclosefrom_np would do this in the child but is not visible to Swift.
+    private static func markDescriptorsCloseOnExec() {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
+        for entry in entries {
+            guard let descriptor = Int32(entry), descriptor > 2 else { continue }
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
+        }
+    }
+
+    /// The exit status as a shell reports it: the code, or 128 + the signal number.
+    static func exitCode(_ status: Int32) -> Int32 {
+        // WIFEXITED / WEXITSTATUS, spelled out because the C macros are not imported.
+        (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
+    /// Runs a program and blocks the calling thread until it exits; for `atexit` handlers, which cannot await.
+    public static func runBlocking(_ executable: String, _ arguments: [String]) -> Int32 {
+        let outputPath = "/dev/null"
+        guard let pid = try? spawn(executable, arguments, environment: ProcessInfo.processInfo.environment, outputPath: outputPath) else {
+            return -1
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return status
+    }
+
     /// Waits for the child on a thread outside Swift's cooperative pool.
     private static func waitForExit(_ pid: pid_t) async -> Int32 {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var status: Int32 = 0
                 while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-                // WIFEXITED / WEXITSTATUS, spelled out because the C macros are not imported.
-                let exited = (status & 0x7f) == 0
-                continuation.resume(returning: exited ? (status >> 8) & 0xff : 128 + (status & 0x7f))
+                continuation.resume(returning: exitCode(status))
             }
         }
     }

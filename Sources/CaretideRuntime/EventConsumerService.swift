@@ -51,7 +51,7 @@ public final class EventConsumerService: Service, Sendable {
 
     public func run() async throws {
         try await withGracefulShutdownHandler {
-            try await readiness.waitUntilMigrated()
+            guard await readiness.waitUntilMigrated(unless: { stopping.load(ordering: .acquiring) }) else { return }
             let consumer = try KafkaConsumer(
                 configuration: kafka, groupID: "caretide-\(name)", topics: topics.map(\.name), logger: logger)
             started.store(true, ordering: .releasing)

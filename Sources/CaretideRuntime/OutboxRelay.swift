@@ -37,9 +37,9 @@ public final class OutboxRelay: Service, Sendable {
     /// Tells the relay that a transaction just committed outbox rows, so it publishes without waiting for its timer.
     public func wake() { pending.store(true, ordering: .releasing) }
 
-    public func run() async throws {
-        try await withGracefulShutdownHandler {
-            try await readiness.waitUntilMigrated()
+    public func run() async {
+        await withGracefulShutdownHandler {
+            guard await readiness.waitUntilMigrated(unless: { stopping.load(ordering: .acquiring) }) else { return }
             var backoff = Backoff()
             while !stopping.load(ordering: .acquiring) {
                 do {

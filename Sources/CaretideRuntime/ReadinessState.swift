@@ -10,11 +10,14 @@ public final class ReadinessState: Sendable {
 
     public func markMigrated() { migrated.store(true, ordering: .releasing) }
 
-    /// Returns once the schema is migrated. Polls briefly rather than parking a continuation, so that cancellation
-    /// (shutdown before the database ever came up) ends the wait at once.
-    public func waitUntilMigrated() async throws {
+    /// Returns true once the schema is migrated, or false as soon as `stopping` says the service is shutting down
+    /// (shutdown before the database ever came up). Polls briefly rather than parking a continuation that shutdown
+    /// could strand.
+    public func waitUntilMigrated(unless stopping: () -> Bool) async -> Bool {
         while !isMigrated {
-            try await Task.sleep(for: .milliseconds(50))
+            if stopping() || Task.isCancelled { return false }
+            try? await Task.sleep(for: .milliseconds(50))
         }
+        return true
     }
 }

@@ -24,9 +24,16 @@ public final class Database: Service, Sendable {
     }
 
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
+    ///
+    /// Errors come out as they were thrown: PostgresNIO wraps them in `PostgresTransactionError`, which would hide a
+    /// refusal (an HTTP 409, an unprocessable event) or a transient failure from the caller that must tell them apart.
     public func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await client.withTransaction(logger: logger) { connection in
-            try await body(connection)
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await body(connection)
+            }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
         }
     }
 

@@ -1,5 +1,6 @@
 import CaretideSchemas
 import Foundation
+import Testing
 
 /// One sample value per event type, type-erased so tests can iterate them.
 struct EventSample: Sendable, CustomTestStringConvertible {

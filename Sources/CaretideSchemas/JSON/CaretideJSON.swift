@@ -41,7 +41,7 @@ public enum CaretideJSON {
 /// locale-free and fast. Output is UTC with milliseconds: `2026-11-22T08:30:00.000Z`.
 public enum Timestamp {
     public static func format(_ date: Date) -> String {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())  // nearest: Double cannot hold most milliseconds exactly
         let (days, millisecondOfDay) = totalMilliseconds.floorDivided(by: 86_400_000)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         let seconds = millisecondOfDay / 1000

@@ -1,0 +1,114 @@
+import CaretideKafka
+import Foundation
+import Testing
+
+@Suite struct BrokerFaultTests {
+    /// librdkafka keeps retrying while the leader is unreachable and fails the message only when
+    /// `message.timeout.ms` expires (`_MSG_TIMED_OUT`, retriable). Once the broker is back, sends succeed.
+    @Test func sendFailsAfterMessageTimeoutWhileBrokerIsDownAndRecovers() async throws {
+        let broker = try EmbeddedBroker(logger: TestSupport.logger)
+        let topic = TestSupport.uniqueName("down")
+        try broker.createTopic(topic, partitions: 1)
+        let producer = try KafkaProducer(
+            configuration: TestSupport.configuration(broker, ["message.timeout.ms": "1500", "reconnect.backoff.max.ms": "200"]),
+            logger: TestSupport.logger
+        )
+        try await producer.send(OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("before")))
+
+        broker.setAllBrokersDown()
+        await #expect {
+            try await withTimeout(.seconds(8)) {
+                try await producer.send(OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("while down")))
+            }
+        } throws: { error in
+            guard let error = error as? KafkaError else { return false }
+            return error.code == .delivery && error.isRetriable && error.librdkafkaErrorName == "_MSG_TIMED_OUT"
+        }
+
+        broker.setAllBrokersUp()
+        try await withTimeout(.seconds(8)) {
+            try await producer.send(OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("after")))
+        }
+        await producer.shutdown()
+    }
+
+    /// A send issued while the broker is down waits (librdkafka retries) and succeeds when it comes
+    /// back within `message.timeout.ms`.
+    @Test func sendWaitsWhileBrokerIsDownAndSucceedsWhenItIsBackUp() async throws {
+        let broker = try EmbeddedBroker(brokerCount: 1, logger: TestSupport.logger)
+        let topic = TestSupport.uniqueName("down-up")
+        try broker.createTopic(topic, partitions: 1)
+        let producer = try KafkaProducer(
+            configuration: TestSupport.configuration(broker, ["message.timeout.ms": "8000", "reconnect.backoff.max.ms": "200"]),
+            logger: TestSupport.logger
+        )
+        try await producer.send(OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("before")))
+
+        broker.setBrokerDown(1)
+        let pending = Task {
+            try await producer.send(OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("during")))
+        }
+        try await Task.sleep(for: .milliseconds(700))
+        broker.setBrokerUp(1)
+        try await withTimeout(.seconds(9)) { try await pending.value }
+        await producer.shutdown()
+
+        let consumer = try KafkaConsumer(
+            configuration: TestSupport.consumerConfiguration(broker),
+            groupID: TestSupport.uniqueName("group"),
+            topics: [topic],
+            logger: TestSupport.logger
+        )
+        let received = try await TestSupport.receive(2, from: consumer)
+        await consumer.close()
+        #expect(received.map { TestSupport.text($0.value) } == ["before", "during"])
+    }
+}
+
+@Suite struct KcatInteroperabilityTests {
+    @Test func kcatReadsWhatOurProducerSent() async throws {
+        let broker = try EmbeddedBroker(logger: TestSupport.logger)
+        let topic = TestSupport.uniqueName("to-kcat")
+        try broker.createTopic(topic, partitions: 1)
+        let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
+        try await producer.send(OutgoingMessage(
+            topic: topic,
+            key: "patient-7",
+            value: TestSupport.bytes(#"{"systolic":141}"#),
+            headers: ["event-type": "vital.recorded"]
+        ))
+        await producer.shutdown()
+
+        let result = try await runProcess(["kcat", "-C", "-b", broker.bootstrapServers, "-t", topic, "-c", "1", "-e", "-J", "-q"])
+        #expect(result.status == 0, "kcat failed: \(result.standardError)")
+        let line = try #require(result.standardOutput.split(separator: "\n").first)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(json["topic"] as? String == topic)
+        #expect(json["key"] as? String == "patient-7")
+        #expect(json["payload"] as? String == #"{"systolic":141}"#)
+        #expect(json["headers"] as? [String] == ["event-type", "vital.recorded"])
+    }
+
+    @Test func ourConsumerReadsWhatKcatProduced() async throws {
+        let broker = try EmbeddedBroker(logger: TestSupport.logger)
+        let topic = TestSupport.uniqueName("from-kcat")
+        try broker.createTopic(topic, partitions: 1)
+        let result = try await runProcess(
+            ["kcat", "-P", "-b", broker.bootstrapServers, "-t", topic, "-K", ":", "-H", "source=kcat"],
+            input: "patient-1:first\npatient-2:second\n"
+        )
+        #expect(result.status == 0, "kcat failed: \(result.standardError)")
+
+        let consumer = try KafkaConsumer(
+            configuration: TestSupport.consumerConfiguration(broker),
+            groupID: TestSupport.uniqueName("group"),
+            topics: [topic],
+            logger: TestSupport.logger
+        )
+        let received = try await TestSupport.receive(2, from: consumer)
+        await consumer.close()
+        #expect(received.map(\.key) == ["patient-1", "patient-2"])
+        #expect(received.map { TestSupport.text($0.value) } == ["first", "second"])
+        #expect(received.allSatisfy { $0.headers == ["source": "kcat"] })
+    }
+}

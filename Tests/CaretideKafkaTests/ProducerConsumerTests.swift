@@ -1,0 +1,311 @@
+import CaretideKafka
+import Foundation
+import Testing
+
+@Suite struct ProducerConsumerTests {
+    @Test func sendAwaitsAckAndConsumerReceivesKeyValueAndHeaders() async throws {
+        let broker = try EmbeddedBroker(logger: TestSupport.logger)
+        let topic = TestSupport.uniqueName("roundtrip")
+        try broker.createTopic(topic, partitions: 1)
+
+        let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
+        let value: [UInt8] = [0, 1, 2, 0xFF, 0x7F, 0]
+        try await producer.send(OutgoingMessage(
+            topic: topic,
+            key: "patient-42",
+            value: value,
+            headers: ["event-type": "vital.recorded", "schema-version": "1", "empty": ""]
+        ))
+        await producer.shutdown()
+
+        let consumer = try KafkaConsumer(
+            configuration: TestSupport.consumerConfiguration(broker),
+            groupID: TestSupport.uniqueName("group"),
+            topics: [topic],
+            logger: TestSupport.logger
+        )
+        let received = try await TestSupport.receive(1, from: consumer)
+        await consumer.close()
+
+        let message = try #require(received.first)
+        #expect(message.topic == topic)
+        #expect(message.partition == 0)
+        #expect(message.offset == 0)
+        #expect(message.key == "patient-42")
+        #expect(message.value == value)
+        #expect(message.headers == ["event-type": "vital.recorded", "schema-version": "1", "empty": ""])
+        #expect(message.timestamp != nil)
+    }
+
+    @Test func messagesWithoutKeyOrHeadersAndEmptyValue() async throws {
+        let broker = try EmbeddedBroker(logger: TestSupport.logger)
+        let topic = TestSupport.uniqueName("bare")
+        try broker.createTopic(topic, partitions: 1)
+        let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
+        try await producer.send([
+            OutgoingMessage(topic: topic, value: TestSupport.bytes("no key")),
+            OutgoingMessage(topic: topic, key: "k", value: []),
+        ])
+        await producer.shutdown()
+
+        let consumer = try KafkaConsumer(
+            configuration: TestSupport.consumerConfiguration(broker),
+            groupID: TestSupport.uniqueName("group"),
+            topics: [topic],
+            logger: TestSupport.logger
+        )
+        let received = try await TestSupport.receive(2, from: consumer)
+        await consumer.close()
+        #expect(received.map(\.key) == [nil, "k"])
+        #expect(received.map(\.value) == [TestSupport.bytes("no key"), []])
+        #expect(received.allSatisfy { $0.headers.isEmpty })
+    }
+
+    @Test func messagesWithTheSameKeyKeepTheirOrderInOnePartition() async throws {
+        let broker = try EmbeddedBroker(brokerCount: 3, logger: TestSupport.logger)
+        let topic = TestSupport.uniqueName("ordering")
+        try broker.createTopic(topic, partitions: 4)
+        let producer = try KafkaProducer(
+            configuration: TestSupport.configuration(broker, ["linger.ms": "5"]),
+            logger: TestSupport.logger
+        )
+        let keys = ["patient-a", "patient-b", "patient-c", "patient-d", "patient-e"]
+        var outgoing: [OutgoingMessage] = []
+        for sequence in 0..<20 {
+            for key in keys {
+                outgoing.append(OutgoingMessage(topic: topic, key: key, value: TestSupport.bytes("\(sequence)")))
+            }
+        }
+        try await producer.send(outgoing)
+        await producer.shutdown()
+
+        let consumer = try KafkaConsumer(
+            configuration: TestSupport.consumerConfiguration(broker),
+            groupID: TestSupport.uniqueName("group"),
+            topics: [topic],
+            logger: TestSupport.logger
+        )
+        let received = try await TestSupport.receive(outgoing.count, from: consumer)
+        await consumer.close()
+
+        for key in keys {
+            let forKey = received.filter { $0.key == key }
+            #expect(forKey.map { TestSupport.text($0.value) } == (0..<20).map(String.init))
+            #expect(Set(forKey.map(\.partition)).count == 1)
+            #expect(forKey.map(\.offset) == forKey.map(\.offset).sorted())
+        }
+        // Five keys over four partitions: at least two partitions are used.
+        #expect(Set(received.map(\.partition)).count >= 2)
+    }
+
+    @Test func sendWithoutWaitingIsDeliveredByShutdownFlush() async throws {
+        let broker = try EmbeddedBroker(logger: TestSupport.logger)
+        let topic = TestSupport.uniqueName("fire-and-forget")
+        try broker.createTopic(topic, partitions: 2)
+        let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
+        for index in 0..<50 {
+            try producer.sendWithoutWaiting(OutgoingMessage(topic: topic, key: "k\(index % 7)", value: TestSupport.bytes("\(index)")))
+        }
+        await producer.shutdown()
+
+        // A producer dropped without shutdown() flushes in the background before it is destroyed.
+        do {
+            let dropped = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
+            try dropped.sendWithoutWaiting(OutgoingMessage(topic: topic, key: "dropped", value: TestSupport.bytes("50")))
+        }
+
+        let consumer = try KafkaConsumer(
+            configuration: TestSupport.consumerConfiguration(broker),
+            groupID: TestSupport.uniqueName("group"),
+            topics: [topic],
+            logger: TestSupport.logger
+        )
+        let received = try await TestSupport.receive(51, from: consumer)
+        await consumer.close()
+        #expect(Set(received.map { TestSupport.text($0.value) }) == Set((0...50).map(String.init)))
+    }
+
+    @Test func fullLocalQueueIsRetriedByAwaitingSends() async throws {
+        let broker = try EmbeddedBroker(logger: TestSupport.logger)
+        let topic = TestSupport.uniqueName("queue-full")
+        try broker.createTopic(topic, partitions: 1)
+        let producer = try KafkaProducer(
+            configuration: TestSupport.configuration(broker, ["queue.buffering.max.messages": "4"]),
+            logger: TestSupport.logger
+        )
+        try await producer.send((0..<40).map { OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("\($0)")) })
+        await producer.shutdown()
+    }
+
+    @Test func fullLocalQueueMakesSendWithoutWaitingThrowARetriableError() async throws {
+        let broker = try EmbeddedBroker(logger: TestSupport.logger)
+        let topic = TestSupport.uniqueName("queue-full-nowait")
+        try broker.createTopic(topic, partitions: 1)
+        broker.setAllBrokersDown()
+        let producer = try KafkaProducer(
+            configuration: TestSupport.configuration(broker, ["queue.buffering.max.messages": "4"]),
+            logger: TestSupport.logger
+        )
+        for index in 0..<4 {
+            try producer.sendWithoutWaiting(OutgoingMessage(topic: topic, value: TestSupport.bytes("\(index)")))
+        }
+        #expect {
+            try producer.sendWithoutWaiting(OutgoingMessage(topic: topic, value: TestSupport.bytes("4")))
+        } throws: { error in
+            guard let error = error as? KafkaError else { return false }
+            return error.code == .producer && error.isRetriable && error.librdkafkaErrorName == "_QUEUE_FULL"
+        }
+        // Queued messages that cannot be delivered are purged after the flush timeout.
+        await producer.shutdown(timeout: .milliseconds(200))
+    }
+
+    @Test func committedMessagesAreNotRedeliveredUncommittedOnesAre() async throws {
+        let broker = try EmbeddedBroker(logger: TestSupport.logger)
+        let topic = TestSupport.uniqueName("commit")
+        let group = TestSupport.uniqueName("group")
+        try broker.createTopic(topic, partitions: 1)
+        let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
+        try await producer.send((0..<6).map { OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("m\($0)")) })
+        await producer.shutdown()
+
+        let first = try KafkaConsumer(
+            configuration: TestSupport.consumerConfiguration(broker),
+            groupID: group,
+            topics: [topic],
+            logger: TestSupport.logger
+        )
+        let all = try await TestSupport.receive(6, from: first)
+        #expect(all.map(\.offset) == Array(0..<6))
+        // Commit m0...m2 (in any order: only the highest per partition counts).
+        try await first.commit([all[2], all[0], all[1]], wait: true)
+        await first.close()
+
+        let second = try KafkaConsumer(
+            configuration: TestSupport.consumerConfiguration(broker),
+            groupID: group,
+            topics: [topic],
+            logger: TestSupport.logger
+        )
+        let redelivered = try await TestSupport.receive(3, from: second)
+        #expect(redelivered.map(\.offset) == [3, 4, 5])
+        #expect(redelivered.map { TestSupport.text($0.value) } == ["m3", "m4", "m5"])
+        await second.close()
+    }
+
+    @Test func asynchronousCommitIsCompletedByClose() async throws {
+        let broker = try EmbeddedBroker(logger: TestSupport.logger)
+        let topic = TestSupport.uniqueName("commit-async")
+        let group = TestSupport.uniqueName("group")
+        try broker.createTopic(topic, partitions: 1)
+        let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
+        try await producer.send((0..<3).map { OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("m\($0)")) })
+
+        let first = try KafkaConsumer(
+            configuration: TestSupport.consumerConfiguration(broker),
+            groupID: group,
+            topics: [topic],
+            logger: TestSupport.logger
+        )
+        let received = try await TestSupport.receive(3, from: first)
+        try await first.commit(received, wait: false)
+        await first.close()
+
+        try await producer.send(OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("m3")))
+        await producer.shutdown()
+        let second = try KafkaConsumer(
+            configuration: TestSupport.consumerConfiguration(broker),
+            groupID: group,
+            topics: [topic],
+            logger: TestSupport.logger
+        )
+        let next = try await TestSupport.receive(1, from: second)
+        await second.close()
+        #expect(next.map(\.offset) == [3])
+        #expect(next.map { TestSupport.text($0.value) } == ["m3"])
+    }
+
+    @Test func lagReportsPendingMessages() async throws {
+        let broker = try EmbeddedBroker(logger: TestSupport.logger)
+        let topic = TestSupport.uniqueName("lag")
+        try broker.createTopic(topic, partitions: 1)
+        let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
+        try await producer.send((0..<10).map { OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("\($0)")) })
+        await producer.shutdown()
+
+        let consumer = try KafkaConsumer(
+            configuration: TestSupport.consumerConfiguration(broker),
+            groupID: TestSupport.uniqueName("group"),
+            topics: [topic],
+            logger: TestSupport.logger
+        )
+        _ = try await TestSupport.receive(4, from: consumer)
+        let lag = consumer.lag()
+        #expect(lag == [KafkaPartitionLag(topic: topic, partition: 0, highWatermark: 10, position: 4)])
+        #expect(lag.totalLag == 6)
+
+        _ = try await TestSupport.receive(6, from: consumer)
+        #expect(consumer.lag().totalLag == 0)
+        await consumer.close()
+        #expect(consumer.lag().isEmpty)
+    }
+
+    @Test func closeEndsIterationAndLaterCallsFailAsClosed() async throws {
+        let broker = try EmbeddedBroker(logger: TestSupport.logger)
+        let topic = TestSupport.uniqueName("close")
+        try broker.createTopic(topic, partitions: 1)
+        let consumer = try KafkaConsumer(
+            configuration: TestSupport.consumerConfiguration(broker),
+            groupID: TestSupport.uniqueName("group"),
+            topics: [topic],
+            logger: TestSupport.logger
+        )
+        // An idle iteration is waiting when close() arrives.
+        let iteration = Task {
+            var count = 0
+            for try await _ in consumer.messages { count += 1 }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        await consumer.close()
+        await consumer.close()  // idempotent
+        let count = try await withTimeout(.seconds(5)) { try await iteration.value }
+        #expect(count == 0)
+
+        let message = IncomingMessage(topic: topic, partition: 0, offset: 0, value: [])
+        await #expect(throws: KafkaError.self) { try await consumer.commit([message], wait: true) }
+        var iterator = consumer.messages.makeAsyncIterator()
+        #expect(try await iterator.next() == nil)
+
+        let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
+        await producer.shutdown()
+        await producer.shutdown()  // idempotent
+        await #expect {
+            try await producer.send(OutgoingMessage(topic: topic, value: []))
+        } throws: { error in
+            (error as? KafkaError)?.code == .closed
+        }
+        #expect(throws: KafkaError.self) { try producer.sendWithoutWaiting(OutgoingMessage(topic: topic, value: [])) }
+    }
+
+    @Test func cancellingTheIteratingTaskEndsIteration() async throws {
+        let broker = try EmbeddedBroker(logger: TestSupport.logger)
+        let topic = TestSupport.uniqueName("cancel")
+        try broker.createTopic(topic, partitions: 1)
+        let consumer = try KafkaConsumer(
+            configuration: TestSupport.consumerConfiguration(broker),
+            groupID: TestSupport.uniqueName("group"),
+            topics: [topic],
+            logger: TestSupport.logger
+        )
+        let iteration = Task {
+            var count = 0
+            for try await _ in consumer.messages { count += 1 }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        iteration.cancel()
+        let count = try await withTimeout(.seconds(3)) { try await iteration.value }
+        #expect(count == 0)
+        await consumer.close()
+    }
+}

@@ -1,0 +1,127 @@
+import CaretideKafka
+import Foundation
+import Logging
+
+enum TestSupport {
+    /// Set `CARETIDE_KAFKA_TEST_LOG=debug` (or trace) to see the layer's logs.
+    static let logger: Logger = {
+        var logger = Logger(label: "caretide.kafka.tests")
+        let level = ProcessInfo.processInfo.environment["CARETIDE_KAFKA_TEST_LOG"].flatMap(Logger.Level.init(rawValue:))
+        logger.logLevel = level ?? .warning
+        return logger
+    }()
+
+    /// A topic (or group) name no other test uses.
+    static func uniqueName(_ prefix: String) -> String {
+        "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())"
+    }
+
+    static func configuration(_ broker: EmbeddedBroker, _ properties: [String: String] = [:]) -> KafkaConfiguration {
+        // Bounded delivery so that a broken test fails instead of hanging.
+        var all = ["message.timeout.ms": "5000"]
+        all.merge(properties) { _, new in new }
+        return KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: all)
+    }
+
+    static func consumerConfiguration(_ broker: EmbeddedBroker, _ properties: [String: String] = [:]) -> KafkaConfiguration {
+        // librdkafka 2.0.2's mock coordinator waits a fixed 3 s on a group's first join and
+        // `session.timeout.ms - 1 s` for members to rejoin after the last one left. The session must
+        // outlast the 3 s first join (or the member times out while joining); 3.5 s keeps rejoins short.
+        var all = ["session.timeout.ms": "3500", "heartbeat.interval.ms": "500"]
+        all.merge(properties) { _, new in new }
+        return KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: all)
+    }
+
+    static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+    static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Reads exactly `count` messages, failing after `timeout`.
+    static func receive(
+        _ count: Int,
+        from consumer: KafkaConsumer,
+        timeout: Duration = .seconds(8)
+    ) async throws -> [IncomingMessage] {
+        try await withTimeout(timeout) {
+            var received: [IncomingMessage] = []
+            guard count > 0 else { return received }
+            for try await message in consumer.messages {
+                received.append(message)
+                if received.count == count { break }
+            }
+            return received
+        }
+    }
+}
+
+struct TestTimeout: Error, CustomStringConvertible {
+    var duration: Duration
+    var description: String { "Timed out after \(duration)" }
+}
+
+/// Runs `operation`, throwing ``TestTimeout`` (and cancelling it) after `duration`.
+func withTimeout<T: Sendable>(
+    _ duration: Duration,
+    _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(for: duration)
+            throw TestTimeout(duration: duration)
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}
+
+/// Runs a command (kcat) with optional standard input; kills it after `timeout`.
+struct ProcessResult: Sendable {
+    var status: Int32
+    var standardOutput: String
+    var standardError: String
+}
+
+func runProcess(_ arguments: [String], input: String? = nil, timeout: Duration = .seconds(10)) async throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    let output = Pipe()
+    let errors = Pipe()
+    let inputPipe = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = inputPipe
+
+    let exited = AsyncStream<Int32>.makeStream()
+    process.terminationHandler = { process in
+        exited.continuation.yield(process.terminationStatus)
+        exited.continuation.finish()
+    }
+    try process.run()
+    if let input {
+        inputPipe.fileHandleForWriting.write(Data(input.utf8))
+    }
+    try inputPipe.fileHandleForWriting.close()
+
+    // Drain the pipes while the process runs (outputs are small).
+    let readOutput = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
+    let readErrors = Task.detached { errors.fileHandleForReading.readDataToEndOfFile() }
+
+    let pid = process.processIdentifier
+    let status: Int32
+    do {
+        status = try await withTimeout(timeout) {
+            var iterator = exited.stream.makeAsyncIterator()
+            return await iterator.next() ?? -1
+        }
+    } catch {
+        kill(pid, SIGKILL)
+        throw error
+    }
+    process.terminationHandler = nil
+    return ProcessResult(
+        status: status,
+        standardOutput: String(decoding: await readOutput.value, as: UTF8.self),
+        standardError: String(decoding: await readErrors.value, as: UTF8.self)
+    )
+}

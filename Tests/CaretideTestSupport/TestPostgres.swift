@@ -1,0 +1,51 @@
+import CaretideLocalStack
+import CaretideStore
+import Foundation
+import Logging
+
+/// One private PostgreSQL cluster per test process (Debian's binaries, started by the tests themselves), and a fresh
+/// database per test so that tests never see each other's rows. The cluster is stopped when the process exits.
+public enum TestPostgres {
+    private static let shared = Task<LocalPostgres, any Error> {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-tests-\(getpid())")
+        try? FileManager.default.removeItem(at: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // World-traversable so that the postgres system user can reach its data directory when tests run as root.
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        let server = try await LocalPostgres.start(in: directory, fsync: false, logger: TestLogging.logger("postgres"))
+        StopAtExit.register(server, directory: directory)
+        return server
+    }
+
+    /// A new, empty database on the shared cluster.
+    public static func freshDatabase() async throws -> DatabaseConfiguration {
+        let server = try await shared.value
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        try await server.createDatabase(String(name))
+        return server.configuration(database: String(name))
+    }
+}
+
+/// Stops the shared cluster when the test process exits, so no server outlives the tests.
+private enum StopAtExit {
+    nonisolated(unsafe) static var server: LocalPostgres?
+    nonisolated(unsafe) static var root: URL?
+
+    static func register(_ server: LocalPostgres, directory: URL) {
+        StopAtExit.server = server
+        root = directory
+        atexit {
+            StopAtExit.server?.stopBlocking()
+            if let root = StopAtExit.root { try? FileManager.default.removeItem(at: root) }
+        }
+    }
+}
+
+public enum TestLogging {
+    /// Quiet by default; `CARETIDE_TEST_LOG=debug` shows the services' logs.
+    public static func logger(_ label: String) -> Logger {
+        var logger = Logger(label: "caretide.tests.\(label)")
+        logger.logLevel = ProcessInfo.processInfo.environment["CARETIDE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        return logger
+    }
+}

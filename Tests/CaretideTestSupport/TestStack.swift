@@ -1,0 +1,100 @@
+import CaretideKafka
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import DiagnosisService
+import Foundation
+import IngestService
+import Logging
+import NotificationService
+import ScoringService
+import ServiceLifecycle
+
+/// An embedded broker with Caretide's topics, a fresh database, and any of the services running in-process, each on
+/// its own loopback port. `shutdown()` stops them gracefully, as SIGTERM would.
+public final class TestStack: Sendable {
+    public let broker: EmbeddedBroker
+    public let database: DatabaseConfiguration
+    public let kafka: KafkaConfiguration
+    let running: [RunningService]
+
+    public struct RunningService: Sendable {
+        public let name: String
+        public let baseURL: String
+        public let assembly: ServiceAssembly
+        let task: Task<Void, any Error>
+    }
+
+    /// Consumer settings that suit librdkafka's mock coordinator: its first join waits 3 s, and a member that died
+    /// is noticed after the session timeout, so both are kept short.
+    public static let consumerProperties = ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "message.timeout.ms": "10000"]
+
+    public static func start(_ definitions: [ServiceDefinition], partitions: Int = 3) async throws -> TestStack {
+        let broker = try EmbeddedBroker(logger: TestLogging.logger("broker"))
+        for topic in Topic.allCases { try broker.createTopic(topic.name, partitions: partitions) }
+        let database = try await TestPostgres.freshDatabase()
+        let kafka = KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: consumerProperties)
+        var running: [RunningService] = []
+        for definition in definitions {
+            let configuration = ServiceConfiguration(serviceName: definition.name, httpHost: "127.0.0.1", httpPort: 0, database: database, kafka: kafka)
+            let assembly = try ServiceAssembly(definition: definition, configuration: configuration, logger: TestLogging.logger(definition.name), signals: false)
+            let task = Task { try await assembly.group.run() }
+            let port = try await assembly.boundPort.wait()
+            running.append(RunningService(name: definition.name, baseURL: "http://127.0.0.1:\(port)", assembly: assembly, task: task))
+        }
+        let stack = TestStack(broker: broker, database: database, kafka: kafka, running: running)
+        for service in running { try await stack.waitUntilReady(service.baseURL) }
+        return stack
+    }
+
+    init(broker: EmbeddedBroker, database: DatabaseConfiguration, kafka: KafkaConfiguration, running: [RunningService]) {
+        self.broker = broker
+        self.database = database
+        self.kafka = kafka
+        self.running = running
+    }
+
+    public func baseURL(_ name: String) -> String { running.first { $0.name == name }!.baseURL }
+
+    public func waitUntilReady(_ baseURL: String) async throws {
+        try await eventually("\(baseURL) ready", timeout: .seconds(60)) {
+            (try? await HTTP.get(baseURL + "/readyz"))?.status == 200
+        }
+    }
+
+    /// Graceful shutdown of every service, as SIGTERM would do; rethrows a service's failure.
+    public func shutdown() async throws {
+        for service in running.reversed() {
+            await service.assembly.group.triggerGracefulShutdown()
+            try await service.task.value
+        }
+    }
+
+    /// Runs `body` with a connection pool on the test database, outside any service.
+    public func withDatabase<T: Sendable>(schema: String, _ body: @Sendable (Database, Logger) async throws -> T) async throws -> T {
+        let logger = TestLogging.logger("sql")
+        let database = Database(configuration: self.database, schema: schema, logger: logger)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { await database.run(); return nil }
+            defer { group.cancelAll() }
+            let result = try await body(database, logger)
+            return result
+        }
+    }
+}
+
+/// Polls `condition` until it holds, or fails with `what` after `timeout` (a generous bound on waiting, never a
+/// performance assertion).
+public func eventually(_ what: String, timeout: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw WaitTimedOut(what: what)
+}
+
+public struct WaitTimedOut: Error, CustomStringConvertible {
+    public let what: String
+    public var description: String { "timed out waiting for \(what)" }
+}

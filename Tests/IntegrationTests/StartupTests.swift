@@ -1,0 +1,48 @@
+import CaretideKafka
+import CaretideLocalStack
+import CaretideRuntime
+import CaretideStore
+import CaretideTestSupport
+import Foundation
+import ScoringService
+import Testing
+
+@Suite(.serialized) struct StartupTests {
+    @Test("with the database unreachable the service stays up, healthy but not ready, and stops cleanly")
+    func databaseUnreachableAtStart() async throws {
+        let broker = try EmbeddedBroker(logger: TestLogging.logger("broker"))
+        let nowhere = DatabaseConfiguration(host: "127.0.0.1", port: try FreePort.find(), username: "caretide", database: "caretide")
+        let configuration = ServiceConfiguration(
+            serviceName: ScoringService.name, httpPort: 0, database: nowhere,
+            kafka: KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: TestStack.consumerProperties))
+        let assembly = try ServiceAssembly(
+            definition: ScoringService.definition, configuration: configuration, logger: TestLogging.logger("scoring"), signals: false)
+        let running = Task { try await assembly.group.run() }
+        let base = "http://127.0.0.1:\(try await assembly.boundPort.wait())"
+
+        #expect(try await HTTP.get(base + "/healthz").status == 200)
+        let ready = try await HTTP.get(base + "/readyz")
+        #expect(ready.status == 503)
+        let checks = try #require((try ready.json() as? [String: Any])?["checks"] as? [String: Bool])
+        #expect(checks["database"] == false)
+        #expect(checks["migrated"] == false)
+        #expect(checks["broker"] == true)
+        // Still retrying a few seconds later: no crash loop.
+        try await Task.sleep(for: .seconds(2))
+        #expect(try await HTTP.get(base + "/healthz").status == 200)
+
+        await assembly.group.triggerGracefulShutdown()
+        try await running.value
+    }
+
+    @Test("a service with missing configuration names every bad variable and exits 78")
+    func configurationErrorsAreReportedTogether() async throws {
+        let result = try await Subprocess.run(
+            Paths.executable("ingest-service").path, [], environment: ["HTTP_PORT": "eighty", "LOG_LEVEL": "loud", "PATH": "/usr/bin:/bin"])
+        #expect(result.status == 78)
+        for variable in ["DATABASE_URL", "KAFKA_BROKERS", "HTTP_PORT", "LOG_LEVEL"] {
+            #expect(result.output.contains(variable), "the error should name \(variable)")
+        }
+        #expect(!result.output.contains("Fatal error"))
+    }
+}

@@ -1,0 +1,121 @@
+import CaretideKafka
+import CaretideSchemas
+import CaretideStore
+import CaretideTestSupport
+import Foundation
+import IngestService
+import NotificationService
+import PostgresNIO
+import ScoringService
+import Testing
+
+/// One blood-pressure reading through the whole pipeline, against a real PostgreSQL and the embedded broker:
+/// ingest stores and publishes it, scoring classifies it, notification stores an alert and publishes it.
+@Suite(.serialized) struct WalkingSkeletonTests {
+    static let services = [IngestService.definition, ScoringService.definition, NotificationService.definition]
+
+    @Test("an abnormal reading becomes an assessment, an inbox alert and an alert event")
+    func abnormalReadingRaisesAlert() async throws {
+        let stack = try await TestStack.start(Self.services)
+        let alerts = try KafkaProbe(stack.kafka, topic: Topic.alerts.name)
+        let measurementID = UUID()
+        let reply = try await HTTP.post(
+            stack.baseURL(IngestService.name) + "/v1/patients/patient-7/blood-pressure",
+            json: #"{"measurementId": "\#(measurementID)", "systolic": 182, "diastolic": 95, "takenAt": "2026-11-21T07:55:00Z"}"#)
+        #expect(reply.status == 201)
+
+        let messages = try await alerts.receive(1)
+        let alert = try EventCodec().decode(messages[0].value)
+        #expect(messages[0].key == "patient-7")
+        #expect(messages[0].headers[EventHeader.eventType] == "alert.raised")
+        let payload = try #require(alert.payload(as: AlertRaised.self))
+        #expect(payload.severity == "urgent")
+        #expect(payload.category == "hypertensiveCrisis")
+        #expect(alert.patientID == "patient-7")
+
+        let inbox = try await HTTP.get(stack.baseURL(NotificationService.name) + "/v1/patients/patient-7/alerts")
+        let items = try #require(try inbox.json() as? [[String: Any]])
+        #expect(items.count == 1)
+        #expect(items.first?["category"] as? String == "hypertensiveCrisis")
+
+        let assessments = try await HTTP.get(stack.baseURL(ScoringService.name) + "/v1/patients/patient-7/assessments")
+        let rows = try #require(try assessments.json() as? [[String: Any]])
+        #expect(rows.map { $0["measurementId"] as? String } == [measurementID.uuidString])
+        // Everything was published: no outbox is left holding events.
+        for schema in ["ingest", "scoring", "notification"] {
+            try await eventually("\(schema) outbox drained") {
+                try await stack.withDatabase(schema: schema) { database, logger in try await Outbox.pendingCount(database, logger: logger) } == 0
+            }
+        }
+        await alerts.close()
+        try await stack.shutdown()
+    }
+
+    @Test("a normal reading is assessed but raises no alert")
+    func normalReadingRaisesNoAlert() async throws {
+        let stack = try await TestStack.start(Self.services)
+        let scores = try KafkaProbe(stack.kafka, topic: Topic.scores.name)
+        let reply = try await HTTP.post(
+            stack.baseURL(IngestService.name) + "/v1/patients/patient-8/blood-pressure",
+            json: #"{"measurementId": "\#(UUID())", "systolic": 112, "diastolic": 71, "takenAt": "2026-11-21T07:55:00Z"}"#)
+        #expect(reply.status == 201)
+        let assessed = try EventCodec().decode(try await scores.receive(1)[0].value)
+        #expect(assessed.payload(as: BloodPressureAssessed.self)?.category == "normal")
+        // The notification service has consumed it (its offset moved) yet the inbox stays empty.
+        try await eventually("notification consumed the assessment") {
+            try await stack.withDatabase(schema: "notification") { database, logger in
+                try await database.client.fetchAll("SELECT count(*)::int FROM processed_events", as: Int.self, logger: logger).first
+            } == 1
+        }
+        let inbox = try await HTTP.get(stack.baseURL(NotificationService.name) + "/v1/patients/patient-8/alerts")
+        #expect(inbox.text == "[]")
+        await scores.close()
+        try await stack.shutdown()
+    }
+
+    @Test("a re-sent reading (offline sync) is stored and published once")
+    func resentReadingIsIdempotent() async throws {
+        let stack = try await TestStack.start([IngestService.definition])
+        let measurements = try KafkaProbe(stack.kafka, topic: Topic.measurements.name)
+        let url = stack.baseURL(IngestService.name) + "/v1/patients/patient-9/blood-pressure"
+        let body = #"{"measurementId": "\#(UUID())", "systolic": 135, "diastolic": 85, "takenAt": "2026-11-20T21:00:00+01:00", "source": "device"}"#
+        let first = try await HTTP.post(url, json: body)
+        let second = try await HTTP.post(url, json: body)
+        #expect(first.status == 201)
+        #expect(second.status == 200)
+        #expect((try second.json() as? [String: Any])?["status"] as? String == "duplicate")
+        #expect((try first.json() as? [String: Any])?["eventId"] as? String == (try second.json() as? [String: Any])?["eventId"] as? String)
+        #expect(try await measurements.receive(1).count == 1)
+        #expect(try await measurements.drain(for: .seconds(2)).isEmpty)
+        // The same measurement id for another patient is a conflict, not a silent overwrite.
+        let other = try await HTTP.post(stack.baseURL(IngestService.name) + "/v1/patients/patient-10/blood-pressure", json: body)
+        #expect(other.status == 409)
+        await measurements.close()
+        try await stack.shutdown()
+    }
+
+    @Test("a bad request body gets one 400 naming every failing field by JSON Pointer")
+    func badRequestNamesEveryField() async throws {
+        let stack = try await TestStack.start([IngestService.definition])
+        let url = stack.baseURL(IngestService.name) + "/v1/patients/patient-1/blood-pressure"
+        let invalid = try await HTTP.post(url, json: #"{"systolic": "high", "diastolic": 500, "takenAt": "yesterday", "note": "x"}"#)
+        #expect(invalid.status == 400)
+        let body = try #require(try invalid.json() as? [String: Any])
+        let pointers = (body["violations"] as? [[String: Any]])?.compactMap { $0["pointer"] as? String }
+        #expect(pointers == ["/diastolic", "/measurementId", "/note", "/systolic", "/takenAt"])
+
+        let malformed = try await HTTP.post(url, json: #"{"systolic": 120,"#)
+        #expect(malformed.status == 400)
+        #expect(malformed.text.contains("malformed JSON"))
+
+        let badPatient = try await HTTP.post(stack.baseURL(IngestService.name) + "/v1/patients/%20bad/blood-pressure", json: "{}")
+        #expect(badPatient.status == 400)
+        #expect(badPatient.text.contains("/patientId"))
+
+        let stored = try await stack.withDatabase(schema: "ingest") { database, logger in
+            try await database.client.fetchAll("SELECT count(*)::int FROM blood_pressure_readings", as: Int.self, logger: logger).first
+        }
+        #expect(stored == 0)
+        try await stack.shutdown()
+    }
+}
