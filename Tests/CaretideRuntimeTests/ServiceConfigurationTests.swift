@@ -1,0 +1,74 @@
+import CaretideRuntime
+import Testing
+
+@Suite struct ServiceConfigurationTests {
+    @Test func readsACompleteEnvironment() throws {
+        let configuration = try ServiceConfiguration.fromEnvironment([
+            "DATABASE_URL": "postgres://caretide:pw@db:5432/caretide", "KAFKA_BROKERS": "k1:9092,k2:9092",
+            "KAFKA_SECURITY_PROTOCOL": "SASL_SSL", "KAFKA_SASL_MECHANISMS": "SCRAM-SHA-512", "HTTP_PORT": "9000", "LOG_LEVEL": "DEBUG",
+        ], serviceName: "scoring-service", defaultPort: 8081)
+        #expect(configuration.httpPort == 9000)
+        #expect(configuration.logLevel == .debug)
+        #expect(configuration.database.host == "db")
+        #expect(configuration.kafka.bootstrapServers == "k1:9092,k2:9092")
+        #expect(configuration.kafka.properties["security.protocol"] == "SASL_SSL")
+        #expect(configuration.kafka.properties["sasl.mechanisms"] == "SCRAM-SHA-512")
+        #expect(configuration.exitWithParent == false)
+    }
+
+    @Test func defaultsApply() throws {
+        let configuration = try ServiceConfiguration.fromEnvironment(
+            ["DATABASE_URL": "postgres://u@h/db", "KAFKA_BROKERS": "k:9092"], serviceName: "ingest-service", defaultPort: 8080)
+        #expect(configuration.httpPort == 8080)
+        #expect(configuration.httpHost == "0.0.0.0")
+        #expect(configuration.logLevel == .info)
+    }
+
+    @Test("one error names every missing or invalid variable")
+    func reportsEveryProblemAtOnce() {
+        do {
+            _ = try ServiceConfiguration.fromEnvironment(["HTTP_PORT": "70000", "LOG_LEVEL": "loud"], serviceName: "x", defaultPort: 1)
+            Issue.record("accepted an empty environment")
+        } catch {
+            #expect(error.problems.count == 4)
+            for variable in ["DATABASE_URL", "KAFKA_BROKERS", "HTTP_PORT", "LOG_LEVEL"] {
+                #expect(error.description.contains(variable))
+            }
+        }
+    }
+
+    @Test func invalidDatabaseURLIsNamedWithoutItsPassword() {
+        do {
+            _ = try ServiceConfiguration.fromEnvironment(
+                ["DATABASE_URL": "postgres://user:hunter2@/db", "KAFKA_BROKERS": "k:9092"], serviceName: "x", defaultPort: 1)
+            Issue.record("accepted a URL without host")
+        } catch {
+            #expect(error.description.contains("DATABASE_URL"))
+            #expect(!error.description.contains("hunter2"))
+        }
+    }
+}
+
+@Suite struct BackoffTests {
+    @Test func doublesUpToTheCeilingAndResets() {
+        var backoff = Backoff(initial: .milliseconds(100), maximum: .milliseconds(700))
+        #expect((0..<5).map { _ in backoff.next() } == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(700), .milliseconds(700)])
+        backoff.reset()
+        #expect(backoff.next() == .milliseconds(100))
+    }
+
+    @Test func retriesTransientFailuresOnly() async throws {
+        struct Transient: Error {}
+        struct Permanent: Error {}
+        var attempts = 0
+        let value = try await retrying(backoff: Backoff(initial: .milliseconds(1)), isTransient: { $0 is Transient }, onRetry: { _, _ in }) {
+            attempts += 1
+            if attempts < 3 { throw Transient() }
+            return attempts
+        }
+        #expect(value == 3)
+        await #expect(throws: Permanent.self) {
+            try await retrying(isTransient: { $0 is Transient }, onRetry: { _, _ in }) { () async throws -> Int in throw Permanent() }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import CaretideSchemas
+import CaretideStore
+import CaretideTestSupport
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+/// The store against a real PostgreSQL (a private cluster the tests start; a fresh database per test).
+@Suite struct StoreTests {
+    static let track = MigrationTrack(name: "sample", migrations: [
+        Migration(version: 1, name: "notes", statements: ["CREATE TABLE notes (id uuid PRIMARY KEY, body text NOT NULL)"]),
+        Migration(version: 2, name: "notes index", statements: ["CREATE INDEX notes_by_body ON notes (body)"]),
+    ])
+
+    func withDatabase<T: Sendable>(schema: String = "sample", _ body: @Sendable (Database, Logger) async throws -> T) async throws -> T {
+        let configuration = try await TestPostgres.freshDatabase()
+        let logger = TestLogging.logger("store")
+        let database = Database(configuration: configuration, schema: schema, logger: logger)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { await database.run(); return nil }
+            defer { group.cancelAll() }
+            return try await body(database, logger)
+        }
+    }
+
+    @Test("migrations apply once, in order, and a second run applies nothing")
+    func migrationsAreIdempotent() async throws {
+        try await withDatabase { database, logger in
+            let first = try await Migrator(tracks: [Self.track]).migrate(database, logger: logger)
+            #expect(first == ["caretide/1 outbox and processed events", "sample/1 notes", "sample/2 notes index"])
+            let second = try await Migrator(tracks: [Self.track]).migrate(database, logger: logger)
+            #expect(second.isEmpty)
+        }
+    }
+
+    @Test("concurrent migrators (several replicas starting together) apply each migration exactly once")
+    func concurrentMigrations() async throws {
+        try await withDatabase { database, logger in
+            let applied = try await withThrowingTaskGroup(of: [String].self) { group in
+                for _ in 0..<4 { group.addTask { try await Migrator(tracks: [Self.track]).migrate(database, logger: logger) } }
+                return try await group.reduce(into: [String]()) { $0 += $1 }
+            }
+            #expect(applied.sorted() == ["caretide/1 outbox and processed events", "sample/1 notes", "sample/2 notes index"])
+        }
+    }
+
+    @Test("a failing migration leaves nothing half-applied")
+    func failingMigrationRollsBack() async throws {
+        let broken = MigrationTrack(name: "broken", migrations: [
+            Migration(version: 1, name: "good", statements: ["CREATE TABLE good (id int)"]),
+            Migration(version: 2, name: "bad", statements: ["CREATE TABLE bad (id nonexistent_type)"]),
+        ])
+        try await withDatabase { database, logger in
+            await #expect(throws: (any Error).self) { try await Migrator(tracks: [broken]).migrate(database, logger: logger) }
+            let tables = try await database.client.fetchAll(
+                "SELECT count(*)::int FROM information_schema.tables WHERE table_schema = 'sample'", as: Int.self, logger: logger)
+            #expect(tables == [0])
+        }
+    }
+
+    @Test("an outbox event commits with its row or not at all, and leaves in order")
+    func outboxIsTransactional() async throws {
+        try await withDatabase { database, logger in
+            try await Migrator(tracks: [Self.track]).migrate(database, logger: logger)
+            let codec = EventCodec()
+            func envelope(_ systolic: Int) -> EventEnvelope<BloodPressureRecorded> {
+                EventEnvelope(producer: "test", patientID: "p1", traceID: nil, payload: BloodPressureRecorded(
+                    measurementID: UUID(), systolic: systolic, diastolic: 80, takenAt: Date(), source: .patient))
+            }
+            struct Abort: Error {}
+            await #expect(throws: Abort.self) {
+                try await database.transaction { connection in
+                    try await connection.query("INSERT INTO notes (id, body) VALUES (\(UUID()), 'lost')", logger: logger)
+                    try await Outbox.enqueue(envelope(120), codec: codec, on: connection, logger: logger)
+                    throw Abort()
+                }
+            }
+            #expect(try await Outbox.pendingCount(database, logger: logger) == 0)
+
+            let written = [envelope(121), envelope(122), envelope(123)]
+            for event in written {
+                try await database.transaction { connection in
+                    try await Outbox.enqueue(event, codec: codec, on: connection, logger: logger)
+                }
+            }
+            let claimed = try await database.transaction { connection in
+                let records = try await Outbox.claimBatch(limit: 2, schema: database.schema, on: connection, logger: logger)
+                try await Outbox.remove(records, on: connection, logger: logger)
+                return records
+            }
+            #expect(claimed.map(\.eventID) == written.prefix(2).map(\.eventID))
+            #expect(claimed.allSatisfy { $0.topic == Topic.measurements.name && $0.key == "p1" && $0.eventType == "blood-pressure.recorded" })
+            let decoded = try codec.decode(claimed[0].body)
+            #expect(decoded.payload(as: BloodPressureRecorded.self)?.systolic == 121)
+            #expect(try await Outbox.pendingCount(database, logger: logger) == 1)
+        }
+    }
+
+    @Test("only one relay publishes a schema's outbox at a time")
+    func singlePublisherPerSchema() async throws {
+        try await withDatabase { database, logger in
+            try await Migrator(tracks: [Self.track]).migrate(database, logger: logger)
+            try await database.transaction { connection in
+                try await Outbox.enqueue(
+                    EventEnvelope(producer: "test", patientID: "p1", traceID: nil, payload: BloodPressureRecorded(
+                        measurementID: UUID(), systolic: 120, diastolic: 80, takenAt: Date(), source: .patient)),
+                    codec: EventCodec(), on: connection, logger: logger)
+            }
+            try await database.transaction { first in
+                #expect(try await Outbox.claimBatch(limit: 10, schema: database.schema, on: first, logger: logger).count == 1)
+                let competing = try await database.transaction { second in
+                    try await Outbox.claimBatch(limit: 10, schema: database.schema, on: second, logger: logger)
+                }
+                #expect(competing.isEmpty)
+            }
+        }
+    }
+
+    @Test("a processed event is claimed once")
+    func processedEventsAreClaimedOnce() async throws {
+        try await withDatabase { database, logger in
+            try await Migrator(tracks: []).migrate(database, logger: logger)
+            let id = UUID()
+            let first = try await database.transaction { try await ProcessedEvents.claim(id, consumer: "a", on: $0, logger: logger) }
+            let again = try await database.transaction { try await ProcessedEvents.claim(id, consumer: "a", on: $0, logger: logger) }
+            let otherConsumer = try await database.transaction { try await ProcessedEvents.claim(id, consumer: "b", on: $0, logger: logger) }
+            #expect(first && !again && otherConsumer)
+        }
+    }
+
+    @Test("errors thrown inside a transaction come out unwrapped")
+    func transactionErrorsAreUnwrapped() async throws {
+        struct Refusal: Error, Equatable {}
+        _ = try await withDatabase { database, _ in
+            await #expect(throws: Refusal()) { try await database.transaction { _ in throw Refusal() } }
+        }
+    }
+
+    @Test("a database nobody listens on is reported unreachable within the probe's timeout")
+    func unreachableDatabaseIsTransient() async throws {
+        let logger = TestLogging.logger("store")
+        var configuration = try await TestPostgres.freshDatabase()
+        configuration.port = 1  // nothing listens on port 1
+        let database = Database(configuration: configuration, schema: "sample", logger: logger)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await database.run() }
+            defer { group.cancelAll() }
+            #expect(await database.isReachable(timeout: .seconds(2)) == false)
+        }
+    }
+}
