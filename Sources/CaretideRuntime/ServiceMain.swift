@@ -1,15 +1,11 @@
 import Foundation
 import Logging
 
-/// The whole `main` of a service executable: read the environment, build the service group, run it until SIGTERM or
+/// The whole `main` of a service executable: set up logging (`LOG_FORMAT`: json or text), read the environment, build the service group, run it until SIGTERM or
 /// SIGINT. A configuration error prints every problem and exits with status 78 (EX_CONFIG) instead of crash-looping.
 public enum ServiceMain {
     public static func run(_ definition: ServiceDefinition, defaultPort: Int) async {
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .trace  // the assembly sets each logger's level from LOG_LEVEL
-            return handler
-        }
+        LogFormat.fromEnvironment(ProcessInfo.processInfo.environment).bootstrap()
         let logger = Logger(label: "caretide.\(definition.name)")
         let configuration: ServiceConfiguration
         do {

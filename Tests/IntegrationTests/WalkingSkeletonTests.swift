@@ -41,6 +41,13 @@ import Testing
         let assessments = try await HTTP.get(stack.baseURL(ScoringService.name) + "/v1/patients/patient-7/assessments")
         let rows = try #require(try assessments.json() as? [[String: Any]])
         #expect(rows.map { $0["measurementId"] as? String } == [measurementID.uuidString])
+        // The services count what they did; /metrics exposes it in Prometheus text format.
+        let metrics = try await HTTP.get(stack.baseURL(ScoringService.name) + "/metrics").text
+        #expect(metrics.contains(#"caretide_events_consumed_total{topic="caretide.measurements"} 1"#))
+        #expect(metrics.contains(#"caretide_event_processing_seconds_count{topic="caretide.measurements"} 1"#))
+        try await eventually("scoring counts its published assessment") {
+            try await HTTP.get(stack.baseURL(ScoringService.name) + "/metrics").text.contains(#"caretide_events_produced_total{topic="caretide.scores"} 1"#)
+        }
         // Everything was published: no outbox is left holding events.
         for schema in ["ingest", "scoring", "notification"] {
             try await eventually("\(schema) outbox drained") {
