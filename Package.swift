@@ -25,8 +25,11 @@ let package = Package(
         // Ground floor: pure modules, no I/O.
         // The JSON Schemas at the top of the repository, bundled so the services validate against those very files.
         .target(name: "CaretideSchemaFiles", path: "Schemas", resources: [.copy("envelope.v1.schema.json"), .copy("events"), .copy("api")]),
-        .target(name: "CaretideSchemas", dependencies: ["CaretideSchemaFiles"]),
         .target(name: "CaretideDomain"),
+        // Wire types reuse the domain's value enums (units, contexts, sex, severity), so there is one spelling of each.
+        .target(name: "CaretideSchemas", dependencies: ["CaretideSchemaFiles", "CaretideDomain"]),
+        // The clinical rules applied to recorded events (pure): shared by ingest (validation), scoring and `caretide rescore`.
+        .target(name: "ClinicalAssessment", dependencies: ["CaretideSchemas", "CaretideDomain"]),
 
         // I/O adapters.
         .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
@@ -51,8 +54,8 @@ let package = Package(
         ]),
 
         // Services: a library each (tests start them in-process) and a thin executable.
-        .target(name: "IngestService", dependencies: ["CaretideRuntime", "CaretideDomain"]),
-        .target(name: "ScoringService", dependencies: ["CaretideRuntime", "CaretideDomain"]),
+        .target(name: "IngestService", dependencies: ["CaretideRuntime", "ClinicalAssessment"]),
+        .target(name: "ScoringService", dependencies: ["CaretideRuntime", "ClinicalAssessment"]),
         .target(name: "NotificationService", dependencies: ["CaretideRuntime", "CaretideDomain"]),
         .target(name: "DiagnosisService", dependencies: ["CaretideRuntime"]),
         .executableTarget(name: "ingest-service", dependencies: ["IngestService"]),
@@ -77,7 +80,8 @@ let package = Package(
             "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], path: "Tests/CaretideTestSupport"),
-        .testTarget(name: "CaretideSchemasTests", dependencies: ["CaretideSchemas"]),
+        .testTarget(name: "CaretideSchemasTests", dependencies: ["CaretideSchemas", "CaretideDomain"]),
+        .testTarget(name: "ClinicalAssessmentTests", dependencies: ["ClinicalAssessment"]),
         .testTarget(name: "CaretideDomainTests", dependencies: [
             "CaretideDomain",
             .product(name: "PropertyBased", package: "swift-property-based"),

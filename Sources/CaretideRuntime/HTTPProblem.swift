@@ -32,23 +32,28 @@ struct ProblemBody: Encodable {
 }
 
 extension Request {
-    /// Reads the body as JSON, validates it against `Schemas/api/<schemaName>.schema.json`, then decodes it.
-    /// Malformed JSON, schema violations and decoding failures all become one 400 naming every failing field.
-    public func decodeValidated<T: Decodable>(
-        _ type: T.Type, schema schemaName: String, catalog: SchemaCatalog = .bundled, context: some RequestContext
-    ) async throws -> T {
+    /// Reads the body as JSON and validates it against `Schemas/api/<schemaName>.schema.json`. Malformed JSON and
+    /// every schema violation become one 400 naming each failing field.
+    public func validatedJSON(schema schemaName: String, catalog: SchemaCatalog = .bundled, context: some RequestContext) async throws -> JSONValue {
         let buffer = try await body.collect(upTo: context.maxUploadSize)
-        let bytes = Array(buffer: buffer)
         let document: JSONValue
         do {
-            document = try CaretideJSON.parse(bytes)
+            document = try CaretideJSON.parse(Array(buffer: buffer))
         } catch {
             throw HTTPProblem.invalidBody([error])
         }
         let violations = catalog.validateRequest(schemaName, document)
         guard violations.isEmpty else { throw HTTPProblem.invalidBody(violations) }
+        return document
+    }
+
+    /// `validatedJSON`, then decoded into `T`; a decoding failure is a 400 naming the field.
+    public func decodeValidated<T: Decodable>(
+        _ type: T.Type, schema schemaName: String, catalog: SchemaCatalog = .bundled, context: some RequestContext
+    ) async throws -> T {
+        let document = try await validatedJSON(schema: schemaName, catalog: catalog, context: context)
         do {
-            return try CaretideJSON.makeDecoder().decode(T.self, from: Data(bytes))
+            return try CaretideJSON.makeDecoder().decode(T.self, from: CaretideJSON.makeEncoder().encode(document))
         } catch let error as DecodingError {
             throw HTTPProblem.invalidBody([error.violation])
         }
@@ -57,7 +62,7 @@ extension Request {
 
 extension DecodingError {
     /// The decoding failure as a violation at the JSON Pointer of the failing field.
-    var violation: SchemaViolation {
+    public var violation: SchemaViolation {
         let (path, message): ([any CodingKey], String) = switch self {
         case .typeMismatch(_, let context): (context.codingPath, "has the wrong type")
         case .valueNotFound(_, let context): (context.codingPath, "is required")

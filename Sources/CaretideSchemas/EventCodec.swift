@@ -57,7 +57,7 @@ public struct EventCodec: Sendable {
             throw EventRejection(reason: "unsupported schema version", violations: [SchemaViolation(pointer: JSONPointer(tokens: ["schemaVersion"]), message: "must be \(type.schemaVersion) for \(type.rawValue)")])
         }
         let payloadViolations = catalog.payloads[type]!.validate(document["payload"] ?? .null).map {
-            SchemaViolation(pointer: JSONPointer(tokens: ["payload"] + $0.pointerTokens), message: $0.message)
+            SchemaViolation(pointer: JSONPointer(tokens: ["payload"] + JSONPointer(parsing: $0.pointer).tokens), message: $0.message)
         }
         guard payloadViolations.isEmpty else {
             throw EventRejection(reason: "invalid payload for \(type.rawValue)", violations: payloadViolations)
@@ -75,13 +75,5 @@ public struct EventCodec: Sendable {
         return ValidatedEvent(
             eventID: envelope.eventID, eventType: envelope.eventType, occurredAt: envelope.occurredAt, producer: envelope.producer,
             patientID: envelope.patientID, traceID: envelope.traceID, payload: envelope.payload)
-    }
-}
-
-extension SchemaViolation {
-    var pointerTokens: [String] {
-        pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
-            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-        }
     }
 }

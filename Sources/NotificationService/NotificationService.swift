@@ -2,8 +2,9 @@ import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
 
-/// notification-service: consumes assessments, keeps each patient's alert inbox, and publishes alerts on
-/// `caretide.alerts` for downstream consumers.
+/// notification-service: turns assessments that need attention into alerts in the patient's inbox and on
+/// `caretide.alerts`, and withdraws alerts whose assessment was superseded, deleted or entered in error, so that no
+/// downstream consumer keeps acting on a retracted value.
 public enum NotificationService {
     public static let name = "notification-service"
     public static let defaultPort = 8082
@@ -11,7 +12,7 @@ public enum NotificationService {
     public static var definition: ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "notification", migrations: NotificationMigrations.track, consumedTopics: [.scores],
-            handler: AssessmentAlertHandler()
+            handler: AlertHandler()
         ) { router, context in
             InboxRoutes(context: context).register(on: router)
         }
@@ -34,6 +35,12 @@ enum NotificationMigrations {
                 read_at timestamptz)
             """,
             "CREATE INDEX alerts_by_patient ON alerts (patient_id, raised_at)",
+        ]),
+        Migration(version: 2, name: "alerts know what they are about and can be withdrawn", statements: [
+            "ALTER TABLE alerts ADD COLUMN about_id uuid",
+            "ALTER TABLE alerts ADD COLUMN withdrawn_at timestamptz",
+            "ALTER TABLE alerts ADD COLUMN withdrawal_reason text",
+            "CREATE INDEX alerts_by_subject ON alerts (about_id) WHERE withdrawn_at IS NULL",
         ]),
     ])
 }

@@ -1,35 +1,47 @@
 import CaretideRuntime
+import CaretideSchemas
 import CaretideStore
 import Foundation
 import Hummingbird
 import PostgresNIO
 
-/// `GET /v1/patients/{patientId}/assessments`: the patient's assessment history, oldest first.
+/// `GET /v1/patients/{patientId}/assessments`: the patient's assessments, oldest observation first, each with whether
+/// it still stands (`superseded_by` and `withdrawn` say why not). `?standing=true` lists only those that stand.
 struct AssessmentRoutes: Sendable {
     let context: ServiceContext
 
-    struct Assessment: Encodable {
+    struct Row: Encodable {
         let assessmentId: UUID
         let sourceEventId: UUID
-        let measurementId: UUID
-        let takenAt: Date
+        let kind: String
+        let subjectId: String
+        let subjectRevision: Int
         let category: String
         let severity: String
         let tip: String
         let ruleSetVersion: String
+        let observedAt: Date
+        let supersededBy: UUID?
+        let withdrawn: String?
+        let values: JSONValue
     }
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("v1/patients/:patientId/assessments") { _, requestContext in
+        router.get("v1/patients/:patientId/assessments") { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
+            let standingOnly = request.uri.queryParameters.get("standing") == "true"
             let rows = try await context.database.client.fetchAll(
                 """
-                SELECT assessment_id, source_event_id, measurement_id, taken_at, category, severity, tip, rule_set_version
-                FROM blood_pressure_assessments WHERE patient_id = \(patientID) ORDER BY taken_at, assessment_id
-                """, as: (UUID, UUID, UUID, Date, String, String, String, String).self, logger: context.logger
-            )
-            return try jsonResponse(rows.map {
-                Assessment(assessmentId: $0.0, sourceEventId: $0.1, measurementId: $0.2, takenAt: $0.3, category: $0.4, severity: $0.5, tip: $0.6, ruleSetVersion: $0.7)
+                SELECT assessment_id, source_event_id, kind, subject_id, subject_revision, category, severity, tip, rule_set_version,
+                       observed_at, superseded_by, withdrawal_reason, coalesce(result->'values', '{}'::jsonb)::text
+                FROM assessments
+                WHERE patient_id = \(patientID) AND (NOT \(standingOnly) OR (superseded_by IS NULL AND withdrawn_at IS NULL))
+                ORDER BY observed_at, assessed_at
+                """, as: (UUID, UUID, String, String, Int, String, String, String, String, Date, UUID?, String?, String).self,
+                logger: context.logger)
+            return try jsonResponse(try rows.map {
+                Row(assessmentId: $0.0, sourceEventId: $0.1, kind: $0.2, subjectId: $0.3, subjectRevision: $0.4, category: $0.5, severity: $0.6,
+                    tip: $0.7, ruleSetVersion: $0.8, observedAt: $0.9, supersededBy: $0.10, withdrawn: $0.11, values: try CaretideJSON.parse(Array($0.12.utf8)))
             })
         }
     }

@@ -2,16 +2,17 @@ import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
 
-/// scoring-service: consumes measurements, assesses them with the clinical rules of `CaretideDomain`, stores every
-/// assessment (full history, never overwritten) and publishes it on `caretide.scores`.
+/// scoring-service: assesses measurements, NPI inputs, melanoma risk profiles and exam reports with the clinical rules,
+/// keeps every assessment (full history, never overwritten: corrections supersede, deletions withdraw), watches each
+/// patient's series for trends, and publishes all of it on `caretide.scores`.
 public enum ScoringService {
     public static let name = "scoring-service"
     public static let defaultPort = 8081
 
     public static var definition: ServiceDefinition {
         ServiceDefinition(
-            name: name, schema: "scoring", migrations: ScoringMigrations.track, consumedTopics: [.measurements],
-            handler: MeasurementHandler()
+            name: name, schema: "scoring", migrations: ScoringMigrations.track,
+            consumedTopics: [.measurements, .npi, .riskProfiles, .examResults], handler: ScoringHandler()
         ) { router, context in
             AssessmentRoutes(context: context).register(on: router)
         }
@@ -37,6 +38,58 @@ enum ScoringMigrations {
                 assessed_at timestamptz NOT NULL DEFAULT now())
             """,
             "CREATE INDEX blood_pressure_assessments_by_patient ON blood_pressure_assessments (patient_id, taken_at)",
+        ]),
+        // One table for every kind of assessment, with provenance (rule set version and the exact inputs) and history.
+        Migration(version: 2, name: "assessments of every kind, care-tracking flags", statements: [
+            """
+            CREATE TABLE assessments (
+                assessment_id uuid PRIMARY KEY,
+                source_event_id uuid NOT NULL UNIQUE,
+                source_event_type text NOT NULL,
+                patient_id text NOT NULL,
+                kind text NOT NULL,
+                subject_id text NOT NULL,
+                subject_revision integer NOT NULL,
+                category text NOT NULL,
+                severity text NOT NULL,
+                tip text NOT NULL,
+                rule_set_version text NOT NULL,
+                observed_at timestamptz NOT NULL,
+                inputs jsonb NOT NULL,
+                result jsonb NOT NULL,
+                assessed_at timestamptz NOT NULL DEFAULT now(),
+                superseded_by uuid,
+                withdrawn_at timestamptz,
+                withdrawal_reason text)
+            """,
+            "CREATE INDEX assessments_by_patient ON assessments (patient_id, kind, observed_at)",
+            "CREATE INDEX assessments_by_time ON assessments (assessed_at)",
+            // At most one standing assessment per subject: the newest revision, unless withdrawn.
+            """
+            CREATE UNIQUE INDEX assessments_one_standing_per_subject ON assessments (patient_id, kind, subject_id)
+            WHERE superseded_by IS NULL AND withdrawn_at IS NULL
+            """,
+            """
+            CREATE TABLE care_tracking_flags (
+                flag_id uuid PRIMARY KEY,
+                patient_id text NOT NULL,
+                rule text NOT NULL,
+                pattern_key text NOT NULL,
+                triggering_assessment_id uuid NOT NULL,
+                first_observed_at timestamptz NOT NULL,
+                last_observed_at timestamptz NOT NULL,
+                raised_at timestamptz NOT NULL DEFAULT now(),
+                UNIQUE (patient_id, rule, pattern_key))
+            """,
+            """
+            INSERT INTO assessments (assessment_id, source_event_id, source_event_type, patient_id, kind, subject_id, subject_revision,
+                category, severity, tip, rule_set_version, observed_at, inputs, result, assessed_at)
+            SELECT assessment_id, source_event_id, 'blood-pressure.recorded', coalesce(patient_id, ''), 'bloodPressure', measurement_id::text, 1,
+                category, severity, tip, rule_set_version, taken_at,
+                jsonb_build_object('systolic', systolic, 'diastolic', diastolic), jsonb_build_object('systolic', systolic, 'diastolic', diastolic), assessed_at
+            FROM blood_pressure_assessments
+            """,
+            "DROP TABLE blood_pressure_assessments",
         ]),
     ])
 }

@@ -1,3 +1,4 @@
+import CaretideDomain
 import CaretideSchemas
 import Foundation
 import Testing
@@ -26,11 +27,36 @@ enum EventSamples {
 
     static let all: [EventSample] = [
         EventSample(BloodPressureRecorded(measurementID: UUID(), systolic: 128, diastolic: 79, takenAt: takenAt, source: .device)),
-        EventSample(BloodPressureAssessed(
-            assessmentID: UUID(), sourceEventID: UUID(), measurementID: UUID(), takenAt: takenAt, category: "elevated",
-            severity: "normal", tip: "bloodPressure.elevated", ruleSetVersion: "2026.11.1", systolic: 128, diastolic: 79)),
+        EventSample(PulseRecorded(measurementID: UUID(), revision: 2, beatsPerMinute: 64, takenAt: takenAt, source: .patient)),
+        EventSample(BodyMeasurementRecorded(measurementID: UUID(), weightKg: 70.5, heightCm: 172, takenAt: takenAt, source: .patient)),
+        EventSample(GlucoseRecorded(measurementID: UUID(), value: 5.4, unit: .mmolPerL, context: .fasting, takenAt: takenAt, source: .device)),
+        EventSample(HbA1cRecorded(measurementID: UUID(), percent: 5.9, takenAt: takenAt, source: .institution)),
+        EventSample(LipidPanelRecorded(
+            measurementID: UUID(), unit: .mgPerDL, sex: .male, totalCholesterol: 190, ldlCholesterol: nil, hdlCholesterol: 41, triglycerides: 150,
+            takenAt: takenAt, source: .institution)),
+        EventSample(MeasurementDeleted(measurementID: UUID(), kind: .bodyMeasurement, deletedAt: takenAt)),
+        EventSample(NPIInputsRecorded(npiID: UUID(), tumourSizeCm: 1.5, histologicalGrade: 3, lymphNodeStage: 2, positiveNodes: nil, diagnosisDate: takenAt)),
+        EventSample(MelanomaRiskProfileRecorded(profileID: UUID(), answeredAt: takenAt, factors: MelanomaRiskInput(
+            age: 30, sex: .male, fitzpatrickSkinType: 3, eyeColour: .brownOrBlack, hairColour: .red, commonMoles: .upTo15, atypicalMoleCount: 0,
+            freckling: .noneOrFew, familyHistory: .oneFirstDegreeRelative, personalHistory: .none, immunosuppression: [.hiv], sunburnHistory: false))),
+        EventSample(ExamResultRecorded(examID: "LAB-7", institutionID: "st-mary", revision: 3, reportedAt: takenAt, items: [
+            ExamResultLine(code: "2345-7", name: "Glucose", value: 99, unit: "mg/dL", referenceLow: 70, referenceHigh: 99, comment: "fasting"),
+        ])),
+        EventSample(ExamResultEnteredInError(examID: "LAB-7", institutionID: "st-mary", markedAt: takenAt)),
+        EventSample(AssessmentRecorded(
+            assessmentID: UUID(), sourceEventID: UUID(), subjectID: "m-1", kind: .bloodPressure, category: "elevated", severity: .normal,
+            tip: "bloodPressure.elevated", ruleSetVersion: "2026.11.1", observedAt: takenAt, supersedes: UUID(), values: ["systolic": 128, "diastolic": 79])),
+        EventSample(AssessmentWithdrawn(assessmentID: UUID(), subjectID: "m-1", kind: .glucose, reason: .measurementDeleted, sourceEventID: UUID())),
+        EventSample(ExamResultFlagged(
+            assessmentID: UUID(), sourceEventID: UUID(), examID: "LAB-7", institutionID: "st-mary", revision: 1, reportedAt: takenAt, severity: .urgent,
+            supersedes: nil, ruleSetVersion: "2026.11.1",
+            items: [FlaggedExamLine(code: "2345-7", name: "Glucose", value: 450, unit: "mg/dL", interpretation: .HH, severity: .urgent, comment: nil)])),
+        EventSample(CareTrackingFlagged(
+            flagID: UUID(), rule: .risingFastingGlucose, severity: .attention, tip: "trend.risingFastingGlucose", ruleSetVersion: "2026.11.1",
+            firstObservedAt: takenAt, lastObservedAt: takenAt, triggeringAssessmentID: UUID())),
         EventSample(AlertRaised(
-            alertID: UUID(), sourceEventID: UUID(), kind: "blood-pressure", severity: "urgent", category: "hypertensiveCrisis",
+            alertID: UUID(), sourceEventID: UUID(), aboutID: UUID(), kind: "bloodPressure", severity: .urgent, category: "hypertensiveCrisis",
             messageKey: "alert.bloodPressure.hypertensiveCrisis", raisedAt: takenAt)),
+        EventSample(AlertWithdrawn(alertID: UUID(), sourceEventID: UUID(), reason: .superseded, withdrawnAt: takenAt)),
     ]
 }

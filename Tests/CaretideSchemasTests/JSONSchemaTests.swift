@@ -119,7 +119,7 @@ import Testing
     }
 
     @Test func acceptsAValidEvent() throws {
-        let event = try codec.decode(envelope(#"{"measurementId": "0b9a1c8e-52e4-4c1b-b1b6-2d3f0d9e0a11", "systolic": 120, "diastolic": 80, "takenAt": "2026-11-22T07:55:00Z", "source": "patient"}"#))
+        let event = try codec.decode(envelope(#"{"measurementId": "0b9a1c8e-52e4-4c1b-b1b6-2d3f0d9e0a11", "revision": 1, "systolic": 120, "diastolic": 80, "takenAt": "2026-11-22T07:55:00Z", "source": "patient"}"#))
         #expect(event.payload(as: BloodPressureRecorded.self)?.systolic == 120)
         #expect(event.patientID == "p1")
     }
@@ -149,7 +149,7 @@ import Testing
     @Test("an invalid payload names every failing field under /payload")
     func refusesInvalidPayload() throws {
         do {
-            _ = try codec.decode(envelope(#"{"measurementId": "nope", "systolic": 20, "takenAt": "2026-11-22T07:55:00Z", "source": "patient"}"#))
+            _ = try codec.decode(envelope(#"{"measurementId": "nope", "revision": 1, "systolic": 20, "takenAt": "2026-11-22T07:55:00Z", "source": "patient"}"#))
             Issue.record("accepted an invalid payload")
         } catch {
             #expect(error.violations.map(\.pointer) == ["/payload/diastolic", "/payload/measurementId", "/payload/systolic"])

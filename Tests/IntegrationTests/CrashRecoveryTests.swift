@@ -28,7 +28,7 @@ import Testing
             let systolic = 100 + index % 100
             messages.append(OutgoingMessage(
                 topic: Topic.measurements.name, key: patient,
-                value: Array(#"{"eventId":"\#(id)","eventType":"blood-pressure.recorded","schemaVersion":1,"occurredAt":"2026-11-22T08:00:00Z","producer":"test","patientId":"\#(patient)","payload":{"measurementId":"\#(UUID())","systolic":\#(systolic),"diastolic":70,"takenAt":"2026-11-22T07:00:00Z","source":"device"}}"#.utf8)))
+                value: Array(#"{"eventId":"\#(id)","eventType":"blood-pressure.recorded","schemaVersion":1,"occurredAt":"2026-11-22T08:00:00Z","producer":"test","patientId":"\#(patient)","payload":{"measurementId":"\#(UUID())","revision":1,"systolic":\#(systolic),"diastolic":70,"takenAt":"2026-11-22T07:00:00Z","source":"device"}}"#.utf8)))
         }
         try await producer.send(messages)
         await producer.shutdown()
@@ -46,7 +46,7 @@ import Testing
 
         func scoredCount() async throws -> Int {
             try await stack.withDatabase(schema: "scoring") { database, logger in
-                (try? await database.client.fetchAll("SELECT count(*)::int FROM blood_pressure_assessments", as: Int.self, logger: logger).first) ?? 0
+                (try? await database.client.fetchAll("SELECT count(*)::int FROM assessments", as: Int.self, logger: logger).first) ?? 0
             } ?? 0
         }
 
@@ -67,7 +67,7 @@ import Testing
 
         let (rows, distinctSources, processed, pending) = try await stack.withDatabase(schema: "scoring") { database, logger in
             let counts = try await database.client.fetchAll(
-                "SELECT count(*)::int, count(DISTINCT source_event_id)::int FROM blood_pressure_assessments", as: (Int, Int).self, logger: logger)[0]
+                "SELECT count(*)::int, count(DISTINCT source_event_id)::int FROM assessments", as: (Int, Int).self, logger: logger)[0]
             let processed = try await database.client.fetchAll("SELECT event_id FROM processed_events", as: UUID.self, logger: logger)
             return (counts.0, counts.1, Set(processed), try await Outbox.pendingCount(database, logger: logger))
         }
@@ -79,7 +79,7 @@ import Testing
         // The scores topic carries one assessment per source event (a relay crash may repeat one; never lose one).
         let scores = try KafkaProbe(stack.kafka, topic: Topic.scores.name)
         let published = try await scores.receive(Self.eventCount, timeout: .seconds(120))
-        let sources = Set(try published.map { try #require(EventCodec().decode($0.value).payload(as: BloodPressureAssessed.self)).sourceEventID })
+        let sources = Set(try published.map { try #require(EventCodec().decode($0.value).payload(as: AssessmentRecorded.self)).sourceEventID })
         #expect(sources == sent)
         await scores.close()
         try await stack.shutdown()

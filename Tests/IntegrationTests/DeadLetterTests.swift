@@ -17,7 +17,7 @@ import Testing
         let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
         let topic = Topic.measurements.name
         let valid = { (id: UUID) in
-            Array(#"{"eventId": "\#(id)", "eventType": "blood-pressure.recorded", "schemaVersion": 1, "occurredAt": "2026-11-22T08:00:00Z", "producer": "test", "patientId": "p1", "payload": {"measurementId": "\#(UUID())", "systolic": 150, "diastolic": 95, "takenAt": "2026-11-22T07:00:00Z", "source": "patient"}}"#.utf8)
+            Array(#"{"eventId": "\#(id)", "eventType": "blood-pressure.recorded", "schemaVersion": 1, "occurredAt": "2026-11-22T08:00:00Z", "producer": "test", "patientId": "p1", "payload": {"measurementId": "\#(UUID())", "revision": 1, "systolic": 150, "diastolic": 95, "takenAt": "2026-11-22T07:00:00Z", "source": "patient"}}"#.utf8)
         }
         let first = UUID()
         let last = UUID()
@@ -38,7 +38,7 @@ import Testing
 
         try await eventually("both valid readings scored") {
             try await stack.withDatabase(schema: "scoring") { database, logger in
-                try await database.client.fetchAll("SELECT source_event_id FROM blood_pressure_assessments", as: UUID.self, logger: logger)
+                try await database.client.fetchAll("SELECT source_event_id FROM assessments", as: UUID.self, logger: logger)
             }.sorted { $0.uuidString < $1.uuidString } == [first, last].sorted { $0.uuidString < $1.uuidString }
         }
         #expect(try await deadLetters.drain(for: .seconds(1)).isEmpty)

@@ -17,7 +17,7 @@ import Testing
         let kcat = try #require(Self.kcat, "kcat is not installed (apt-get install kcat)")
         let stack = try await TestStack.start([ScoringService.definition, NotificationService.definition])
         let eventID = UUID()
-        let event = #"{"eventId":"\#(eventID)","eventType":"blood-pressure.recorded","schemaVersion":1,"occurredAt":"2026-11-22T08:00:00Z","producer":"kcat","patientId":"patient-kcat","traceId":"kcat-trace","payload":{"measurementId":"\#(UUID())","systolic":190,"diastolic":100,"takenAt":"2026-11-22T07:59:00Z","source":"device"}}"#
+        let event = #"{"eventId":"\#(eventID)","eventType":"blood-pressure.recorded","schemaVersion":1,"occurredAt":"2026-11-22T08:00:00Z","producer":"kcat","patientId":"patient-kcat","traceId":"kcat-trace","payload":{"measurementId":"\#(UUID())","revision":1,"systolic":190,"diastolic":100,"takenAt":"2026-11-22T07:59:00Z","source":"device"}}"#
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("kcat-\(eventID).txt")
         try Data("patient-kcat|\(event)\n".utf8).write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }

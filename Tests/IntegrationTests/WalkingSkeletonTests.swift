@@ -20,7 +20,7 @@ import Testing
         let alerts = try KafkaProbe(stack.kafka, topic: Topic.alerts.name)
         let measurementID = UUID()
         let reply = try await HTTP.post(
-            stack.baseURL(IngestService.name) + "/v1/patients/patient-7/blood-pressure",
+            stack.baseURL(IngestService.name) + "/v1/patients/patient-7/measurements/blood-pressure",
             json: #"{"measurementId": "\#(measurementID)", "systolic": 182, "diastolic": 95, "takenAt": "2026-11-21T07:55:00Z"}"#)
         #expect(reply.status == 201)
 
@@ -29,7 +29,7 @@ import Testing
         #expect(messages[0].key == "patient-7")
         #expect(messages[0].headers[EventHeader.eventType] == "alert.raised")
         let payload = try #require(alert.payload(as: AlertRaised.self))
-        #expect(payload.severity == "urgent")
+        #expect(payload.severity == .urgent)
         #expect(payload.category == "hypertensiveCrisis")
         #expect(alert.patientID == "patient-7")
 
@@ -40,7 +40,8 @@ import Testing
 
         let assessments = try await HTTP.get(stack.baseURL(ScoringService.name) + "/v1/patients/patient-7/assessments")
         let rows = try #require(try assessments.json() as? [[String: Any]])
-        #expect(rows.map { $0["measurementId"] as? String } == [measurementID.uuidString])
+        #expect(rows.map { $0["subjectId"] as? String } == [measurementID.uuidString.lowercased()])
+        #expect(rows.first?["ruleSetVersion"] as? String == "2026.11.1")
         // The services count what they did; /metrics exposes it in Prometheus text format.
         let metrics = try await HTTP.get(stack.baseURL(ScoringService.name) + "/metrics").text
         #expect(metrics.contains(#"caretide_events_consumed_total{topic="caretide.measurements"} 1"#))
@@ -63,11 +64,11 @@ import Testing
         let stack = try await TestStack.start(Self.services)
         let scores = try KafkaProbe(stack.kafka, topic: Topic.scores.name)
         let reply = try await HTTP.post(
-            stack.baseURL(IngestService.name) + "/v1/patients/patient-8/blood-pressure",
+            stack.baseURL(IngestService.name) + "/v1/patients/patient-8/measurements/blood-pressure",
             json: #"{"measurementId": "\#(UUID())", "systolic": 112, "diastolic": 71, "takenAt": "2026-11-21T07:55:00Z"}"#)
         #expect(reply.status == 201)
         let assessed = try EventCodec().decode(try await scores.receive(1)[0].value)
-        #expect(assessed.payload(as: BloodPressureAssessed.self)?.category == "normal")
+        #expect(assessed.payload(as: AssessmentRecorded.self)?.category == "normal")
         // The notification service has consumed it (its offset moved) yet the inbox stays empty.
         try await eventually("notification consumed the assessment") {
             try await stack.withDatabase(schema: "notification") { database, logger in
@@ -84,7 +85,7 @@ import Testing
     func resentReadingIsIdempotent() async throws {
         let stack = try await TestStack.start([IngestService.definition])
         let measurements = try KafkaProbe(stack.kafka, topic: Topic.measurements.name)
-        let url = stack.baseURL(IngestService.name) + "/v1/patients/patient-9/blood-pressure"
+        let url = stack.baseURL(IngestService.name) + "/v1/patients/patient-9/measurements/blood-pressure"
         let body = #"{"measurementId": "\#(UUID())", "systolic": 135, "diastolic": 85, "takenAt": "2026-11-20T21:00:00+01:00", "source": "device"}"#
         let first = try await HTTP.post(url, json: body)
         let second = try await HTTP.post(url, json: body)
@@ -95,7 +96,7 @@ import Testing
         #expect(try await measurements.receive(1).count == 1)
         #expect(try await measurements.drain(for: .seconds(2)).isEmpty)
         // The same measurement id for another patient is a conflict, not a silent overwrite.
-        let other = try await HTTP.post(stack.baseURL(IngestService.name) + "/v1/patients/patient-10/blood-pressure", json: body)
+        let other = try await HTTP.post(stack.baseURL(IngestService.name) + "/v1/patients/patient-10/measurements/blood-pressure", json: body)
         #expect(other.status == 409)
         await measurements.close()
         try await stack.shutdown()
@@ -104,7 +105,7 @@ import Testing
     @Test("a bad request body gets one 400 naming every failing field by JSON Pointer")
     func badRequestNamesEveryField() async throws {
         let stack = try await TestStack.start([IngestService.definition])
-        let url = stack.baseURL(IngestService.name) + "/v1/patients/patient-1/blood-pressure"
+        let url = stack.baseURL(IngestService.name) + "/v1/patients/patient-1/measurements/blood-pressure"
         let invalid = try await HTTP.post(url, json: #"{"systolic": "high", "diastolic": 500, "takenAt": "yesterday", "note": "x"}"#)
         #expect(invalid.status == 400)
         let body = try #require(try invalid.json() as? [String: Any])
@@ -115,12 +116,12 @@ import Testing
         #expect(malformed.status == 400)
         #expect(malformed.text.contains("malformed JSON"))
 
-        let badPatient = try await HTTP.post(stack.baseURL(IngestService.name) + "/v1/patients/%20bad/blood-pressure", json: "{}")
+        let badPatient = try await HTTP.post(stack.baseURL(IngestService.name) + "/v1/patients/%20bad/measurements/blood-pressure", json: "{}")
         #expect(badPatient.status == 400)
         #expect(badPatient.text.contains("/patientId"))
 
         let stored = try await stack.withDatabase(schema: "ingest") { database, logger in
-            try await database.client.fetchAll("SELECT count(*)::int FROM blood_pressure_readings", as: Int.self, logger: logger).first
+            try await database.client.fetchAll("SELECT count(*)::int FROM records", as: Int.self, logger: logger).first
         }
         #expect(stored == 0)
         try await stack.shutdown()

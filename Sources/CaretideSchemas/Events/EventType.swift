@@ -1,30 +1,62 @@
 /// Every event Caretide publishes. Each case has a JSON Schema file `Schemas/events/<rawValue>.v<schemaVersion>.schema.json`
 /// describing its payload, and a Swift payload type; the contract tests keep the two in step.
 public enum EventType: String, CaseIterable, Sendable, Codable {
+    // Recorded by ingest-service.
     case bloodPressureRecorded = "blood-pressure.recorded"
-    case bloodPressureAssessed = "blood-pressure.assessed"
+    case pulseRecorded = "pulse.recorded"
+    case bodyMeasurementRecorded = "body-measurement.recorded"
+    case glucoseRecorded = "glucose.recorded"
+    case hba1cRecorded = "hba1c.recorded"
+    case lipidPanelRecorded = "lipid-panel.recorded"
+    case measurementDeleted = "measurement.deleted"
+    case npiInputsRecorded = "npi-inputs.recorded"
+    case melanomaRiskProfileRecorded = "melanoma-risk-profile.recorded"
+    case examResultRecorded = "exam-result.recorded"
+    case examResultEnteredInError = "exam-result.entered-in-error"
+    // Computed by scoring-service.
+    case assessmentRecorded = "assessment.recorded"
+    case assessmentWithdrawn = "assessment.withdrawn"
+    case examResultFlagged = "exam-result.flagged"
+    case careTrackingFlagged = "care-tracking.flagged"
+    // Decided by notification-service.
     case alertRaised = "alert.raised"
+    case alertWithdrawn = "alert.withdrawn"
 
     /// The current schema version of the payload. Bump it with a new schema file when a change is not backwards compatible.
-    public var schemaVersion: Int {
-        switch self {
-        case .bloodPressureRecorded, .bloodPressureAssessed, .alertRaised: 1
-        }
-    }
+    public var schemaVersion: Int { 1 }
 
     public var topic: Topic {
         switch self {
-        case .bloodPressureRecorded: .measurements
-        case .bloodPressureAssessed: .scores
-        case .alertRaised: .alerts
+        case .bloodPressureRecorded, .pulseRecorded, .bodyMeasurementRecorded, .glucoseRecorded, .hba1cRecorded, .lipidPanelRecorded,
+            .measurementDeleted:
+            .measurements
+        case .npiInputsRecorded: .npi
+        case .melanomaRiskProfileRecorded: .riskProfiles
+        case .examResultRecorded, .examResultEnteredInError: .examResults
+        case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged: .scores
+        case .alertRaised, .alertWithdrawn: .alerts
         }
     }
 
     public var payloadType: any EventPayload.Type {
         switch self {
         case .bloodPressureRecorded: BloodPressureRecorded.self
-        case .bloodPressureAssessed: BloodPressureAssessed.self
+        case .pulseRecorded: PulseRecorded.self
+        case .bodyMeasurementRecorded: BodyMeasurementRecorded.self
+        case .glucoseRecorded: GlucoseRecorded.self
+        case .hba1cRecorded: HbA1cRecorded.self
+        case .lipidPanelRecorded: LipidPanelRecorded.self
+        case .measurementDeleted: MeasurementDeleted.self
+        case .npiInputsRecorded: NPIInputsRecorded.self
+        case .melanomaRiskProfileRecorded: MelanomaRiskProfileRecorded.self
+        case .examResultRecorded: ExamResultRecorded.self
+        case .examResultEnteredInError: ExamResultEnteredInError.self
+        case .assessmentRecorded: AssessmentRecorded.self
+        case .assessmentWithdrawn: AssessmentWithdrawn.self
+        case .examResultFlagged: ExamResultFlagged.self
+        case .careTrackingFlagged: CareTrackingFlagged.self
         case .alertRaised: AlertRaised.self
+        case .alertWithdrawn: AlertWithdrawn.self
         }
     }
 

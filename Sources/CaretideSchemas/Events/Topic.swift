@@ -3,7 +3,13 @@
 public enum Topic: String, CaseIterable, Sendable, Codable {
     /// Measurements recorded by patients and institutions (ingest-service → scoring-service).
     case measurements = "caretide.measurements"
-    /// Assessments computed from measurements (scoring-service → notification-service).
+    /// Nottingham Prognostic Index inputs (ingest-service → scoring-service).
+    case npi = "caretide.npi"
+    /// Melanoma risk-factor profiles (ingest-service → scoring-service).
+    case riskProfiles = "caretide.risk-profiles"
+    /// Exam reports uploaded by institutions, their corrections and entered-in-error marks (ingest → scoring).
+    case examResults = "caretide.exam-results"
+    /// Assessments, withdrawals, flagged exam reports and care-tracking flags (scoring-service → notification-service).
     case scores = "caretide.scores"
     /// Alerts for downstream consumers (notification-service → outside).
     case alerts = "caretide.alerts"

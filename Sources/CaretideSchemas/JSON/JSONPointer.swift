@@ -6,6 +6,13 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible, Comparab
 
     public init(tokens: [String]) { self.tokens = tokens }
 
+    /// Parses the text form, "/a/b~1c" → ["a", "b/c"].
+    public init(parsing text: String) {
+        self.init(tokens: text.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
+            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+        })
+    }
+
     public func appending(_ token: String) -> JSONPointer {
         JSONPointer(tokens: tokens + [token])
     }

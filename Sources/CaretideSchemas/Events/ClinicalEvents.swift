@@ -1,0 +1,114 @@
+import CaretideDomain
+import Foundation
+
+/// The inputs of a Nottingham Prognostic Index (`caretide.npi`): tumour size, histological grade, and either the
+/// lymph-node stage or the count of positive nodes.
+public struct NPIInputsRecorded: EventPayload {
+    public static let eventType = EventType.npiInputsRecorded
+    /// Chosen by the client; the same id with a higher revision corrects the inputs.
+    public var npiID: UUID
+    public var revision: Int
+    public var tumourSizeCm: Double
+    public var histologicalGrade: Int
+    public var lymphNodeStage: Int?
+    public var positiveNodes: Int?
+    public var diagnosisDate: Date
+
+    public init(
+        npiID: UUID, revision: Int = 1, tumourSizeCm: Double, histologicalGrade: Int, lymphNodeStage: Int?, positiveNodes: Int?,
+        diagnosisDate: Date
+    ) {
+        self.npiID = npiID
+        self.revision = revision
+        self.tumourSizeCm = tumourSizeCm
+        self.histologicalGrade = histologicalGrade
+        self.lymphNodeStage = lymphNodeStage
+        self.positiveNodes = positiveNodes
+        self.diagnosisDate = diagnosisDate
+    }
+
+    enum CodingKeys: String, CodingKey { case npiID = "npiId", revision, tumourSizeCm, histologicalGrade, lymphNodeStage, positiveNodes, diagnosisDate }
+}
+
+/// A patient's melanoma risk factors (`caretide.risk-profiles`). Each new revision replaces the previous profile.
+public struct MelanomaRiskProfileRecorded: EventPayload {
+    public static let eventType = EventType.melanomaRiskProfileRecorded
+    public var profileID: UUID
+    public var revision: Int
+    public var answeredAt: Date
+    public var factors: MelanomaRiskInput
+
+    public init(profileID: UUID, revision: Int = 1, answeredAt: Date, factors: MelanomaRiskInput) {
+        self.profileID = profileID
+        self.revision = revision
+        self.answeredAt = answeredAt
+        self.factors = factors
+    }
+
+    enum CodingKeys: String, CodingKey { case profileID = "profileId", revision, answeredAt, factors }
+}
+
+/// One item of an institution's exam report, with the institution's own reference range and comment.
+public struct ExamResultLine: Codable, Sendable, Equatable {
+    public var code: String
+    public var name: String
+    public var value: Double
+    public var unit: String
+    public var referenceLow: Double?
+    public var referenceHigh: Double?
+    public var criticalLow: Double?
+    public var criticalHigh: Double?
+    public var comment: String?
+
+    public init(
+        code: String, name: String, value: Double, unit: String, referenceLow: Double? = nil, referenceHigh: Double? = nil,
+        criticalLow: Double? = nil, criticalHigh: Double? = nil, comment: String? = nil
+    ) {
+        self.code = code
+        self.name = name
+        self.value = value
+        self.unit = unit
+        self.referenceLow = referenceLow
+        self.referenceHigh = referenceHigh
+        self.criticalLow = criticalLow
+        self.criticalHigh = criticalHigh
+        self.comment = comment
+    }
+}
+
+/// An institution uploaded (revision 1) or corrected (higher revision) an exam report (`caretide.exam-results`).
+public struct ExamResultRecorded: EventPayload {
+    public static let eventType = EventType.examResultRecorded
+    /// The institution's own id for the report.
+    public var examID: String
+    public var institutionID: String
+    public var revision: Int
+    public var reportedAt: Date
+    public var items: [ExamResultLine]
+
+    public init(examID: String, institutionID: String, revision: Int = 1, reportedAt: Date, items: [ExamResultLine]) {
+        self.examID = examID
+        self.institutionID = institutionID
+        self.revision = revision
+        self.reportedAt = reportedAt
+        self.items = items
+    }
+
+    enum CodingKeys: String, CodingKey { case examID = "examId", institutionID = "institutionId", revision, reportedAt, items }
+}
+
+/// An exam report was marked entered-in-error (`caretide.exam-results`): nothing downstream may act on it any more.
+public struct ExamResultEnteredInError: EventPayload {
+    public static let eventType = EventType.examResultEnteredInError
+    public var examID: String
+    public var institutionID: String
+    public var markedAt: Date
+
+    public init(examID: String, institutionID: String, markedAt: Date) {
+        self.examID = examID
+        self.institutionID = institutionID
+        self.markedAt = markedAt
+    }
+
+    enum CodingKeys: String, CodingKey { case examID = "examId", institutionID = "institutionId", markedAt }
+}

@@ -1,0 +1,40 @@
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+import Hummingbird
+
+/// Clinical inputs a patient or clinician enters:
+/// - `PUT /v1/patients/{patientId}/npi/{npiId}`: Nottingham Prognostic Index inputs (PUT again to correct)
+/// - `PUT /v1/patients/{patientId}/melanoma-risk-profiles/{profileId}`: melanoma risk factors (the newest profile is current)
+struct ClinicalInputRoutes: Sendable {
+    let records: RecordRoutes
+
+    static let npi = RecordDefinition(
+        recordType: "npi", requestSchema: "npi.request", eventType: .npiInputsRecorded,
+        payload: { body, id, revision in body.merging(["npiId": .string(id), "revision": .number(Double(revision))]) },
+        observedAt: { ($0 as? NPIInputsRecorded)?.diagnosisDate ?? Date() },
+        deletion: nil)
+
+    static let melanomaRiskProfile = RecordDefinition(
+        recordType: "melanoma-risk-profile", requestSchema: "melanoma-risk-profile.request", eventType: .melanomaRiskProfileRecorded,
+        payload: { body, id, revision in
+            .object(["profileId": .string(id), "revision": .number(Double(revision)), "answeredAt": .string(Timestamp.format(Date())), "factors": body])
+        },
+        observedAt: { ($0 as? MelanomaRiskProfileRecorded)?.answeredAt ?? Date() },
+        deletion: nil)
+
+    func register(on router: Router<BasicRequestContext>) {
+        for (path, parameter, definition) in [("npi", "npiId", Self.npi), ("melanoma-risk-profiles", "profileId", Self.melanomaRiskProfile)] {
+            router.put("v1/patients/:patientId/\(path)/:\(parameter)") { request, context in
+                let patientID = try PatientID.fromPath(context)
+                guard let text = context.parameters.get(parameter), let id = UUID(uuidString: text)?.uuidString.lowercased() else {
+                    throw HTTPProblem(status: .badRequest, error: "the id in the path is invalid",
+                                      violations: [SchemaViolation(pointer: JSONPointer(tokens: [parameter]), message: "must be a valid uuid")])
+                }
+                let body = try await records.validated(definition, request: request, requestContext: context, recordID: id)
+                let receipt = try await records.store(definition, mode: .put, patientID: patientID, recordID: id, body: body)
+                return try jsonResponse(receipt, status: receipt.httpStatus)
+            }
+        }
+    }
+}

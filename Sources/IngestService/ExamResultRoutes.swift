@@ -1,0 +1,62 @@
+import CaretideRuntime
+import CaretideSchemas
+import ClinicalAssessment
+import Foundation
+import Hummingbird
+
+/// Exam reports uploaded by institutions, so patients no longer wait at the hospital for them:
+/// - `PUT  /v1/institutions/{institutionId}/exam-results/{examId}`: record, or correct (a new revision)
+/// - `POST /v1/institutions/{institutionId}/exam-results/{examId}/entered-in-error`: retract
+struct ExamResultRoutes: Sendable {
+    let records: RecordRoutes
+
+    static let definition = RecordDefinition(
+        recordType: "exam-result", requestSchema: "exam-result.request", eventType: .examResultRecorded,
+        payload: { body, id, revision in
+            let (institution, exam) = split(id)
+            return .object([
+                "examId": .string(exam), "institutionId": .string(institution), "revision": .number(Double(revision)),
+                "reportedAt": body["reportedAt"] ?? .null, "items": body["items"] ?? .null,
+            ])
+        },
+        observedAt: { ($0 as? ExamResultRecorded)?.reportedAt ?? Date() },
+        deletion: { id, at in
+            let (institution, exam) = split(id)
+            return ExamResultEnteredInError(examID: exam, institutionID: institution, markedAt: at)
+        })
+
+    static func split(_ recordID: String) -> (institution: String, exam: String) {
+        let parts = recordID.split(separator: "/", maxSplits: 1).map(String.init)
+        return (parts.first ?? "", parts.count > 1 ? parts[1] : "")
+    }
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.put("v1/institutions/:institutionId/exam-results/:examId") { request, context in
+            let id = try Self.recordID(context)
+            let body = try await records.validated(Self.definition, request: request, requestContext: context, recordID: id)
+            // The patient comes from the body (institutions upload for many patients); the schema checked its form.
+            let patientID = body["patientId"]?.stringValue ?? ""
+            let receipt = try await records.store(Self.definition, mode: .put, patientID: patientID, recordID: id, body: body)
+            return try jsonResponse(receipt, status: receipt.httpStatus)
+        }
+        router.post("v1/institutions/:institutionId/exam-results/:examId/entered-in-error") { _, context in
+            let id = try Self.recordID(context)
+            let patientID = try await records.patientOwning(Self.definition, recordID: id)
+            return try jsonResponse(try await records.delete(Self.definition, patientID: patientID, recordID: id))
+        }
+    }
+
+    static func recordID(_ context: some RequestContext) throws -> String {
+        var violations: [SchemaViolation] = []
+        let institution = context.parameters.get("institutionId") ?? ""
+        let exam = context.parameters.get("examId") ?? ""
+        if !PatientID.isValid(institution) {
+            violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["institutionId"]), message: "must be 1 to 64 letters, digits or . _ : -"))
+        }
+        if !PatientID.isValid(exam) {
+            violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["examId"]), message: "must be 1 to 64 letters, digits or . _ : -"))
+        }
+        guard violations.isEmpty else { throw HTTPProblem(status: .badRequest, error: "the path is invalid", violations: violations) }
+        return AssessmentEngine.examSubjectID(institutionID: institution, examID: exam)
+    }
+}

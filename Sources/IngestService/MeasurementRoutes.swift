@@ -1,0 +1,70 @@
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+import Hummingbird
+
+/// Patients' and institutions' measurements:
+/// - `POST   /v1/patients/{patientId}/measurements/{kind}`: record (re-sending the same measurementId is harmless)
+/// - `PUT    /v1/patients/{patientId}/measurements/{kind}/{measurementId}`: record or correct
+/// - `DELETE /v1/patients/{patientId}/measurements/{kind}/{measurementId}`: delete (assessments are withdrawn)
+/// - `GET    /v1/patients/{patientId}/measurements`: current measurements, oldest first
+/// `{kind}` is blood-pressure, pulse, body-measurement, glucose, hba1c or lipid-panel.
+struct MeasurementRoutes: Sendable {
+    let records: RecordRoutes
+
+    static func definition(_ kind: MeasurementKind) -> RecordDefinition {
+        RecordDefinition(
+            recordType: "measurement:\(kind.rawValue)", requestSchema: "\(kind.rawValue).request", eventType: kind.recordedEvent,
+            payload: { body, _, revision in
+                // The request body is the payload minus what the service decides: the revision, and the default source.
+                body.merging(["revision": .number(Double(revision)), "source": body["source"] ?? .string(MeasurementSource.patient.rawValue)])
+            },
+            observedAt: { ($0 as? any MeasurementPayload)?.takenAt ?? Date() },
+            deletion: { id, at in MeasurementDeleted(measurementID: UUID(uuidString: id)!, kind: kind, deletedAt: at) })
+    }
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.post("v1/patients/:patientId/measurements/:kind") { request, context in
+            let (patientID, definition) = try Self.route(context)
+            let body = try await records.validated(definition, request: request, requestContext: context, recordID: "")
+            let id = body["measurementId"]?.stringValue?.lowercased() ?? ""
+            let receipt = try await records.store(definition, mode: .create, patientID: patientID, recordID: id, body: body)
+            return try jsonResponse(receipt, status: receipt.httpStatus)
+        }
+        router.put("v1/patients/:patientId/measurements/:kind/:measurementId") { request, context in
+            let (patientID, definition) = try Self.route(context)
+            let id = try Self.measurementID(context)
+            let body = try await records.validated(definition, request: request, requestContext: context, recordID: id)
+            guard body["measurementId"]?.stringValue?.lowercased() == id else {
+                throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: ["measurementId"]), message: "must equal the id in the path")])
+            }
+            let receipt = try await records.store(definition, mode: .put, patientID: patientID, recordID: id, body: body)
+            return try jsonResponse(receipt, status: receipt.httpStatus)
+        }
+        router.delete("v1/patients/:patientId/measurements/:kind/:measurementId") { _, context in
+            let (patientID, definition) = try Self.route(context)
+            return try jsonResponse(try await records.delete(definition, patientID: patientID, recordID: try Self.measurementID(context)))
+        }
+        router.get("v1/patients/:patientId/measurements") { _, context in
+            try jsonResponse(try await records.list(patientID: try PatientID.fromPath(context), typePrefix: "measurement:"))
+        }
+    }
+
+    static func route(_ context: some RequestContext) throws -> (String, RecordDefinition) {
+        let patientID = try PatientID.fromPath(context)
+        guard let kind = context.parameters.get("kind").flatMap(MeasurementKind.init(rawValue:)) else {
+            throw HTTPProblem(
+                status: .notFound, error: "unknown measurement kind",
+                violations: [SchemaViolation(pointer: JSONPointer(tokens: ["kind"]), message: "must be one of: \(MeasurementKind.allCases.map(\.rawValue).joined(separator: ", "))")])
+        }
+        return (patientID, definition(kind))
+    }
+
+    static func measurementID(_ context: some RequestContext) throws -> String {
+        guard let text = context.parameters.get("measurementId"), let id = UUID(uuidString: text) else {
+            throw HTTPProblem(status: .badRequest, error: "the measurement id in the path is invalid",
+                              violations: [SchemaViolation(pointer: JSONPointer(tokens: ["measurementId"]), message: "must be a valid uuid")])
+        }
+        return id.uuidString.lowercased()
+    }
+}

@@ -1,0 +1,27 @@
+import CaretideSchemas
+import Foundation
+
+/// How one kind of input (a pulse, an NPI, an exam report, …) is stored and announced. Every kind follows the same
+/// rules (see `RecordRoutes`): only the request schema, the event and the mapping between them differ.
+struct RecordDefinition: Sendable {
+    /// The `record_type` column, e.g. "measurement:pulse".
+    let recordType: String
+    /// `Schemas/api/<requestSchema>.schema.json` validates the request body.
+    let requestSchema: String
+    let eventType: EventType
+    /// The event payload as JSON: the validated request body completed with the record id and revision.
+    let payload: @Sendable (_ body: JSONValue, _ recordID: String, _ revision: Int) -> JSONValue
+    /// When the recorded fact happened, read from the decoded payload.
+    let observedAt: @Sendable (any EventPayload) -> Date
+    /// The event announcing a deletion (or an entered-in-error mark), if the kind can be deleted.
+    let deletion: (@Sendable (_ recordID: String, _ at: Date) -> any EventPayload)?
+}
+
+extension JSONValue {
+    /// This object with `members` added (replacing same-named ones).
+    func merging(_ members: [String: JSONValue]) -> JSONValue {
+        guard case .object(var object) = self else { return self }
+        object.merge(members) { _, new in new }
+        return .object(object)
+    }
+}

@@ -1,0 +1,63 @@
+import CaretideDomain
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import PostgresNIO
+
+/// Decides alerts from what scoring-service publishes:
+/// - an assessment or exam report of severity attention or urgent raises an alert;
+/// - a care-tracking flag raises an alert;
+/// - an assessment that supersedes another withdraws the alerts of the one it replaces;
+/// - a withdrawn assessment withdraws its alerts.
+struct AlertHandler: EventHandler {
+    func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
+        switch event.payload {
+        case let assessment as AssessmentRecorded:
+            if let previous = assessment.supersedes { try await withdrawAlerts(about: previous, reason: .superseded, event: event, context: context) }
+            try await raise(
+                about: assessment.assessmentID, kind: assessment.kind.rawValue, severity: assessment.severity, category: assessment.category,
+                event: event, context: context)
+        case let exam as ExamResultFlagged:
+            if let previous = exam.supersedes { try await withdrawAlerts(about: previous, reason: .superseded, event: event, context: context) }
+            let worst = exam.items.max { $0.severity < $1.severity }
+            try await raise(
+                about: exam.assessmentID, kind: AssessmentKind.examResult.rawValue, severity: exam.severity,
+                category: worst?.interpretation.rawValue ?? InterpretationCode.N.rawValue, event: event, context: context)
+        case let flag as CareTrackingFlagged:
+            try await raise(about: flag.flagID, kind: "careTracking", severity: max(flag.severity, .attention), category: flag.rule.rawValue, event: event, context: context)
+        case let withdrawn as AssessmentWithdrawn:
+            let reason: AlertWithdrawalReason = withdrawn.reason == .enteredInError ? .enteredInError : .measurementDeleted
+            try await withdrawAlerts(about: withdrawn.assessmentID, reason: reason, event: event, context: context)
+        default:
+            throw UnprocessableEvent("notification-service does not handle \(event.eventType.rawValue)")
+        }
+    }
+
+    private func raise(about: UUID, kind: String, severity: Severity, category: String, event: ValidatedEvent, context: HandlerContext) async throws {
+        guard severity >= .attention else { return }
+        let alert = AlertRaised(
+            alertID: UUID(), sourceEventID: event.eventID, aboutID: about, kind: kind, severity: severity, category: category,
+            messageKey: "alert.\(kind).\(category)", raisedAt: Date())
+        let inserted = try await context.connection.fetchAll(
+            """
+            INSERT INTO alerts (alert_id, source_event_id, about_id, patient_id, kind, severity, category, message_key, raised_at)
+            VALUES (\(alert.alertID), \(event.eventID), \(about), \(event.patientID), \(kind), \(severity.rawValue), \(category),
+                    \(alert.messageKey), \(alert.raisedAt))
+            ON CONFLICT (source_event_id) DO NOTHING RETURNING 1
+            """, as: Int.self, logger: context.logger)
+        if !inserted.isEmpty { try await context.publish(context.envelope(for: alert, causedBy: event)) }
+    }
+
+    private func withdrawAlerts(about: UUID, reason: AlertWithdrawalReason, event: ValidatedEvent, context: HandlerContext) async throws {
+        let withdrawn = try await context.connection.fetchAll(
+            """
+            UPDATE alerts SET withdrawn_at = now(), withdrawal_reason = \(reason.rawValue)
+            WHERE about_id = \(about) AND withdrawn_at IS NULL RETURNING alert_id
+            """, as: UUID.self, logger: context.logger)
+        for alertID in withdrawn {
+            try await context.publish(context.envelope(
+                for: AlertWithdrawn(alertID: alertID, sourceEventID: event.eventID, reason: reason, withdrawnAt: Date()), causedBy: event))
+        }
+    }
+}

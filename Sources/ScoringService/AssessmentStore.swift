@@ -1,0 +1,72 @@
+import CaretideSchemas
+import CaretideStore
+import ClinicalAssessment
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The assessments table: full history per patient, never overwritten. A newer revision of a subject supersedes the
+/// standing assessment; a deleted or retracted subject withdraws it.
+struct AssessmentStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    enum Outcome {
+        /// Stored; `supersedes` is the assessment it replaced, if any.
+        case recorded(assessmentID: UUID, supersedes: UUID?)
+        /// An older revision arrived after a newer one was assessed: nothing changes.
+        case stale
+    }
+
+    func record(_ assessment: Assessment, patientID: String, event: ValidatedEvent, inputs: String, result: String) async throws -> Outcome {
+        let standing = try await connection.fetchAll(
+            """
+            SELECT assessment_id, subject_revision FROM assessments
+            WHERE patient_id = \(patientID) AND kind = \(assessment.kind.rawValue) AND subject_id = \(assessment.subjectID)
+              AND superseded_by IS NULL AND withdrawn_at IS NULL
+            FOR UPDATE
+            """, as: (UUID, Int).self, logger: logger
+        ).first
+        if let standing, standing.1 >= assessment.subjectRevision { return .stale }
+        let assessmentID = UUID()
+        if let standing {
+            // Supersede first: the unique index allows one standing assessment per subject.
+            try await connection.query(
+                "UPDATE assessments SET superseded_by = \(assessmentID) WHERE assessment_id = \(standing.0)", logger: logger)
+        }
+        try await connection.query(
+            """
+            INSERT INTO assessments (assessment_id, source_event_id, source_event_type, patient_id, kind, subject_id, subject_revision,
+                category, severity, tip, rule_set_version, observed_at, inputs, result)
+            VALUES (\(assessmentID), \(event.eventID), \(event.eventType.rawValue), \(patientID), \(assessment.kind.rawValue),
+                \(assessment.subjectID), \(assessment.subjectRevision), \(assessment.category), \(assessment.severity.rawValue),
+                \(assessment.tip.rawValue), \(assessment.ruleSetVersion), \(assessment.observedAt), \(inputs)::jsonb, \(result)::jsonb)
+            """, logger: logger)
+        return .recorded(assessmentID: assessmentID, supersedes: standing?.0)
+    }
+
+    /// Withdraws the standing assessment of a subject; returns its id, or nil if there was none.
+    func withdraw(patientID: String, kind: AssessmentKind, subjectID: String, reason: WithdrawalReason) async throws -> UUID? {
+        try await connection.fetchAll(
+            """
+            UPDATE assessments SET withdrawn_at = now(), withdrawal_reason = \(reason.rawValue)
+            WHERE patient_id = \(patientID) AND kind = \(kind.rawValue) AND subject_id = \(subjectID)
+              AND superseded_by IS NULL AND withdrawn_at IS NULL
+            RETURNING assessment_id
+            """, as: UUID.self, logger: logger
+        ).first
+    }
+
+    /// The patient's standing assessments of one kind, oldest observation first, with their numbers and inputs.
+    func standing(patientID: String, kind: AssessmentKind, limit: Int = 100) async throws -> [(id: UUID, observedAt: Date, category: String, values: String, inputs: String)] {
+        try await connection.fetchAll(
+            """
+            SELECT assessment_id, observed_at, category, coalesce(result->'values', '{}'::jsonb)::text, inputs::text FROM (
+                SELECT * FROM assessments
+                WHERE patient_id = \(patientID) AND kind = \(kind.rawValue) AND superseded_by IS NULL AND withdrawn_at IS NULL
+                ORDER BY observed_at DESC, assessed_at DESC LIMIT \(limit)) recent
+            ORDER BY observed_at, assessed_at
+            """, as: (UUID, Date, String, String, String).self, logger: logger
+        ).map { (id: $0.0, observedAt: $0.1, category: $0.2, values: $0.3, inputs: $0.4) }
+    }
+}

@@ -1,0 +1,97 @@
+import CaretideDomain
+import CaretideRuntime
+import CaretideSchemas
+import ClinicalAssessment
+import Foundation
+
+/// Assesses what ingest recorded, withdraws what it retracted, and looks for trends after each new assessment.
+/// Everything it writes and publishes happens in the event's transaction.
+struct ScoringHandler: EventHandler {
+    func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
+        guard let patientID = event.patientID else { throw UnprocessableEvent("\(event.eventType.rawValue) without a patientId") }
+        let store = AssessmentStore(connection: context.connection, logger: context.logger)
+        switch event.payload {
+        case let deleted as MeasurementDeleted:
+            try await withdraw(
+                store, patientID: patientID, kind: AssessmentKind(deleted.kind), subjectID: deleted.measurementID.uuidString.lowercased(),
+                reason: .measurementDeleted, event: event, context: context)
+        case let retracted as ExamResultEnteredInError:
+            try await withdraw(
+                store, patientID: patientID, kind: .examResult,
+                subjectID: AssessmentEngine.examSubjectID(institutionID: retracted.institutionID, examID: retracted.examID),
+                reason: .enteredInError, event: event, context: context)
+        default:
+            try await assess(event, patientID: patientID, store: store, context: context)
+        }
+    }
+
+    private func assess(_ event: ValidatedEvent, patientID: String, store: AssessmentStore, context: HandlerContext) async throws {
+        let assessment: Assessment
+        do {
+            // Dates are checked against when the event was recorded, so a redelivery or a rescore judges them alike.
+            guard let result = try AssessmentEngine.assess(event.payload, now: event.occurredAt) else {
+                throw UnprocessableEvent("scoring-service does not assess \(event.eventType.rawValue)")
+            }
+            assessment = result
+        } catch let error as DomainValidationError {
+            throw UnprocessableEvent("the values cannot be assessed: " + error.issues.map(\.field).joined(separator: ", "))
+        }
+        let encoder = CaretideJSON.makeEncoder()
+        let inputs = String(decoding: try encoder.encode(AnyPayload(event.payload)), as: UTF8.self)
+        let result = String(decoding: try encoder.encode(StoredResult(assessment)), as: UTF8.self)
+        guard case .recorded(let assessmentID, let supersedes) = try await store.record(
+            assessment, patientID: patientID, event: event, inputs: inputs, result: result)
+        else {
+            context.logger.debug("older revision ignored")
+            return
+        }
+        if assessment.kind == .examResult, let exam = event.payload(as: ExamResultRecorded.self) {
+            try await context.publish(context.envelope(for: ExamResultFlagged(
+                assessmentID: assessmentID, sourceEventID: event.eventID, examID: exam.examID, institutionID: exam.institutionID,
+                revision: exam.revision, reportedAt: exam.reportedAt, severity: assessment.severity, supersedes: supersedes,
+                ruleSetVersion: assessment.ruleSetVersion, items: assessment.flaggedItems), causedBy: event))
+        } else {
+            try await context.publish(context.envelope(for: AssessmentRecorded(
+                assessmentID: assessmentID, sourceEventID: event.eventID, subjectID: assessment.subjectID, kind: assessment.kind,
+                category: assessment.category, severity: assessment.severity, tip: assessment.tip.rawValue,
+                ruleSetVersion: assessment.ruleSetVersion, observedAt: assessment.observedAt, supersedes: supersedes, values: assessment.values),
+                causedBy: event))
+        }
+        for flag in try await TrendTracker(store: store).flags(after: assessment, id: assessmentID, patientID: patientID) {
+            try await context.publish(context.envelope(for: flag, causedBy: event))
+        }
+    }
+
+    private func withdraw(
+        _ store: AssessmentStore, patientID: String, kind: AssessmentKind, subjectID: String, reason: WithdrawalReason, event: ValidatedEvent,
+        context: HandlerContext
+    ) async throws {
+        guard let withdrawn = try await store.withdraw(patientID: patientID, kind: kind, subjectID: subjectID, reason: reason) else { return }
+        try await context.publish(context.envelope(for: AssessmentWithdrawn(
+            assessmentID: withdrawn, subjectID: subjectID, kind: kind, reason: reason, sourceEventID: event.eventID), causedBy: event))
+    }
+}
+
+/// What the assessments table keeps as `result`: the rule's outcome in full.
+struct StoredResult: Codable {
+    let category: String
+    let severity: Severity
+    let tip: String
+    let values: [String: Double]
+    let items: [FlaggedExamLine]?
+
+    init(_ assessment: Assessment) {
+        category = assessment.category
+        severity = assessment.severity
+        tip = assessment.tip.rawValue
+        values = assessment.values
+        items = assessment.flaggedItems.isEmpty ? nil : assessment.flaggedItems
+    }
+}
+
+/// Encodes a payload whose type is known only at run time.
+struct AnyPayload: Encodable {
+    let payload: any EventPayload
+    init(_ payload: any EventPayload) { self.payload = payload }
+    func encode(to encoder: any Encoder) throws { try payload.encode(to: encoder) }
+}
