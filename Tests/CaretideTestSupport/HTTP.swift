@@ -32,3 +32,13 @@ public enum HTTP {
         return Reply(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
     }
 }
+
+extension HTTP {
+    public static func send(method: String, _ url: String, json: String = "{}") async throws -> Reply {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if method != "DELETE" { request.httpBody = Data(json.utf8) }
+        return try await send(request)
+    }
+}

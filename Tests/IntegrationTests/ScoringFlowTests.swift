@@ -1,0 +1,203 @@
+import CaretideDomain
+import CaretideKafka
+import CaretideSchemas
+import CaretideTestSupport
+import Foundation
+import IngestService
+import NotificationService
+import ScoringService
+import PostgresNIO
+import Testing
+
+/// The clinical pipeline beyond the walking skeleton: every kind of input is assessed, corrections supersede,
+/// deletions and entered-in-error marks withdraw, and nothing downstream keeps acting on a retracted value.
+@Suite(.serialized) struct ScoringFlowTests {
+    static let services = [IngestService.definition, ScoringService.definition, NotificationService.definition]
+
+    struct Pipeline {
+        let stack: TestStack
+        let scores: KafkaProbe
+        let alerts: KafkaProbe
+
+        static func start() async throws -> Pipeline {
+            let stack = try await TestStack.start(ScoringFlowTests.services)
+            return Pipeline(
+                stack: stack, scores: try KafkaProbe(stack.kafka, topic: Topic.scores.name), alerts: try KafkaProbe(stack.kafka, topic: Topic.alerts.name))
+        }
+
+        var ingest: String { stack.baseURL(IngestService.name) }
+
+        func send(_ method: String, _ path: String, _ json: String = "{}") async throws -> HTTP.Reply {
+            try await HTTP.send(method: method, ingest + path, json: json)
+        }
+
+        func nextScores(_ count: Int) async throws -> [ValidatedEvent] { try await scores.receive(count).map { try EventCodec().decode($0.value) } }
+        func nextAlerts(_ count: Int) async throws -> [ValidatedEvent] { try await alerts.receive(count).map { try EventCodec().decode($0.value) } }
+
+        func stop() async throws {
+            await scores.close()
+            await alerts.close()
+            try await stack.shutdown()
+        }
+    }
+
+    @Test("every measurement kind is assessed with its own rule")
+    func everyKindIsAssessed() async throws {
+        let pipeline = try await Pipeline.start()
+        let bodies: [(String, String)] = [
+            ("pulse", #""beatsPerMinute": 128"#),
+            ("body-measurement", #""weightKg": 95, "heightCm": 175"#),
+            ("glucose", #""value": 7.2, "unit": "mmolPerL", "context": "fasting""#),
+            ("hba1c", #""percent": 5.9"#),
+            ("lipid-panel", #""unit": "mgPerDL", "sex": "male", "totalCholesterol": 245, "hdlCholesterol": 38"#),
+        ]
+        for (kind, values) in bodies {
+            let reply = try await pipeline.send("POST", "/v1/patients/p-kinds/measurements/\(kind)",
+                #"{"measurementId": "\#(UUID())", "takenAt": "2026-11-20T08:00:00Z", \#(values)}"#)
+            #expect(reply.status == 201, "\(kind): \(reply.text)")
+        }
+        let assessed = try await pipeline.nextScores(5).compactMap { $0.payload(as: AssessmentRecorded.self) }
+        let byKind = Dictionary(uniqueKeysWithValues: assessed.map { ($0.kind, $0) })
+        #expect(byKind[.pulse]?.category == "tachycardia")
+        #expect(byKind[.bodyMassIndex]?.category == "obeseClassI")
+        #expect(byKind[.glucose]?.category == "diabetesRange")
+        #expect(byKind[.hba1c]?.category == "prediabetes")
+        #expect(byKind[.lipids]?.severity == .attention)
+        #expect(assessed.allSatisfy { $0.ruleSetVersion == RuleSetVersion.current })
+        try await pipeline.stop()
+    }
+
+    @Test("a corrected reading supersedes its assessment and withdraws the alert it raised")
+    func correctionSupersedes() async throws {
+        let pipeline = try await Pipeline.start()
+        let id = UUID().uuidString.lowercased()
+        let path = "/v1/patients/p-correct/measurements/blood-pressure"
+        #expect(try await pipeline.send("POST", path, #"{"measurementId": "\#(id)", "systolic": 186, "diastolic": 95, "takenAt": "2026-11-20T08:00:00Z"}"#).status == 201)
+        let first = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
+        #expect(first.category == "hypertensiveCrisis")
+        let raised = try #require(try await pipeline.nextAlerts(1)[0].payload(as: AlertRaised.self))
+        #expect(raised.aboutID == first.assessmentID)
+
+        let correction = try await pipeline.send("PUT", "\(path)/\(id)", #"{"measurementId": "\#(id)", "systolic": 118, "diastolic": 76, "takenAt": "2026-11-20T08:00:00Z"}"#)
+        #expect(correction.status == 200)
+        #expect((try correction.json() as? [String: Any])?["revision"] as? Int == 2)
+        let second = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
+        #expect(second.supersedes == first.assessmentID)
+        #expect(second.category == "normal")
+        let withdrawn = try #require(try await pipeline.nextAlerts(1)[0].payload(as: AlertWithdrawn.self))
+        #expect(withdrawn.alertID == raised.alertID)
+        #expect(withdrawn.reason == .superseded)
+
+        // The same body again changes nothing; the history keeps both assessments, one standing.
+        #expect((try await pipeline.send("PUT", "\(path)/\(id)", #"{"measurementId": "\#(id)", "systolic": 118, "diastolic": 76, "takenAt": "2026-11-20T08:00:00Z"}"#).json() as? [String: Any])?["status"] as? String == "unchanged")
+        let history = try #require(try await HTTP.get(pipeline.stack.baseURL(ScoringService.name) + "/v1/patients/p-correct/assessments").json() as? [[String: Any]])
+        #expect(history.count == 2)
+        #expect(history.first?["supersededBy"] as? String == second.assessmentID.uuidString)
+        let inbox = try await HTTP.get(pipeline.stack.baseURL(NotificationService.name) + "/v1/patients/p-correct/alerts")
+        #expect(inbox.text == "[]")
+        #expect(try await pipeline.scores.drain(for: .seconds(1)).isEmpty)
+        try await pipeline.stop()
+    }
+
+    @Test("a deleted measurement withdraws its assessment and its alert")
+    func deletionWithdraws() async throws {
+        let pipeline = try await Pipeline.start()
+        let id = UUID().uuidString.lowercased()
+        let path = "/v1/patients/p-delete/measurements/glucose"
+        #expect(try await pipeline.send("POST", path, #"{"measurementId": "\#(id)", "value": 135, "unit": "mgPerDL", "context": "fasting", "takenAt": "2026-11-20T07:00:00Z"}"#).status == 201)
+        let assessed = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
+        _ = try await pipeline.nextAlerts(1)
+        #expect(try await pipeline.send("DELETE", "\(path)/\(id)").status == 200)
+        let withdrawal = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentWithdrawn.self))
+        #expect(withdrawal.assessmentID == assessed.assessmentID)
+        #expect(withdrawal.reason == .measurementDeleted)
+        #expect(try await pipeline.nextAlerts(1)[0].payload(as: AlertWithdrawn.self)?.reason == .measurementDeleted)
+        #expect(try await pipeline.send("PUT", "\(path)/\(id)", #"{"measurementId": "\#(id)", "value": 90, "unit": "mgPerDL", "context": "fasting", "takenAt": "2026-11-20T07:00:00Z"}"#).status == 409)
+        #expect(try await pipeline.send("DELETE", "\(path)/\(UUID())").status == 404)
+        try await pipeline.stop()
+    }
+
+    @Test("an institution's exam report is flagged item by item; entered-in-error retracts it")
+    func examReport() async throws {
+        let pipeline = try await Pipeline.start()
+        let report = #"{"patientId": "p-exam", "reportedAt": "2026-11-21T06:10:00Z", "items": [{"code": "2345-7", "name": "Glucose", "value": 450, "unit": "mg/dL", "referenceLow": 70, "referenceHigh": 99, "criticalHigh": 400, "comment": "Repeat urgently"}, {"code": "718-7", "name": "Haemoglobin", "value": 13.9, "unit": "g/dL", "referenceLow": 12, "referenceHigh": 15.5}]}"#
+        #expect(try await pipeline.send("PUT", "/v1/institutions/st-mary/exam-results/LAB-1", report).status == 201)
+        let flagged = try #require(try await pipeline.nextScores(1)[0].payload(as: ExamResultFlagged.self))
+        #expect(flagged.items.map(\.interpretation) == [.HH, .N])
+        #expect(flagged.items[0].comment == "Repeat urgently")
+        #expect(flagged.severity == .urgent)
+        let alert = try #require(try await pipeline.nextAlerts(1)[0].payload(as: AlertRaised.self))
+        #expect(alert.kind == "examResult" && alert.category == "HH")
+
+        #expect(try await pipeline.send("POST", "/v1/institutions/st-mary/exam-results/LAB-1/entered-in-error").status == 200)
+        #expect(try await pipeline.nextScores(1)[0].payload(as: AssessmentWithdrawn.self)?.reason == .enteredInError)
+        #expect(try await pipeline.nextAlerts(1)[0].payload(as: AlertWithdrawn.self)?.alertID == alert.alertID)
+        try await pipeline.stop()
+    }
+
+    @Test("values the clinical rules cannot assess get a 422 naming each field, and nothing is stored")
+    func clinicallyInvalidValues() async throws {
+        let stack = try await TestStack.start([IngestService.definition])
+        let ingest = stack.baseURL(IngestService.name)
+        let npi = try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-bad/npi/\(UUID())",
+            json: #"{"tumourSizeCm": 2, "histologicalGrade": 2, "lymphNodeStage": 2, "positiveNodes": 3, "diagnosisDate": "2999-01-01T00:00:00Z"}"#)
+        #expect(npi.status == 422)
+        let pointers = Set(((try npi.json() as? [String: Any])?["violations"] as? [[String: Any]] ?? []).compactMap { $0["pointer"] as? String })
+        #expect(pointers.contains("/positiveNodes"))
+
+        let future = try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-bad/npi/\(UUID())",
+            json: #"{"tumourSizeCm": 2, "histologicalGrade": 2, "lymphNodeStage": 2, "diagnosisDate": "2999-01-01T00:00:00Z"}"#)
+        #expect(future.status == 422)
+        #expect(future.text.contains("/diagnosisDate"))
+
+        let profile = try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-bad/melanoma-risk-profiles/\(UUID())", json: #"{"age": 9999, "fitzpatrickSkinType": 7}"#)
+        #expect(profile.status == 400)
+        for field in ["/age", "/fitzpatrickSkinType", "/sex", "/eyeColour", "/sunburnHistory"] { #expect(profile.text.contains(field), "\(field)") }
+        let stored = try await stack.withDatabase(schema: "ingest") { database, logger in
+            try await database.client.fetchAll("SELECT count(*)::int FROM records", as: Int.self, logger: logger).first
+        }
+        #expect(stored == 0)
+        try await stack.shutdown()
+    }
+
+    @Test("three stage-2 readings in a row raise one care-tracking flag, however long the run grows")
+    func careTracking() async throws {
+        let pipeline = try await Pipeline.start()
+        // Sent out of order, as an offline app might sync them: the series is judged by when readings were taken.
+        for day in [21, 19, 20, 22] {
+            #expect(try await pipeline.send("POST", "/v1/patients/p-trend/measurements/blood-pressure",
+                #"{"measurementId": "\#(UUID())", "systolic": 150, "diastolic": 95, "takenAt": "2026-11-\#(day)T08:00:00Z"}"#).status == 201)
+        }
+        let events = try await pipeline.nextScores(5)
+        let flags = events.compactMap { $0.payload(as: CareTrackingFlagged.self) }
+        #expect(flags.count == 1)
+        #expect(flags.first?.rule == .sustainedStage2BloodPressure)
+        #expect(try await pipeline.scores.drain(for: .seconds(2)).isEmpty)
+        let inbox = try #require(try await HTTP.get(pipeline.stack.baseURL(NotificationService.name) + "/v1/patients/p-trend/alerts").json() as? [[String: Any]])
+        #expect(inbox.filter { $0["kind"] as? String == "careTracking" }.count == 1)
+        try await pipeline.stop()
+    }
+
+    @Test("NPI inputs and a melanoma risk profile are assessed; a later NPI in another prognostic group is tracked")
+    func npiAndMelanoma() async throws {
+        let pipeline = try await Pipeline.start()
+        let npiID = UUID().uuidString.lowercased()
+        #expect(try await pipeline.send("PUT", "/v1/patients/p-onc/npi/\(npiID)",
+            #"{"tumourSizeCm": 1.5, "histologicalGrade": 1, "positiveNodes": 0, "diagnosisDate": "2026-10-01T00:00:00Z"}"#).status == 201)
+        let npi = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
+        #expect(npi.kind == .nottinghamPrognosticIndex && npi.category == "excellent" && npi.values["npi"] == 2.3)
+
+        #expect(try await pipeline.send("PUT", "/v1/patients/p-onc/melanoma-risk-profiles/\(UUID())",
+            #"{"age": 46, "sex": "female", "fitzpatrickSkinType": 1, "eyeColour": "blueOrGrey", "hairColour": "red", "commonMoles": "over100", "atypicalMoleCount": 6, "freckling": "many", "familyHistory": "moreThanOneFirstDegreeRelative", "personalHistory": "melanoma", "immunosuppression": ["organTransplant"], "sunburnHistory": true}"#).status == 201)
+        let melanoma = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
+        #expect(melanoma.kind == .melanomaRisk && melanoma.category == "higher" && melanoma.severity == .attention)
+
+        // Re-staging a month later: 0.2 × 3.0 + 3 + 3 = 6.6, poor.
+        #expect(try await pipeline.send("PUT", "/v1/patients/p-onc/npi/\(UUID())",
+            #"{"tumourSizeCm": 3.0, "histologicalGrade": 3, "positiveNodes": 4, "diagnosisDate": "2026-11-01T00:00:00Z"}"#).status == 201)
+        let events = try await pipeline.nextScores(2)
+        #expect(events.compactMap { $0.payload(as: AssessmentRecorded.self) }.first?.category == "poor")
+        #expect(events.compactMap { $0.payload(as: CareTrackingFlagged.self) }.first?.rule == .npiPrognosticGroupChanged)
+        try await pipeline.stop()
+    }
+}
