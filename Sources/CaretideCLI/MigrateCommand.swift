@@ -14,26 +14,10 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = CommandLogging.logger("caretide.migrate")
-        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"] else {
-            throw ValidationError("DATABASE_URL is missing (e.g. postgres://caretide@127.0.0.1:5432/caretide)")
-        }
-        let configuration: DatabaseConfiguration
-        do {
-            configuration = try DatabaseConfiguration(url: url)
-        } catch {
-            throw ValidationError("DATABASE_URL \(error.message)")
-        }
+        let configuration = try DatabaseURL.fromEnvironment()
         for definition in AllServices.definitions {
             let database = Database(configuration: configuration, schema: definition.schema, logger: logger)
-            let applied = try await withThrowingTaskGroup(of: [String]?.self) { group in
-                group.addTask { await database.run(); return nil }
-                group.addTask { try await Migrator(tracks: [definition.migrations]).migrate(database, logger: logger) }
-                defer { group.cancelAll() }
-                while let result = try await group.next() {
-                    if let applied = result { return applied }
-                }
-                return []
-            }
+            let applied = try await database.whileRunning { try await Migrator(tracks: [definition.migrations]).migrate(database, logger: logger) }
             print("\(definition.schema): \(applied.isEmpty ? "up to date" : "applied " + applied.joined(separator: ", "))")
         }
     }
@@ -42,5 +26,19 @@ struct MigrateCommand: AsyncParsableCommand {
 enum AllServices {
     static var definitions: [ServiceDefinition] {
         [IngestService.definition, ScoringService.definition, NotificationService.definition, DiagnosisService.definition]
+    }
+}
+
+enum DatabaseURL {
+    /// DATABASE_URL, parsed; a clear usage error when it is missing or malformed.
+    static func fromEnvironment() throws -> DatabaseConfiguration {
+        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
+            throw ValidationError("DATABASE_URL is missing (e.g. postgres://caretide@127.0.0.1:5432/caretide)")
+        }
+        do {
+            return try DatabaseConfiguration(url: url)
+        } catch {
+            throw ValidationError("DATABASE_URL \(error.message)")
+        }
     }
 }

@@ -18,6 +18,13 @@ public struct HandlerContext: Sendable {
     public let producer: String
     public let logger: Logger
 
+    public init(connection: PostgresConnection, codec: EventCodec, producer: String, logger: Logger) {
+        self.connection = connection
+        self.codec = codec
+        self.producer = producer
+        self.logger = logger
+    }
+
     /// Adds an event to the outbox within the current transaction.
     public func publish<P: EventPayload>(_ envelope: EventEnvelope<P>) async throws {
         try await Outbox.enqueue(envelope, codec: codec, on: connection, logger: logger)

@@ -37,6 +37,15 @@ public final class Database: Service, Sendable {
         }
     }
 
+    /// Runs the pool just for the duration of `body`: for commands and tests that are not a long-running service.
+    public func whileRunning<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
+        try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { await self.run(); return nil }
+            defer { group.cancelAll() }
+            return try await body()
+        }
+    }
+
     /// True when a trivial query answers within `timeout` (readiness probes).
     public func isReachable(timeout: Duration = .seconds(2)) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in

@@ -18,7 +18,15 @@ struct AssessmentStore {
         case stale
     }
 
-    func record(_ assessment: Assessment, patientID: String, event: ValidatedEvent, inputs: String, result: String) async throws -> Outcome {
+    /// Stores an assessment of `payload` (kept verbatim as its inputs, for provenance and rescoring); supersedes the
+    /// standing assessment of the same subject unless that one is of a newer revision.
+    func record(
+        _ assessment: Assessment, patientID: String, sourceEventID: UUID, sourceEventType: EventType, payload: any EventPayload,
+        replacingSameRevision: Bool = false
+    ) async throws -> Outcome {
+        let encoder = CaretideJSON.makeEncoder()
+        let inputs = String(decoding: try encoder.encode(AnyPayload(payload)), as: UTF8.self)
+        let result = String(decoding: try encoder.encode(StoredResult(assessment)), as: UTF8.self)
         let standing = try await connection.fetchAll(
             """
             SELECT assessment_id, subject_revision FROM assessments
@@ -27,7 +35,9 @@ struct AssessmentStore {
             FOR UPDATE
             """, as: (UUID, Int).self, logger: logger
         ).first
-        if let standing, standing.1 >= assessment.subjectRevision { return .stale }
+        if let standing, standing.1 > assessment.subjectRevision || (standing.1 == assessment.subjectRevision && !replacingSameRevision) {
+            return .stale
+        }
         let assessmentID = UUID()
         if let standing {
             // Supersede first: the unique index allows one standing assessment per subject.
@@ -38,7 +48,7 @@ struct AssessmentStore {
             """
             INSERT INTO assessments (assessment_id, source_event_id, source_event_type, patient_id, kind, subject_id, subject_revision,
                 category, severity, tip, rule_set_version, observed_at, inputs, result)
-            VALUES (\(assessmentID), \(event.eventID), \(event.eventType.rawValue), \(patientID), \(assessment.kind.rawValue),
+            VALUES (\(assessmentID), \(sourceEventID), \(sourceEventType.rawValue), \(patientID), \(assessment.kind.rawValue),
                 \(assessment.subjectID), \(assessment.subjectRevision), \(assessment.category), \(assessment.severity.rawValue),
                 \(assessment.tip.rawValue), \(assessment.ruleSetVersion), \(assessment.observedAt), \(inputs)::jsonb, \(result)::jsonb)
             """, logger: logger)

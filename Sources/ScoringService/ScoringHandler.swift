@@ -36,27 +36,15 @@ struct ScoringHandler: EventHandler {
         } catch let error as DomainValidationError {
             throw UnprocessableEvent("the values cannot be assessed: " + error.issues.map(\.field).joined(separator: ", "))
         }
-        let encoder = CaretideJSON.makeEncoder()
-        let inputs = String(decoding: try encoder.encode(AnyPayload(event.payload)), as: UTF8.self)
-        let result = String(decoding: try encoder.encode(StoredResult(assessment)), as: UTF8.self)
         guard case .recorded(let assessmentID, let supersedes) = try await store.record(
-            assessment, patientID: patientID, event: event, inputs: inputs, result: result)
+            assessment, patientID: patientID, sourceEventID: event.eventID, sourceEventType: event.eventType, payload: event.payload)
         else {
             context.logger.debug("older revision ignored")
             return
         }
-        if assessment.kind == .examResult, let exam = event.payload(as: ExamResultRecorded.self) {
-            try await context.publish(context.envelope(for: ExamResultFlagged(
-                assessmentID: assessmentID, sourceEventID: event.eventID, examID: exam.examID, institutionID: exam.institutionID,
-                revision: exam.revision, reportedAt: exam.reportedAt, severity: assessment.severity, supersedes: supersedes,
-                ruleSetVersion: assessment.ruleSetVersion, items: assessment.flaggedItems), causedBy: event))
-        } else {
-            try await context.publish(context.envelope(for: AssessmentRecorded(
-                assessmentID: assessmentID, sourceEventID: event.eventID, subjectID: assessment.subjectID, kind: assessment.kind,
-                category: assessment.category, severity: assessment.severity, tip: assessment.tip.rawValue,
-                ruleSetVersion: assessment.ruleSetVersion, observedAt: assessment.observedAt, supersedes: supersedes, values: assessment.values),
-                causedBy: event))
-        }
+        try await AssessmentPublication.publish(
+            assessmentID: assessmentID, assessment, source: event.payload, sourceEventID: event.eventID, supersedes: supersedes,
+            patientID: patientID, traceID: event.traceID, context: context)
         for flag in try await TrendTracker(store: store).flags(after: assessment, id: assessmentID, patientID: patientID) {
             try await context.publish(context.envelope(for: flag, causedBy: event))
         }
@@ -69,6 +57,27 @@ struct ScoringHandler: EventHandler {
         guard let withdrawn = try await store.withdraw(patientID: patientID, kind: kind, subjectID: subjectID, reason: reason) else { return }
         try await context.publish(context.envelope(for: AssessmentWithdrawn(
             assessmentID: withdrawn, subjectID: subjectID, kind: kind, reason: reason, sourceEventID: event.eventID), causedBy: event))
+    }
+}
+
+/// The event announcing an assessment: `exam-result.flagged` for exam reports (item by item), `assessment.recorded`
+/// for everything else.
+enum AssessmentPublication {
+    static func publish(
+        assessmentID: UUID, _ assessment: Assessment, source: any EventPayload, sourceEventID: UUID, supersedes: UUID?, patientID: String,
+        traceID: String?, context: HandlerContext
+    ) async throws {
+        if assessment.kind == .examResult, let exam = source as? ExamResultRecorded {
+            try await context.publish(EventEnvelope(producer: context.producer, patientID: patientID, traceID: traceID, payload: ExamResultFlagged(
+                assessmentID: assessmentID, sourceEventID: sourceEventID, examID: exam.examID, institutionID: exam.institutionID,
+                revision: exam.revision, reportedAt: exam.reportedAt, severity: assessment.severity, supersedes: supersedes,
+                ruleSetVersion: assessment.ruleSetVersion, items: assessment.flaggedItems)))
+        } else {
+            try await context.publish(EventEnvelope(producer: context.producer, patientID: patientID, traceID: traceID, payload: AssessmentRecorded(
+                assessmentID: assessmentID, sourceEventID: sourceEventID, subjectID: assessment.subjectID, kind: assessment.kind,
+                category: assessment.category, severity: assessment.severity, tip: assessment.tip.rawValue,
+                ruleSetVersion: assessment.ruleSetVersion, observedAt: assessment.observedAt, supersedes: supersedes, values: assessment.values)))
+        }
     }
 }
 

@@ -91,5 +91,10 @@ enum ScoringMigrations {
             """,
             "DROP TABLE blood_pressure_assessments",
         ]),
+        // A rescore under a new rule set assesses the same source event again: unique per event and rule set.
+        Migration(version: 3, name: "one assessment per source event and rule set", statements: [
+            "ALTER TABLE assessments DROP CONSTRAINT assessments_source_event_id_key",
+            "ALTER TABLE assessments ADD CONSTRAINT assessments_source_event_rule_set_key UNIQUE (source_event_id, rule_set_version)",
+        ]),
     ])
 }

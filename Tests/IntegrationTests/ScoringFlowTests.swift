@@ -1,5 +1,6 @@
 import CaretideDomain
 import CaretideKafka
+import CaretideLocalStack
 import CaretideSchemas
 import CaretideTestSupport
 import Foundation
@@ -198,6 +199,46 @@ import Testing
         let events = try await pipeline.nextScores(2)
         #expect(events.compactMap { $0.payload(as: AssessmentRecorded.self) }.first?.category == "poor")
         #expect(events.compactMap { $0.payload(as: CareTrackingFlagged.self) }.first?.rule == .npiPrognosticGroupChanged)
+        try await pipeline.stop()
+    }
+
+    @Test("caretide rescore reports the patients whose category changes under the current rules, and --apply supersedes")
+    func rescore() async throws {
+        let pipeline = try await Pipeline.start()
+        #expect(try await pipeline.send("POST", "/v1/patients/p-rescore/measurements/blood-pressure",
+            #"{"measurementId": "\#(UUID())", "systolic": 182, "diastolic": 90, "takenAt": "2026-11-20T08:00:00Z"}"#).status == 201)
+        let original = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
+        _ = try await pipeline.nextAlerts(1)
+        // As if an earlier rule set had called this reading normal.
+        try await pipeline.stack.withDatabase(schema: "scoring") { database, logger in
+            try await database.client.query(
+                "UPDATE assessments SET category = 'normal', severity = 'normal', rule_set_version = '2025.01.0' WHERE assessment_id = \(original.assessmentID)",
+                logger: logger)
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["DATABASE_URL"] = pipeline.stack.database.url
+        let caretide = Paths.executable("caretide").path
+
+        let dryRun = try await Subprocess.run(caretide, ["rescore", "--since", "2020-01-01", "--json"], environment: environment)
+        #expect(dryRun.status == 0, "\(dryRun.output)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(dryRun.output.utf8)) as? [String: Any])
+        let changes = report["changed"] as? [[String: Any]] ?? []
+        #expect(changes.count == 1)
+        #expect(changes.first?["patientId"] as? String == "p-rescore")
+        #expect(changes.first?["fromCategory"] as? String == "normal")
+        #expect(changes.first?["toCategory"] as? String == "hypertensiveCrisis")
+        #expect(report["applied"] as? Bool == false)
+
+        let applied = try await Subprocess.run(caretide, ["rescore", "--since", "2020-01-01", "--apply"], environment: environment)
+        #expect(applied.status == 0, "\(applied.output)")
+        #expect(applied.output.contains("1 change(s) for 1 patient(s), applied"))
+        let rescored = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
+        #expect(rescored.supersedes == original.assessmentID)
+        #expect(rescored.sourceEventID == original.sourceEventID)
+        #expect(rescored.category == "hypertensiveCrisis")
+
+        let again = try await Subprocess.run(caretide, ["rescore", "--since", "2020-01-01"], environment: environment)
+        #expect(again.output.contains("0 change(s) for 0 patient(s)"))
         try await pipeline.stop()
     }
 }

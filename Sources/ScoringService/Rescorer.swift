@@ -1,0 +1,107 @@
+import CaretideDomain
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import ClinicalAssessment
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Recomputes standing assessments from their stored inputs with the current rule set, and reports every one whose
+/// category or severity would change. When a rule changes this shows, before anyone acts on it, which patients are
+/// affected (the QRISK2 mapping incident is why). With `apply`, each change is stored as a new assessment that
+/// supersedes the old one and is published, so alerts follow.
+public enum Rescorer {
+    public struct Change: Encodable, Sendable {
+        public let patientId: String
+        public let kind: String
+        public let subjectId: String
+        public let assessmentId: UUID
+        public let fromCategory: String
+        public let toCategory: String
+        public let fromSeverity: String
+        public let toSeverity: String
+        public let fromRuleSet: String
+    }
+
+    public struct Report: Encodable, Sendable {
+        public let since: Date
+        public let ruleSetVersion: String
+        public let checked: Int
+        public let changed: [Change]
+        /// Assessments whose stored inputs no longer decode or no longer pass the rules (listed by id).
+        public let unreadable: [UUID]
+        public let applied: Bool
+        public var patientsAffected: Int { Set(changed.map(\.patientId)).count }
+
+        enum CodingKeys: String, CodingKey { case since, ruleSetVersion, checked, changed, unreadable, applied, patientsAffected }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(since, forKey: .since)
+            try container.encode(ruleSetVersion, forKey: .ruleSetVersion)
+            try container.encode(checked, forKey: .checked)
+            try container.encode(changed, forKey: .changed)
+            try container.encode(unreadable, forKey: .unreadable)
+            try container.encode(applied, forKey: .applied)
+            try container.encode(patientsAffected, forKey: .patientsAffected)
+        }
+    }
+
+    public struct SameRuleSetChange: Error, CustomStringConvertible {
+        public let count: Int
+        public var description: String {
+            "\(count) assessment(s) would change under the same rule set version \(RuleSetVersion.current): bump RuleSetVersion before applying a rule change"
+        }
+    }
+
+    public static func rescore(database: Database, since: Date, apply: Bool, logger: Logger) async throws -> Report {
+        let rows = try await database.client.fetchAll(
+            """
+            SELECT assessment_id, patient_id, kind, subject_id, category, severity, rule_set_version, source_event_id, source_event_type,
+                   inputs::text, assessed_at
+            FROM assessments
+            WHERE assessed_at >= \(since) AND superseded_by IS NULL AND withdrawn_at IS NULL
+            ORDER BY assessed_at, assessment_id
+            """, as: (UUID, String, String, String, String, String, String, UUID, String, String, Date).self, logger: logger)
+        var changes: [(Change, Assessment, any EventPayload, UUID)] = []
+        var unreadable: [UUID] = []
+        for (id, patient, kind, subject, category, severity, ruleSet, sourceEventID, sourceType, inputs, assessedAt) in rows {
+            guard let type = EventType(rawValue: sourceType),
+                  let payload = try? decode(type.payloadType, Data(inputs.utf8)),
+                  let fresh = try? AssessmentEngine.assess(payload, now: assessedAt)
+            else {
+                unreadable.append(id)
+                continue
+            }
+            guard fresh.category != category || fresh.severity.rawValue != severity else { continue }
+            changes.append((
+                Change(patientId: patient, kind: kind, subjectId: subject, assessmentId: id, fromCategory: category, toCategory: fresh.category,
+                       fromSeverity: severity, toSeverity: fresh.severity.rawValue, fromRuleSet: ruleSet),
+                fresh, payload, sourceEventID))
+        }
+        if apply {
+            let unversioned = changes.filter { $0.0.fromRuleSet == RuleSetVersion.current }.count
+            guard unversioned == 0 else { throw SameRuleSetChange(count: unversioned) }
+            for (change, assessment, payload, sourceEventID) in changes {
+                try await database.transaction { connection in
+                    let store = AssessmentStore(connection: connection, logger: logger)
+                    let outcome = try await store.record(
+                        assessment, patientID: change.patientId, sourceEventID: sourceEventID, sourceEventType: type(of: payload).eventType,
+                        payload: payload, replacingSameRevision: true)
+                    guard case .recorded(let assessmentID, let supersedes) = outcome else { return }
+                    try await AssessmentPublication.publish(
+                        assessmentID: assessmentID, assessment, source: payload, sourceEventID: sourceEventID, supersedes: supersedes,
+                        patientID: change.patientId, traceID: "rescore-\(RuleSetVersion.current)",
+                        context: HandlerContext(connection: connection, codec: EventCodec(), producer: ScoringService.name, logger: logger))
+                }
+            }
+        }
+        return Report(
+            since: since, ruleSetVersion: RuleSetVersion.current, checked: rows.count, changed: changes.map(\.0), unreadable: unreadable, applied: apply)
+    }
+
+    private static func decode<P: EventPayload>(_ type: P.Type, _ data: Data) throws -> any EventPayload {
+        try CaretideJSON.makeDecoder().decode(P.self, from: data)
+    }
+}
