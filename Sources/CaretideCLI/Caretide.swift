@@ -5,5 +5,5 @@ struct Caretide: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "caretide",
         abstract: "Operate Caretide: run the whole stack locally, run the embedded broker, migrate databases, rescore.",
-        subcommands: [DevCommand.self, BrokerCommand.self, MigrateCommand.self, RescoreCommand.self])
+        subcommands: [DevCommand.self, BrokerCommand.self, MigrateCommand.self, RescoreCommand.self, BenchCommand.self])
 }

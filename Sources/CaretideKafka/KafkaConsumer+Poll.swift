@@ -20,4 +20,11 @@ extension KafkaConsumer {
             return received
         }
     }
+
+    /// The next message and whatever else is already fetched, up to `maxMessages`; empty if nothing arrived within
+    /// `timeout`. Lets a consumer apply many messages in one database transaction.
+    public func pollBatch(maxMessages: Int, timeout: Duration) async throws -> [IncomingMessage] {
+        guard let first = try await poll(timeout: timeout) else { return [] }
+        return [first] + runtime.takeBuffered(upTo: maxMessages - 1)
+    }
 }

@@ -173,7 +173,7 @@ final class ConsumerRuntime: Sendable {
     }
 
     /// Most messages one poll round moves into the buffer (served from librdkafka's local queue).
-    static let batchSize = 32
+    static let batchSize = 500
     static let pollTimeoutMilliseconds: Int32 = 100
 
     let client: RDKafkaClient
@@ -206,6 +206,16 @@ final class ConsumerRuntime: Sendable {
             }
         } onCancel: {
             request.cancel()
+        }
+    }
+
+    /// Up to `limit` messages already fetched and buffered, without waiting (batch processing after a first message).
+    func takeBuffered(upTo limit: Int) -> [IncomingMessage] {
+        state.withLock { state in
+            guard state.isOpen, limit > 0 else { return [] }
+            let taken = Array(state.buffered.prefix(limit))
+            state.buffered.removeFirst(taken.count)
+            return taken
         }
     }
 

@@ -27,6 +27,8 @@ public final class EventConsumerService: Service, Sendable {
 
     private let stopping = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
+    /// Most messages applied in one transaction.
+    let maxBatchSize = 500
 
     public init(
         name: String, topics: [Topic], handler: any EventHandler, kafka: KafkaConfiguration, database: Database,
@@ -59,16 +61,19 @@ public final class EventConsumerService: Service, Sendable {
             var uncommittedOnShutdown: [IncomingMessage] = []
             var lastLagReport = ContinuousClock.now
             while !stopping.load(ordering: .acquiring) {
-                guard let message = try await consumer.poll(timeout: .milliseconds(100)) else { continue }
-                guard await process(message) else {
-                    // Shutdown began while the database was unreachable: leave the offset where it is.
-                    break
-                }
-                do {
-                    try await consumer.commit([message], wait: false)
-                } catch {
-                    uncommittedOnShutdown = [message]
-                    logger.warning("offset commit failed; it is retried with the next one", metadata: message.metadata)
+                let messages = try await consumer.pollBatch(maxMessages: maxBatchSize, timeout: .milliseconds(100))
+                if !messages.isEmpty {
+                    guard await process(messages) else {
+                        // Shutdown began while the database was unreachable: leave the offsets where they are.
+                        break
+                    }
+                    do {
+                        try await consumer.commit(uncommittedOnShutdown + messages, wait: false)
+                        uncommittedOnShutdown = []
+                    } catch {
+                        uncommittedOnShutdown += messages
+                        logger.warning("offset commit failed; it is retried with the next one", metadata: messages[messages.count - 1].metadata)
+                    }
                 }
                 if ContinuousClock.now - lastLagReport > .seconds(1) {
                     reportLag(consumer)
@@ -85,17 +90,67 @@ public final class EventConsumerService: Service, Sendable {
         }
     }
 
+    /// Applies a batch until its effects are durable (refused messages dead-lettered). Returns false only when shutdown
+    /// interrupted a retry, in which case nothing of the batch may be committed.
+    private func process(_ messages: [IncomingMessage]) async -> Bool {
+        let start = ContinuousClock.now
+        var accepted: [(message: IncomingMessage, event: ValidatedEvent)] = []
+        for message in messages {
+            metrics.eventConsumed(topic: message.topic)
+            do {
+                accepted.append((message, try codec.decode(message.value)))
+            } catch {
+                guard await deadLetter(message, reason: error.description) else { return false }
+            }
+        }
+        guard !accepted.isEmpty else { return true }
+        if accepted.count > 1 {
+            var backoff = Backoff()
+            while true {
+                do {
+                    try await applyInOneTransaction(accepted.map(\.event))
+                    relay.wake()
+                    for (message, _) in accepted { metrics.processingLatency(topic: message.topic, ContinuousClock.now - start) }
+                    return true
+                } catch where TransientError.isTransient(error) {
+                    guard !stopping.load(ordering: .acquiring) else { return false }
+                    let delay = backoff.next()
+                    logger.warning("database unavailable; retrying the batch", metadata: ["retryIn": "\(delay)"])
+                    try? await Task.sleep(for: delay)
+                } catch {
+                    // Something in the batch was refused: apply the events one by one to find it.
+                    logger.debug("batch refused; applying its events one at a time", metadata: ["count": "\(accepted.count)"])
+                    break
+                }
+            }
+        }
+        for (message, event) in accepted {
+            guard await process(message, event: event, receivedAt: start) else { return false }
+        }
+        return true
+    }
+
+    /// One transaction for the whole batch: new events only (the processed-events key filters redeliveries), given to
+    /// the handler at once if it takes batches.
+    private func applyInOneTransaction(_ events: [ValidatedEvent]) async throws {
+        let context = (codec: codec, producer: name, logger: logger)
+        try await database.transaction { connection in
+            let fresh = try await ProcessedEvents.claim(events.map(\.eventID), consumer: name, on: connection, logger: context.logger)
+            var seen: Set<UUID> = []
+            let newEvents = events.filter { fresh.contains($0.eventID) && seen.insert($0.eventID).inserted }
+            guard !newEvents.isEmpty else { return }
+            let handlerContext = HandlerContext(connection: connection, codec: context.codec, producer: context.producer, logger: context.logger)
+            if let batchHandler = handler as? any BatchEventHandler {
+                try await batchHandler.handle(batch: newEvents, context: handlerContext)
+            } else {
+                for event in newEvents { try await handler.handle(event, context: handlerContext) }
+            }
+        }
+    }
+
     /// Handles one message until its effects are durable or it is dead-lettered. Returns false only when shutdown
     /// interrupted a retry, in which case the message must not be committed.
-    private func process(_ message: IncomingMessage) async -> Bool {
-        let start = ContinuousClock.now
-        metrics.eventConsumed(topic: message.topic)
-        let event: ValidatedEvent
-        do {
-            event = try codec.decode(message.value)
-        } catch {
-            return await deadLetter(message, reason: error.description)
-        }
+    private func process(_ message: IncomingMessage, event: ValidatedEvent, receivedAt start: ContinuousClock.Instant) async -> Bool {
         var logger = self.logger
         logger[metadataKey: "eventId"] = "\(event.eventID)"
         logger[metadataKey: "eventType"] = "\(event.eventType.rawValue)"

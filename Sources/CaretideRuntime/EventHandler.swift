@@ -10,6 +10,13 @@ public protocol EventHandler: Sendable {
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws
 }
 
+/// A handler that applies many events at once (set-based SQL), for throughput. The consumer loop gives it the new
+/// events of a batch, in offset order, inside one transaction. If it throws, the loop applies the batch again one
+/// event at a time through `handle(_:context:)`, so one refused event cannot hold back the others.
+public protocol BatchEventHandler: EventHandler {
+    func handle(batch: [ValidatedEvent], context: HandlerContext) async throws
+}
+
 /// What a handler may touch while it applies an event.
 public struct HandlerContext: Sendable {
     /// A connection inside the event's transaction. Do not keep it beyond `handle`.
@@ -28,6 +35,11 @@ public struct HandlerContext: Sendable {
     /// Adds an event to the outbox within the current transaction.
     public func publish<P: EventPayload>(_ envelope: EventEnvelope<P>) async throws {
         try await Outbox.enqueue(envelope, codec: codec, on: connection, logger: logger)
+    }
+
+    /// Adds many events to the outbox within the current transaction, in order.
+    public func publish(_ entries: [Outbox.Entry]) async throws {
+        try await Outbox.enqueue(entries, on: connection, logger: logger)
     }
 
     /// A new envelope from this service, carrying the trace of the event that caused it.

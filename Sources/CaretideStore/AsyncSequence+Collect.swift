@@ -12,7 +12,7 @@ extension AsyncSequence {
 
 extension PostgresConnection {
     /// Runs `query` and decodes every row as `columns`.
-    public func fetchAll<each Column: PostgresDecodable>(
+    public func fetchAll<each Column: PostgresDecodable & Sendable>(
         _ query: PostgresQuery, as columns: (repeat each Column).Type, logger: Logger
     ) async throws -> [(repeat each Column)] {
         let rows = try await self.query(query, logger: logger)
@@ -22,7 +22,7 @@ extension PostgresConnection {
 
 extension PostgresClient {
     /// Runs `query` on a pooled connection and decodes every row as `columns`.
-    public func fetchAll<each Column: PostgresDecodable>(
+    public func fetchAll<each Column: PostgresDecodable & Sendable>(
         _ query: PostgresQuery, as columns: (repeat each Column).Type, logger: Logger
     ) async throws -> [(repeat each Column)] {
         let rows = try await self.query(query, logger: logger)

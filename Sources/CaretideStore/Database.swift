@@ -42,6 +42,8 @@ public final class Database: Service, Sendable {
         try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask { await self.run(); return nil }
             defer { group.cancelAll() }
+            // Let the pool start before the first lease (PostgresNIO warns about a lease that comes first).
+            try await Task.sleep(for: .milliseconds(10))
             return try await body()
         }
     }

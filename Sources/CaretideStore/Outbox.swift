@@ -18,16 +18,47 @@ public struct OutboxRecord: Sendable, Equatable {
 /// The transactional outbox: an event is written in the same transaction as the row it announces, and a relay
 /// publishes it afterwards. Either both are committed or neither is.
 public enum Outbox {
+    /// An encoded event ready for the outbox.
+    public struct Entry: Sendable {
+        let eventID: UUID
+        let topic: String
+        let key: String?
+        let eventType: String
+        let schemaVersion: Int
+        let traceID: String?
+        let body: [UInt8]
+
+        public init<P: EventPayload>(_ envelope: EventEnvelope<P>, codec: EventCodec) throws {
+            eventID = envelope.eventID
+            topic = P.eventType.topic.name
+            key = envelope.patientID
+            eventType = P.eventType.rawValue
+            schemaVersion = P.eventType.schemaVersion
+            traceID = envelope.traceID
+            body = try codec.encode(envelope)
+        }
+    }
+
     /// Adds an event to the outbox on a connection that is inside the caller's transaction.
     public static func enqueue<P: EventPayload>(
         _ envelope: EventEnvelope<P>, codec: EventCodec, on connection: PostgresConnection, logger: Logger
     ) async throws {
-        let body = try codec.encode(envelope)
+        try await enqueue([Entry(envelope, codec: codec)], on: connection, logger: logger)
+    }
+
+    /// Adds many events in one statement (batch processing), in order.
+    public static func enqueue(_ entries: [Entry], on connection: PostgresConnection, logger: Logger) async throws {
+        guard !entries.isEmpty else { return }
+        // Bodies travel as hex text because PostgresNIO binds no bytea arrays, and absent keys as '' because it binds no
+        // arrays of optionals; decode() and nullif() turn them back.
         try await connection.query(
             """
             INSERT INTO outbox (event_id, topic, message_key, event_type, schema_version, trace_id, body)
-            VALUES (\(envelope.eventID), \(P.eventType.topic.name), \(envelope.patientID), \(P.eventType.rawValue),
-                    \(P.eventType.schemaVersion), \(envelope.traceID), \(ByteBuffer(bytes: body)))
+            SELECT event_id, topic, nullif(message_key, ''), event_type, schema_version, nullif(trace_id, ''), decode(body, 'hex')
+            FROM unnest(\(entries.map(\.eventID)), \(entries.map(\.topic)), \(entries.map { $0.key ?? "" }), \(entries.map(\.eventType)),
+                        \(entries.map(\.schemaVersion)), \(entries.map { $0.traceID ?? "" }), \(entries.map { $0.body.hexString }))
+                 WITH ORDINALITY AS e(event_id, topic, message_key, event_type, schema_version, trace_id, body, ordinal)
+            ORDER BY ordinal
             """, logger: logger)
     }
 
@@ -72,11 +103,34 @@ public enum Outbox {
 /// Records which events a consumer has already applied, inside the transaction that applies them: the primary key
 /// turns a redelivered event into a no-op, whatever the handler does.
 public enum ProcessedEvents {
+    /// The ids among `eventIDs` that `consumer` sees for the first time (to apply); the others are duplicates.
+    public static func claim(_ eventIDs: [UUID], consumer: String, on connection: PostgresConnection, logger: Logger) async throws -> Set<UUID> {
+        let rows = try await connection.fetchAll(
+            """
+            INSERT INTO processed_events (consumer, event_id) SELECT \(consumer), id FROM unnest(\(eventIDs)) AS ids(id)
+            ON CONFLICT DO NOTHING RETURNING event_id
+            """, as: UUID.self, logger: logger)
+        return Set(rows)
+    }
+
     /// Returns true if this is the first time `consumer` sees `eventID` (the caller should apply it), false if it is a duplicate.
     public static func claim(_ eventID: UUID, consumer: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
         let rows = try await connection.query(
             "INSERT INTO processed_events (consumer, event_id) VALUES (\(consumer), \(eventID)) ON CONFLICT DO NOTHING RETURNING 1",
             logger: logger)
         return try await rows.decode(Int.self).collectAll().count == 1
+    }
+}
+
+extension [UInt8] {
+    var hexString: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var characters = [UInt8]()
+        characters.reserveCapacity(count * 2)
+        for byte in self {
+            characters.append(digits[Int(byte >> 4)])
+            characters.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: characters, as: UTF8.self)
     }
 }

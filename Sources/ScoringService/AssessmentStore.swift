@@ -66,17 +66,4 @@ struct AssessmentStore {
             """, as: UUID.self, logger: logger
         ).first
     }
-
-    /// The patient's standing assessments of one kind, oldest observation first, with their numbers and inputs.
-    func standing(patientID: String, kind: AssessmentKind, limit: Int = 100) async throws -> [(id: UUID, observedAt: Date, category: String, values: String, inputs: String)] {
-        try await connection.fetchAll(
-            """
-            SELECT assessment_id, observed_at, category, coalesce(result->'values', '{}'::jsonb)::text, inputs::text FROM (
-                SELECT * FROM assessments
-                WHERE patient_id = \(patientID) AND kind = \(kind.rawValue) AND superseded_by IS NULL AND withdrawn_at IS NULL
-                ORDER BY observed_at DESC, assessed_at DESC LIMIT \(limit)) recent
-            ORDER BY observed_at, assessed_at
-            """, as: (UUID, Date, String, String, String).self, logger: logger
-        ).map { (id: $0.0, observedAt: $0.1, category: $0.2, values: $0.3, inputs: $0.4) }
-    }
 }

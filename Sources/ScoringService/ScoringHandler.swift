@@ -1,6 +1,7 @@
 import CaretideDomain
 import CaretideRuntime
 import CaretideSchemas
+import CaretideStore
 import ClinicalAssessment
 import Foundation
 
@@ -25,7 +26,7 @@ struct ScoringHandler: EventHandler {
         }
     }
 
-    private func assess(_ event: ValidatedEvent, patientID: String, store: AssessmentStore, context: HandlerContext) async throws {
+    func assess(_ event: ValidatedEvent, patientID: String, store: AssessmentStore, context: HandlerContext) async throws {
         let assessment: Assessment
         do {
             // Dates are checked against when the event was recorded, so a redelivery or a rescore judges them alike.
@@ -45,7 +46,8 @@ struct ScoringHandler: EventHandler {
         try await AssessmentPublication.publish(
             assessmentID: assessmentID, assessment, source: event.payload, sourceEventID: event.eventID, supersedes: supersedes,
             patientID: patientID, traceID: event.traceID, context: context)
-        for flag in try await TrendTracker(store: store).flags(after: assessment, id: assessmentID, patientID: patientID) {
+        let tracker = TrendTracker(connection: context.connection, logger: context.logger)
+        for (_, flag) in try await tracker.flags(for: [.init(patientID: patientID, kind: assessment.kind, assessmentID: assessmentID)]) {
             try await context.publish(context.envelope(for: flag, causedBy: event))
         }
     }
@@ -67,17 +69,26 @@ enum AssessmentPublication {
         assessmentID: UUID, _ assessment: Assessment, source: any EventPayload, sourceEventID: UUID, supersedes: UUID?, patientID: String,
         traceID: String?, context: HandlerContext
     ) async throws {
+        try await context.publish([entry(
+            assessmentID: assessmentID, assessment, source: source, sourceEventID: sourceEventID, supersedes: supersedes, patientID: patientID,
+            traceID: traceID, context: context)])
+    }
+
+    static func entry(
+        assessmentID: UUID, _ assessment: Assessment, source: any EventPayload, sourceEventID: UUID, supersedes: UUID?, patientID: String,
+        traceID: String?, context: HandlerContext
+    ) throws -> Outbox.Entry {
         if assessment.kind == .examResult, let exam = source as? ExamResultRecorded {
-            try await context.publish(EventEnvelope(producer: context.producer, patientID: patientID, traceID: traceID, payload: ExamResultFlagged(
+            return try Outbox.Entry(EventEnvelope(producer: context.producer, patientID: patientID, traceID: traceID, payload: ExamResultFlagged(
                 assessmentID: assessmentID, sourceEventID: sourceEventID, examID: exam.examID, institutionID: exam.institutionID,
                 revision: exam.revision, reportedAt: exam.reportedAt, severity: assessment.severity, supersedes: supersedes,
-                ruleSetVersion: assessment.ruleSetVersion, items: assessment.flaggedItems)))
-        } else {
-            try await context.publish(EventEnvelope(producer: context.producer, patientID: patientID, traceID: traceID, payload: AssessmentRecorded(
-                assessmentID: assessmentID, sourceEventID: sourceEventID, subjectID: assessment.subjectID, kind: assessment.kind,
-                category: assessment.category, severity: assessment.severity, tip: assessment.tip.rawValue,
-                ruleSetVersion: assessment.ruleSetVersion, observedAt: assessment.observedAt, supersedes: supersedes, values: assessment.values)))
+                ruleSetVersion: assessment.ruleSetVersion, items: assessment.flaggedItems)), codec: context.codec)
         }
+        return try Outbox.Entry(EventEnvelope(producer: context.producer, patientID: patientID, traceID: traceID, payload: AssessmentRecorded(
+            assessmentID: assessmentID, sourceEventID: sourceEventID, subjectID: assessment.subjectID, kind: assessment.kind,
+            category: assessment.category, severity: assessment.severity, tip: assessment.tip.rawValue,
+            ruleSetVersion: assessment.ruleSetVersion, observedAt: assessment.observedAt, supersedes: supersedes, values: assessment.values)),
+            codec: context.codec)
     }
 }
 

@@ -1,58 +1,112 @@
 import CaretideDomain
 import CaretideSchemas
+import CaretideStore
 import ClinicalAssessment
 import Foundation
+import Logging
 import PostgresNIO
 
-/// Looks at a patient's series after each new assessment and raises a care-tracking flag once per pattern: a run of
+/// Looks at patients' series after new assessments and raises a care-tracking flag once per pattern: a run of
 /// stage-2 blood pressures (keyed by its first reading), a rising fasting glucose (keyed by its first value), an NPI
 /// whose prognostic group changed (keyed by the change). The rules are `CaretideDomain.Trends`.
+///
+/// Series are loaded for all triggering patients in one query and hold each patient's newest `window` standing
+/// assessments of a kind. A run that reaches back to the start of a full window began earlier and was flagged then,
+/// so it is not flagged again.
 struct TrendTracker {
-    let store: AssessmentStore
+    let connection: PostgresConnection
+    let logger: Logger
+    let window = 100
 
-    func flags(after assessment: Assessment, id: UUID, patientID: String) async throws -> [CareTrackingFlagged] {
-        let candidates: [CareTrackingFlag]
-        switch assessment.kind {
+    /// The kinds whose series have trend rules.
+    static let trackedKinds: Set<AssessmentKind> = [.bloodPressure, .glucose, .nottinghamPrognosticIndex]
+
+    struct Trigger {
+        let patientID: String
+        let kind: AssessmentKind
+        let assessmentID: UUID
+    }
+
+    private struct Point {
+        let observedAt: Date
+        let category: String
+        let systolic: Double?
+        let diastolic: Double?
+        let glucoseMgPerDL: Double?
+        let glucoseContext: String?
+    }
+
+    /// The new flags (stored, not yet published) for the patients and kinds of `triggers`.
+    func flags(for triggers: [Trigger]) async throws -> [(patientID: String, flag: CareTrackingFlagged)] {
+        let tracked = triggers.filter { Self.trackedKinds.contains($0.kind) }
+        guard !tracked.isEmpty else { return [] }
+        let rows = try await connection.fetchAll(
+            """
+            SELECT patient_id, kind, observed_at, category, (result->'values'->>'systolic')::float8, (result->'values'->>'diastolic')::float8,
+                   (result->'values'->>'valueMgPerDL')::float8, inputs->>'context'
+            FROM (SELECT *, row_number() OVER (PARTITION BY patient_id, kind ORDER BY observed_at DESC, assessed_at DESC) AS newest
+                  FROM assessments
+                  WHERE (patient_id, kind) IN (SELECT * FROM unnest(\(tracked.map(\.patientID)), \(tracked.map(\.kind.rawValue))))
+                    AND superseded_by IS NULL AND withdrawn_at IS NULL) recent
+            WHERE newest <= \(window)
+            ORDER BY patient_id, kind, observed_at, assessed_at
+            """, as: (String, String, Date, String, Double?, Double?, Double?, String?).self, logger: logger)
+        var series: [String: [Point]] = [:]
+        for row in rows {
+            series["\(row.0)|\(row.1)", default: []].append(
+                Point(observedAt: row.2, category: row.3, systolic: row.4, diastolic: row.5, glucoseMgPerDL: row.6, glucoseContext: row.7))
+        }
+
+        var candidates: [(trigger: Trigger, flag: CareTrackingFlag, key: String)] = []
+        for trigger in tracked {
+            let points = series["\(trigger.patientID)|\(trigger.kind.rawValue)"] ?? []
+            let windowStart = points.count >= window ? points.first?.observedAt : nil
+            for flag in Self.patterns(trigger.kind, points) {
+                if flag.kind == .sustainedStage2BloodPressure, flag.firstObservedAt == windowStart { continue }
+                let key = Timestamp.format(flag.kind == .npiPrognosticGroupChanged ? flag.lastObservedAt : flag.firstObservedAt)
+                candidates.append((trigger, flag, key))
+            }
+        }
+        guard !candidates.isEmpty else { return [] }
+
+        // One flag per pattern: a run that grows, or a series looked at again, finds its key taken.
+        let ids = candidates.map { _ in UUID() }
+        let insertedIDs: [UUID] = try await connection.fetchAll(
+            """
+            INSERT INTO care_tracking_flags (flag_id, patient_id, rule, pattern_key, triggering_assessment_id, first_observed_at, last_observed_at)
+            SELECT * FROM unnest(\(ids), \(candidates.map(\.trigger.patientID)), \(candidates.map(\.flag.kind.rawValue)), \(candidates.map(\.key)),
+                                 \(candidates.map(\.trigger.assessmentID)), \(candidates.map(\.flag.firstObservedAt)), \(candidates.map(\.flag.lastObservedAt)))
+            ON CONFLICT (patient_id, rule, pattern_key) DO NOTHING RETURNING flag_id
+            """, as: UUID.self, logger: logger)
+        let inserted = Set(insertedIDs)
+        return zip(ids, candidates).compactMap { id, candidate in
+            guard inserted.contains(id) else { return nil }
+            let flag = candidate.flag
+            return (candidate.trigger.patientID, CareTrackingFlagged(
+                flagID: id, rule: flag.kind, severity: flag.severity, tip: flag.tip.rawValue, ruleSetVersion: flag.ruleSetVersion,
+                firstObservedAt: flag.firstObservedAt, lastObservedAt: flag.lastObservedAt, triggeringAssessmentID: candidate.trigger.assessmentID))
+        }
+    }
+
+    private static func patterns(_ kind: AssessmentKind, _ points: [Point]) -> [CareTrackingFlag] {
+        switch kind {
         case .bloodPressure:
-            let readings = try await store.standing(patientID: patientID, kind: .bloodPressure).compactMap { row -> TimedBloodPressureReading? in
-                let values = try? CaretideJSON.parse(Array(row.values.utf8))
-                guard let systolic = values?["systolic"]?.numberValue, let diastolic = values?["diastolic"]?.numberValue else { return nil }
-                return TimedBloodPressureReading(takenAt: row.observedAt, systolic: Int(systolic), diastolic: Int(diastolic))
+            let readings = points.compactMap { point in
+                point.systolic.flatMap { systolic in
+                    point.diastolic.map { TimedBloodPressureReading(takenAt: point.observedAt, systolic: Int(systolic), diastolic: Int($0)) }
+                }
             }
-            candidates = (try? Trends.sustainedStage2BloodPressure(readings)) ?? []
+            return (try? Trends.sustainedStage2BloodPressure(readings)) ?? []
         case .glucose:
-            let readings = try await store.standing(patientID: patientID, kind: .glucose).compactMap { row -> TimedFastingGlucoseReading? in
-                let inputs = try? CaretideJSON.parse(Array(row.inputs.utf8))
-                let values = try? CaretideJSON.parse(Array(row.values.utf8))
-                guard inputs?["context"]?.stringValue == GlucoseMeasurementContext.fasting.rawValue,
-                      let mgPerDL = values?["valueMgPerDL"]?.numberValue else { return nil }
-                return TimedFastingGlucoseReading(takenAt: row.observedAt, value: mgPerDL, unit: .mgPerDL)
+            let readings = points.filter { $0.glucoseContext == GlucoseMeasurementContext.fasting.rawValue }.compactMap { point in
+                point.glucoseMgPerDL.map { TimedFastingGlucoseReading(takenAt: point.observedAt, value: $0, unit: .mgPerDL) }
             }
-            candidates = ((try? Trends.risingFastingGlucose(readings)) ?? nil).map { [$0] } ?? []
+            return ((try? Trends.risingFastingGlucose(readings)) ?? nil).map { [$0] } ?? []
         case .nottinghamPrognosticIndex:
-            let groups = try await store.standing(patientID: patientID, kind: .nottinghamPrognosticIndex).compactMap { row in
-                NPIPrognosticGroup(rawValue: row.category).map { TimedNPIGroup(assessedAt: row.observedAt, group: $0) }
-            }
-            candidates = (try? Trends.npiGroupChanges(groups)) ?? []
+            let groups = points.compactMap { point in NPIPrognosticGroup(rawValue: point.category).map { TimedNPIGroup(assessedAt: point.observedAt, group: $0) } }
+            return (try? Trends.npiGroupChanges(groups)) ?? []
         default:
             return []
         }
-        var raised: [CareTrackingFlagged] = []
-        for flag in candidates {
-            // One flag per pattern: a run that grows, or a series re-examined, finds its key already taken.
-            let key = flag.kind == .npiPrognosticGroupChanged ? Timestamp.format(flag.lastObservedAt) : Timestamp.format(flag.firstObservedAt)
-            let flagID = UUID()
-            let inserted = try await store.connection.fetchAll(
-                """
-                INSERT INTO care_tracking_flags (flag_id, patient_id, rule, pattern_key, triggering_assessment_id, first_observed_at, last_observed_at)
-                VALUES (\(flagID), \(patientID), \(flag.kind.rawValue), \(key), \(id), \(flag.firstObservedAt), \(flag.lastObservedAt))
-                ON CONFLICT (patient_id, rule, pattern_key) DO NOTHING RETURNING 1
-                """, as: Int.self, logger: store.logger)
-            guard !inserted.isEmpty else { continue }
-            raised.append(CareTrackingFlagged(
-                flagID: flagID, rule: flag.kind, severity: flag.severity, tip: flag.tip.rawValue, ruleSetVersion: flag.ruleSetVersion,
-                firstObservedAt: flag.firstObservedAt, lastObservedAt: flag.lastObservedAt, triggeringAssessmentID: id))
-        }
-        return raised
     }
 }

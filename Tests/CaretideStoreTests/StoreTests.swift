@@ -17,11 +17,7 @@ import Testing
         let configuration = try await TestPostgres.freshDatabase()
         let logger = TestLogging.logger("store")
         let database = Database(configuration: configuration, schema: schema, logger: logger)
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { await database.run(); return nil }
-            defer { group.cancelAll() }
-            return try await body(database, logger)
-        }
+        return try await database.whileRunning { try await body(database, logger) }
     }
 
     @Test("migrations apply once, in order, and a second run applies nothing")

@@ -74,12 +74,7 @@ public final class TestStack: Sendable {
     public func withDatabase<T: Sendable>(schema: String, _ body: @Sendable (Database, Logger) async throws -> T) async throws -> T {
         let logger = TestLogging.logger("sql")
         let database = Database(configuration: self.database, schema: schema, logger: logger)
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { await database.run(); return nil }
-            defer { group.cancelAll() }
-            let result = try await body(database, logger)
-            return result
-        }
+        return try await database.whileRunning { try await body(database, logger) }
     }
 }
 

@@ -221,7 +221,9 @@ import Testing
 
         let dryRun = try await Subprocess.run(caretide, ["rescore", "--since", "2020-01-01", "--json"], environment: environment)
         #expect(dryRun.status == 0, "\(dryRun.output)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(dryRun.output.utf8)) as? [String: Any])
+        // Standard error (logs) shares the captured output; the report is the one JSON line.
+        let line = try #require(dryRun.output.split(separator: "\n").first { $0.hasPrefix("{") })
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let changes = report["changed"] as? [[String: Any]] ?? []
         #expect(changes.count == 1)
         #expect(changes.first?["patientId"] as? String == "p-rescore")

@@ -1,0 +1,69 @@
+import ArgumentParser
+import CaretideDomain
+import Foundation
+
+/// Pure clinical-rule throughput on one core: a mix of blood pressure, pulse, BMI, glucose, HbA1c and NPI
+/// assessments over inputs prepared in advance, so only the rules are timed.
+struct DomainBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "domain", abstract: "Assessments per second of the pure clinical rules, one core.")
+
+    @Option(help: "Seconds per round.") var seconds = 3.0
+    @Option(help: "Rounds; the report gives each and the median.") var rounds = 3
+
+    func run() async throws {
+        var generator = SplitMix64(seed: 42)
+        let count = 4096
+        let pressures = (0..<count).map { _ in (Int(generator.next() % 150) + 80, Int(generator.next() % 70) + 40) }
+        let pulses = (0..<count).map { _ in Int(generator.next() % 150) + 35 }
+        let bodies = (0..<count).map { _ in (Double(generator.next() % 1200) / 10 + 40, Double(generator.next() % 700) / 10 + 140) }
+        let glucose = (0..<count).map { _ in Double(generator.next() % 3000) / 10 + 40 }
+        let hba1c = (0..<count).map { _ in Double(generator.next() % 100) / 10 + 4 }
+        let diagnosed = Date(timeIntervalSince1970: 1_780_000_000)
+        let now = Date(timeIntervalSince1970: 1_795_000_000)
+        let npis = (0..<count).map { _ in
+            NottinghamPrognosticIndexInput(
+                tumourSizeCm: Double(generator.next() % 80) / 10 + 0.1, histologicalGrade: Int(generator.next() % 3) + 1,
+                lymphNodes: .positiveNodeCount(Int(generator.next() % 8)), diagnosisDate: diagnosed)
+        }
+
+        var results: [Double] = []
+        for round in 1...rounds {
+            var assessed = 0
+            var checksum = 0
+            let clock = ContinuousClock()
+            let start = clock.now
+            let deadline = start + .milliseconds(Int(seconds * 1000))
+            while clock.now < deadline {
+                for index in 0..<count {
+                    // Six rules per step; a checksum keeps the optimiser from dropping the work.
+                    if let result = try? BloodPressure.assess(systolic: pressures[index].0, diastolic: pressures[index].1) { checksum &+= result.severity.hashValue }
+                    if let result = try? Pulse.assess(restingBeatsPerMinute: pulses[index]) { checksum &+= result.severity.hashValue }
+                    if let result = try? BodyMassIndex.assess(weightKg: bodies[index].0, heightCm: bodies[index].1) { checksum &+= result.bodyMassIndexHundredths }
+                    if let result = try? Glucose.assess(value: glucose[index], unit: .mgPerDL, context: .fasting) { checksum &+= result.severity.hashValue }
+                    if let result = try? Glucose.assessHbA1c(percent: hba1c[index]) { checksum &+= result.severity.hashValue }
+                    if let result = try? NottinghamPrognosticIndex.assess(npis[index], now: now) { checksum &+= result.npiHundredths }
+                    assessed += 6
+                }
+            }
+            let elapsed = clock.now - start
+            let perSecond = Double(assessed) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            results.append(perSecond)
+            Console.write("round \(round): \(Int(perSecond)) assessments/s (checksum \(checksum & 0xff))\n")
+        }
+        let median = results.sorted()[results.count / 2]
+        Console.write("median: \(Int(median)) assessments/s on one core\n")
+    }
+}
+
+/// A small deterministic generator (SplitMix64) so every run times the same inputs.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

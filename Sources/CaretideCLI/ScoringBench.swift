@@ -1,0 +1,137 @@
+import ArgumentParser
+import CaretideKafka
+import CaretideLocalStack
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import Logging
+import ScoringService
+import ServiceLifecycle
+import Synchronization
+
+/// scoring-service end to end on this machine: the embedded broker, a private PostgreSQL (fsync on, as deployed) and
+/// the service in-process.
+/// 1. Throughput: a topic pre-filled with blood-pressure readings is drained; rows committed per second.
+/// 2. Latency at a fixed rate: readings produced at `--rate` per second; for each, the time from just before it was
+///    sent to the moment its assessment event arrives on `caretide.scores` (an upper bound of event-to-commit: it adds
+///    the outbox relay and a consumer hop).
+struct ScoringBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "scoring", abstract: "scoring-service throughput and event-to-commit latency.")
+
+    @Option(help: "Readings pre-filled for the throughput phase.") var events = 50_000
+    @Option(help: "Partitions of each topic (the embedded broker keeps about 5 MB per partition).") var partitions = 12
+    @Option(help: "Distinct patients (message keys).") var patients = 2_000
+    @Option(help: "Readings per second in the latency phase.") var rate = 2_000
+    @Option(help: "Seconds of the latency phase.") var seconds = 20
+
+    func run() async throws {
+        let logger = { var logger = CommandLogging.logger("caretide.bench"); logger.logLevel = .warning; return logger }()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        let postgres = try await LocalPostgres.start(in: directory, fsync: true, logger: logger)
+        defer {
+            postgres.stopBlocking()
+            try? FileManager.default.removeItem(at: directory)
+        }
+        let broker = try EmbeddedBroker(logger: logger)
+        for topic in Topic.allCases { try broker.createTopic(topic.name, partitions: partitions) }
+        let kafka = KafkaConfiguration(
+            bootstrapServers: broker.bootstrapServers, properties: ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "linger.ms": "2"])
+        let producer = try KafkaProducer(configuration: kafka, logger: logger)
+
+        Console.write("pre-filling \(events) readings over \(partitions) partitions…\n")
+        var readings = (0..<events).map { reading(index: $0) }
+        for chunk in stride(from: 0, to: readings.count, by: 5_000) {
+            try await producer.send(readings[chunk..<min(chunk + 5_000, readings.count)].map(\.message))
+        }
+        readings.removeAll()
+
+        let configuration = ServiceConfiguration(
+            serviceName: ScoringService.name, httpHost: "127.0.0.1", httpPort: 0, database: postgres.configuration, kafka: kafka, logLevel: .warning)
+        let assembly = try ServiceAssembly(definition: ScoringService.definition, configuration: configuration, logger: logger, signals: false)
+        let service = Task { try await assembly.group.run() }
+        let counter = Database(configuration: postgres.configuration, schema: "scoring", logger: logger)
+        try await counter.whileRunning {
+            // Phase 1: drain the pre-filled topic.
+            var started: (ContinuousClock.Instant, Int)?
+            let clock = ContinuousClock()
+            while true {
+                let count = (try? await counter.client.fetchAll("SELECT count(*)::int FROM assessments", as: Int.self, logger: logger).first) ?? 0
+                if started == nil, count > 0 { started = (clock.now, count) }
+                if count >= events, let (start, first) = started {
+                    let elapsed = clock.now - start
+                    let perSecond = Double(count - first) / elapsed.seconds
+                    Console.write("throughput: \(count - first) rows committed in \(String(format: "%.2f", elapsed.seconds)) s = \(Int(perSecond)) events/s\n")
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+
+        // Phase 2: a fixed rate, latency per event.
+        let probe = try KafkaConsumer(configuration: kafka, groupID: "bench-\(UUID().uuidString.prefix(8))", topics: [Topic.scores.name], logger: logger)
+        let sentAt = SentTimes()
+        let total = rate * seconds
+        let receiver = Task { () -> [Duration] in
+            var latencies: [Duration] = []
+            let deadline = ContinuousClock.now + .seconds(seconds + 120)
+            while latencies.count < total, ContinuousClock.now < deadline {
+                guard let message = try await probe.poll(timeout: .milliseconds(100)) else { continue }
+                let arrived = ContinuousClock.now
+                guard let event = try? EventCodec().decode(message.value), let assessed = event.payload(as: AssessmentRecorded.self),
+                      let sent = sentAt.take(assessed.sourceEventID) else { continue }
+                latencies.append(arrived - sent)
+            }
+            return latencies
+        }
+        // Let the probe join its group (the embedded broker's first join takes 3 s) before the clock starts.
+        try await Task.sleep(for: .seconds(5))
+        Console.write("latency: \(rate) readings/s for \(seconds) s…\n")
+        let tick = Duration.milliseconds(10)
+        let perTick = max(1, rate / 100)
+        let clock = ContinuousClock()
+        var next = clock.now
+        var index = events
+        for _ in 0..<(total / perTick) {
+            let batch = (0..<perTick).map { _ in defer { index += 1 }; return reading(index: index) }
+            let now = clock.now
+            for item in batch { sentAt.put(item.id, now) }
+            for item in batch { try producer.sendWithoutWaiting(item.message) }
+            next = next + tick
+            try await Task.sleep(until: next, clock: clock)
+        }
+        let latencies = try await receiver.value.sorted()
+        func percentile(_ p: Double) -> String {
+            guard !latencies.isEmpty else { return "n/a" }
+            let value = latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+            return String(format: "%.1f ms", value.seconds * 1000)
+        }
+        Console.write("latency over \(latencies.count) of \(total) events: p50 \(percentile(0.50)), p90 \(percentile(0.90)), p99 \(percentile(0.99)), max \(percentile(1.0))\n")
+
+        await probe.close()
+        await producer.shutdown()
+        await assembly.group.triggerGracefulShutdown()
+        try await service.value
+    }
+
+    private func reading(index: Int) -> (id: UUID, message: OutgoingMessage) {
+        let id = UUID()
+        let patient = "bench-patient-\(index % patients)"
+        let takenAt = Timestamp.format(Date(timeIntervalSince1970: 1_790_000_000 + Double(index)))
+        let body = #"{"eventId":"\#(id)","eventType":"blood-pressure.recorded","schemaVersion":1,"occurredAt":"\#(takenAt)","producer":"bench","patientId":"\#(patient)","payload":{"measurementId":"\#(UUID())","revision":1,"systolic":\#(100 + index % 90),"diastolic":\#(60 + index % 40),"takenAt":"\#(takenAt)","source":"device"}}"#
+        return (id, OutgoingMessage(topic: Topic.measurements.name, key: patient, value: Array(body.utf8), headers: [EventHeader.eventType: "blood-pressure.recorded"]))
+    }
+}
+
+/// Send times by event id, shared by the sending loop and the receiving task.
+final class SentTimes: Sendable {
+    private let times = Mutex<[UUID: ContinuousClock.Instant]>([:])
+    func put(_ id: UUID, _ instant: ContinuousClock.Instant) { times.withLock { $0[id] = instant } }
+    func take(_ id: UUID) -> ContinuousClock.Instant? { times.withLock { $0.removeValue(forKey: id) } }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

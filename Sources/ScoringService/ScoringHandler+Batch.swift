@@ -1,0 +1,116 @@
+import CaretideDomain
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import ClinicalAssessment
+import Foundation
+import PostgresNIO
+
+/// The batch path of `ScoringHandler`: runs of assessable events are applied with set-based SQL (one lookup, one
+/// update, one insert, one outbox insert, one trend query per run); withdrawals in between are applied singly, so
+/// the order of a patient's events is kept. Results equal applying the events one by one.
+extension ScoringHandler: BatchEventHandler {
+    func handle(batch: [ValidatedEvent], context: HandlerContext) async throws {
+        var run: [ValidatedEvent] = []
+        for event in batch {
+            if AssessmentEngine.assessedEvents.contains(event.eventType) {
+                run.append(event)
+            } else {
+                try await assess(run, context: context)
+                run = []
+                try await handle(event, context: context)
+            }
+        }
+        try await assess(run, context: context)
+    }
+
+    private struct Pending {
+        let event: ValidatedEvent
+        let patientID: String
+        let assessment: Assessment
+        let assessmentID = UUID()
+        var supersedes: UUID?
+    }
+
+    private func assess(_ events: [ValidatedEvent], context: HandlerContext) async throws {
+        guard !events.isEmpty else { return }
+        var pending: [Pending] = []
+        for event in events {
+            guard let patientID = event.patientID else { throw UnprocessableEvent("\(event.eventType.rawValue) without a patientId") }
+            let assessment: Assessment
+            do {
+                guard let result = try AssessmentEngine.assess(event.payload, now: event.occurredAt) else {
+                    throw UnprocessableEvent("scoring-service does not assess \(event.eventType.rawValue)")
+                }
+                assessment = result
+            } catch let error as DomainValidationError {
+                throw UnprocessableEvent("the values cannot be assessed: " + error.issues.map(\.field).joined(separator: ", "))
+            }
+            pending.append(Pending(event: event, patientID: patientID, assessment: assessment))
+        }
+
+        // The standing assessment of every subject in the run, locked; then the decisions, in event order.
+        let standingRows = try await context.connection.fetchAll(
+            """
+            SELECT a.patient_id, a.kind, a.subject_id, a.assessment_id, a.subject_revision FROM assessments a
+            JOIN unnest(\(pending.map(\.patientID)), \(pending.map(\.assessment.kind.rawValue)), \(pending.map(\.assessment.subjectID)))
+                 AS s(patient_id, kind, subject_id)
+              ON a.patient_id = s.patient_id AND a.kind = s.kind AND a.subject_id = s.subject_id
+            WHERE a.superseded_by IS NULL AND a.withdrawn_at IS NULL
+            FOR UPDATE OF a
+            """, as: (String, String, String, UUID, Int).self, logger: context.logger)
+        var standing: [String: (id: UUID, revision: Int)] = [:]
+        for row in standingRows { standing["\(row.0)|\(row.1)|\(row.2)"] = (row.3, row.4) }
+        var accepted: [Pending] = []
+        for var item in pending {
+            let key = "\(item.patientID)|\(item.assessment.kind.rawValue)|\(item.assessment.subjectID)"
+            if let current = standing[key], current.revision >= item.assessment.subjectRevision { continue }  // an older revision, late
+            item.supersedes = standing[key]?.id
+            standing[key] = (item.assessmentID, item.assessment.subjectRevision)
+            accepted.append(item)
+        }
+        guard !accepted.isEmpty else { return }
+
+        // Supersede first (one standing assessment per subject), then insert the run.
+        let superseded = accepted.compactMap { item in item.supersedes.map { ($0, item.assessmentID) } }
+        if !superseded.isEmpty {
+            try await context.connection.query(
+                """
+                UPDATE assessments SET superseded_by = s.new FROM unnest(\(superseded.map(\.0)), \(superseded.map(\.1))) AS s(old, new)
+                WHERE assessment_id = s.old
+                """, logger: context.logger)
+        }
+        let encoder = CaretideJSON.makeEncoder()
+        let inputs = try accepted.map { String(decoding: try encoder.encode(AnyPayload($0.event.payload)), as: UTF8.self) }
+        let results = try accepted.map { String(decoding: try encoder.encode(StoredResult($0.assessment)), as: UTF8.self) }
+        try await context.connection.query(
+            """
+            INSERT INTO assessments (assessment_id, source_event_id, source_event_type, patient_id, kind, subject_id, subject_revision,
+                category, severity, tip, rule_set_version, observed_at, inputs, result)
+            SELECT id, source, source_type, patient, kind, subject, revision, category, severity, tip, rule_set, observed, inputs::jsonb, result::jsonb
+            FROM unnest(\(accepted.map(\.assessmentID)), \(accepted.map(\.event.eventID)), \(accepted.map(\.event.eventType.rawValue)),
+                        \(accepted.map(\.patientID)), \(accepted.map(\.assessment.kind.rawValue)), \(accepted.map(\.assessment.subjectID)),
+                        \(accepted.map(\.assessment.subjectRevision)), \(accepted.map(\.assessment.category)),
+                        \(accepted.map(\.assessment.severity.rawValue)), \(accepted.map(\.assessment.tip.rawValue)),
+                        \(accepted.map(\.assessment.ruleSetVersion)), \(accepted.map(\.assessment.observedAt)), \(inputs), \(results))
+                 AS r(id, source, source_type, patient, kind, subject, revision, category, severity, tip, rule_set, observed, inputs, result)
+            """, logger: context.logger)
+
+        var outbox: [Outbox.Entry] = []
+        for item in accepted {
+            outbox.append(try AssessmentPublication.entry(
+                assessmentID: item.assessmentID, item.assessment, source: item.event.payload, sourceEventID: item.event.eventID,
+                supersedes: item.supersedes, patientID: item.patientID, traceID: item.event.traceID, context: context))
+        }
+        // Trends, once per patient and kind, after the whole run is stored; the newest assessment of each triggers.
+        var newest: [String: Pending] = [:]
+        for item in accepted { newest["\(item.patientID)|\(item.assessment.kind.rawValue)"] = item }
+        let triggers = newest.values.map { TrendTracker.Trigger(patientID: $0.patientID, kind: $0.assessment.kind, assessmentID: $0.assessmentID) }
+        let traces = Dictionary(accepted.map { ($0.assessmentID, $0.event.traceID) }, uniquingKeysWith: { first, _ in first })
+        for (patientID, flag) in try await TrendTracker(connection: context.connection, logger: context.logger).flags(for: triggers) {
+            let traceID = traces[flag.triggeringAssessmentID] ?? nil
+            outbox.append(try Outbox.Entry(EventEnvelope(producer: context.producer, patientID: patientID, traceID: traceID, payload: flag), codec: context.codec))
+        }
+        try await context.publish(outbox)
+    }
+}
