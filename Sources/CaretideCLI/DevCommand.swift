@@ -70,6 +70,9 @@ struct DevCommand: AsyncParsableCommand {
                 // restarted service resumes within seconds rather than 45 s.
                 childEnvironment["KAFKA_SESSION_TIMEOUT_MS"] = childEnvironment["KAFKA_SESSION_TIMEOUT_MS"] ?? "6000"
                 childEnvironment["KAFKA_HEARTBEAT_INTERVAL_MS"] = childEnvironment["KAFKA_HEARTBEAT_INTERVAL_MS"] ?? "1000"
+                // The mock broker holds a fetch without data for the whole fetch.wait.max.ms (500 ms by default) even
+                // when data arrives meanwhile; a short wait keeps each hop of the pipeline fast.
+                childEnvironment["KAFKA_FETCH_WAIT_MAX_MS"] = childEnvironment["KAFKA_FETCH_WAIT_MAX_MS"] ?? "10"
             }
             let child = ServiceProcess(name: name, executable: binaries.appendingPathComponent(name), environment: childEnvironment)
             try child.start()

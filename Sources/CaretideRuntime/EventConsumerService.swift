@@ -27,8 +27,10 @@ public final class EventConsumerService: Service, Sendable {
 
     private let stopping = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
-    /// Most messages applied in one transaction.
-    let maxBatchSize = 500
+    /// Most messages taken from the consumer at once.
+    let maxBatchSize = 1000
+    /// Transactions applied at once, each over its own share of the partitions.
+    let parallelism = 2
 
     public init(
         name: String, topics: [Topic], handler: any EventHandler, kafka: KafkaConfiguration, database: Database,
@@ -92,7 +94,22 @@ public final class EventConsumerService: Service, Sendable {
 
     /// Applies a batch until its effects are durable (refused messages dead-lettered). Returns false only when shutdown
     /// interrupted a retry, in which case nothing of the batch may be committed.
+    ///
+    /// The batch is split by partition into `parallelism` groups applied concurrently, each in its own transaction:
+    /// a partition's messages (so a patient's events) stay in one group and in order, and while one group waits on
+    /// PostgreSQL another decodes.
     private func process(_ messages: [IncomingMessage]) async -> Bool {
+        let groups = Dictionary(grouping: messages) { Int($0.partition) % parallelism }
+        guard groups.count > 1 else { return await apply(messages) }
+        return await withTaskGroup(of: Bool.self) { group in
+            for part in groups.values { group.addTask { await self.apply(part) } }
+            var succeeded = true
+            for await result in group { succeeded = succeeded && result }
+            return succeeded
+        }
+    }
+
+    private func apply(_ messages: [IncomingMessage]) async -> Bool {
         let start = ContinuousClock.now
         var accepted: [(message: IncomingMessage, event: ValidatedEvent)] = []
         for message in messages {

@@ -20,7 +20,7 @@ public struct HTTPProblem: HTTPResponseError, Sendable {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let data = try CaretideJSON.makeEncoder().encode(ProblemBody(error: error, violations: violations))
+        let data = try CaretideJSON.encoder.encode(ProblemBody(error: error, violations: violations))
         return Response(
             status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
@@ -53,7 +53,7 @@ extension Request {
     ) async throws -> T {
         let document = try await validatedJSON(schema: schemaName, catalog: catalog, context: context)
         do {
-            return try CaretideJSON.makeDecoder().decode(T.self, from: CaretideJSON.makeEncoder().encode(document))
+            return try CaretideJSON.decoder.decode(T.self, from: CaretideJSON.encoder.encode(document))
         } catch let error as DecodingError {
             throw HTTPProblem.invalidBody([error.violation])
         }
@@ -77,6 +77,6 @@ extension DecodingError {
 
 /// Encodes a response body with Caretide's JSON conventions.
 public func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-    let data = try CaretideJSON.makeEncoder().encode(value)
+    let data = try CaretideJSON.encoder.encode(value)
     return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
 }

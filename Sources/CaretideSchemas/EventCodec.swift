@@ -35,7 +35,7 @@ public struct EventCodec: Sendable {
     public init(catalog: SchemaCatalog = .bundled) { self.catalog = catalog }
 
     public func encode<P: EventPayload>(_ envelope: EventEnvelope<P>) throws -> [UInt8] {
-        Array(try CaretideJSON.makeEncoder().encode(envelope))
+        Array(try CaretideJSON.encoder.encode(envelope))
     }
 
     /// Parses, validates (envelope, then the payload schema of its event type) and decodes one message.
@@ -71,7 +71,7 @@ public struct EventCodec: Sendable {
     }
 
     private static func decodeTyped<P: EventPayload>(_ type: P.Type, from data: Data) throws -> ValidatedEvent {
-        let envelope = try CaretideJSON.makeDecoder().decode(EventEnvelope<P>.self, from: data)
+        let envelope = try CaretideJSON.decoder.decode(EventEnvelope<P>.self, from: data)
         return ValidatedEvent(
             eventID: envelope.eventID, eventType: envelope.eventType, occurredAt: envelope.occurredAt, producer: envelope.producer,
             patientID: envelope.patientID, traceID: envelope.traceID, payload: envelope.payload)

@@ -45,7 +45,7 @@ struct RecordRoutes: Sendable {
     }
 
     func store(_ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue) async throws -> Receipt {
-        let bodyText = String(decoding: try CaretideJSON.makeEncoder().encode(body), as: UTF8.self)
+        let bodyText = String(decoding: try CaretideJSON.encoder.encode(body), as: UTF8.self)
         return try await context.transaction { handler in
             let connection = handler.connection
             let first = try decodePayload(definition, body: body, recordID: recordID, revision: 1)
@@ -154,7 +154,7 @@ struct RecordRoutes: Sendable {
     }
 
     private func decodePayload(_ definition: RecordDefinition, body: JSONValue, recordID: String, revision: Int) throws -> any EventPayload {
-        let json = try CaretideJSON.makeEncoder().encode(definition.payload(body, recordID, revision))
+        let json = try CaretideJSON.encoder.encode(definition.payload(body, recordID, revision))
         do {
             return try Self.decode(definition.eventType.payloadType, from: json)
         } catch let error as DecodingError {
@@ -163,7 +163,7 @@ struct RecordRoutes: Sendable {
     }
 
     private static func decode<P: EventPayload>(_ type: P.Type, from data: Data) throws -> any EventPayload {
-        try CaretideJSON.makeDecoder().decode(P.self, from: data)
+        try CaretideJSON.decoder.decode(P.self, from: data)
     }
 }
 

@@ -24,7 +24,7 @@ struct AssessmentStore {
         _ assessment: Assessment, patientID: String, sourceEventID: UUID, sourceEventType: EventType, payload: any EventPayload,
         replacingSameRevision: Bool = false
     ) async throws -> Outcome {
-        let encoder = CaretideJSON.makeEncoder()
+        let encoder = CaretideJSON.encoder
         let inputs = String(decoding: try encoder.encode(AnyPayload(payload)), as: UTF8.self)
         let result = String(decoding: try encoder.encode(StoredResult(assessment)), as: UTF8.self)
         let standing = try await connection.fetchAll(

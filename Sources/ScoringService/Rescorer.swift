@@ -102,6 +102,6 @@ public enum Rescorer {
     }
 
     private static func decode<P: EventPayload>(_ type: P.Type, _ data: Data) throws -> any EventPayload {
-        try CaretideJSON.makeDecoder().decode(P.self, from: data)
+        try CaretideJSON.decoder.decode(P.self, from: data)
     }
 }

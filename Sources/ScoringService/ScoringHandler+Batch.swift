@@ -48,7 +48,6 @@ extension ScoringHandler: BatchEventHandler {
             }
             pending.append(Pending(event: event, patientID: patientID, assessment: assessment))
         }
-
         // The standing assessment of every subject in the run, locked; then the decisions, in event order.
         let standingRows = try await context.connection.fetchAll(
             """
@@ -80,7 +79,7 @@ extension ScoringHandler: BatchEventHandler {
                 WHERE assessment_id = s.old
                 """, logger: context.logger)
         }
-        let encoder = CaretideJSON.makeEncoder()
+        let encoder = CaretideJSON.encoder
         let inputs = try accepted.map { String(decoding: try encoder.encode(AnyPayload($0.event.payload)), as: UTF8.self) }
         let results = try accepted.map { String(decoding: try encoder.encode(StoredResult($0.assessment)), as: UTF8.self) }
         try await context.connection.query(
@@ -95,7 +94,6 @@ extension ScoringHandler: BatchEventHandler {
                         \(accepted.map(\.assessment.ruleSetVersion)), \(accepted.map(\.assessment.observedAt)), \(inputs), \(results))
                  AS r(id, source, source_type, patient, kind, subject, revision, category, severity, tip, rule_set, observed, inputs, result)
             """, logger: context.logger)
-
         var outbox: [Outbox.Entry] = []
         for item in accepted {
             outbox.append(try AssessmentPublication.entry(
@@ -104,7 +102,7 @@ extension ScoringHandler: BatchEventHandler {
         }
         // Trends, once per patient and kind, after the whole run is stored; the newest assessment of each triggers.
         var newest: [String: Pending] = [:]
-        for item in accepted { newest["\(item.patientID)|\(item.assessment.kind.rawValue)"] = item }
+        for item in accepted where TrendTracker.canComplete(item.assessment) { newest["\(item.patientID)|\(item.assessment.kind.rawValue)"] = item }
         let triggers = newest.values.map { TrendTracker.Trigger(patientID: $0.patientID, kind: $0.assessment.kind, assessmentID: $0.assessmentID) }
         let traces = Dictionary(accepted.map { ($0.assessmentID, $0.event.traceID) }, uniquingKeysWith: { first, _ in first })
         for (patientID, flag) in try await TrendTracker(connection: context.connection, logger: context.logger).flags(for: triggers) {

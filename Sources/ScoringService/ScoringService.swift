@@ -96,5 +96,12 @@ enum ScoringMigrations {
             "ALTER TABLE assessments DROP CONSTRAINT assessments_source_event_id_key",
             "ALTER TABLE assessments ADD CONSTRAINT assessments_source_event_rule_set_key UNIQUE (source_event_id, rule_set_version)",
         ]),
+        // The trend rules read each patient's newest standing assessments of a kind.
+        Migration(version: 4, name: "index of standing assessments by patient", statements: [
+            """
+            CREATE INDEX assessments_standing_by_patient ON assessments (patient_id, kind, observed_at DESC, assessed_at DESC)
+            WHERE superseded_by IS NULL AND withdrawn_at IS NULL
+            """,
+        ]),
     ])
 }

@@ -11,15 +11,29 @@ import PostgresNIO
 /// whose prognostic group changed (keyed by the change). The rules are `CaretideDomain.Trends`.
 ///
 /// Series are loaded for all triggering patients in one query and hold each patient's newest `window` standing
-/// assessments of a kind. A run that reaches back to the start of a full window began earlier and was flagged then,
-/// so it is not flagged again.
+/// assessments of a kind; a reading synced so late that a dozen newer ones precede it does not start a pattern. A run
+/// that reaches back to the start of a full window began earlier and was flagged then, so it is not flagged again.
 struct TrendTracker {
     let connection: PostgresConnection
     let logger: Logger
-    let window = 100
+    /// How many of a patient's newest standing assessments of a kind the rules look at: enough for a run of three
+    /// or a rise over three to complete among late-synced readings, small enough to load for a whole batch at once.
+    let window = 12
 
     /// The kinds whose series have trend rules.
     static let trackedKinds: Set<AssessmentKind> = [.bloodPressure, .glucose, .nottinghamPrognosticIndex]
+
+    /// Whether a new assessment can complete a pattern at all: a reading below stage 2 cannot complete a stage-2 run,
+    /// so its series is not loaded.
+    static func canComplete(_ assessment: Assessment) -> Bool {
+        switch assessment.kind {
+        case .bloodPressure:
+            guard let category = BloodPressureCategory(rawValue: assessment.category) else { return false }
+            return category >= .stage2Hypertension
+        case .glucose, .nottinghamPrognosticIndex: return true
+        default: return false
+        }
+    }
 
     struct Trigger {
         let patientID: String
@@ -42,14 +56,14 @@ struct TrendTracker {
         guard !tracked.isEmpty else { return [] }
         let rows = try await connection.fetchAll(
             """
-            SELECT patient_id, kind, observed_at, category, (result->'values'->>'systolic')::float8, (result->'values'->>'diastolic')::float8,
-                   (result->'values'->>'valueMgPerDL')::float8, inputs->>'context'
-            FROM (SELECT *, row_number() OVER (PARTITION BY patient_id, kind ORDER BY observed_at DESC, assessed_at DESC) AS newest
-                  FROM assessments
-                  WHERE (patient_id, kind) IN (SELECT * FROM unnest(\(tracked.map(\.patientID)), \(tracked.map(\.kind.rawValue))))
-                    AND superseded_by IS NULL AND withdrawn_at IS NULL) recent
-            WHERE newest <= \(window)
-            ORDER BY patient_id, kind, observed_at, assessed_at
+            SELECT s.patient_id, s.kind, a.observed_at, a.category, (a.result->'values'->>'systolic')::float8,
+                   (a.result->'values'->>'diastolic')::float8, (a.result->'values'->>'valueMgPerDL')::float8, a.inputs->>'context'
+            FROM unnest(\(tracked.map(\.patientID)), \(tracked.map(\.kind.rawValue))) AS s(patient_id, kind)
+            CROSS JOIN LATERAL (
+                SELECT observed_at, assessed_at, category, result, inputs FROM assessments
+                WHERE patient_id = s.patient_id AND kind = s.kind AND superseded_by IS NULL AND withdrawn_at IS NULL
+                ORDER BY observed_at DESC, assessed_at DESC LIMIT \(window)) a
+            ORDER BY s.patient_id, s.kind, a.observed_at, a.assessed_at
             """, as: (String, String, Date, String, Double?, Double?, Double?, String?).self, logger: logger)
         var series: [String: [Point]] = [:]
         for row in rows {

@@ -46,7 +46,7 @@ import Testing
         #expect(!examples.isEmpty)
         for example in examples {
             #expect(catalog.payloads[type]!.validate(example) == [])
-            let data = try CaretideJSON.makeEncoder().encode(example)
+            let data = try CaretideJSON.encoder.encode(example)
             #expect(throws: Never.self) { try Self.decodePayload(type.payloadType, data) }
         }
     }
@@ -59,7 +59,7 @@ import Testing
             return
         }
         for example in examples {
-            let data = try CaretideJSON.makeEncoder().encode(example)
+            let data = try CaretideJSON.encoder.encode(example)
             let event = try EventCodec(catalog: catalog).decode(Array(data))
             #expect(event.producer.isEmpty == false)
         }
@@ -97,6 +97,6 @@ import Testing
     }
 
     static func decodePayload<P: EventPayload>(_ type: P.Type, _ data: Data) throws {
-        _ = try CaretideJSON.makeDecoder().decode(P.self, from: data)
+        _ = try CaretideJSON.decoder.decode(P.self, from: data)
     }
 }

@@ -25,9 +25,11 @@ public final class TestStack: Sendable {
         let task: Task<Void, any Error>
     }
 
-    /// Consumer settings that suit librdkafka's mock coordinator: its first join waits 3 s, and a member that died
-    /// is noticed after the session timeout, so both are kept short.
-    public static let consumerProperties = ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "message.timeout.ms": "10000"]
+    /// Consumer settings that suit librdkafka's mock cluster: its first join waits 3 s, a member that died is noticed
+    /// after the session timeout, and a fetch without data waits the full fetch.wait.max.ms, so all are kept short.
+    public static let consumerProperties = [
+        "session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "message.timeout.ms": "10000", "fetch.wait.max.ms": "10",
+    ]
 
     public static func start(_ definitions: [ServiceDefinition], partitions: Int = 3) async throws -> TestStack {
         let broker = try EmbeddedBroker(logger: TestLogging.logger("broker"))

@@ -3,6 +3,10 @@ import Foundation
 /// The one JSON dialect Caretide speaks on the wire: RFC 3339 timestamps in UTC, with or without fractional seconds
 /// on input, with milliseconds on output; keys sorted so that equal events encode to equal bytes.
 public enum CaretideJSON {
+    /// Shared instances: coders are expensive to make and safe to share once configured.
+    public static let encoder = makeEncoder()
+    public static let decoder = makeDecoder()
+
     public static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -30,7 +34,7 @@ public enum CaretideJSON {
     /// Parses bytes into a `JSONValue`, or says why they are not JSON.
     public static func parse(_ bytes: some Collection<UInt8>) throws(SchemaViolation) -> JSONValue {
         do {
-            return try makeDecoder().decode(JSONValue.self, from: Data(bytes))
+            return try JSONParser.parse(bytes)
         } catch {
             throw SchemaViolation(pointer: .root, message: "malformed JSON")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One failing field: where (a JSON Pointer into the checked document) and what is wrong, in words safe to show a caller.
 /// Messages name the rule, never echo the offending value (values may be patient data).
@@ -213,7 +214,7 @@ public struct JSONSchema: Sendable {
         let length = value.count
         if let minimum = rules["minLength"]?.numberValue, Double(length) < minimum { fail("must have at least \(Int(minimum)) characters") }
         if let maximum = rules["maxLength"]?.numberValue, Double(length) > maximum { fail("must have at most \(Int(maximum)) characters") }
-        if let pattern = rules["pattern"]?.stringValue, value.range(of: pattern, options: .regularExpression) == nil {
+        if let pattern = rules["pattern"]?.stringValue, !PatternCache.matches(value, pattern: pattern) {
             fail("must match the pattern \(pattern)")
         }
         if let format = rules["format"]?.stringValue, !StringFormat.matches(value, format: format) {
@@ -227,10 +228,49 @@ enum StringFormat {
     static func matches(_ value: String, format: String) -> Bool {
         switch format {
         case "date-time": Timestamp.parse(value) != nil
-        case "uuid": UUID(uuidString: value) != nil
-        case "date": value.range(of: #"^\d{4}-\d{2}-\d{2}$"#, options: .regularExpression) != nil
+        case "uuid": isUUID(value)
+        case "date": PatternCache.matches(value, pattern: #"^\d{4}-\d{2}-\d{2}$"#)
         default: true
         }
+    }
+
+    /// 8-4-4-4-12 hexadecimal digits, either case (RFC 9562's text form).
+    static func isUUID(_ value: String) -> Bool {
+        let utf8 = value.utf8
+        guard utf8.count == 36 else { return false }
+        for (offset, byte) in utf8.enumerated() {
+            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                let isHex = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
+                guard isHex else { return false }
+            }
+        }
+        return true
+    }
+}
+
+/// Compiled regular expressions, by pattern: the schemas use a handful, and compiling one per check dominated the
+/// cost of validating a message.
+enum PatternCache {
+    /// `@unchecked Sendable`: NSRegularExpression is immutable once made and documented as safe to share between threads.
+    private final class Compiled: @unchecked Sendable {
+        let expression: NSRegularExpression?
+        init(_ pattern: String) { expression = try? NSRegularExpression(pattern: pattern) }
+    }
+
+    private static let cache = Mutex<[String: Compiled]>([:])
+
+    static func matches(_ value: String, pattern: String) -> Bool {
+        let compiled = cache.withLock { cache in
+            if let compiled = cache[pattern] { return compiled }
+            let compiled = Compiled(pattern)
+            cache[pattern] = compiled
+            return compiled
+        }
+        guard let expression = compiled.expression else { return false }
+        // JSON Schema patterns are unanchored (ECMA-262 semantics): a match anywhere counts.
+        return expression.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
     }
 }
 
