@@ -26,6 +26,8 @@ let package = Package(
         // The JSON Schemas at the top of the repository, bundled so the services validate against those very files.
         .target(name: "CaretideSchemaFiles", path: "Schemas", resources: [.copy("envelope.v1.schema.json"), .copy("events"), .copy("api")]),
         .target(name: "CaretideDomain"),
+        // Human Phenotype Ontology parsing and Phenomizer ranking with p-values (pure); diagnosis-service will serve it.
+        .target(name: "PhenotypeRanking"),
         // Wire types reuse the domain's value enums (units, contexts, sex, severity), so there is one spelling of each.
         .target(name: "CaretideSchemas", dependencies: ["CaretideSchemaFiles", "CaretideDomain"]),
         // The clinical rules applied to recorded events (pure): shared by ingest (validation), scoring and `caretide rescore`.
@@ -82,6 +84,10 @@ let package = Package(
         ], path: "Tests/CaretideTestSupport"),
         .testTarget(name: "CaretideSchemasTests", dependencies: ["CaretideSchemas", "CaretideDomain"]),
         .testTarget(name: "ClinicalAssessmentTests", dependencies: ["ClinicalAssessment"]),
+        .testTarget(
+            name: "PhenotypeRankingTests",
+            dependencies: ["PhenotypeRanking", .product(name: "PropertyBased", package: "swift-property-based")],
+            resources: [.copy("Fixtures")]),
         .testTarget(name: "CaretideDomainTests", dependencies: [
             "CaretideDomain",
             .product(name: "PropertyBased", package: "swift-property-based"),

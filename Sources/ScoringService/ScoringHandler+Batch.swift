@@ -32,21 +32,12 @@ extension ScoringHandler: BatchEventHandler {
         var supersedes: UUID?
     }
 
-    private func assess(_ events: [ValidatedEvent], context: HandlerContext) async throws {
+    func assess(_ events: [ValidatedEvent], context: HandlerContext) async throws {
         guard !events.isEmpty else { return }
         var pending: [Pending] = []
         for event in events {
             guard let patientID = event.patientID else { throw UnprocessableEvent("\(event.eventType.rawValue) without a patientId") }
-            let assessment: Assessment
-            do {
-                guard let result = try AssessmentEngine.assess(event.payload, now: event.occurredAt) else {
-                    throw UnprocessableEvent("scoring-service does not assess \(event.eventType.rawValue)")
-                }
-                assessment = result
-            } catch let error as DomainValidationError {
-                throw UnprocessableEvent("the values cannot be assessed: " + error.issues.map(\.field).joined(separator: ", "))
-            }
-            pending.append(Pending(event: event, patientID: patientID, assessment: assessment))
+            pending.append(Pending(event: event, patientID: patientID, assessment: try Self.assessment(of: event)))
         }
         // The standing assessment of every subject in the run, locked; then the decisions, in event order.
         let standingRows = try await context.connection.fetchAll(

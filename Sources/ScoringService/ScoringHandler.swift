@@ -22,33 +22,21 @@ struct ScoringHandler: EventHandler {
                 subjectID: AssessmentEngine.examSubjectID(institutionID: retracted.institutionID, examID: retracted.examID),
                 reason: .enteredInError, event: event, context: context)
         default:
-            try await assess(event, patientID: patientID, store: store, context: context)
+            // One event is a run of one: the same set-based path as a batch.
+            try await assess([event], context: context)
         }
     }
 
-    func assess(_ event: ValidatedEvent, patientID: String, store: AssessmentStore, context: HandlerContext) async throws {
-        let assessment: Assessment
+    /// Applies the clinical rule to an event, or refuses it (it goes to the dead-letter topic) naming the failing fields.
+    static func assessment(of event: ValidatedEvent) throws -> Assessment {
         do {
             // Dates are checked against when the event was recorded, so a redelivery or a rescore judges them alike.
             guard let result = try AssessmentEngine.assess(event.payload, now: event.occurredAt) else {
                 throw UnprocessableEvent("scoring-service does not assess \(event.eventType.rawValue)")
             }
-            assessment = result
+            return result
         } catch let error as DomainValidationError {
             throw UnprocessableEvent("the values cannot be assessed: " + error.issues.map(\.field).joined(separator: ", "))
-        }
-        guard case .recorded(let assessmentID, let supersedes) = try await store.record(
-            assessment, patientID: patientID, sourceEventID: event.eventID, sourceEventType: event.eventType, payload: event.payload)
-        else {
-            context.logger.debug("older revision ignored")
-            return
-        }
-        try await AssessmentPublication.publish(
-            assessmentID: assessmentID, assessment, source: event.payload, sourceEventID: event.eventID, supersedes: supersedes,
-            patientID: patientID, traceID: event.traceID, context: context)
-        let tracker = TrendTracker(connection: context.connection, logger: context.logger)
-        for (_, flag) in try await tracker.flags(for: [.init(patientID: patientID, kind: assessment.kind, assessmentID: assessmentID)]) {
-            try await context.publish(context.envelope(for: flag, causedBy: event))
         }
     }
 

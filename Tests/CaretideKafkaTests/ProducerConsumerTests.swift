@@ -250,15 +250,7 @@ import Testing
     }
 
     @Test func closeEndsIterationAndLaterCallsFailAsClosed() async throws {
-        let broker = try EmbeddedBroker(logger: TestSupport.logger)
-        let topic = TestSupport.uniqueName("close")
-        try broker.createTopic(topic, partitions: 1)
-        let consumer = try KafkaConsumer(
-            configuration: TestSupport.consumerConfiguration(broker),
-            groupID: TestSupport.uniqueName("group"),
-            topics: [topic],
-            logger: TestSupport.logger
-        )
+        let (broker, topic, consumer) = try TestSupport.consumerOnNewTopic("close", partitions: 1)
         // An idle iteration is waiting when close() arrives.
         let iteration = Task {
             var count = 0
@@ -288,15 +280,7 @@ import Testing
     }
 
     @Test func cancellingTheIteratingTaskEndsIteration() async throws {
-        let broker = try EmbeddedBroker(logger: TestSupport.logger)
-        let topic = TestSupport.uniqueName("cancel")
-        try broker.createTopic(topic, partitions: 1)
-        let consumer = try KafkaConsumer(
-            configuration: TestSupport.consumerConfiguration(broker),
-            groupID: TestSupport.uniqueName("group"),
-            topics: [topic],
-            logger: TestSupport.logger
-        )
+        let (broker, _, consumer) = try TestSupport.consumerOnNewTopic("cancel", partitions: 1)
         let iteration = Task {
             var count = 0
             for try await _ in consumer.messages { count += 1 }
@@ -307,5 +291,6 @@ import Testing
         let count = try await withTimeout(.seconds(3)) { try await iteration.value }
         #expect(count == 0)
         await consumer.close()
+        withExtendedLifetime(broker) {}  // the cluster must outlive the consumer
     }
 }

@@ -32,6 +32,16 @@ enum TestSupport {
         return KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: all)
     }
 
+    /// A new embedded broker with one fresh topic, and a consumer of that topic in a fresh group.
+    static func consumerOnNewTopic(_ prefix: String, partitions: Int) throws -> (EmbeddedBroker, String, KafkaConsumer) {
+        let broker = try EmbeddedBroker(logger: logger)
+        let topic = uniqueName(prefix)
+        try broker.createTopic(topic, partitions: partitions)
+        let consumer = try KafkaConsumer(
+            configuration: consumerConfiguration(broker), groupID: uniqueName("group"), topics: [topic], logger: logger)
+        return (broker, topic, consumer)
+    }
+
     static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 

@@ -1,0 +1,279 @@
+public import Foundation
+
+/// A problem found while loading annotations; the row is skipped or mapped, not fatal.
+public struct LoadWarning: Sendable, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable {
+        /// `hpo_id` is not in the ontology; the row is skipped.
+        case unknownTerm
+        /// `hpo_id` is obsolete and was mapped through `replaced_by`.
+        case obsoleteTermMapped
+        /// `hpo_id` is an `alt_id` and was mapped to the primary id.
+        case alternativeIDMapped
+        /// `hpo_id` is obsolete without a replacement; the row is skipped.
+        case obsoleteWithoutReplacement
+        /// `hpo_id` is not under the phenotype root (HP:0000118); the row is skipped.
+        case outsidePhenotypeRoot
+    }
+
+    public let code: Code
+    public let termID: String
+    public let diseaseID: String
+    /// 1-based line in `phenotype.hpoa` (0 when the annotation was built in code).
+    public let line: Int
+    /// The current term the id was mapped to, for the two mapping codes.
+    public let mappedTo: String?
+
+    public var description: String {
+        "phenotype.hpoa line \(line): \(code.rawValue) \(termID)" + (mappedTo.map { " -> \($0)" } ?? "")
+    }
+}
+
+/// The ontology plus the disease annotations and the information content of every term —
+/// the data of the Phenomizer method (Köhler S, Schulz MH, Krawitz P, et al. "Clinical
+/// diagnostics in human genetics with semantic similarity searches in ontologies."
+/// Am J Hum Genet 2009;85(4):457-64).
+///
+/// Annotations are propagated to ancestors (the annotation-propagation or "true-path" rule)
+/// for counting: `count(t)` is the number of diseases annotated with `t` or a descendant, and
+/// `IC(t) = −ln(count(t) / D)` with `D` the number of diseases. A term no disease is annotated
+/// to (count 0) is given `IC = ln D`, the largest possible value; such a term can never be the
+/// common ancestor of a query term and an annotation, so this only matters for exclusions and
+/// suggestions.
+public final class PhenotypeKnowledgeBase: Sendable {
+    public let ontology: PhenotypeOntology
+    /// `#version` of the annotation file.
+    public let annotationVersion: String?
+    /// Root of the subtree used for queries, annotations and random sampling (HP:0000118).
+    public let phenotypeRoot: TermIndex
+    /// Disease identifiers, sorted; a disease's index is its position here.
+    public let diseaseIDs: [String]
+    public let diseaseNames: [String]
+    /// Direct annotations per disease (sorted term indices, duplicates removed), CSR form.
+    let annotationOffsets: [Int32]
+    let annotationTerms: [Int32]
+    /// Information content per term (natural log), as `Float` for the scoring kernels.
+    let ic: [Float]
+    /// Number of diseases annotated with each term or one of its descendants.
+    public let diseaseCountByTerm: [Int32]
+    /// Whether each term lies in the phenotype subtree (root included).
+    let inPhenotypeSubtree: [Bool]
+    /// The terms random queries are drawn from: current terms strictly below the phenotype root.
+    let samplingUniverse: [Int32]
+    /// `ln D`: the largest information content any term can have.
+    public let maxInformationContent: Double
+    /// Rows skipped or mapped while loading.
+    public let warnings: [LoadWarning]
+    /// A stable hash of terms, is-a edges, diseases and annotations; a null distribution
+    /// records it so it is never used with different data.
+    public let fingerprint: UInt64
+    private let diseaseLookup: [String: Int32]
+
+    public var diseaseCount: Int { diseaseIDs.count }
+    public var termCount: Int { ontology.termCount }
+    public var annotationCount: Int { annotationTerms.count }
+
+    /// Parses `hp.obo` and `phenotype.hpoa` text and builds the knowledge base.
+    public convenience init(
+        obo: String, hpoa: String, databases: Set<String> = HPOAParser.defaultDatabases,
+        phenotypeRootID: String = "HP:0000118"
+    ) throws(PhenotypeRankingError) {
+        let ontology = try PhenotypeOntology(document: OBOParser.parse(obo))
+        let annotations = try HPOAParser.parse(hpoa, databases: databases)
+        try self.init(ontology: ontology, annotations: annotations, phenotypeRootID: phenotypeRootID)
+    }
+
+    /// Parses `hp.obo` and `phenotype.hpoa` bytes (UTF-8) and builds the knowledge base.
+    public convenience init(
+        obo: Data, hpoa: Data, databases: Set<String> = HPOAParser.defaultDatabases,
+        phenotypeRootID: String = "HP:0000118"
+    ) throws(PhenotypeRankingError) {
+        let ontology = try PhenotypeOntology(document: OBOParser.parse(obo))
+        let annotations = try HPOAParser.parse(hpoa, databases: databases)
+        try self.init(ontology: ontology, annotations: annotations, phenotypeRootID: phenotypeRootID)
+    }
+
+    /// Builds the knowledge base from a parsed ontology and annotation set.
+    ///
+    /// Annotation term ids are resolved through the ontology (alt_ids and obsolete ids are
+    /// mapped, with a ``LoadWarning``); rows with unknown terms or terms outside the phenotype
+    /// subtree are skipped with a warning. Diseases keep the name of their first row.
+    public init(
+        ontology: PhenotypeOntology, annotations: HPOAnnotationSet, phenotypeRootID: String = "HP:0000118"
+    ) throws(PhenotypeRankingError) {
+        self.ontology = ontology
+        annotationVersion = annotations.version
+        guard let root = ontology.resolve(phenotypeRootID).term else {
+            throw PhenotypeRankingError(.missingRoot, "the ontology has no term \(phenotypeRootID)")
+        }
+        phenotypeRoot = root
+        let termCount = ontology.termCount
+        var subtree = [Bool](repeating: false, count: termCount)
+        ontology.markDescendants(of: root.int, in: &subtree)
+        inPhenotypeSubtree = subtree
+
+        // Resolve rows, group by disease.
+        var warnings: [LoadWarning] = []
+        var byDisease: [String: (name: String, terms: [Int32])] = [:]
+        var cache: [String: TermResolution] = [:]
+        for row in annotations.annotations {
+            let resolution: TermResolution
+            if let cached = cache[row.termID] {
+                resolution = cached
+            } else {
+                resolution = ontology.resolve(row.termID)
+                cache[row.termID] = resolution
+            }
+            func warn(_ code: LoadWarning.Code, _ mapped: TermIndex? = nil) {
+                warnings.append(
+                    LoadWarning(
+                        code: code, termID: row.termID, diseaseID: row.diseaseID, line: row.line,
+                        mappedTo: mapped.map { ontology.id(of: $0) }))
+            }
+            let term: TermIndex
+            switch resolution {
+            case .current(let t): term = t
+            case .alternative(let t):
+                warn(.alternativeIDMapped, t)
+                term = t
+            case .replaced(let t):
+                warn(.obsoleteTermMapped, t)
+                term = t
+            case .obsoleteWithoutReplacement:
+                warn(.obsoleteWithoutReplacement)
+                continue
+            case .unknown:
+                warn(.unknownTerm)
+                continue
+            }
+            guard subtree[term.int] else {
+                warn(.outsidePhenotypeRoot)
+                continue
+            }
+            byDisease[row.diseaseID, default: (row.diseaseName, [])].terms.append(term.rawValue)
+        }
+        guard !byDisease.isEmpty else {
+            throw PhenotypeRankingError(.noDiseases, "no disease has a usable phenotype annotation")
+        }
+        self.warnings = warnings
+
+        let ids = byDisease.keys.sorted()
+        diseaseIDs = ids
+        diseaseNames = ids.map { byDisease[$0]!.name }
+        var offsets: [Int32] = [0]
+        offsets.reserveCapacity(ids.count + 1)
+        var flat: [Int32] = []
+        var lookup: [String: Int32] = [:]
+        lookup.reserveCapacity(ids.count)
+        for (index, id) in ids.enumerated() {
+            flat.append(contentsOf: Set(byDisease[id]!.terms).sorted())
+            offsets.append(Int32(flat.count))
+            lookup[id] = Int32(index)
+        }
+        annotationOffsets = offsets
+        annotationTerms = flat
+        diseaseLookup = lookup
+
+        // Propagated counts and information content.
+        var counts = [Int32](repeating: 0, count: termCount)
+        var stamp = [Int32](repeating: -1, count: termCount)
+        for d in 0..<ids.count {
+            for t in flat[Int(offsets[d])..<Int(offsets[d + 1])] {
+                for a in ontology.ancestorSlice(Int(t)) where stamp[Int(a)] != Int32(d) {
+                    stamp[Int(a)] = Int32(d)
+                    counts[Int(a)] += 1
+                }
+            }
+        }
+        diseaseCountByTerm = counts
+        let total = Double(ids.count)
+        maxInformationContent = log(total)
+        ic = counts.map { count in
+            count == 0 ? Float(log(total)) : Float(max(0, -log(Double(count) / total)))
+        }
+        samplingUniverse = (0..<termCount).compactMap { t in
+            subtree[t] && t != root.int ? Int32(t) : nil
+        }
+
+        var hash = FNV1a64()
+        hash.combine(UInt64(termCount))
+        for (t, id) in ontology.termIDs.enumerated() {
+            hash.combine(id)
+            for p in ontology.parentSlice(t) { hash.combine(UInt64(p)) }
+        }
+        hash.combine(UInt64(root.rawValue))
+        for (d, id) in ids.enumerated() {
+            hash.combine(id)
+            for t in flat[Int(offsets[d])..<Int(offsets[d + 1])] { hash.combine(UInt64(t)) }
+        }
+        fingerprint = hash.value
+    }
+
+    // MARK: Accessors
+
+    /// The index of a disease by its identifier (e.g. `OMIM:154700`).
+    public func diseaseIndex(of id: String) -> Int? {
+        diseaseLookup[id].map(Int.init)
+    }
+
+    /// The direct phenotype annotations of a disease (after id resolution), sorted by index.
+    public func annotations(ofDisease index: Int) -> [TermIndex] {
+        annotationSlice(index).map(TermIndex.init)
+    }
+
+    func annotationSlice(_ d: Int) -> ArraySlice<Int32> {
+        annotationTerms[Int(annotationOffsets[d])..<Int(annotationOffsets[d + 1])]
+    }
+
+    /// `IC(t) = −ln(fraction of diseases annotated with t or a descendant)`.
+    public func informationContent(of term: TermIndex) -> Double { Double(ic[term.int]) }
+
+    /// Whether the term lies under the phenotype root (or is the root).
+    public func isPhenotype(_ term: TermIndex) -> Bool { inPhenotypeSubtree[term.int] }
+
+    /// The terms random queries are drawn from (current terms strictly below the phenotype root).
+    public var samplingUniverseSize: Int { samplingUniverse.count }
+
+    /// The most informative common ancestor (MICA) of two terms and its information content
+    /// (Resnik similarity); `nil` if the terms share no ancestor. Ties go to the lower index.
+    public func mostInformativeCommonAncestor(
+        _ a: TermIndex, _ b: TermIndex
+    ) -> (term: TermIndex, informationContent: Double)? {
+        let (term, value) = mica(a.rawValue, b.rawValue)
+        return term < 0 ? nil : (TermIndex(term), Double(value))
+    }
+
+    /// Resnik similarity `sim(a, b) = IC(MICA(a, b))` (0 without a common ancestor).
+    public func similarity(_ a: TermIndex, _ b: TermIndex) -> Double {
+        mostInformativeCommonAncestor(a, b)?.informationContent ?? 0
+    }
+
+    func mica(_ a: Int32, _ b: Int32) -> (Int32, Float) {
+        let x = ontology.ancestorSlice(Int(a)), y = ontology.ancestorSlice(Int(b))
+        var i = x.startIndex, j = y.startIndex
+        var best: Int32 = -1
+        var bestIC: Float = -1
+        while i < x.endIndex, j < y.endIndex {
+            if x[i] == y[j] {
+                let value = ic[Int(x[i])]
+                if value > bestIC {
+                    best = x[i]
+                    bestIC = value
+                }
+                i += 1
+                j += 1
+            } else if x[i] < y[j] {
+                i += 1
+            } else {
+                j += 1
+            }
+        }
+        return (best, max(bestIC, 0))
+    }
+
+    /// A disease's annotated terms and every ancestor, as a mark array over all terms.
+    func markClosure(ofDisease d: Int, in marks: inout [Bool]) {
+        for t in annotationSlice(d) {
+            for a in ontology.ancestorSlice(Int(t)) { marks[Int(a)] = true }
+        }
+    }
+}

@@ -1,0 +1,424 @@
+/// Why a query or excluded term was mapped or dropped. Ranking continues; the warnings are
+/// returned with the result.
+public enum QueryWarning: Sendable, Hashable, CustomStringConvertible {
+    /// Not an ontology identifier; dropped.
+    case unknownTerm(String)
+    /// Obsolete id mapped through `replaced_by`.
+    case obsoleteTermReplaced(String, replacement: String)
+    /// `alt_id` mapped to the term's primary id.
+    case alternativeIDMapped(String, primary: String)
+    /// Obsolete without a replacement; dropped. `consider` lists the curators' suggestions.
+    case obsoleteWithoutReplacement(String, consider: [String])
+    /// The same term (after mapping) was given twice; the repeat is dropped.
+    case duplicateTerm(String)
+    /// Not under Phenotypic abnormality (HP:0000118), e.g. a mode-of-inheritance term; dropped.
+    case notPhenotypicAbnormality(String)
+    /// A term is both queried and excluded; the exclusion is dropped.
+    case excludedTermAlsoQueried(String)
+    /// More query terms than the null distribution covers: p-values use the largest size.
+    case querySizeExceedsNullModel(size: Int, used: Int)
+
+    public var description: String {
+        switch self {
+        case .unknownTerm(let id): return "\(id): unknown term, ignored"
+        case .obsoleteTermReplaced(let id, let replacement): return "\(id): obsolete, replaced by \(replacement)"
+        case .alternativeIDMapped(let id, let primary): return "\(id): alternative id of \(primary)"
+        case .obsoleteWithoutReplacement(let id, let consider):
+            return "\(id): obsolete without replacement, ignored"
+                + (consider.isEmpty ? "" : " (consider \(consider.joined(separator: ", ")))")
+        case .duplicateTerm(let id): return "\(id): duplicate, ignored"
+        case .notPhenotypicAbnormality(let id): return "\(id): not a phenotypic abnormality, ignored"
+        case .excludedTermAlsoQueried(let id): return "\(id): both queried and excluded; exclusion ignored"
+        case .querySizeExceedsNullModel(let size, let used):
+            return "\(size) query terms; p-values use the null distribution for \(used) terms"
+        }
+    }
+}
+
+/// Options of a ranking.
+public struct RankingOptions: Sendable, Hashable {
+    public var scoring: ScoringMode
+    /// How many ranked diseases to return (all are scored and adjusted).
+    public var maxResults: Int
+    /// Weight `w ≥ 0` of the exclusion penalty (see ``PhenotypeRanker``); 0 disables it.
+    public var exclusionPenaltyWeight: Double
+
+    public init(scoring: ScoringMode = .asymmetric, maxResults: Int = 20, exclusionPenaltyWeight: Double = 1) {
+        self.scoring = scoring
+        self.maxResults = maxResults
+        self.exclusionPenaltyWeight = exclusionPenaltyWeight
+    }
+}
+
+/// A term with its identifier and name.
+public struct TermReference: Sendable, Hashable, CustomStringConvertible {
+    public let index: TermIndex
+    public let id: String
+    public let name: String
+
+    public var description: String { "\(id) \(name)" }
+}
+
+/// One query term's best match in a disease: the annotation with the most informative common
+/// ancestor, that ancestor (MICA) and its information content (the Resnik similarity).
+public struct TermMatch: Sendable, Hashable {
+    public let queryTerm: TermReference
+    public let diseaseTerm: TermReference
+    public let commonAncestor: TermReference
+    public let informationContent: Double
+}
+
+/// One disease in a ranking.
+public struct RankedDisease: Sendable, Hashable {
+    /// 1-based position in the ranking.
+    public let rank: Int
+    public let diseaseIndex: Int
+    public let diseaseID: String
+    public let diseaseName: String
+    /// Similarity score after the exclusion penalty.
+    public let score: Double
+    /// The exclusion penalty that was subtracted (0 without exclusions).
+    public let penalty: Double
+    public let pValue: Double
+    /// Benjamini–Hochberg adjusted p-value over all diseases.
+    public let adjustedPValue: Double
+    /// One entry per query term (query → disease direction), explaining the score.
+    public let matches: [TermMatch]
+    /// Excluded terms the disease is annotated with (directly or through a descendant).
+    public let excludedTermsPresent: [TermReference]
+}
+
+/// The answer to a query.
+public struct RankingResult: Sendable, Hashable {
+    /// The top diseases, ordered by p-value, then score (descending), then disease id.
+    public let results: [RankedDisease]
+    /// The query terms used, after mapping and deduplication, in input order.
+    public let queryTerms: [TermReference]
+    public let excludedTerms: [TermReference]
+    public let warnings: [QueryWarning]
+    public let scoring: ScoringMode
+    /// The query size whose null distribution gave the p-values.
+    public let nullQuerySize: Int
+    /// Number of diseases scored (the `m` of the Benjamini–Hochberg adjustment).
+    public let diseaseCount: Int
+}
+
+/// Ranks diseases for a set of phenotype terms with the Phenomizer method (Köhler S, Schulz
+/// MH, Krawitz P, et al. "Clinical diagnostics in human genetics with semantic similarity
+/// searches in ontologies." Am J Hum Genet 2009;85(4):457-64):
+///
+/// - `sim(q, t) = IC(MICA(q, t))` (Resnik), with `IC` from ``PhenotypeKnowledgeBase``;
+/// - asymmetric score `sim(Q→D) = (1/|Q|) Σ_{q∈Q} max_{t∈D} sim(q, t)`; symmetric score the
+///   mean of `sim(Q→D)` and `sim(D→Q)`;
+/// - a p-value per disease from its ``NullDistribution`` for the query size, and the
+///   Benjamini–Hochberg adjustment across all diseases.
+///
+/// **Excluded phenotypes.** A disease annotated with an excluded term `e` or one of its
+/// descendants loses `w · IC(e) / |Q|` per such term (`w` = ``RankingOptions/exclusionPenaltyWeight``,
+/// default 1), the score being floored at 0: an excluded finding counts like one perfectly
+/// matched query term, negated, so a disease carrying a specific excluded finding falls further
+/// than one carrying a vague one. The p-value is read for the penalised score from the usual null
+/// distribution (which has no exclusions), so exclusions only ever raise p.
+///
+/// Cost per query of `k` terms: `O(k · (T + E))` to build the match table plus `O(k · A)` to
+/// score every disease (`A` = total annotations), one p-value look-up per disease, and one sort.
+public struct PhenotypeRanker: Sendable {
+    public let knowledgeBase: PhenotypeKnowledgeBase
+    private let nulls: [ScoringMode: NullDistribution]
+
+    /// - Parameter nullDistributions: at most one per scoring mode, built from this knowledge base.
+    public init(knowledgeBase: PhenotypeKnowledgeBase, nullDistributions: [NullDistribution])
+        throws(PhenotypeRankingError)
+    {
+        self.knowledgeBase = knowledgeBase
+        var nulls: [ScoringMode: NullDistribution] = [:]
+        for null in nullDistributions {
+            guard null.fingerprint == knowledgeBase.fingerprint, null.diseaseCount == knowledgeBase.diseaseCount else {
+                throw PhenotypeRankingError(
+                    .nullDistributionMismatch, "the null distribution was built from different data")
+            }
+            nulls[null.scoring] = null
+        }
+        self.nulls = nulls
+    }
+
+    public func nullDistribution(for scoring: ScoringMode) -> NullDistribution? { nulls[scoring] }
+
+    // MARK: Query resolution
+
+    struct ResolvedQuery {
+        var terms: [Int32] = []
+        var excluded: [Int32] = []
+        var warnings: [QueryWarning] = []
+    }
+
+    func resolve(terms: [String], excluding: [String]) throws(PhenotypeRankingError) -> ResolvedQuery {
+        guard !terms.isEmpty else {
+            throw PhenotypeRankingError(.emptyQuery, "the query has no terms")
+        }
+        var query = ResolvedQuery()
+        var seen = Set<Int32>()
+        for raw in terms {
+            guard let t = resolveOne(raw, warnings: &query.warnings) else { continue }
+            guard seen.insert(t).inserted else {
+                query.warnings.append(.duplicateTerm(raw))
+                continue
+            }
+            query.terms.append(t)
+        }
+        var seenExcluded = Set<Int32>()
+        for raw in excluding {
+            guard let t = resolveOne(raw, warnings: &query.warnings) else { continue }
+            if seen.contains(t) {
+                query.warnings.append(.excludedTermAlsoQueried(raw))
+                continue
+            }
+            guard seenExcluded.insert(t).inserted else {
+                query.warnings.append(.duplicateTerm(raw))
+                continue
+            }
+            query.excluded.append(t)
+        }
+        guard !query.terms.isEmpty else {
+            throw PhenotypeRankingError(
+                .noUsableQueryTerms, "none of the query terms is a usable phenotype term", warnings: query.warnings)
+        }
+        return query
+    }
+
+    private func resolveOne(_ raw: String, warnings: inout [QueryWarning]) -> Int32? {
+        let id = Self.normalizedID(raw)
+        let ontology = knowledgeBase.ontology
+        let term: TermIndex
+        switch ontology.resolve(id) {
+        case .current(let t): term = t
+        case .alternative(let t):
+            warnings.append(.alternativeIDMapped(raw, primary: ontology.id(of: t)))
+            term = t
+        case .replaced(let t):
+            warnings.append(.obsoleteTermReplaced(raw, replacement: ontology.id(of: t)))
+            term = t
+        case .obsoleteWithoutReplacement(let consider):
+            warnings.append(.obsoleteWithoutReplacement(raw, consider: consider))
+            return nil
+        case .unknown:
+            warnings.append(.unknownTerm(raw))
+            return nil
+        }
+        guard knowledgeBase.isPhenotype(term) else {
+            warnings.append(.notPhenotypicAbnormality(raw))
+            return nil
+        }
+        return term.rawValue
+    }
+
+    /// Trims whitespace and upper-cases the prefix (`hp:0001250` → `HP:0001250`).
+    static func normalizedID(_ raw: String) -> String {
+        let trimmed = raw.trimmingWhitespace()
+        guard let colon = trimmed.firstIndex(of: ":") else { return trimmed }
+        return trimmed[..<colon].uppercased() + trimmed[colon...]
+    }
+
+    // MARK: Scoring
+
+    struct Scored {
+        var table: MatchTable
+        var scores: [Float]
+        var penalties: [Float]
+        /// Null scores ≥ each disease's score; `p = (count + 1) / (N + 1)`.
+        var survival: [UInt32]
+        var order: RankingOrder
+        var querySize: Int
+        var null: NullDistribution
+    }
+
+    func scoreAll(_ query: ResolvedQuery, options: RankingOptions) throws(PhenotypeRankingError) -> Scored {
+        guard options.exclusionPenaltyWeight >= 0, options.exclusionPenaltyWeight.isFinite else {
+            throw PhenotypeRankingError(.invalidOption, "exclusionPenaltyWeight must be a finite number ≥ 0")
+        }
+        guard let null = nulls[options.scoring] else {
+            throw PhenotypeRankingError(
+                .nullDistributionMissing, "no null distribution for \(options.scoring) scoring")
+        }
+        let kb = knowledgeBase
+        let table = MatchTable(knowledgeBase: kb, query: query.terms)
+        var scores: [Float] = []
+        table.scoreAll(kb, mode: options.scoring, into: &scores)
+        let diseaseCount = kb.diseaseCount
+        var penalties = [Float](repeating: 0, count: diseaseCount)
+        if !query.excluded.isEmpty {
+            let k = Float(query.terms.count)
+            let weight = Float(options.exclusionPenaltyWeight)
+            var marks = [Bool](repeating: false, count: kb.termCount)
+            for e in query.excluded {
+                for i in marks.indices { marks[i] = false }
+                kb.ontology.markDescendants(of: Int(e), in: &marks)
+                let amount = weight * kb.ic[Int(e)] / k
+                for d in 0..<diseaseCount where kb.annotationSlice(d).contains(where: { marks[Int($0)] }) {
+                    penalties[d] += amount
+                }
+            }
+            for d in 0..<diseaseCount { scores[d] = max(0, scores[d] - penalties[d]) }
+        }
+        let size = query.terms.count
+        var survival = [UInt32](repeating: 0, count: diseaseCount)
+        null.survivalCounts(querySize: size, scores: scores, diseases: 0..<diseaseCount, into: &survival)
+        return Scored(
+            table: table, scores: scores, penalties: penalties, survival: survival,
+            order: RankingOrder(survival: survival, sampleCount: null.sampleCount), querySize: size, null: null)
+    }
+
+    // MARK: Ranking
+
+    /// Ranks every disease for the query.
+    ///
+    /// - Parameters:
+    ///   - terms: HPO ids such as `HP:0001250` (alt_ids and obsolete ids are mapped; unknown,
+    ///     duplicate and non-phenotype ids are dropped with a warning).
+    ///   - excluding: phenotypes the patient is known not to have.
+    /// - Throws: ``PhenotypeRankingError/Code/emptyQuery`` for an empty list,
+    ///   ``PhenotypeRankingError/Code/noUsableQueryTerms`` when every term was dropped,
+    ///   ``PhenotypeRankingError/Code/nullDistributionMissing`` without a null for the mode.
+    public func rank(
+        terms: [String], excluding: [String] = [], options: RankingOptions = RankingOptions()
+    ) throws(PhenotypeRankingError) -> RankingResult {
+        var query = try resolve(terms: terms, excluding: excluding)
+        let scored = try scoreAll(query, options: options)
+        let kb = knowledgeBase
+        let n = Double(scored.null.sampleCount + 1)
+        let m = kb.diseaseCount
+        let nullSize = min(scored.querySize, scored.null.maxQuerySize)
+        if scored.querySize > scored.null.maxQuerySize {
+            query.warnings.append(.querySizeExceedsNullModel(size: scored.querySize, used: nullSize))
+        }
+
+        let limit = max(0, min(options.maxResults, m))
+        let top = scored.order.top(limit, scores: scored.scores)
+        let adjusted = scored.order.benjaminiHochberg()
+        var results: [RankedDisease] = []
+        results.reserveCapacity(limit)
+        for (position, d32) in top.enumerated() {
+            let d = Int(d32)
+            results.append(
+                RankedDisease(
+                    rank: position + 1, diseaseIndex: d, diseaseID: kb.diseaseIDs[d], diseaseName: kb.diseaseNames[d],
+                    score: Double(scored.scores[d]), penalty: Double(scored.penalties[d]),
+                    pValue: (Double(scored.survival[d]) + 1) / n,
+                    adjustedPValue: adjusted[Int(scored.survival[d])],
+                    matches: matches(disease: d, query: query.terms, table: scored.table),
+                    excludedTermsPresent: query.excluded.filter { e in
+                        kb.annotationSlice(d).contains { kb.ontology.isAncestor(e, of: Int($0)) }
+                    }.map(reference)))
+        }
+        return RankingResult(
+            results: results, queryTerms: query.terms.map(reference), excludedTerms: query.excluded.map(reference),
+            warnings: query.warnings, scoring: options.scoring, nullQuerySize: nullSize, diseaseCount: m)
+    }
+
+    func reference(_ t: Int32) -> TermReference {
+        let ontology = knowledgeBase.ontology
+        return TermReference(index: TermIndex(t), id: ontology.termIDs[Int(t)], name: ontology.termNames[Int(t)])
+    }
+
+    private func matches(disease d: Int, query: [Int32], table: MatchTable) -> [TermMatch] {
+        let kb = knowledgeBase
+        return query.enumerated().map { i, q in
+            var bestTerm: Int32 = -1
+            var bestValue: Float = -1
+            for t in kb.annotationSlice(d) where table.value(term: t, column: i) > bestValue {
+                bestValue = table.value(term: t, column: i)
+                bestTerm = t
+            }
+            let (ancestor, value) = kb.mica(q, bestTerm)
+            return TermMatch(
+                queryTerm: reference(q), diseaseTerm: reference(bestTerm), commonAncestor: reference(ancestor),
+                informationContent: Double(value))
+        }
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let first = s.first, first.isWhitespace { s.removeFirst() }
+        while let last = s.last, last.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}
+
+/// Orders diseases by survival count (p-value), then score (descending), then index, without
+/// a full comparison sort: a counting sort by survival count (counts are at most `N`), then a
+/// sort inside only the count groups that reach the requested prefix.
+struct RankingOrder {
+    let survival: [UInt32]
+    let sampleCount: Int
+    /// `groupStart[c]` = number of diseases with a survival count below `c` (size `N + 2`).
+    let groupStart: [Int32]
+    /// Disease indices by survival count, then index.
+    let byCount: [Int32]
+
+    init(survival: [UInt32], sampleCount: Int) {
+        self.survival = survival
+        self.sampleCount = sampleCount
+        var start = [Int32](repeating: 0, count: sampleCount + 2)
+        for c in survival { start[Int(c) + 1] += 1 }
+        for c in 1..<start.count { start[c] += start[c - 1] }
+        groupStart = start
+        var next = start
+        var byCount = [Int32](repeating: 0, count: survival.count)
+        for (d, c) in survival.enumerated() {
+            byCount[Int(next[Int(c)])] = Int32(d)
+            next[Int(c)] += 1
+        }
+        self.byCount = byCount
+    }
+
+    private static func before(_ a: Int32, _ b: Int32, scores: [Float]) -> Bool {
+        let x = scores[Int(a)], y = scores[Int(b)]
+        return x != y ? x > y : a < b
+    }
+
+    /// The first `limit` diseases in ranking order.
+    func top(_ limit: Int, scores: [Float]) -> [Int32] {
+        var out: [Int32] = []
+        out.reserveCapacity(limit)
+        var c = 0
+        while out.count < limit, c <= sampleCount {
+            let lo = Int(groupStart[c]), hi = Int(groupStart[c + 1])
+            if hi > lo {
+                let group = byCount[lo..<hi].sorted { Self.before($0, $1, scores: scores) }
+                out.append(contentsOf: group.prefix(limit - out.count))
+            }
+            c += 1
+        }
+        return out
+    }
+
+    /// 1-based position of disease `d` in ranking order.
+    func position(of d: Int, scores: [Float]) -> Int {
+        let c = Int(survival[d])
+        var position = Int(groupStart[c]) + 1
+        for other in byCount[Int(groupStart[c])..<Int(groupStart[c + 1])]
+        where Self.before(other, Int32(d), scores: scores) {
+            position += 1
+        }
+        return position
+    }
+
+    /// Benjamini–Hochberg adjusted p-value for each survival count `0...N` (all diseases of a
+    /// count share it): `min_{c' ≥ c} min(1, p(c') · m / lastPosition(c'))`.
+    func benjaminiHochberg() -> [Double] {
+        let m = Double(survival.count)
+        let n1 = Double(sampleCount + 1)
+        var adjusted = [Double](repeating: 1, count: sampleCount + 1)
+        var running = 1.0
+        for c in stride(from: sampleCount, through: 0, by: -1) {
+            let last = Int(groupStart[c + 1])
+            if last > Int(groupStart[c]) {
+                running = min(running, (Double(c) + 1) / n1 * m / Double(last))
+            }
+            adjusted[c] = min(1, running)
+        }
+        return adjusted
+    }
+}

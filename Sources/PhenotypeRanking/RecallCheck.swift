@@ -1,0 +1,108 @@
+/// Options of ``PhenotypeRanker/recallCheck(_:)``, the simulation of Köhler et al. (2009):
+/// patients are simulated from the annotations of known diseases, optionally made imprecise
+/// and noisy, and the rank of the source disease is recorded.
+public struct RecallCheckOptions: Sendable, Hashable {
+    /// How many diseases to simulate (sampled without replacement; all if larger).
+    public var diseaseCount: Int
+    /// Annotated terms sampled per disease (all of them if the disease has fewer).
+    public var termsPerQuery: Int
+    /// Probability that each sampled term is replaced by one of its parents (chosen uniformly
+    /// among parents below the phenotype root; kept if it has none).
+    public var imprecision: Double
+    /// Unrelated terms added per query: drawn uniformly from the phenotype terms that are not
+    /// annotated to the disease (directly or through a descendant).
+    public var noiseTerms: Int
+    public var seed: UInt64
+    public var scoring: ScoringMode
+
+    public init(
+        diseaseCount: Int = 100, termsPerQuery: Int = 5, imprecision: Double = 0, noiseTerms: Int = 0,
+        seed: UInt64 = 42, scoring: ScoringMode = .asymmetric
+    ) {
+        self.diseaseCount = diseaseCount
+        self.termsPerQuery = termsPerQuery
+        self.imprecision = imprecision
+        self.noiseTerms = noiseTerms
+        self.seed = seed
+        self.scoring = scoring
+    }
+}
+
+/// Outcome of a recall check.
+public struct RecallCheckReport: Sendable, Hashable {
+    /// Diseases simulated.
+    public let evaluated: Int
+    /// Fraction whose source disease was ranked first.
+    public let rankedFirst: Double
+    /// Fraction whose source disease was in the first ten.
+    public let inTopTen: Double
+    /// The source disease's 1-based position in each ranking (ties broken as in the ranking:
+    /// p-value, then score, then disease id), in simulation order.
+    public let ranks: [Int]
+    /// The disease ids simulated, in simulation order.
+    public let diseaseIDs: [String]
+}
+
+extension PhenotypeRanker {
+    /// Simulates patients and reports how often their source disease ranks first or in the top
+    /// ten. Pure and deterministic for a given seed.
+    public func recallCheck(_ options: RecallCheckOptions) throws(PhenotypeRankingError) -> RecallCheckReport {
+        guard options.termsPerQuery >= 1 else {
+            throw PhenotypeRankingError(.invalidOption, "termsPerQuery must be at least 1")
+        }
+        let kb = knowledgeBase
+        let ontology = kb.ontology
+        var rng = Xoshiro256StarStar(seed: options.seed)
+        // Partial Fisher–Yates to pick diseases without replacement.
+        var pool = Array(0..<kb.diseaseCount)
+        let count = min(max(options.diseaseCount, 0), pool.count)
+        for i in 0..<count {
+            pool.swapAt(i, i + rng.nextInt(below: pool.count - i))
+        }
+        var ranks: [Int] = []
+        var ids: [String] = []
+        var closure = [Bool](repeating: false, count: kb.termCount)
+        let rankingOptions = RankingOptions(scoring: options.scoring, maxResults: 0)
+        for d in pool.prefix(count) {
+            var annotations = Array(kb.annotationSlice(d))
+            let take = min(options.termsPerQuery, annotations.count)
+            for i in 0..<take { annotations.swapAt(i, i + rng.nextInt(below: annotations.count - i)) }
+            var terms: [Int32] = []
+            for t in annotations.prefix(take) {
+                var term = t
+                if options.imprecision > 0, rng.nextUnitDouble() < options.imprecision {
+                    let parents = ontology.parentSlice(Int(t)).filter {
+                        kb.inPhenotypeSubtree[Int($0)] && $0 != kb.phenotypeRoot.rawValue
+                    }
+                    if !parents.isEmpty { term = parents[rng.nextInt(below: parents.count)] }
+                }
+                if !terms.contains(term) { terms.append(term) }
+            }
+            if options.noiseTerms > 0 {
+                for i in closure.indices { closure[i] = false }
+                kb.markClosure(ofDisease: d, in: &closure)
+                let candidates = kb.samplingUniverse.filter { !closure[Int($0)] && !terms.contains($0) }
+                var added = 0
+                var remaining = candidates
+                while added < options.noiseTerms, !remaining.isEmpty {
+                    let pick = rng.nextInt(below: remaining.count)
+                    terms.append(remaining[pick])
+                    remaining.swapAt(pick, remaining.count - 1)
+                    remaining.removeLast()
+                    added += 1
+                }
+            }
+            let scored = try scoreAll(ResolvedQuery(terms: terms), options: rankingOptions)
+            let position = scored.order.position(of: d, scores: scored.scores)
+            ranks.append(position)
+            ids.append(kb.diseaseIDs[d])
+        }
+        let evaluated = ranks.count
+        let denominator = Double(max(evaluated, 1))
+        return RecallCheckReport(
+            evaluated: evaluated,
+            rankedFirst: Double(ranks.filter { $0 == 1 }.count) / denominator,
+            inTopTen: Double(ranks.filter { $0 <= 10 }.count) / denominator,
+            ranks: ranks, diseaseIDs: ids)
+    }
+}
