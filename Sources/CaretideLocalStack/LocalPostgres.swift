@@ -80,6 +80,14 @@ public final class LocalPostgres: Sendable {
         try fileManager.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         if runAsPostgresUser {
             try await Subprocess.check("/bin/chown", ["-R", "postgres:postgres", dataDirectory.path])
+            // Every folder above the data directory must let the postgres user through (a checkout under /root does not).
+            let reachable = try await Subprocess.run("/sbin/runuser", ["-u", "postgres", "--", "/usr/bin/test", "-w", dataDirectory.path])
+            guard reachable.status == 0 else {
+                throw Unavailable(description: """
+                    the postgres system user cannot reach \(dataDirectory.path) (PostgreSQL refuses to run as root, so the \
+                    private cluster runs as postgres): choose a state directory it can reach, e.g. --state-dir /var/tmp/caretide
+                    """)
+            }
         }
         try fileManager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: dataDirectory.path)
         logger.info("initialising a private PostgreSQL cluster", metadata: ["directory": "\(dataDirectory.path)"])
