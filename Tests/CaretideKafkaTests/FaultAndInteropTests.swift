@@ -6,9 +6,7 @@ import Testing
     /// librdkafka keeps retrying while the leader is unreachable and fails the message only when
     /// `message.timeout.ms` expires (`_MSG_TIMED_OUT`, retriable). Once the broker is back, sends succeed.
     @Test func sendFailsAfterMessageTimeoutWhileBrokerIsDownAndRecovers() async throws {
-        let broker = try EmbeddedBroker(logger: TestSupport.logger)
-        let topic = TestSupport.uniqueName("down")
-        try broker.createTopic(topic, partitions: 1)
+        let (broker, topic) = try TestSupport.brokerWithTopic("down", partitions: 1)
         let producer = try KafkaProducer(
             configuration: TestSupport.configuration(broker, ["message.timeout.ms": "1500", "reconnect.backoff.max.ms": "200"]),
             logger: TestSupport.logger
@@ -53,12 +51,7 @@ import Testing
         try await withTimeout(.seconds(9)) { try await pending.value }
         await producer.shutdown()
 
-        let consumer = try KafkaConsumer(
-            configuration: TestSupport.consumerConfiguration(broker),
-            groupID: TestSupport.uniqueName("group"),
-            topics: [topic],
-            logger: TestSupport.logger
-        )
+        let consumer = try TestSupport.consumer(of: topic, on: broker)
         let received = try await TestSupport.receive(2, from: consumer)
         await consumer.close()
         #expect(received.map { TestSupport.text($0.value) } == ["before", "during"])
@@ -67,9 +60,7 @@ import Testing
 
 @Suite struct KcatInteroperabilityTests {
     @Test func kcatReadsWhatOurProducerSent() async throws {
-        let broker = try EmbeddedBroker(logger: TestSupport.logger)
-        let topic = TestSupport.uniqueName("to-kcat")
-        try broker.createTopic(topic, partitions: 1)
+        let (broker, topic) = try TestSupport.brokerWithTopic("to-kcat", partitions: 1)
         let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
         try await producer.send(OutgoingMessage(
             topic: topic,
@@ -90,21 +81,14 @@ import Testing
     }
 
     @Test func ourConsumerReadsWhatKcatProduced() async throws {
-        let broker = try EmbeddedBroker(logger: TestSupport.logger)
-        let topic = TestSupport.uniqueName("from-kcat")
-        try broker.createTopic(topic, partitions: 1)
+        let (broker, topic) = try TestSupport.brokerWithTopic("from-kcat", partitions: 1)
         let result = try await runProcess(
             ["kcat", "-P", "-b", broker.bootstrapServers, "-t", topic, "-K", ":", "-H", "source=kcat"],
             input: "patient-1:first\npatient-2:second\n"
         )
         #expect(result.status == 0, "kcat failed: \(result.standardError)")
 
-        let consumer = try KafkaConsumer(
-            configuration: TestSupport.consumerConfiguration(broker),
-            groupID: TestSupport.uniqueName("group"),
-            topics: [topic],
-            logger: TestSupport.logger
-        )
+        let consumer = try TestSupport.consumer(of: topic, on: broker)
         let received = try await TestSupport.receive(2, from: consumer)
         await consumer.close()
         #expect(received.map(\.key) == ["patient-1", "patient-2"])

@@ -4,9 +4,7 @@ import Testing
 
 @Suite struct ProducerConsumerTests {
     @Test func sendAwaitsAckAndConsumerReceivesKeyValueAndHeaders() async throws {
-        let broker = try EmbeddedBroker(logger: TestSupport.logger)
-        let topic = TestSupport.uniqueName("roundtrip")
-        try broker.createTopic(topic, partitions: 1)
+        let (broker, topic) = try TestSupport.brokerWithTopic("roundtrip", partitions: 1)
 
         let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
         let value: [UInt8] = [0, 1, 2, 0xFF, 0x7F, 0]
@@ -18,12 +16,7 @@ import Testing
         ))
         await producer.shutdown()
 
-        let consumer = try KafkaConsumer(
-            configuration: TestSupport.consumerConfiguration(broker),
-            groupID: TestSupport.uniqueName("group"),
-            topics: [topic],
-            logger: TestSupport.logger
-        )
+        let consumer = try TestSupport.consumer(of: topic, on: broker)
         let received = try await TestSupport.receive(1, from: consumer)
         await consumer.close()
 
@@ -38,9 +31,7 @@ import Testing
     }
 
     @Test func messagesWithoutKeyOrHeadersAndEmptyValue() async throws {
-        let broker = try EmbeddedBroker(logger: TestSupport.logger)
-        let topic = TestSupport.uniqueName("bare")
-        try broker.createTopic(topic, partitions: 1)
+        let (broker, topic) = try TestSupport.brokerWithTopic("bare", partitions: 1)
         let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
         try await producer.send([
             OutgoingMessage(topic: topic, value: TestSupport.bytes("no key")),
@@ -48,12 +39,7 @@ import Testing
         ])
         await producer.shutdown()
 
-        let consumer = try KafkaConsumer(
-            configuration: TestSupport.consumerConfiguration(broker),
-            groupID: TestSupport.uniqueName("group"),
-            topics: [topic],
-            logger: TestSupport.logger
-        )
+        let consumer = try TestSupport.consumer(of: topic, on: broker)
         let received = try await TestSupport.receive(2, from: consumer)
         await consumer.close()
         #expect(received.map(\.key) == [nil, "k"])
@@ -79,12 +65,7 @@ import Testing
         try await producer.send(outgoing)
         await producer.shutdown()
 
-        let consumer = try KafkaConsumer(
-            configuration: TestSupport.consumerConfiguration(broker),
-            groupID: TestSupport.uniqueName("group"),
-            topics: [topic],
-            logger: TestSupport.logger
-        )
+        let consumer = try TestSupport.consumer(of: topic, on: broker)
         let received = try await TestSupport.receive(outgoing.count, from: consumer)
         await consumer.close()
 
@@ -99,9 +80,7 @@ import Testing
     }
 
     @Test func sendWithoutWaitingIsDeliveredByShutdownFlush() async throws {
-        let broker = try EmbeddedBroker(logger: TestSupport.logger)
-        let topic = TestSupport.uniqueName("fire-and-forget")
-        try broker.createTopic(topic, partitions: 2)
+        let (broker, topic) = try TestSupport.brokerWithTopic("fire-and-forget", partitions: 2)
         let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
         for index in 0..<50 {
             try producer.sendWithoutWaiting(OutgoingMessage(topic: topic, key: "k\(index % 7)", value: TestSupport.bytes("\(index)")))
@@ -114,21 +93,14 @@ import Testing
             try dropped.sendWithoutWaiting(OutgoingMessage(topic: topic, key: "dropped", value: TestSupport.bytes("50")))
         }
 
-        let consumer = try KafkaConsumer(
-            configuration: TestSupport.consumerConfiguration(broker),
-            groupID: TestSupport.uniqueName("group"),
-            topics: [topic],
-            logger: TestSupport.logger
-        )
+        let consumer = try TestSupport.consumer(of: topic, on: broker)
         let received = try await TestSupport.receive(51, from: consumer)
         await consumer.close()
         #expect(Set(received.map { TestSupport.text($0.value) }) == Set((0...50).map(String.init)))
     }
 
     @Test func fullLocalQueueIsRetriedByAwaitingSends() async throws {
-        let broker = try EmbeddedBroker(logger: TestSupport.logger)
-        let topic = TestSupport.uniqueName("queue-full")
-        try broker.createTopic(topic, partitions: 1)
+        let (broker, topic) = try TestSupport.brokerWithTopic("queue-full", partitions: 1)
         let producer = try KafkaProducer(
             configuration: TestSupport.configuration(broker, ["queue.buffering.max.messages": "4"]),
             logger: TestSupport.logger
@@ -138,9 +110,7 @@ import Testing
     }
 
     @Test func fullLocalQueueMakesSendWithoutWaitingThrowARetriableError() async throws {
-        let broker = try EmbeddedBroker(logger: TestSupport.logger)
-        let topic = TestSupport.uniqueName("queue-full-nowait")
-        try broker.createTopic(topic, partitions: 1)
+        let (broker, topic) = try TestSupport.brokerWithTopic("queue-full-nowait", partitions: 1)
         broker.setAllBrokersDown()
         let producer = try KafkaProducer(
             configuration: TestSupport.configuration(broker, ["queue.buffering.max.messages": "4"]),
@@ -225,19 +195,12 @@ import Testing
     }
 
     @Test func lagReportsPendingMessages() async throws {
-        let broker = try EmbeddedBroker(logger: TestSupport.logger)
-        let topic = TestSupport.uniqueName("lag")
-        try broker.createTopic(topic, partitions: 1)
+        let (broker, topic) = try TestSupport.brokerWithTopic("lag", partitions: 1)
         let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
         try await producer.send((0..<10).map { OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("\($0)")) })
         await producer.shutdown()
 
-        let consumer = try KafkaConsumer(
-            configuration: TestSupport.consumerConfiguration(broker),
-            groupID: TestSupport.uniqueName("group"),
-            topics: [topic],
-            logger: TestSupport.logger
-        )
+        let consumer = try TestSupport.consumer(of: topic, on: broker)
         _ = try await TestSupport.receive(4, from: consumer)
         let lag = consumer.lag()
         #expect(lag == [KafkaPartitionLag(topic: topic, partition: 0, highWatermark: 10, position: 4)])

@@ -32,14 +32,23 @@ enum TestSupport {
         return KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: all)
     }
 
-    /// A new embedded broker with one fresh topic, and a consumer of that topic in a fresh group.
-    static func consumerOnNewTopic(_ prefix: String, partitions: Int) throws -> (EmbeddedBroker, String, KafkaConsumer) {
+    /// A new embedded broker with one fresh topic.
+    static func brokerWithTopic(_ prefix: String, partitions: Int) throws -> (EmbeddedBroker, String) {
         let broker = try EmbeddedBroker(logger: logger)
         let topic = uniqueName(prefix)
         try broker.createTopic(topic, partitions: partitions)
-        let consumer = try KafkaConsumer(
-            configuration: consumerConfiguration(broker), groupID: uniqueName("group"), topics: [topic], logger: logger)
-        return (broker, topic, consumer)
+        return (broker, topic)
+    }
+
+    /// A consumer of `topic` in a group of its own.
+    static func consumer(of topic: String, on broker: EmbeddedBroker) throws -> KafkaConsumer {
+        try KafkaConsumer(configuration: consumerConfiguration(broker), groupID: uniqueName("group"), topics: [topic], logger: logger)
+    }
+
+    /// A new embedded broker with one fresh topic, and a consumer of that topic in a fresh group.
+    static func consumerOnNewTopic(_ prefix: String, partitions: Int) throws -> (EmbeddedBroker, String, KafkaConsumer) {
+        let (broker, topic) = try brokerWithTopic(prefix, partitions: partitions)
+        return (broker, topic, try consumer(of: topic, on: broker))
     }
 
     static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
