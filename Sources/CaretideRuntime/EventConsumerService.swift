@@ -60,7 +60,7 @@ public final class EventConsumerService: Service, Sendable {
                 configuration: kafka, groupID: "caretide-\(name)", topics: topics.map(\.name), logger: logger)
             started.store(true, ordering: .releasing)
             logger.info("consuming", metadata: ["topics": "\(topics.map(\.name).joined(separator: ","))"])
-            var uncommittedOnShutdown: [IncomingMessage] = []
+            var offsetsToRetry: [IncomingMessage] = []
             var lastLagReport = ContinuousClock.now
             while !stopping.load(ordering: .acquiring) {
                 let messages = try await consumer.pollBatch(maxMessages: maxBatchSize, timeout: .milliseconds(100))
@@ -70,10 +70,10 @@ public final class EventConsumerService: Service, Sendable {
                         break
                     }
                     do {
-                        try await consumer.commit(uncommittedOnShutdown + messages, wait: false)
-                        uncommittedOnShutdown = []
+                        try await consumer.commit(offsetsToRetry + messages, wait: false)
+                        offsetsToRetry = []
                     } catch {
-                        uncommittedOnShutdown += messages
+                        offsetsToRetry += messages
                         logger.warning("offset commit failed; it is retried with the next one", metadata: messages[messages.count - 1].metadata)
                     }
                 }
@@ -82,8 +82,8 @@ public final class EventConsumerService: Service, Sendable {
                     lastLagReport = .now
                 }
             }
-            // Make the last offsets durable before leaving the group, so a restart does not replay them needlessly.
-            try? await consumer.commit(uncommittedOnShutdown, wait: true)
+            // Offsets whose commit failed are committed now, synchronously; close() completes the last asynchronous one.
+            try? await consumer.commit(offsetsToRetry, wait: true)
             await consumer.close()
             started.store(false, ordering: .releasing)
             logger.info("consumer stopped")
