@@ -49,17 +49,7 @@ public enum Outbox {
     /// Adds many events in one statement (batch processing), in order.
     public static func enqueue(_ entries: [Entry], on connection: PostgresConnection, logger: Logger) async throws {
         guard !entries.isEmpty else { return }
-        // Bodies travel as hex text because PostgresNIO binds no bytea arrays, and absent keys as '' because it binds no
-        // arrays of optionals; decode() and nullif() turn them back.
-        try await connection.query(
-            """
-            INSERT INTO outbox (event_id, topic, message_key, event_type, schema_version, trace_id, body)
-            SELECT event_id, topic, nullif(message_key, ''), event_type, schema_version, nullif(trace_id, ''), decode(body, 'hex')
-            FROM unnest(\(entries.map(\.eventID)), \(entries.map(\.topic)), \(entries.map { $0.key ?? "" }), \(entries.map(\.eventType)),
-                        \(entries.map(\.schemaVersion)), \(entries.map { $0.traceID ?? "" }), \(entries.map { $0.body.hexString }))
-                 WITH ORDINALITY AS e(event_id, topic, message_key, event_type, schema_version, trace_id, body, ordinal)
-            ORDER BY ordinal
-            """, logger: logger)
+        _ = try await connection.execute(StorePreparedStatements.EnqueueOutbox(entries: entries), logger: logger)
     }
 
     /// Takes the oldest `limit` records if no other relay of this schema is publishing, else nothing. The advisory
@@ -105,12 +95,8 @@ public enum Outbox {
 public enum ProcessedEvents {
     /// The ids among `eventIDs` that `consumer` sees for the first time (to apply); the others are duplicates.
     public static func claim(_ eventIDs: [UUID], consumer: String, on connection: PostgresConnection, logger: Logger) async throws -> Set<UUID> {
-        let rows = try await connection.fetchAll(
-            """
-            INSERT INTO processed_events (consumer, event_id) SELECT \(consumer), id FROM unnest(\(eventIDs)) AS ids(id)
-            ON CONFLICT DO NOTHING RETURNING event_id
-            """, as: UUID.self, logger: logger)
-        return Set(rows)
+        let rows = try await connection.execute(StorePreparedStatements.ClaimEvents(consumer: consumer, eventIDs: eventIDs), logger: logger)
+        return Set(try await rows.collectAll())
     }
 
     /// Returns true if this is the first time `consumer` sees `eventID` (the caller should apply it), false if it is a duplicate.

@@ -73,18 +73,14 @@ extension ScoringHandler: BatchEventHandler {
         let encoder = CaretideJSON.encoder
         let inputs = try accepted.map { String(decoding: try encoder.encode(AnyPayload($0.event.payload)), as: UTF8.self) }
         let results = try accepted.map { String(decoding: try encoder.encode(StoredResult($0.assessment)), as: UTF8.self) }
-        try await context.connection.query(
-            """
-            INSERT INTO assessments (assessment_id, source_event_id, source_event_type, patient_id, kind, subject_id, subject_revision,
-                category, severity, tip, rule_set_version, observed_at, inputs, result)
-            SELECT id, source, source_type, patient, kind, subject, revision, category, severity, tip, rule_set, observed, inputs::jsonb, result::jsonb
-            FROM unnest(\(accepted.map(\.assessmentID)), \(accepted.map(\.event.eventID)), \(accepted.map(\.event.eventType.rawValue)),
-                        \(accepted.map(\.patientID)), \(accepted.map(\.assessment.kind.rawValue)), \(accepted.map(\.assessment.subjectID)),
-                        \(accepted.map(\.assessment.subjectRevision)), \(accepted.map(\.assessment.category)),
-                        \(accepted.map(\.assessment.severity.rawValue)), \(accepted.map(\.assessment.tip.rawValue)),
-                        \(accepted.map(\.assessment.ruleSetVersion)), \(accepted.map(\.assessment.observedAt)), \(inputs), \(results))
-                 AS r(id, source, source_type, patient, kind, subject, revision, category, severity, tip, rule_set, observed, inputs, result)
-            """, logger: context.logger)
+        _ = try await context.connection.execute(ScoringStatements.InsertAssessments(items: zip(accepted, zip(inputs, results)).map { item, stored in
+            ScoringStatements.InsertAssessments.Item(
+                assessmentID: item.assessmentID, sourceEventID: item.event.eventID, sourceEventType: item.event.eventType.rawValue,
+                patientID: item.patientID, kind: item.assessment.kind.rawValue, subjectID: item.assessment.subjectID,
+                subjectRevision: item.assessment.subjectRevision, category: item.assessment.category, severity: item.assessment.severity.rawValue,
+                tip: item.assessment.tip.rawValue, ruleSetVersion: item.assessment.ruleSetVersion, observedAt: item.assessment.observedAt,
+                inputs: stored.0, result: stored.1)
+        }), logger: context.logger)
         var outbox: [Outbox.Entry] = []
         for item in accepted {
             outbox.append(try AssessmentPublication.entry(

@@ -54,17 +54,9 @@ struct TrendTracker {
     func flags(for triggers: [Trigger]) async throws -> [(patientID: String, flag: CareTrackingFlagged)] {
         let tracked = triggers.filter { Self.trackedKinds.contains($0.kind) }
         guard !tracked.isEmpty else { return [] }
-        let rows = try await connection.fetchAll(
-            """
-            SELECT s.patient_id, s.kind, a.observed_at, a.category, (a.result->'values'->>'systolic')::float8,
-                   (a.result->'values'->>'diastolic')::float8, (a.result->'values'->>'valueMgPerDL')::float8, a.inputs->>'context'
-            FROM unnest(\(tracked.map(\.patientID)), \(tracked.map(\.kind.rawValue))) AS s(patient_id, kind)
-            CROSS JOIN LATERAL (
-                SELECT observed_at, assessed_at, category, result, inputs FROM assessments
-                WHERE patient_id = s.patient_id AND kind = s.kind AND superseded_by IS NULL AND withdrawn_at IS NULL
-                ORDER BY observed_at DESC, assessed_at DESC LIMIT \(window)) a
-            ORDER BY s.patient_id, s.kind, a.observed_at, a.assessed_at
-            """, as: (String, String, Date, String, Double?, Double?, Double?, String?).self, logger: logger)
+        let rows = try await connection.execute(
+            ScoringStatements.TrendSeries(patientIDs: tracked.map(\.patientID), kinds: tracked.map(\.kind.rawValue), window: window), logger: logger
+        ).collectAll()
         var series: [String: [Point]] = [:]
         for row in rows {
             series["\(row.0)|\(row.1)", default: []].append(

@@ -1,0 +1,55 @@
+import Foundation
+import PostgresNIO
+
+/// The statements every consumed batch runs, prepared once per connection rather than parsed and planned on every
+/// execution. Small batches run the same statements many times a second, so planning was a large share of their cost.
+enum StorePreparedStatements {
+    /// Records which of a batch's event ids a consumer sees for the first time.
+    struct ClaimEvents: PostgresPreparedStatement {
+        static let sql = """
+            INSERT INTO processed_events (consumer, event_id) SELECT $1, id FROM unnest($2::uuid[]) AS ids(id)
+            ON CONFLICT DO NOTHING RETURNING event_id
+            """
+        typealias Row = UUID
+        let consumer: String
+        let eventIDs: [UUID]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(consumer)
+            bindings.append(eventIDs)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> UUID { try row.decode(UUID.self) }
+    }
+
+    /// Adds encoded events to the outbox, in order.
+    struct EnqueueOutbox: PostgresPreparedStatement {
+        // Bodies travel as hex text because PostgresNIO binds no bytea arrays, and absent keys as '' because it binds
+        // no arrays of optionals; decode() and nullif() turn them back.
+        static let sql = """
+            INSERT INTO outbox (event_id, topic, message_key, event_type, schema_version, trace_id, body)
+            SELECT event_id, topic, nullif(message_key, ''), event_type, schema_version, nullif(trace_id, ''), decode(body, 'hex')
+            FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::text[])
+                 WITH ORDINALITY AS e(event_id, topic, message_key, event_type, schema_version, trace_id, body, ordinal)
+            ORDER BY ordinal
+            """
+        typealias Row = ()
+        let entries: [Outbox.Entry]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 7)
+            bindings.append(entries.map(\.eventID))
+            bindings.append(entries.map(\.topic))
+            bindings.append(entries.map { $0.key ?? "" })
+            bindings.append(entries.map(\.eventType))
+            bindings.append(entries.map(\.schemaVersion))
+            bindings.append(entries.map { $0.traceID ?? "" })
+            bindings.append(entries.map { $0.body.hexString })
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws {}
+    }
+}
