@@ -55,24 +55,8 @@ public enum Outbox {
     /// Takes the oldest `limit` records if no other relay of this schema is publishing, else nothing. The advisory
     /// lock keeps a single publisher per schema, so one patient's events leave in the order they were written.
     public static func claimBatch(limit: Int, schema: String, on connection: PostgresConnection, logger: Logger) async throws -> [OutboxRecord] {
-        let lockRows = try await connection.query(
-            "SELECT pg_try_advisory_xact_lock(hashtext(\("caretide.outbox." + schema)))", logger: logger)
-        let locked = try await lockRows.decode(Bool.self).collectAll().first ?? false
-        guard locked else { return [] }
-        var records: [OutboxRecord] = []
-        let rows = try await connection.query(
-            """
-            SELECT position, event_id, topic, message_key, event_type, schema_version, trace_id, body
-            FROM outbox ORDER BY position LIMIT \(limit)
-            """, logger: logger)
-        for try await (position, eventID, topic, key, eventType, version, traceID, body) in rows.decode(
-            (Int64, UUID, String, String?, String, Int, String?, ByteBuffer).self)
-        {
-            records.append(OutboxRecord(
-                position: position, eventID: eventID, topic: topic, key: key, eventType: eventType, schemaVersion: version,
-                traceID: traceID, body: Array(buffer: body)))
-        }
-        return records
+        try await connection.execute(StorePreparedStatements.ClaimOutbox(lockName: "caretide.outbox." + schema, limit: limit), logger: logger)
+            .collectAll()
     }
 
     /// Removes published records.

@@ -52,4 +52,31 @@ enum StorePreparedStatements {
 
         func decodeRow(_ row: PostgresRow) throws {}
     }
+
+    /// The oldest outbox records, if this transaction wins the schema's publisher lock (else none): one round trip.
+    struct ClaimOutbox: PostgresPreparedStatement {
+        static let sql = """
+            SELECT position, event_id, topic, message_key, event_type, schema_version, trace_id, body
+            FROM outbox WHERE pg_try_advisory_xact_lock(hashtext($1))
+            ORDER BY position LIMIT $2
+            """
+        typealias Row = OutboxRecord
+        let lockName: String
+        let limit: Int
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(lockName)
+            bindings.append(limit)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> OutboxRecord {
+            let (position, eventID, topic, key, eventType, version, traceID, body) = try row.decode(
+                (Int64, UUID, String, String?, String, Int, String?, ByteBuffer).self)
+            return OutboxRecord(
+                position: position, eventID: eventID, topic: topic, key: key, eventType: eventType, schemaVersion: version, traceID: traceID,
+                body: Array(buffer: body))
+        }
+    }
 }
