@@ -88,29 +88,4 @@ enum ScoringStatements {
     }
 }
 
-extension ScoringStatements {
-    /// The standing assessment of each (patient, kind, subject), locked for the rest of the transaction.
-    struct LockStanding: PostgresPreparedStatement {
-        static let sql = """
-            SELECT a.patient_id, a.kind, a.subject_id, a.assessment_id, a.subject_revision FROM assessments a
-            JOIN unnest($1::text[], $2::text[], $3::text[]) AS s(patient_id, kind, subject_id)
-              ON a.patient_id = s.patient_id AND a.kind = s.kind AND a.subject_id = s.subject_id
-            WHERE a.superseded_by IS NULL AND a.withdrawn_at IS NULL
-            FOR UPDATE OF a
-            """
-        typealias Row = (String, String, String, UUID, Int)
-        let patientIDs: [String]
-        let kinds: [String]
-        let subjectIDs: [String]
 
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 3)
-            bindings.append(patientIDs)
-            bindings.append(kinds)
-            bindings.append(subjectIDs)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((String, String, String, UUID, Int).self) }
-    }
-}
