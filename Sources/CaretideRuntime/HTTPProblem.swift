@@ -46,18 +46,6 @@ extension Request {
         guard violations.isEmpty else { throw HTTPProblem.invalidBody(violations) }
         return document
     }
-
-    /// `validatedJSON`, then decoded into `T`; a decoding failure is a 400 naming the field.
-    public func decodeValidated<T: Decodable>(
-        _ type: T.Type, schema schemaName: String, catalog: SchemaCatalog = .bundled, context: some RequestContext
-    ) async throws -> T {
-        let document = try await validatedJSON(schema: schemaName, catalog: catalog, context: context)
-        do {
-            return try CaretideJSON.decoder.decode(T.self, from: CaretideJSON.encoder.encode(document))
-        } catch let error as DecodingError {
-            throw HTTPProblem.invalidBody([error.violation])
-        }
-    }
 }
 
 extension DecodingError {

@@ -14,8 +14,6 @@ public struct ServiceAssembly: Sendable {
     public let group: ServiceGroup
     /// The port the HTTP server bound, known once it runs (useful with port 0).
     public let boundPort: BoundPort
-    public let database: Database
-    public let relay: OutboxRelay
 
     public init(definition: ServiceDefinition, configuration: ServiceConfiguration, logger baseLogger: Logger, signals: Bool = true) throws {
         var logger = baseLogger
@@ -75,8 +73,6 @@ public struct ServiceAssembly: Sendable {
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(30)
         self.group = ServiceGroup(configuration: groupConfiguration)
         self.boundPort = boundPort
-        self.database = database
-        self.relay = relay
     }
 }
 

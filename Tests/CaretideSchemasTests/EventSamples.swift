@@ -38,7 +38,7 @@ enum EventSamples {
         EventSample(NPIInputsRecorded(npiID: UUID(), tumourSizeCm: 1.5, histologicalGrade: 3, lymphNodeStage: 2, positiveNodes: nil, diagnosisDate: takenAt)),
         EventSample(MelanomaRiskProfileRecorded(profileID: UUID(), answeredAt: takenAt, factors: MelanomaRiskInput(
             age: 30, sex: .male, fitzpatrickSkinType: 3, eyeColour: .brownOrBlack, hairColour: .red, commonMoles: .upTo15, atypicalMoleCount: 0,
-            freckling: .noneOrFew, familyHistory: .oneFirstDegreeRelative, personalHistory: .none, immunosuppression: [.hiv], sunburnHistory: false))),
+            freckling: .noneOrFew, familyHistory: .oneFirstDegreeRelative, personalHistory: PersonalSkinCancerHistory.none, immunosuppression: [.hiv], sunburnHistory: false))),
         EventSample(ExamResultRecorded(examID: "LAB-7", institutionID: "st-mary", revision: 3, reportedAt: takenAt, items: [
             ExamResultLine(code: "2345-7", name: "Glucose", value: 99, unit: "mg/dL", referenceLow: 70, referenceHigh: 99, comment: "fasting"),
         ])),

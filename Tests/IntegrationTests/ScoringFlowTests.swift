@@ -210,7 +210,7 @@ import Testing
         let original = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
         _ = try await pipeline.nextAlerts(1)
         // As if an earlier rule set had called this reading normal.
-        try await pipeline.stack.withDatabase(schema: "scoring") { database, logger in
+        _ = try await pipeline.stack.withDatabase(schema: "scoring") { database, logger in
             try await database.client.query(
                 "UPDATE assessments SET category = 'normal', severity = 'normal', rule_set_version = '2025.01.0' WHERE assessment_id = \(original.assessmentID)",
                 logger: logger)
