@@ -59,7 +59,10 @@ let package = Package(
         .target(name: "IngestService", dependencies: ["CaretideRuntime", "ClinicalAssessment"]),
         .target(name: "ScoringService", dependencies: ["CaretideRuntime", "ClinicalAssessment"]),
         .target(name: "NotificationService", dependencies: ["CaretideRuntime", "CaretideDomain"]),
-        .target(name: "DiagnosisService", dependencies: ["CaretideRuntime"]),
+        .target(name: "DiagnosisService", dependencies: [
+            "CaretideRuntime", "PhenotypeRanking",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         .executableTarget(name: "ingest-service", dependencies: ["IngestService"]),
         .executableTarget(name: "scoring-service", dependencies: ["ScoringService"]),
         .executableTarget(name: "notification-service", dependencies: ["NotificationService"]),
@@ -71,7 +74,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "CaretideCLI", dependencies: [
-            "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore",
+            "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "PhenotypeRanking",
             "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -99,7 +102,7 @@ let package = Package(
         .testTarget(name: "CaretideRuntimeTests", dependencies: ["CaretideRuntime"]),
         .testTarget(name: "IntegrationTests", dependencies: [
             "CaretideTestSupport", "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideSchemas",
-            "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
+            "IngestService", "ScoringService", "NotificationService", "DiagnosisService", "PhenotypeRanking",
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
     ]

@@ -110,13 +110,10 @@ struct ScoringBench: AsyncParsableCommand {
             next = next + tick
             try await Task.sleep(until: next, clock: clock)
         }
-        let latencies = try await receiver.value.sorted()
-        func percentile(_ p: Double) -> String {
-            guard !latencies.isEmpty else { return "n/a" }
-            let value = latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
-            return String(format: "%.1f ms", value.seconds * 1000)
-        }
-        Console.write("latency over \(latencies.count) of \(total) events: p50 \(percentile(0.50)), p90 \(percentile(0.90)), p99 \(percentile(0.99)), max \(percentile(1.0))\n")
+        let latencies = LatencySummary(try await receiver.value)
+        Console.write(
+            "latency over \(latencies.sorted.count) of \(total) events: p50 \(latencies.milliseconds(0.50)), "
+                + "p90 \(latencies.milliseconds(0.90)), p99 \(latencies.milliseconds(0.99)), max \(latencies.milliseconds(1.0))\n")
 
         await probe.close()
         await producer.shutdown()
@@ -138,8 +135,4 @@ final class SentTimes: Sendable {
     private let times = Mutex<[UUID: ContinuousClock.Instant]>([:])
     func put(_ id: UUID, _ instant: ContinuousClock.Instant) { times.withLock { $0[id] = instant } }
     func take(_ id: UUID) -> ContinuousClock.Instant? { times.withLock { $0.removeValue(forKey: id) } }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

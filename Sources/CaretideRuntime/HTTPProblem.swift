@@ -48,6 +48,20 @@ extension Request {
     }
 }
 
+extension Request {
+    /// Validates the body against `Schemas/api/<schemaName>.schema.json` (400 naming every failing field) and decodes it.
+    public func decodedJSON<Body: Decodable>(
+        _ type: Body.Type, schema schemaName: String, catalog: SchemaCatalog = .bundled, context: some RequestContext
+    ) async throws -> Body {
+        let document = try await validatedJSON(schema: schemaName, catalog: catalog, context: context)
+        do {
+            return try CaretideJSON.decoder.decode(Body.self, from: CaretideJSON.encoder.encode(document))
+        } catch let error as DecodingError {
+            throw HTTPProblem.invalidBody([error.violation])
+        }
+    }
+}
+
 extension DecodingError {
     /// The decoding failure as a violation at the JSON Pointer of the failing field.
     public var violation: SchemaViolation {

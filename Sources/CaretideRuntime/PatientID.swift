@@ -10,10 +10,15 @@ public enum PatientID {
 
     /// The `patientId` path parameter, or a 400 naming it.
     public static func fromPath(_ context: some RequestContext) throws -> String {
-        guard let value = context.parameters.get("patientId"), isValid(value) else {
+        try fromPath(context, parameter: "patientId", label: "patient id")
+    }
+
+    /// An opaque identifier path parameter with the same rules (doctor, institution, …), or a 400 naming it.
+    public static func fromPath(_ context: some RequestContext, parameter: String, label: String) throws -> String {
+        guard let value = context.parameters.get(parameter), isValid(value) else {
             throw HTTPProblem(
-                status: .badRequest, error: "the patient id in the path is invalid",
-                violations: [SchemaViolation(pointer: JSONPointer(tokens: ["patientId"]), message: "must be 1 to 64 letters, digits or . _ : - starting with a letter or digit")])
+                status: .badRequest, error: "the \(label) in the path is invalid",
+                violations: [SchemaViolation(pointer: JSONPointer(tokens: [parameter]), message: "must be 1 to 64 letters, digits or . _ : - starting with a letter or digit")])
         }
         return value
     }

@@ -42,7 +42,8 @@ public struct ServiceAssembly: Sendable {
         let router = Router()
         OperationalRoutes(database: database, producer: producer, readiness: readiness, consumer: consumer, metrics: metrics)
             .register(on: router)
-        definition.routes(router, ServiceContext(name: definition.name, database: database, codec: codec, relay: relay, logger: logger))
+        let context = ServiceContext(name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger)
+        definition.routes(router, context)
 
         let boundPort = BoundPort()
         let serverLogger = logger
@@ -62,6 +63,7 @@ public struct ServiceAssembly: Sendable {
             .init(service: migrations, successTerminationBehavior: .ignore),
             .init(service: relay),
         ]
+        services += definition.backgroundServices(context).map { .init(service: $0) }
         if let consumer { services.append(.init(service: consumer)) }
         services.append(.init(service: application))
         if configuration.exitWithParent {

@@ -2,6 +2,7 @@ import CaretideSchemas
 import CaretideStore
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// What makes one Caretide service what it is; everything else (database, producer, relay, consumer loop, HTTP server
 /// with health, readiness and metrics) is the same for every service and built by `ServiceAssembly`.
@@ -16,16 +17,20 @@ public struct ServiceDefinition: Sendable {
     public var handler: (any EventHandler)?
     /// Adds the service's own HTTP routes.
     public var routes: @Sendable (Router<BasicRequestContext>, ServiceContext) -> Void
+    /// Long-running work of the service's own (e.g. reloading data), started after the relay and stopped before it.
+    public var backgroundServices: @Sendable (ServiceContext) -> [any Service]
 
     public init(
         name: String, schema: String, migrations: MigrationTrack, consumedTopics: [Topic] = [], handler: (any EventHandler)? = nil,
-        routes: @escaping @Sendable (Router<BasicRequestContext>, ServiceContext) -> Void = { _, _ in }
+        routes: @escaping @Sendable (Router<BasicRequestContext>, ServiceContext) -> Void = { _, _ in },
+        backgroundServices: @escaping @Sendable (ServiceContext) -> [any Service] = { _ in [] }
     ) {
         self.name = name
         self.schema = schema
         self.migrations = migrations
         self.consumedTopics = consumedTopics
         self.handler = handler
+        self.backgroundServices = backgroundServices
         self.routes = routes
     }
 }
@@ -36,6 +41,8 @@ public struct ServiceContext: Sendable {
     public let database: Database
     public let codec: EventCodec
     public let relay: OutboxRelay
+    /// Whether the schema is migrated yet (background services wait for it before touching their tables).
+    public let readiness: ReadinessState
     public let logger: Logger
 
     /// Runs `body` in a transaction and wakes the relay afterwards, so events it enqueued leave at once.

@@ -69,6 +69,9 @@ public final class ServiceMetrics: Sendable {
 }
 
 extension Duration {
+    /// The duration in seconds, for reports and logs.
+    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+
     var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000

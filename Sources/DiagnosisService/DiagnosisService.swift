@@ -1,17 +1,27 @@
 import CaretideRuntime
 import CaretideStore
 
-/// diagnosis-service: Human Phenotype Ontology search and Phenomizer ranking. This foundation runs its runtime
-/// (database schema, health, readiness, metrics); the ontology and ranking arrive with their own issue.
+/// diagnosis-service: Human Phenotype Ontology search and Phenomizer disease ranking with p-values (Köhler et al.
+/// 2009), over ontology releases versioned in PostgreSQL; saved queries per doctor; and the
+/// `caretide.diagnosis-requests` → `caretide.diagnosis-results` topics for pipelines.
 public enum DiagnosisService {
     public static let name = "diagnosis-service"
     public static let defaultPort = 8083
 
-    public static var definition: ServiceDefinition {
-        ServiceDefinition(name: name, schema: "diagnosis", migrations: DiagnosisMigrations.track)
-    }
-}
+    public static var definition: ServiceDefinition { definition(importOptions: OntologyImportOptions()) }
 
-enum DiagnosisMigrations {
-    static let track = MigrationTrack(name: "diagnosis", migrations: [])
+    /// - Parameter importOptions: how imports started by an `ontology-update.requested` event compute their data.
+    public static func definition(importOptions: OntologyImportOptions) -> ServiceDefinition {
+        let catalog = ReleaseCatalog()
+        return ServiceDefinition(
+            name: name, schema: "diagnosis", migrations: DiagnosisMigrations.track, consumedTopics: [.diagnosisRequests],
+            handler: DiagnosisRequestHandler(catalog: catalog, importOptions: importOptions),
+            routes: { router, context in
+                SearchRoutes(catalog: catalog).register(on: router)
+                RankingRoutes(catalog: catalog).register(on: router)
+                SavedQueryRoutes(context: context, catalog: catalog).register(on: router)
+                ReleaseRoutes(context: context, catalog: catalog).register(on: router)
+            },
+            backgroundServices: { context in [ReleaseWatcher(catalog: catalog, context: context)] })
+    }
 }

@@ -61,16 +61,37 @@ public struct PhenotypeSearchIndex: Sendable {
         var words: [[UInt8]]
     }
 
-    public let knowledgeBase: PhenotypeKnowledgeBase
+    public let ontology: PhenotypeOntology
+    /// `nil` when only the ontology is loaded (a minimum update): disease search then finds nothing.
+    public let knowledgeBase: PhenotypeKnowledgeBase?
+    private let inPhenotypeSubtree: [Bool]
     private let termNames: [Entry]
     private let termSynonyms: [[Entry]]
     private let diseaseNames: [Entry]
 
+    /// Phenotype and disease search over a knowledge base.
     public init(knowledgeBase kb: PhenotypeKnowledgeBase) {
+        self.init(ontology: kb.ontology, subtree: kb.inPhenotypeSubtree, knowledgeBase: kb)
+    }
+
+    /// Phenotype search over an ontology without annotations (disease search finds nothing).
+    /// - Throws: ``PhenotypeRankingError/Code/missingRoot`` when the ontology lacks the phenotype root.
+    public init(ontology: PhenotypeOntology, phenotypeRootID: String = "HP:0000118") throws(PhenotypeRankingError) {
+        guard let root = ontology.resolve(phenotypeRootID).term else {
+            throw PhenotypeRankingError(.missingRoot, "the ontology has no term \(phenotypeRootID)")
+        }
+        var subtree = [Bool](repeating: false, count: ontology.termCount)
+        ontology.markDescendants(of: root.int, in: &subtree)
+        self.init(ontology: ontology, subtree: subtree, knowledgeBase: nil)
+    }
+
+    private init(ontology: PhenotypeOntology, subtree: [Bool], knowledgeBase kb: PhenotypeKnowledgeBase?) {
+        self.ontology = ontology
         knowledgeBase = kb
-        termNames = kb.ontology.termNames.map(Self.entry)
-        termSynonyms = kb.ontology.termSynonyms.map { $0.map { Self.entry($0.text) } }
-        diseaseNames = kb.diseaseNames.map(Self.entry)
+        inPhenotypeSubtree = subtree
+        termNames = ontology.termNames.map(Self.entry)
+        termSynonyms = ontology.termSynonyms.map { $0.map { Self.entry($0.text) } }
+        diseaseNames = (kb?.diseaseNames ?? []).map(Self.entry)
     }
 
     static func normalize(_ text: String) -> String {
@@ -144,8 +165,6 @@ public struct PhenotypeSearchIndex: Sendable {
     public func searchPhenotypes(_ query: String, limit: Int = 20, phenotypesOnly: Bool = true) -> [PhenotypeSearchHit] {
         let trimmed = query.trimmingWhitespace()
         guard !trimmed.isEmpty, limit > 0 else { return [] }
-        let kb = knowledgeBase
-        let ontology = kb.ontology
         let query = Self.query(trimmed)
         var idQuery = PhenotypeRanker.normalizedID(trimmed)
         if idQuery.count == 7, idQuery.allSatisfy(\.isASCII), idQuery.allSatisfy(\.isNumber) {
@@ -156,7 +175,7 @@ public struct PhenotypeSearchIndex: Sendable {
 
         var hits: [(key: (Int, Int, Int, String), hit: PhenotypeSearchHit)] = []
         for t in 0..<ontology.termCount {
-            if phenotypesOnly, !kb.inPhenotypeSubtree[t] { continue }
+            if phenotypesOnly, !inPhenotypeSubtree[t] { continue }
             let id = ontology.termIDs[t]
             var best: (kind: SearchMatchKind, sub: Int, text: String)?
             if exact?.int == t {
@@ -191,8 +210,7 @@ public struct PhenotypeSearchIndex: Sendable {
     /// prefix, or name.
     public func searchDiseases(_ query: String, limit: Int = 20) -> [DiseaseSearchHit] {
         let trimmed = query.trimmingWhitespace()
-        guard !trimmed.isEmpty, limit > 0 else { return [] }
-        let kb = knowledgeBase
+        guard !trimmed.isEmpty, limit > 0, let kb = knowledgeBase else { return [] }
         let query = Self.query(trimmed)
         let idQuery = PhenotypeRanker.normalizedID(trimmed)
         let bare = !idQuery.contains(":")

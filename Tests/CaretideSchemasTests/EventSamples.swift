@@ -58,5 +58,27 @@ enum EventSamples {
             alertID: UUID(), sourceEventID: UUID(), aboutID: UUID(), kind: "bloodPressure", severity: .urgent, category: "hypertensiveCrisis",
             messageKey: "alert.bloodPressure.hypertensiveCrisis", raisedAt: takenAt)),
         EventSample(AlertWithdrawn(alertID: UUID(), sourceEventID: UUID(), reason: .superseded, withdrawnAt: takenAt)),
+        EventSample(DiagnosisRequested(
+            requestID: "req-1", phenotypes: ["HP:0001250", "HP:0001263"], excluded: ["HP:0000252"], scoring: .symmetric, maxResults: 5,
+            suggestPhenotypes: true)),
+        EventSample(OntologyUpdateRequested(updateID: "hpo-1", kind: .minimum, ontologyFile: "/data/hp.obo", annotationFile: nil), patientID: nil),
+        EventSample(DiagnosisRanked(
+            requestID: "req-1", release: release, scoring: .asymmetric, queryTerms: [seizure], excludedTerms: [],
+            warnings: [PhenotypeQueryWarning(code: "unknownTerm", termID: "HP:9999999", message: "HP:9999999: unknown term, ignored")],
+            nullQuerySize: 1, diseaseCount: 3,
+            results: [RankedDiseaseCandidate(
+                rank: 1, diseaseID: "OMIM:607208", diseaseName: "Dravet syndrome", score: 4.25, penalty: 0, pValue: 0.001, adjustedPValue: 0.003,
+                matches: [PhenotypeTermMatch(queryTerm: seizure, diseaseTerm: seizure, commonAncestor: seizure, informationContent: 4.25)],
+                excludedTermsPresent: [])],
+            suggestions: [PhenotypeSuggestionEntry(
+                term: seizure, informationContent: 1.5, splitEntropy: 1, presentIn: ["OMIM:1"], absentIn: ["OMIM:2"])])),
+        EventSample(DiagnosisRefused(requestID: "req-2", reason: .fullUpdateNeeded, message: "a full update is needed")),
+        EventSample(OntologyReleaseImported(
+            updateID: nil, release: release, termCount: 10, diseaseCount: 3, annotationCount: 9, recallFirst: 0.5, recallTopTen: 1),
+            patientID: nil),
     ]
+
+    static let seizure = PhenotypeTermReference(id: "HP:0001250", name: "Seizure")
+    static let release = OntologyReleaseReference(
+        releaseID: 2, kind: .full, ontologyVersion: "hp/releases/2025-01-16", annotationVersion: "2025-01-16")
 }

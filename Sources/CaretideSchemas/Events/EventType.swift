@@ -21,6 +21,12 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     // Decided by notification-service.
     case alertRaised = "alert.raised"
     case alertWithdrawn = "alert.withdrawn"
+    // Asked of and answered by diagnosis-service.
+    case diagnosisRequested = "diagnosis.requested"
+    case ontologyUpdateRequested = "ontology-update.requested"
+    case diagnosisRanked = "diagnosis.ranked"
+    case diagnosisRefused = "diagnosis.refused"
+    case ontologyReleaseImported = "ontology-release.imported"
 
     /// The current schema version of the payload. Bump it with a new schema file when a change is not backwards compatible.
     public var schemaVersion: Int { 1 }
@@ -35,6 +41,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .examResultRecorded, .examResultEnteredInError: .examResults
         case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged: .scores
         case .alertRaised, .alertWithdrawn: .alerts
+        case .diagnosisRequested, .ontologyUpdateRequested: .diagnosisRequests
+        case .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported: .diagnosisResults
         }
     }
 
@@ -57,6 +65,11 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .careTrackingFlagged: CareTrackingFlagged.self
         case .alertRaised: AlertRaised.self
         case .alertWithdrawn: AlertWithdrawn.self
+        case .diagnosisRequested: DiagnosisRequested.self
+        case .ontologyUpdateRequested: OntologyUpdateRequested.self
+        case .diagnosisRanked: DiagnosisRanked.self
+        case .diagnosisRefused: DiagnosisRefused.self
+        case .ontologyReleaseImported: OntologyReleaseImported.self
         }
     }
 

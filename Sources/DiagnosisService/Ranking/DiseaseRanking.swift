@@ -1,0 +1,108 @@
+import CaretideSchemas
+import PhenotypeRanking
+
+/// A ranking request as HTTP and Kafka both ask it.
+struct RankingQuery: Sendable, Equatable {
+    var phenotypes: [String]
+    var excluded: [String] = []
+    var scoring: PhenotypeScoring = .asymmetric
+    var maxResults: Int = 20
+    var suggestPhenotypes: Bool = false
+
+    init(phenotypes: [String], excluded: [String]? = nil, scoring: PhenotypeScoring? = nil, maxResults: Int? = nil, suggestPhenotypes: Bool? = nil) {
+        self.phenotypes = phenotypes
+        self.excluded = excluded ?? []
+        self.scoring = scoring ?? .asymmetric
+        self.maxResults = maxResults ?? 20
+        self.suggestPhenotypes = suggestPhenotypes ?? false
+    }
+
+    init(_ request: DiagnosisRequested) {
+        self.init(
+            phenotypes: request.phenotypes, excluded: request.excluded, scoring: request.scoring, maxResults: request.maxResults,
+            suggestPhenotypes: request.suggestPhenotypes)
+    }
+}
+
+/// The answer to a ranking request: diseases ranked, or a refusal saying why not.
+enum RankingOutcome: Sendable {
+    case ranked(DiagnosisRanked)
+    case refused(DiagnosisRefused)
+}
+
+extension ReleaseCatalog {
+    /// Ranks diseases with the release serving now (Phenomizer: Köhler et al. 2009; see `PhenotypeRanker`).
+    func rank(_ query: RankingQuery, requestID: String) -> RankingOutcome {
+        guard let release else {
+            return .refused(DiagnosisRefused(
+                requestID: requestID, reason: .ontologyNotLoaded,
+                message: "no ontology is loaded; a full update (caretide hpo import) is needed before ranking"))
+        }
+        guard let ranker = release.ranker else {
+            return .refused(DiagnosisRefused(
+                requestID: requestID, reason: .fullUpdateNeeded,
+                message: "only the ontology is loaded (minimum update, release \(release.reference.releaseID)); ranking needs a full update with disease annotations"))
+        }
+        do {
+            let options = RankingOptions(scoring: query.scoring.mode, maxResults: query.maxResults)
+            let result = try ranker.rank(terms: query.phenotypes, excluding: query.excluded, options: options)
+            let suggestions = query.suggestPhenotypes ? ranker.suggestPhenotypes(after: result).map(PhenotypeSuggestionEntry.init) : nil
+            return .ranked(DiagnosisRanked(requestID: requestID, release: release.reference, result: result, suggestions: suggestions))
+        } catch {
+            // Only the query can be at fault here: the null distributions of a release are built with it.
+            return .refused(DiagnosisRefused(requestID: requestID, reason: .noUsableQueryTerms, message: error.description))
+        }
+    }
+}
+
+// MARK: - From the ranking module's types to the wire types
+
+extension PhenotypeTermReference {
+    init(_ term: TermReference) { self.init(id: term.id, name: term.name) }
+}
+
+extension PhenotypeQueryWarning {
+    init(_ warning: QueryWarning) {
+        let (code, termID): (String, String?) = switch warning {
+        case .unknownTerm(let id): ("unknownTerm", id)
+        case .obsoleteTermReplaced(let id, _): ("obsoleteTermReplaced", id)
+        case .alternativeIDMapped(let id, _): ("alternativeIdMapped", id)
+        case .obsoleteWithoutReplacement(let id, _): ("obsoleteWithoutReplacement", id)
+        case .duplicateTerm(let id): ("duplicateTerm", id)
+        case .notPhenotypicAbnormality(let id): ("notPhenotypicAbnormality", id)
+        case .excludedTermAlsoQueried(let id): ("excludedTermAlsoQueried", id)
+        case .querySizeExceedsNullModel: ("querySizeExceedsNullModel", nil)
+        }
+        self.init(code: code, termID: termID, message: warning.description)
+    }
+}
+
+extension PhenotypeSuggestionEntry {
+    init(_ suggestion: PhenotypeSuggestion) {
+        self.init(
+            term: PhenotypeTermReference(suggestion.term), informationContent: suggestion.informationContent,
+            splitEntropy: suggestion.splitEntropy, presentIn: suggestion.presentIn, absentIn: suggestion.absentIn)
+    }
+}
+
+extension DiagnosisRanked {
+    init(requestID: String, release: OntologyReleaseReference, result: RankingResult, suggestions: [PhenotypeSuggestionEntry]?) {
+        self.init(
+            requestID: requestID, release: release, scoring: PhenotypeScoring(result.scoring),
+            queryTerms: result.queryTerms.map(PhenotypeTermReference.init), excludedTerms: result.excludedTerms.map(PhenotypeTermReference.init),
+            warnings: result.warnings.map(PhenotypeQueryWarning.init), nullQuerySize: result.nullQuerySize,
+            diseaseCount: result.diseaseCount,
+            results: result.results.map { disease in
+                RankedDiseaseCandidate(
+                    rank: disease.rank, diseaseID: disease.diseaseID, diseaseName: disease.diseaseName, score: disease.score,
+                    penalty: disease.penalty, pValue: disease.pValue, adjustedPValue: disease.adjustedPValue,
+                    matches: disease.matches.map { match in
+                        PhenotypeTermMatch(
+                            queryTerm: PhenotypeTermReference(match.queryTerm), diseaseTerm: PhenotypeTermReference(match.diseaseTerm),
+                            commonAncestor: PhenotypeTermReference(match.commonAncestor), informationContent: match.informationContent)
+                    },
+                    excludedTermsPresent: disease.excludedTermsPresent.map(PhenotypeTermReference.init))
+            },
+            suggestions: suggestions)
+    }
+}

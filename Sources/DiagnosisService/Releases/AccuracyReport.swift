@@ -1,0 +1,43 @@
+import Foundation
+import PhenotypeRanking
+
+/// How well a release ranks the diseases of simulated patients — the evaluation of Köhler et al. 2009: sample a
+/// disease's annotated terms, optionally replace some by a parent term (imprecision) and add unrelated terms (noise),
+/// and record where the source disease ranks. Stored with every full import, so a release whose annotations
+/// degrade the ranking is visible before doctors rely on it.
+public struct AccuracyReport: Codable, Sendable, Equatable {
+    public struct Scenario: Codable, Sendable, Equatable {
+        public var name: String
+        public var termsPerQuery: Int
+        /// Probability that each sampled term is replaced by one of its parents.
+        public var imprecision: Double
+        /// Unrelated terms added to each query.
+        public var noiseTerms: Int
+        public var evaluated: Int
+        /// Fraction of simulated patients whose disease ranked first.
+        public var rankedFirst: Double
+        /// Fraction whose disease ranked in the first ten.
+        public var inTopTen: Double
+    }
+
+    public var scoring: String
+    public var seed: UInt64
+    public var scenarios: [Scenario]
+
+    /// The three scenarios: exact terms, imprecise terms, and imprecise terms with noise.
+    static let scenarios: [(name: String, imprecision: Double, noise: Int)] = [
+        ("exact", 0, 0), ("imprecise", 0.5, 0), ("impreciseWithNoise", 0.5, 2),
+    ]
+
+    static func measure(_ ranker: PhenotypeRanker, diseaseCount: Int, termsPerQuery: Int = 5, seed: UInt64 = 42) throws -> AccuracyReport {
+        let scenarios = try scenarios.map { scenario in
+            let report = try ranker.recallCheck(RecallCheckOptions(
+                diseaseCount: diseaseCount, termsPerQuery: termsPerQuery, imprecision: scenario.imprecision,
+                noiseTerms: scenario.noise, seed: seed, scoring: .asymmetric))
+            return Scenario(
+                name: scenario.name, termsPerQuery: termsPerQuery, imprecision: scenario.imprecision, noiseTerms: scenario.noise,
+                evaluated: report.evaluated, rankedFirst: report.rankedFirst, inTopTen: report.inTopTen)
+        }
+        return AccuracyReport(scoring: "asymmetric", seed: seed, scenarios: scenarios)
+    }
+}

@@ -1,0 +1,82 @@
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import Logging
+import PhenotypeRanking
+import ServiceLifecycle
+import Synchronization
+
+/// The release diagnosis-service answers with. A newer release is built completely in the background and then
+/// swapped in whole: requests never wait for a reload, and a request keeps the release it started with.
+final class ReleaseCatalog: Sendable {
+    private let current = Mutex<ServingRelease?>(nil)
+
+    var release: ServingRelease? { current.withLock { $0 } }
+
+    func replace(with release: ServingRelease) {
+        current.withLock { $0 = release }
+    }
+}
+
+/// Watches PostgreSQL for a newer release (imported by `caretide hpo import`, by an update event, or by another
+/// instance) and loads it into the catalog. Polling a one-row query every couple of seconds is cheap and survives
+/// database restarts without the bookkeeping a LISTEN connection needs.
+struct ReleaseWatcher: Service {
+    let catalog: ReleaseCatalog
+    let context: ServiceContext
+    var interval: Duration = .seconds(2)
+
+    func run() async throws {
+        let logger = context.logger
+        try? await cancelWhenGracefulShutdown {
+            guard await context.readiness.waitUntilMigrated(unless: { Task.isCancelled }) else { return }
+            var failedReleaseID: Int?
+            while !Task.isCancelled {
+                do {
+                    if let newest = try await ReleaseStore.newestReleaseID(context.database.client, logger: logger),
+                        newest != catalog.release?.reference.releaseID, newest != failedReleaseID
+                    {
+                        do {
+                            try await load(releaseID: newest)
+                            failedReleaseID = nil
+                        } catch where !TransientError.isTransient(error) {
+                            // A release that cannot be built is not retried every poll; the current one keeps serving.
+                            failedReleaseID = newest
+                            logger.error("ontology release cannot be loaded", metadata: ["releaseId": "\(newest)", "error": "\(error)"])
+                        }
+                    }
+                } catch {
+                    logger.warning("cannot check for a newer ontology release", metadata: ["error": "\(error)"])
+                }
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    private func load(releaseID: Int) async throws {
+        let logger = context.logger
+        let start = ContinuousClock.now
+        guard let (reference, content, nulls) = try await ReleaseStore.load(releaseID: releaseID, context.database.client, logger: logger)
+        else { return }
+        let release = try ServingRelease(reference: reference, content: content, nulls: nulls)
+        catalog.replace(with: release)
+        logger.info("ontology release serving", metadata: [
+            "releaseId": "\(releaseID)", "kind": "\(reference.kind.rawValue)", "terms": "\(release.ontology.termCount)",
+            "diseases": "\(release.knowledgeBase?.diseaseCount ?? 0)", "seconds": "\((ContinuousClock.now - start).seconds)",
+        ])
+    }
+}
+
+/// Reading releases the way the service does, for tools outside it (`caretide bench phenotype`).
+public enum OntologyReleases {
+    /// The newest stored release, built into its ranker (`nil` for a minimum update), or `nil` without any release.
+    public static func loadNewest(
+        _ database: Database, logger: Logger
+    ) async throws -> (reference: OntologyReleaseReference, ranker: PhenotypeRanker?)? {
+        guard let releaseID = try await ReleaseStore.newestReleaseID(database.client, logger: logger),
+            let (reference, content, nulls) = try await ReleaseStore.load(releaseID: releaseID, database.client, logger: logger)
+        else { return nil }
+        let release = try ServingRelease(reference: reference, content: content, nulls: nulls)
+        return (reference, release.ranker)
+    }
+}

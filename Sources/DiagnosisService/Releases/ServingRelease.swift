@@ -1,0 +1,34 @@
+import CaretideSchemas
+import Foundation
+import PhenotypeRanking
+
+/// One ontology release in memory, ready to answer searches and (after a full update) rankings. Immutable: a newer
+/// release replaces it as a whole, so a request keeps the release it started with.
+final class ServingRelease: Sendable {
+    let reference: OntologyReleaseReference
+    let ontology: PhenotypeOntology
+    let search: PhenotypeSearchIndex
+    /// `nil` after a minimum update (terms and graph only).
+    let ranker: PhenotypeRanker?
+
+    var knowledgeBase: PhenotypeKnowledgeBase? { ranker?.knowledgeBase }
+
+    init(reference: OntologyReleaseReference, ontology: PhenotypeOntology, knowledgeBase: PhenotypeKnowledgeBase?, nulls: [NullDistribution]) throws {
+        self.reference = reference
+        self.ontology = ontology
+        if let knowledgeBase {
+            search = PhenotypeSearchIndex(knowledgeBase: knowledgeBase)
+            ranker = try PhenotypeRanker(knowledgeBase: knowledgeBase, nullDistributions: nulls)
+        } else {
+            search = try PhenotypeSearchIndex(ontology: ontology)
+            ranker = nil
+        }
+    }
+
+    /// Builds the in-memory structures of a release read back from PostgreSQL.
+    convenience init(reference: OntologyReleaseReference, content: ReleaseContent, nulls: [NullDistribution]) throws {
+        let ontology = try PhenotypeOntology(document: content.document)
+        let knowledgeBase = try content.annotations.map { try PhenotypeKnowledgeBase(ontology: ontology, annotations: $0) }
+        try self.init(reference: reference, ontology: ontology, knowledgeBase: knowledgeBase, nulls: nulls)
+    }
+}

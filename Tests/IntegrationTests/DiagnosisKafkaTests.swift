@@ -1,0 +1,71 @@
+import CaretideKafka
+import CaretideSchemas
+import CaretideTestSupport
+import DiagnosisService
+import Foundation
+import Testing
+
+/// Pipelines talk to diagnosis-service over Kafka: requests on `caretide.diagnosis-requests`, answers correlated by
+/// request id on `caretide.diagnosis-results`, ontology updates by event.
+@Suite(.serialized) struct DiagnosisKafkaTests {
+    static func request(_ payload: some EventPayload, patientID: String? = nil) throws -> OutgoingMessage {
+        let envelope = EventEnvelope(producer: "pipeline", patientID: patientID, traceID: "trace-dx", payload: payload)
+        return OutgoingMessage(topic: Topic.diagnosisRequests.name, key: patientID, value: try EventCodec().encode(envelope))
+    }
+
+    @Test("an update event imports a release; requests are answered once per request id, refused while nothing can rank")
+    func requestsAndUpdates() async throws {
+        let stack = try await TestStack.start([DiagnosisService.definition(importOptions: DiagnosisServiceTests.importOptions)], partitions: 1)
+        let producer = try KafkaProducer(configuration: stack.kafka, logger: TestLogging.logger("pipeline"))
+        let results = try KafkaProbe(stack.kafka, topic: Topic.diagnosisResults.name)
+        let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
+
+        // Before any import: refused, saying why.
+        try await producer.send(Self.request(DiagnosisRequested(requestID: "early", phenotypes: ["HP:0001250"]), patientID: "patient-3"))
+        let early = try await results.receive(1)[0]
+        #expect(early.key == "patient-3")
+        let refused = try #require(try EventCodec().decode(early.value).payload(as: DiagnosisRefused.self))
+        #expect(refused.requestID == "early" && refused.reason == .ontologyNotLoaded)
+
+        // An update naming a missing file is dead-lettered with the reason; a good one imports and is announced.
+        try await producer.send(Self.request(OntologyUpdateRequested(
+            updateID: "missing", kind: .full, ontologyFile: "/nonexistent/hp.obo", annotationFile: "/nonexistent/phenotype.hpoa")))
+        let dead = try await deadLetters.receive(1)[0]
+        #expect(dead.headers[EventHeader.deadLetterReason]?.contains("cannot read /nonexistent/hp.obo") == true)
+        let update = OntologyUpdateRequested(
+            updateID: "fixture-1", kind: .full, ontologyFile: DiagnosisServiceTests.ontologyFile,
+            annotationFile: DiagnosisServiceTests.annotationFile)
+        try await producer.send(Self.request(update))
+        let imported = try #require(try EventCodec().decode(try await results.receive(1)[0].value).payload(as: OntologyReleaseImported.self))
+        #expect(imported.updateID == "fixture-1" && imported.diseaseCount == 12 && imported.release.kind == .full)
+        #expect(imported.recallTopTen == 1)
+        try await DiagnosisServiceTests.waitUntilServing(stack, release: imported.release.releaseID)
+
+        // A redelivered update (same update id) does not import twice.
+        try await producer.send(Self.request(update))
+
+        // A request is answered with its request id; the same request id sent again is not answered again.
+        let request = DiagnosisRequested(
+            requestID: "req-42", phenotypes: ["HP:0001166", "HP:0001083"], excluded: ["HP:0001250"], maxResults: 3)
+        try await producer.send(Self.request(request, patientID: "patient-3"))
+        try await producer.send(Self.request(request, patientID: "patient-3"))
+        try await producer.send(Self.request(DiagnosisRequested(requestID: "req-43", phenotypes: ["HP:9999999"]), patientID: "patient-3"))
+        let answers = try await results.receive(2).map { try EventCodec().decode($0.value) }
+        let ranked = try #require(answers[0].payload(as: DiagnosisRanked.self))
+        #expect(ranked.requestID == "req-42" && ranked.results.count == 3 && ranked.release == imported.release)
+        #expect(ranked.excludedTerms.map(\.id) == ["HP:0001250"])
+        #expect(answers[0].traceID == "trace-dx" && answers[0].patientID == "patient-3")
+        let unusable = try #require(answers[1].payload(as: DiagnosisRefused.self))
+        #expect(unusable.requestID == "req-43" && unusable.reason == .noUsableQueryTerms)
+        #expect(try await results.drain(for: .seconds(1)).isEmpty)
+
+        let releases = try await stack.withDatabase(schema: "diagnosis") { database, logger in
+            try await database.client.fetchAll("SELECT update_id FROM releases", as: String?.self, logger: logger)
+        }
+        #expect(releases == ["fixture-1"])
+        await results.close()
+        await deadLetters.close()
+        await producer.shutdown()
+        try await stack.shutdown()
+    }
+}
