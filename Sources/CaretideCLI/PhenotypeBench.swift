@@ -65,7 +65,9 @@ struct PhenotypeBench: AsyncParsableCommand {
         try await measureService(postgres: postgres, logger: logger)
 
         // 3. Ranking latency, one core, the release as read back from PostgreSQL.
-        guard let ranker = try await database.whileRunning({ try await OntologyReleases.loadNewest(database, logger: logger) })?.ranker
+        // A PostgreSQL pool runs once, so the read-back gets a pool of its own.
+        let reader = Database(configuration: postgres.configuration, schema: "diagnosis", logger: logger)
+        guard let ranker = try await reader.whileRunning({ try await OntologyReleases.loadNewest(reader, logger: logger) })?.ranker
         else { throw ValidationError("the imported release did not load") }
         let workload = Self.queries(ranker.knowledgeBase, perSize: queries)
         for scoring in ScoringMode.allCases {
