@@ -60,4 +60,32 @@ import Testing
         #expect(missing.status != 0)
         #expect(missing.output.contains("DATABASE_URL is missing"))
     }
+
+    @Test("caretide hpo import stores full and minimum releases as new versions and keeps the newest ones")
+    func hpoImportCommand() async throws {
+        let database = try await TestPostgres.freshDatabase()
+        var environment = ProcessInfo.processInfo.environment
+        environment["DATABASE_URL"] = database.url
+        let fixtures = Paths.packageRoot.appendingPathComponent("Tests/PhenotypeRankingTests/Fixtures").path
+        let caretide = Paths.executable("caretide").path
+        let full = try await Subprocess.run(
+            caretide, ["hpo", "import", "--directory", fixtures, "--samples", "500", "--symmetric-samples", "200", "--json"], environment: environment)
+        #expect(full.status == 0, "\(full.output)")
+        let report = try #require(full.output.split(separator: "\n").last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any])
+        #expect((report["release"] as? [String: Any])?["releaseId"] as? Int == 1)
+        #expect(report["diseaseCount"] as? Int == 12 && report["termCount"] as? Int == 59)
+
+        let minimum = try await Subprocess.run(
+            caretide, ["hpo", "import", "--ontology", fixtures + "/hp.obo", "--minimum", "--keep", "1"], environment: environment)
+        #expect(minimum.status == 0, "\(minimum.output)")
+        #expect(minimum.output.contains("release 2 (minimum)") && minimum.output.contains("59 terms, 0 diseases"))
+        let diagnosis = Database(configuration: database, schema: "diagnosis", logger: TestLogging.logger("sql"))
+        let kept = try await diagnosis.whileRunning {
+            try await diagnosis.client.fetchAll("SELECT release_id FROM releases", as: Int.self, logger: TestLogging.logger("sql"))
+        }
+        #expect(kept == [2])
+
+        let missing = try await Subprocess.run(caretide, ["hpo", "import", "--directory", "/nonexistent"], environment: environment)
+        #expect(missing.status != 0 && missing.output.contains("cannot read /nonexistent/hp.obo"))
+    }
 }
