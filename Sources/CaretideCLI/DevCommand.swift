@@ -73,6 +73,9 @@ struct DevCommand: AsyncParsableCommand {
                 // The mock broker holds a fetch without data for the whole fetch.wait.max.ms (500 ms by default) even
                 // when data arrives meanwhile; a short wait keeps each hop of the pipeline fast.
                 childEnvironment["KAFKA_FETCH_WAIT_MAX_MS"] = childEnvironment["KAFKA_FETCH_WAIT_MAX_MS"] ?? "10"
+                // The mock broker answers a second pipelined produce request on a connection only after ~40 ms (it
+                // does not disable Nagle's algorithm), so each producer keeps one request in flight.
+                childEnvironment["KAFKA_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION"] = childEnvironment["KAFKA_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION"] ?? "1"
             }
             let child = ServiceProcess(name: name, executable: binaries.appendingPathComponent(name), environment: childEnvironment)
             try child.start()

@@ -38,7 +38,9 @@ struct ScoringBench: AsyncParsableCommand {
         let broker = try EmbeddedBroker(logger: logger)
         for topic in Topic.allCases { try broker.createTopic(topic.name, partitions: partitions) }
         let kafka = KafkaConfiguration(
-            bootstrapServers: broker.bootstrapServers, properties: ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "linger.ms": "2", "fetch.wait.max.ms": "10"])
+            bootstrapServers: broker.bootstrapServers, properties: ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "linger.ms": "2", "fetch.wait.max.ms": "10",
+            // Settings for the mock broker, as `caretide dev` uses them (see DevCommand).
+            "max.in.flight.requests.per.connection": "1"])
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
 
         Console.write("pre-filling \(events) readings over \(partitions) partitions…\n")

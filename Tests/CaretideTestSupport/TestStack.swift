@@ -26,9 +26,11 @@ public final class TestStack: Sendable {
     }
 
     /// Consumer settings that suit librdkafka's mock cluster: its first join waits 3 s, a member that died is noticed
-    /// after the session timeout, and a fetch without data waits the full fetch.wait.max.ms, so all are kept short.
+    /// after the session timeout, and a fetch without data waits the full fetch.wait.max.ms, so all are kept short; it
+    /// answers a second pipelined produce request ~40 ms late, so producers keep one in flight.
     public static let consumerProperties = [
         "session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "message.timeout.ms": "10000", "fetch.wait.max.ms": "10",
+        "max.in.flight.requests.per.connection": "1",
     ]
 
     public static func start(_ definitions: [ServiceDefinition], partitions: Int = 3) async throws -> TestStack {
