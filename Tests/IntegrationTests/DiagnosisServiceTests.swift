@@ -166,7 +166,7 @@ import Testing
             try NullDistribution.build(for: kb, options: NullDistributionOptions(
                 scoring: scoring,
                 sampleCount: scoring == .asymmetric ? importOptions.nullSampleCount : importOptions.symmetricNullSampleCount,
-                maxQuerySize: importOptions.nullMaxQuerySize))
+                maxQuerySize: importOptions.nullMaxQuerySize, binCount: importOptions.nullBinCount))
         }
         return try PhenotypeRanker(knowledgeBase: kb, nullDistributions: nulls)
     }

@@ -16,6 +16,10 @@ public struct OntologyImportOptions: Sendable {
     public var symmetricNullSampleCount: Int = 5_000
     /// Query sizes with their own null distribution; larger queries use the largest.
     public var nullMaxQuerySize: Int = 10
+    /// Score bins of the null distributions over `[0, ln D]`. A p-value is conservative by at most one bin (0.018
+    /// nats for the full release at 512); the stored survival counts, most of a serving release's memory, grow with it
+    /// (about 150 MB for both modes of the full release at 1,024 bins, half that at 512).
+    public var nullBinCount: Int = 512
     /// Worker threads for the null distributions (the result does not depend on it).
     public var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Diseases simulated by the recall check of the accuracy report.
@@ -121,7 +125,7 @@ public enum OntologyImporter {
             try NullDistribution.build(for: knowledgeBase, options: NullDistributionOptions(
                 scoring: scoring,
                 sampleCount: scoring == .asymmetric ? options.nullSampleCount : options.symmetricNullSampleCount,
-                maxQuerySize: options.nullMaxQuerySize,
+                maxQuerySize: options.nullMaxQuerySize, binCount: options.nullBinCount,
                 concurrency: options.concurrency))
         }
         let nullSeconds = (clock.now - start).seconds

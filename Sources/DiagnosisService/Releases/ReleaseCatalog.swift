@@ -60,6 +60,11 @@ struct ReleaseWatcher: Service {
         else { return }
         let release = try ServingRelease(reference: reference, content: content, nulls: nulls)
         catalog.replace(with: release)
+        // The previous release and the rows read for this one are freed now; hand the memory back to the system
+        // rather than keep the reload's peak resident.
+        #if os(Linux)
+        _ = releaseFreedMemory(0)
+        #endif
         logger.info("ontology release serving", metadata: [
             "releaseId": "\(releaseID)", "kind": "\(reference.kind.rawValue)", "terms": "\(release.ontology.termCount)",
             "diseases": "\(release.knowledgeBase?.diseaseCount ?? 0)", "seconds": "\((ContinuousClock.now - start).seconds)",
@@ -80,3 +85,9 @@ public enum OntologyReleases {
         return (reference, release.ranker)
     }
 }
+
+#if os(Linux)
+/// glibc's `malloc_trim` (declared in `malloc.h`, which the Glibc module does not export).
+@_silgen_name("malloc_trim")
+private func releaseFreedMemory(_ padding: Int) -> Int32
+#endif

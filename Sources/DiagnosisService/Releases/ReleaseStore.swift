@@ -150,7 +150,8 @@ enum ReleaseStore {
         }
     }
 
-    /// Reads a release back: its reference, content and null distributions.
+    /// Reads a release back for serving: its reference, content (annotations with disease, term and line only) and
+    /// null distributions.
     static func load(
         releaseID: Int, _ client: PostgresClient, logger: Logger
     ) async throws -> (OntologyReleaseReference, ReleaseContent, [NullDistribution])? {
@@ -193,15 +194,14 @@ enum ReleaseStore {
             try await client.fetchAll(
                 "SELECT disease_id, name FROM diseases WHERE release_id = \(releaseID)", as: (String, String).self, logger: logger),
             uniquingKeysWith: { first, _ in first })
-        let annotations = try await client.fetchAll(
-            """
-            SELECT line, disease_id, term_id, reference, evidence, onset, frequency, sex, modifier
-            FROM annotations WHERE release_id = \(releaseID) ORDER BY line
-            """, as: (Int32, String, String, String, String, String, String, String, String).self, logger: logger
-        ).map {
-            HPOAnnotation(
-                diseaseID: $0.1, diseaseName: names[$0.1] ?? "", termID: $0.2, reference: $0.3, evidence: $0.4, onset: $0.5, frequency: $0.6,
-                sex: $0.7, modifier: $0.8, line: Int($0.0))
+        // Only what ranking and search use: the other columns (reference, evidence, onset, frequency, …) stay in
+        // PostgreSQL, which keeps a reload's peak memory down.
+        // Streamed rather than collected: a quarter of a million rows held twice would double the reload's peak.
+        var annotations: [HPOAnnotation] = []
+        let rows = try await client.query(
+            "SELECT line, disease_id, term_id FROM annotations WHERE release_id = \(releaseID) ORDER BY line", logger: logger)
+        for try await (line, disease, term) in rows.decode((Int32, String, String).self) {
+            annotations.append(HPOAnnotation(diseaseID: disease, diseaseName: names[disease] ?? "", termID: term, line: Int(line)))
         }
         let nulls = try await client.fetchAll(
             "SELECT encoded FROM null_distributions WHERE release_id = \(releaseID) ORDER BY scoring", as: ByteBuffer.self, logger: logger
