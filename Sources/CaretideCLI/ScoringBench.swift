@@ -30,7 +30,10 @@ struct ScoringBench: AsyncParsableCommand {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
-        let postgres = try await LocalPostgres.start(in: directory, fsync: ProcessInfo.processInfo.environment["CARETIDE_BENCH_NO_FSYNC"] == nil, logger: logger)
+        // Commit timestamps give each assessment row the moment its transaction committed: event-to-commit exactly.
+        let postgres = try await LocalPostgres.start(
+            in: directory, fsync: ProcessInfo.processInfo.environment["CARETIDE_BENCH_NO_FSYNC"] == nil,
+            settings: ["track_commit_timestamp": "on"], logger: logger)
         defer {
             postgres.stopBlocking()
             try? FileManager.default.removeItem(at: directory)
@@ -83,6 +86,7 @@ struct ScoringBench: AsyncParsableCommand {
         let probe = try KafkaConsumer(
             configuration: probeConfiguration, groupID: "bench-\(UUID().uuidString.prefix(8))", topics: [Topic.scores.name], logger: logger)
         let sentAt = SentTimes()
+        var sentWallClock: [UUID: Date] = [:]
         let total = rate * seconds
         let receiver = Task { () -> [Duration] in
             var latencies: [Duration] = []
@@ -107,15 +111,38 @@ struct ScoringBench: AsyncParsableCommand {
         for _ in 0..<(total / perTick) {
             let batch = (0..<perTick).map { _ in defer { index += 1 }; return reading(index: index) }
             let now = clock.now
-            for item in batch { sentAt.put(item.id, now) }
+            let wallClock = Date()
+            for item in batch {
+                sentAt.put(item.id, now)
+                sentWallClock[item.id] = wallClock
+            }
             for item in batch { try producer.sendWithoutWaiting(item.message) }
             next = next + tick
             try await Task.sleep(until: next, clock: clock)
         }
         let latencies = LatencySummary(try await receiver.value)
         Console.write(
-            "latency over \(latencies.sorted.count) of \(total) events: p50 \(latencies.milliseconds(0.50)), "
-                + "p90 \(latencies.milliseconds(0.90)), p99 \(latencies.milliseconds(0.99)), max \(latencies.milliseconds(1.0))\n")
+            "latency to the assessment event on caretide.scores over \(latencies.sorted.count) of \(total) events: "
+                + "p50 \(latencies.milliseconds(0.50)), p90 \(latencies.milliseconds(0.90)), p99 \(latencies.milliseconds(0.99)), "
+                + "max \(latencies.milliseconds(1.0))\n")
+
+        // Event-to-commit: from just before the reading was sent to the commit of the transaction that stored its
+        // assessment (same machine, same wall clock).
+        let reader = Database(configuration: postgres.configuration, schema: "scoring", logger: logger)
+        let sent = sentWallClock
+        let commits = try await reader.whileRunning {
+            try await reader.client.fetchAll(
+                """
+                SELECT source_event_id, extract(epoch FROM pg_xact_commit_timestamp(xmin))::float8 FROM assessments
+                WHERE source_event_id = ANY(\(Array(sent.keys)))
+                """, as: (UUID, Double).self, logger: logger)
+        }
+        let commitLatencies = LatencySummary(commits.compactMap { id, committed in
+            sent[id].map { Duration.microseconds(Int64(((committed - $0.timeIntervalSince1970) * 1_000_000).rounded())) }
+        })
+        Console.write(
+            "event-to-commit over \(commitLatencies.sorted.count) of \(total) events: p50 \(commitLatencies.milliseconds(0.50)), "
+                + "p90 \(commitLatencies.milliseconds(0.90)), p99 \(commitLatencies.milliseconds(0.99)), max \(commitLatencies.milliseconds(1.0))\n")
 
         await probe.close()
         await producer.shutdown()

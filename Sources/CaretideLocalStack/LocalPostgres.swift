@@ -28,7 +28,10 @@ public final class LocalPostgres: Sendable {
 
     /// Initialises the cluster if the directory is new, starts it (stopping a server left over from an earlier run
     /// first) and creates the `caretide` database.
-    public static func start(in stateDirectory: URL, fsync: Bool = true, logger: Logger) async throws -> LocalPostgres {
+    /// - Parameter settings: extra server settings (`-c name=value`), e.g. `track_commit_timestamp` for a benchmark.
+    public static func start(
+        in stateDirectory: URL, fsync: Bool = true, settings: [String: String] = [:], logger: Logger
+    ) async throws -> LocalPostgres {
         let binDirectory = try findBinDirectory()
         let runAsPostgres = geteuid() == 0
         let dataDirectory = stateDirectory.appendingPathComponent("postgres", isDirectory: true)
@@ -36,7 +39,7 @@ public final class LocalPostgres: Sendable {
         let server = LocalPostgres(
             dataDirectory: dataDirectory, port: port, binDirectory: binDirectory, runAsPostgresUser: runAsPostgres, logger: logger)
         try await server.initialiseIfNeeded()
-        try await server.startServer(fsync: fsync)
+        try await server.startServer(fsync: fsync, settings: settings)
         try await server.createDatabase("caretide")
         return server
     }
@@ -94,7 +97,7 @@ public final class LocalPostgres: Sendable {
         try await pgTool("initdb", ["-D", dataDirectory.path, "-U", superuser, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"])
     }
 
-    private func startServer(fsync: Bool) async throws {
+    private func startServer(fsync: Bool, settings: [String: String]) async throws {
         // A server left running by an earlier run that was killed: stop it, then start on the new port.
         if (try? await pgTool("pg_ctl", ["-D", dataDirectory.path, "status"])) != nil {
             await stop()
@@ -102,6 +105,7 @@ public final class LocalPostgres: Sendable {
         let logFile = dataDirectory.appendingPathComponent("server.log").path
         var options = "-p \(port) -c listen_addresses=127.0.0.1 -k \(dataDirectory.path) -c max_connections=200"
         if !fsync { options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
+        for (name, value) in settings.sorted(by: { $0.key < $1.key }) { options += " -c \(name)=\(value)" }
         try await pgTool("pg_ctl", ["-D", dataDirectory.path, "-l", logFile, "-w", "-t", "60", "-o", options, "start"])
         logger.info("PostgreSQL started", metadata: ["port": "\(port)"])
     }
