@@ -7,7 +7,7 @@ struct LatencySummary {
     init(_ samples: [Duration]) { sorted = samples.sorted() }
 
     /// The sample at quantile `p` (nearest rank), or nil without samples.
-    func quantile(_ p: Double) -> Duration? {
+    private func quantile(_ p: Double) -> Duration? {
         guard !sorted.isEmpty else { return nil }
         return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
     }
@@ -15,6 +15,4 @@ struct LatencySummary {
     func milliseconds(_ p: Double, digits: Int = 1) -> String {
         quantile(p).map { String(format: "%.\(digits)f ms", $0.seconds * 1000) } ?? "n/a"
     }
-
-    var mean: Duration? { sorted.isEmpty ? nil : sorted.reduce(.zero, +) / sorted.count }
 }

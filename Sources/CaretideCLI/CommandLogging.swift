@@ -2,8 +2,11 @@ import Foundation
 import Logging
 
 enum CommandLogging {
+    /// `LoggingSystem.bootstrap` may run only once per process.
+    private static let bootstrapped: Void = LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+
     static func logger(_ label: String) -> Logger {
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        _ = bootstrapped
         var logger = Logger(label: label)
         logger.logLevel = .info
         return logger

@@ -66,16 +66,8 @@ struct DevCommand: AsyncParsableCommand {
             childEnvironment["HTTP_PORT"] = String(port)
             childEnvironment["CARETIDE_EXIT_WITH_PARENT"] = "1"
             if broker != nil {
-                // The mock cluster notices a dead group member only after the session timeout; keep it short so a
-                // restarted service resumes within seconds rather than 45 s.
-                childEnvironment["KAFKA_SESSION_TIMEOUT_MS"] = childEnvironment["KAFKA_SESSION_TIMEOUT_MS"] ?? "6000"
-                childEnvironment["KAFKA_HEARTBEAT_INTERVAL_MS"] = childEnvironment["KAFKA_HEARTBEAT_INTERVAL_MS"] ?? "1000"
-                // The mock broker holds a fetch without data for the whole fetch.wait.max.ms (500 ms by default) even
-                // when data arrives meanwhile; a short wait keeps each hop of the pipeline fast.
-                childEnvironment["KAFKA_FETCH_WAIT_MAX_MS"] = childEnvironment["KAFKA_FETCH_WAIT_MAX_MS"] ?? "10"
-                // The mock broker answers a second pipelined produce request on a connection only after ~40 ms (it
-                // does not disable Nagle's algorithm), so each producer keeps one request in flight.
-                childEnvironment["KAFKA_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION"] = childEnvironment["KAFKA_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION"] ?? "1"
+                // The embedded broker's client settings, unless the caller chose otherwise.
+                childEnvironment.merge(EmbeddedBroker.clientEnvironment) { chosen, _ in chosen }
             }
             let child = ServiceProcess(name: name, executable: binaries.appendingPathComponent(name), environment: childEnvironment)
             try child.start()

@@ -4,6 +4,7 @@ import CaretideSchemas
 import CaretideStore
 import DiagnosisService
 import Foundation
+import PhenotypeRanking
 
 /// `caretide hpo`: Human Phenotype Ontology releases of diagnosis-service.
 struct HPOCommand: AsyncParsableCommand {
@@ -45,10 +46,20 @@ struct HPOImportCommand: AsyncParsableCommand {
 
     func validate() throws {
         if directory == nil && ontology == nil { throw ValidationError("give --directory or --ontology") }
-        guard (1...65_535).contains(samples), (1...65_535).contains(symmetricSamples) else {
-            throw ValidationError("--samples and --symmetric-samples must be from 1 to 65535")
+        if !minimum && directory == nil && annotations == nil {
+            throw ValidationError("a full update needs --annotations (or --directory); --minimum imports the ontology only")
+        }
+        let samplesRange = 1...NullDistribution.maxSampleCount
+        guard samplesRange.contains(samples), samplesRange.contains(symmetricSamples) else {
+            throw ValidationError("--samples and --symmetric-samples must be from 1 to \(NullDistribution.maxSampleCount)")
         }
         guard keep >= 1 else { throw ValidationError("--keep must be at least 1") }
+    }
+
+    /// The files to import, as `validate()` allows them.
+    private var files: (ontology: String, annotations: String?) {
+        let directoryFile = { (name: String) in directory.map { "\($0)/\(name)" } }
+        return (ontology ?? directoryFile("hp.obo") ?? "", minimum ? nil : annotations ?? directoryFile("phenotype.hpoa"))
     }
 
     func run() async throws {
@@ -56,8 +67,7 @@ struct HPOImportCommand: AsyncParsableCommand {
         let configuration = try DatabaseURL.fromEnvironment()
         let definition = DiagnosisService.definition
         let database = Database(configuration: configuration, schema: definition.schema, logger: logger)
-        let ontologyFile = ontology ?? directory.map { "\($0)/hp.obo" }!
-        let annotationFile = minimum ? nil : (annotations ?? directory.map { "\($0)/phenotype.hpoa" })
+        let (ontologyFile, annotationFile) = files
         var options = OntologyImportOptions()
         options.nullSampleCount = samples
         options.symmetricNullSampleCount = symmetricSamples

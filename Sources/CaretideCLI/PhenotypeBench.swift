@@ -27,34 +27,42 @@ struct PhenotypeBench: AsyncParsableCommand {
     @Option(help: "Folder holding hp.obo and phenotype.hpoa (and genes_to_phenotype.txt for hpo3).") var directory: String
     @Option(help: "Queries per size (1, 5 and 10 terms).") var queries = 200
     @Option(help: "Random queries per query size in the null distributions.") var samples = 10_000
+    @Option(help: "Score bins of the null distributions (their memory grows with it).") var bins = OntologyImportOptions().nullBinCount
     @Option(help: "A Python with hpo3 installed; the comparison is skipped without it.") var hpo3Python: String?
     @Option(help: "The hpo3 ranking script.") var hpo3Script = "scripts/bench/hpo3_rank.py"
 
-    func run() async throws {
-        let logger = { var logger = CommandLogging.logger("caretide.bench"); logger.logLevel = .warning; return logger }()
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-bench-\(getpid())")
-        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: state.path)
-        let postgres = try await LocalPostgres.start(in: state, logger: logger)
-        defer {
-            postgres.stopBlocking()
-            try? FileManager.default.removeItem(at: state)
+    func validate() throws {
+        guard queries >= 1 else { throw ValidationError("--queries must be at least 1") }
+        guard (1...NullDistribution.maxSampleCount).contains(samples) else {
+            throw ValidationError("--samples must be from 1 to \(NullDistribution.maxSampleCount)")
         }
+        guard (2...Int(UInt16.max)).contains(bins) else { throw ValidationError("--bins must be from 2 to 65535") }
+    }
+
+    func run() async throws {
+        let logger = BenchPostgres.logger
+        let bench = try await BenchPostgres.start(logger: logger)
+        defer { bench.stop() }
+        let postgres = bench.server
         let database = Database(configuration: postgres.configuration, schema: "diagnosis", logger: logger)
         let definition = DiagnosisService.definition
 
         // 1. Import.
         var options = OntologyImportOptions()
         options.nullSampleCount = samples
+        options.nullBinCount = bins
         let importOptions = options
         let directory = self.directory
         let clock = ContinuousClock()
         let importStart = clock.now
-        let report = try await database.whileRunning {
-            try await Migrator(tracks: [definition.migrations]).migrate(database, logger: logger)
-            return try await OntologyImporter.importFiles(
+        @Sendable func importRelease(_ database: Database) async throws -> OntologyImportReport {
+            try await OntologyImporter.importFiles(
                 kind: .full, ontologyFile: "\(directory)/hp.obo", annotationFile: "\(directory)/phenotype.hpoa", database: database,
                 options: importOptions, logger: logger)
+        }
+        let report = try await database.whileRunning {
+            try await Migrator(tracks: [definition.migrations]).migrate(database, logger: logger)
+            return try await importRelease(database)
         }
         let importWall = clock.now - importStart
         Console.write(report.summary + "\n")
@@ -65,12 +73,7 @@ struct PhenotypeBench: AsyncParsableCommand {
         //    without downtime (the peak is when the old and the new release are both in memory).
         try await measureService(postgres: postgres, logger: logger) {
             let reimport = Database(configuration: postgres.configuration, schema: "diagnosis", logger: logger)
-            let second = try await reimport.whileRunning {
-                try await OntologyImporter.importFiles(
-                    kind: .full, ontologyFile: "\(directory)/hp.obo", annotationFile: "\(directory)/phenotype.hpoa", database: reimport,
-                    options: importOptions, logger: logger)
-            }
-            return second.release.releaseID
+            return try await reimport.whileRunning { try await importRelease(reimport) }.release.releaseID
         }
 
         // 3. Ranking latency, one core, the release as read back from PostgreSQL.
@@ -78,6 +81,8 @@ struct PhenotypeBench: AsyncParsableCommand {
         let reader = Database(configuration: postgres.configuration, schema: "diagnosis", logger: logger)
         guard let ranker = try await reader.whileRunning({ try await OntologyReleases.loadNewest(reader, logger: logger) })?.ranker
         else { throw ValidationError("the imported release did not load") }
+        let nullMegabytes = ScoringMode.allCases.map { String(format: "%.0f MB", Double(ranker.nullDistribution(for: $0)?.byteCount ?? 0) / 1e6) }
+        Console.write("null distributions in memory (\(bins) bins): asymmetric \(nullMegabytes[0]), symmetric \(nullMegabytes[1])\n")
         let workload = Self.queries(ranker.knowledgeBase, perSize: queries)
         for scoring in ScoringMode.allCases {
             for (size, list) in workload {
@@ -141,8 +146,10 @@ struct PhenotypeBench: AsyncParsableCommand {
         func waitUntilServing(_ marker: String) async throws {
             while clock.now - start < .seconds(600) {
                 if let data = try? await Self.get(base + "/v1/releases"), String(decoding: data, as: UTF8.self).contains(marker) { return }
+                guard service.isRunning else { throw ValidationError("diagnosis-service exited (status \(service.exitCode ?? -1))") }
                 try await Task.sleep(for: .milliseconds(100))
             }
+            throw ValidationError("diagnosis-service did not serve the release within 600 s")
         }
         try await waitUntilServing(#""serving":{"#)
         let loaded = clock.now - start

@@ -26,24 +26,16 @@ struct ScoringBench: AsyncParsableCommand {
     @Option(help: "Seconds of the latency phase.") var seconds = 20
 
     func run() async throws {
-        let logger = { var logger = CommandLogging.logger("caretide.bench"); logger.logLevel = .warning; return logger }()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-bench-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        let logger = BenchPostgres.logger
         // Commit timestamps give each assessment row the moment its transaction committed: event-to-commit exactly.
-        let postgres = try await LocalPostgres.start(
-            in: directory, fsync: ProcessInfo.processInfo.environment["CARETIDE_BENCH_NO_FSYNC"] == nil,
-            settings: ["track_commit_timestamp": "on"], logger: logger)
-        defer {
-            postgres.stopBlocking()
-            try? FileManager.default.removeItem(at: directory)
-        }
+        let bench = try await BenchPostgres.start(settings: ["track_commit_timestamp": "on"], logger: logger)
+        defer { bench.stop() }
+        let postgres = bench.server
         let broker = try EmbeddedBroker(logger: logger)
         for topic in Topic.allCases { try broker.createTopic(topic.name, partitions: partitions) }
         let kafka = KafkaConfiguration(
-            bootstrapServers: broker.bootstrapServers, properties: ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "linger.ms": "2", "fetch.wait.max.ms": "10",
-            // Settings for the mock broker, as `caretide dev` uses them (see DevCommand).
-            "max.in.flight.requests.per.connection": "1"])
+            bootstrapServers: broker.bootstrapServers,
+            properties: EmbeddedBroker.clientProperties.merging(["heartbeat.interval.ms": "500", "linger.ms": "2"]) { _, bench in bench })
         let producer = try KafkaProducer(configuration: kafka, logger: logger)
 
         Console.write("pre-filling \(events) readings over \(partitions) partitions…\n")

@@ -40,6 +40,22 @@ public final class EmbeddedBroker: @unchecked Sendable {
         logger.debug("Embedded Kafka broker started", metadata: ["kafka.bootstrap": "\(bootstrapServers)", "kafka.brokers": "\(brokerCount)"])
     }
 
+    /// Client settings that suit the mock cluster, for `caretide dev`, the tests and the benches:
+    /// - it notices a dead group member only after the session timeout, so a restarted consumer waits that long;
+    /// - it holds a fetch without data for the whole `fetch.wait.max.ms` (500 ms by default) even when data arrives
+    ///   meanwhile, so a short wait keeps each hop fast;
+    /// - it answers a second pipelined produce request on a connection only after ~40 ms (its socket keeps Nagle's
+    ///   algorithm on), so producers keep one request in flight.
+    public static let clientProperties = [
+        "session.timeout.ms": "6000", "heartbeat.interval.ms": "1000", "fetch.wait.max.ms": "10",
+        "max.in.flight.requests.per.connection": "1",
+    ]
+
+    /// The `KAFKA_*` environment variables that set `clientProperties` for a service process.
+    public static var clientEnvironment: [String: String] {
+        Dictionary(uniqueKeysWithValues: clientProperties.map { (KafkaConfiguration.environmentVariable(forProperty: $0.key), $0.value) })
+    }
+
     deinit {
         // The cluster first, then the handle hosting it (`host` is released after this body).
         rd_kafka_mock_cluster_destroy(cluster)

@@ -56,6 +56,11 @@ public struct KafkaConfiguration: Sendable {
         String(suffix.lowercased().map { $0 == "_" ? "." : $0 })
     }
 
+    /// The `KAFKA_*` variable that `fromEnvironment` reads as `property` (the reverse of `propertyName`).
+    public static func environmentVariable(forProperty property: String) -> String {
+        "KAFKA_" + property.uppercased().replacingOccurrences(of: ".", with: "_")
+    }
+
     /// The properties handed to librdkafka: caller properties, then `bootstrap.servers`.
     var librdkafkaProperties: [String: String] {
         var all = properties

@@ -24,6 +24,9 @@ extension KafkaConsumer {
     /// The next message and whatever else is already fetched, up to `maxMessages`; empty if nothing arrived within
     /// `timeout`. Lets a consumer apply many messages in one database transaction.
     public func pollBatch(maxMessages: Int, timeout: Duration) async throws -> [IncomingMessage] {
+        // Messages already fetched need no poll (and no timer task): the usual case under load.
+        let ready = runtime.takeBuffered(upTo: maxMessages)
+        guard ready.isEmpty else { return ready }
         guard let first = try await poll(timeout: timeout) else { return [] }
         return [first] + runtime.takeBuffered(upTo: maxMessages - 1)
     }

@@ -19,6 +19,13 @@ public struct HTTPProblem: HTTPResponseError, Sendable {
         HTTPProblem(status: .badRequest, error: "the request body is invalid", violations: violations)
     }
 
+    /// A 400 naming a path parameter that does not have the required form.
+    public static func invalidPathParameter(_ parameter: String, label: String, requirement: String) -> HTTPProblem {
+        HTTPProblem(
+            status: .badRequest, error: "the \(label) in the path is invalid",
+            violations: [SchemaViolation(pointer: JSONPointer(tokens: [parameter]), message: requirement)])
+    }
+
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let data = try CaretideJSON.encoder.encode(ProblemBody(error: error, violations: violations))
         return Response(
@@ -35,16 +42,22 @@ extension Request {
     /// Reads the body as JSON and validates it against `Schemas/api/<schemaName>.schema.json`. Malformed JSON and
     /// every schema violation become one 400 naming each failing field.
     public func validatedJSON(schema schemaName: String, catalog: SchemaCatalog = .bundled, context: some RequestContext) async throws -> JSONValue {
-        let buffer = try await body.collect(upTo: context.maxUploadSize)
+        try await validatedBody(schema: schemaName, catalog: catalog, context: context).document
+    }
+
+    private func validatedBody(
+        schema schemaName: String, catalog: SchemaCatalog, context: some RequestContext
+    ) async throws -> (document: JSONValue, bytes: [UInt8]) {
+        let bytes = Array(buffer: try await body.collect(upTo: context.maxUploadSize))
         let document: JSONValue
         do {
-            document = try CaretideJSON.parse(Array(buffer: buffer))
+            document = try CaretideJSON.parse(bytes)
         } catch {
             throw HTTPProblem.invalidBody([error])
         }
         let violations = catalog.validateRequest(schemaName, document)
         guard violations.isEmpty else { throw HTTPProblem.invalidBody(violations) }
-        return document
+        return (document, bytes)
     }
 }
 
@@ -53,12 +66,22 @@ extension Request {
     public func decodedJSON<Body: Decodable>(
         _ type: Body.Type, schema schemaName: String, catalog: SchemaCatalog = .bundled, context: some RequestContext
     ) async throws -> Body {
-        let document = try await validatedJSON(schema: schemaName, catalog: catalog, context: context)
+        let body = try await validatedBody(schema: schemaName, catalog: catalog, context: context)
         do {
-            return try CaretideJSON.decoder.decode(Body.self, from: CaretideJSON.encoder.encode(document))
+            return try CaretideJSON.decoder.decode(Body.self, from: Data(body.bytes))
         } catch let error as DecodingError {
             throw HTTPProblem.invalidBody([error.violation])
         }
+    }
+}
+
+extension RequestContext {
+    /// The path parameter `name` as a UUID, or a 400 naming it.
+    public func uuidParameter(_ name: String, label: String) throws -> UUID {
+        guard let text = parameters.get(name), let id = UUID(uuidString: text) else {
+            throw HTTPProblem.invalidPathParameter(name, label: label, requirement: "must be a valid uuid")
+        }
+        return id
     }
 }
 

@@ -25,16 +25,11 @@ public struct JSONLogHandler: LogHandler {
         for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) where fields[key] == nil {
             fields[key] = "\(value)"
         }
-        var line = (try? Self.encoder.encode(fields)) ?? Data()
+        var line = (try? CaretideJSON.encoder.encode(fields)) ?? Data()
         line.append(0x0A)
         Self.output.withLock { _ in FileHandle.standardError.write(line) }
     }
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
     /// Serialises writes so that lines from concurrent tasks never interleave.
     private static let output = Mutex(())
 }

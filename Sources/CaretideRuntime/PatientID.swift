@@ -16,9 +16,8 @@ public enum PatientID {
     /// An opaque identifier path parameter with the same rules (doctor, institution, …), or a 400 naming it.
     public static func fromPath(_ context: some RequestContext, parameter: String, label: String) throws -> String {
         guard let value = context.parameters.get(parameter), isValid(value) else {
-            throw HTTPProblem(
-                status: .badRequest, error: "the \(label) in the path is invalid",
-                violations: [SchemaViolation(pointer: JSONPointer(tokens: [parameter]), message: "must be 1 to 64 letters, digits or . _ : - starting with a letter or digit")])
+            throw HTTPProblem.invalidPathParameter(
+                parameter, label: label, requirement: "must be 1 to 64 letters, digits or . _ : - starting with a letter or digit")
         }
         return value
     }

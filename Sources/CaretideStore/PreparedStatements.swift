@@ -57,7 +57,7 @@ enum StorePreparedStatements {
     struct ClaimOutbox: PostgresPreparedStatement {
         static let sql = """
             SELECT position, event_id, topic, message_key, event_type, schema_version, trace_id, body
-            FROM outbox WHERE pg_try_advisory_xact_lock(hashtext($1))
+            FROM outbox WHERE (SELECT pg_try_advisory_xact_lock(hashtext($1)))
             ORDER BY position LIMIT $2
             """
         typealias Row = OutboxRecord

@@ -27,10 +27,7 @@ struct ClinicalInputRoutes: Sendable {
         for (path, parameter, definition) in [("npi", "npiId", Self.npi), ("melanoma-risk-profiles", "profileId", Self.melanomaRiskProfile)] {
             router.put("v1/patients/:patientId/\(path)/:\(parameter)") { request, context in
                 let patientID = try PatientID.fromPath(context)
-                guard let text = context.parameters.get(parameter), let id = UUID(uuidString: text)?.uuidString.lowercased() else {
-                    throw HTTPProblem(status: .badRequest, error: "the id in the path is invalid",
-                                      violations: [SchemaViolation(pointer: JSONPointer(tokens: [parameter]), message: "must be a valid uuid")])
-                }
+                let id = try context.uuidParameter(parameter, label: "id").uuidString.lowercased()
                 let body = try await records.validated(definition, request: request, requestContext: context, recordID: id)
                 let receipt = try await records.store(definition, mode: .put, patientID: patientID, recordID: id, body: body)
                 return try jsonResponse(receipt, status: receipt.httpStatus)

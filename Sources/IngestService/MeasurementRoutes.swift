@@ -61,10 +61,6 @@ struct MeasurementRoutes: Sendable {
     }
 
     static func measurementID(_ context: some RequestContext) throws -> String {
-        guard let text = context.parameters.get("measurementId"), let id = UUID(uuidString: text) else {
-            throw HTTPProblem(status: .badRequest, error: "the measurement id in the path is invalid",
-                              violations: [SchemaViolation(pointer: JSONPointer(tokens: ["measurementId"]), message: "must be a valid uuid")])
-        }
-        return id.uuidString.lowercased()
+        try context.uuidParameter("measurementId", label: "measurement id").uuidString.lowercased()
     }
 }

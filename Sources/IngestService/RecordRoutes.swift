@@ -156,15 +156,12 @@ struct RecordRoutes: Sendable {
     private func decodePayload(_ definition: RecordDefinition, body: JSONValue, recordID: String, revision: Int) throws -> any EventPayload {
         let json = try CaretideJSON.encoder.encode(definition.payload(body, recordID, revision))
         do {
-            return try Self.decode(definition.eventType.payloadType, from: json)
+            return try definition.eventType.decodePayload(from: json)
         } catch let error as DecodingError {
             throw HTTPProblem.invalidBody([error.violation])
         }
     }
 
-    private static func decode<P: EventPayload>(_ type: P.Type, from data: Data) throws -> any EventPayload {
-        try CaretideJSON.decoder.decode(P.self, from: data)
-    }
 }
 
 extension HandlerContext {

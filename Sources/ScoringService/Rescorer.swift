@@ -68,7 +68,7 @@ public enum Rescorer {
         var unreadable: [UUID] = []
         for (id, patient, kind, subject, category, severity, ruleSet, sourceEventID, sourceType, inputs, assessedAt) in rows {
             guard let type = EventType(rawValue: sourceType),
-                  let payload = try? decode(type.payloadType, Data(inputs.utf8)),
+                  let payload = try? type.decodePayload(from: Data(inputs.utf8)),
                   let fresh = try? AssessmentEngine.assess(payload, now: assessedAt)
             else {
                 unreadable.append(id)
@@ -90,10 +90,10 @@ public enum Rescorer {
                         assessment, patientID: change.patientId, sourceEventID: sourceEventID, sourceEventType: type(of: payload).eventType,
                         payload: payload, replacingSameRevision: true)
                     guard case .recorded(let assessmentID, let supersedes) = outcome else { return }
-                    try await AssessmentPublication.publish(
+                    let context = HandlerContext(connection: connection, codec: EventCodec(), producer: ScoringService.name, logger: logger)
+                    try await context.publish([AssessmentPublication.entry(
                         assessmentID: assessmentID, assessment, source: payload, sourceEventID: sourceEventID, supersedes: supersedes,
-                        patientID: change.patientId, traceID: "rescore-\(RuleSetVersion.current)",
-                        context: HandlerContext(connection: connection, codec: EventCodec(), producer: ScoringService.name, logger: logger))
+                        patientID: change.patientId, traceID: "rescore-\(RuleSetVersion.current)", context: context)])
                 }
             }
         }
@@ -101,7 +101,4 @@ public enum Rescorer {
             since: since, ruleSetVersion: RuleSetVersion.current, checked: rows.count, changed: changes.map(\.0), unreadable: unreadable, applied: apply)
     }
 
-    private static func decode<P: EventPayload>(_ type: P.Type, _ data: Data) throws -> any EventPayload {
-        try CaretideJSON.decoder.decode(P.self, from: data)
-    }
 }

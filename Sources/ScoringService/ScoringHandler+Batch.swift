@@ -94,11 +94,12 @@ extension ScoringHandler: BatchEventHandler {
         // Trends, once per patient and kind, after the whole run is stored; the newest assessment of each triggers.
         var newest: [String: Pending] = [:]
         for item in accepted where TrendTracker.canComplete(item.assessment) { newest["\(item.patientID)|\(item.assessment.kind.rawValue)"] = item }
-        let triggers = newest.values.map { TrendTracker.Trigger(patientID: $0.patientID, kind: $0.assessment.kind, assessmentID: $0.assessmentID) }
-        let traces = Dictionary(accepted.map { ($0.assessmentID, $0.event.traceID) }, uniquingKeysWith: { first, _ in first })
-        for (patientID, flag) in try await TrendTracker(connection: context.connection, logger: context.logger).flags(for: triggers) {
-            let traceID = traces[flag.triggeringAssessmentID] ?? nil
-            outbox.append(try Outbox.Entry(EventEnvelope(producer: context.producer, patientID: patientID, traceID: traceID, payload: flag), codec: context.codec))
+        let triggers = newest.values.map {
+            TrendTracker.Trigger(patientID: $0.patientID, kind: $0.assessment.kind, assessmentID: $0.assessmentID, traceID: $0.event.traceID)
+        }
+        for (trigger, flag) in try await TrendTracker(connection: context.connection, logger: context.logger).flags(for: triggers) {
+            outbox.append(try Outbox.Entry(
+                EventEnvelope(producer: context.producer, patientID: trigger.patientID, traceID: trigger.traceID, payload: flag), codec: context.codec))
         }
         try await context.publish(outbox)
     }

@@ -53,15 +53,6 @@ struct ScoringHandler: EventHandler {
 /// The event announcing an assessment: `exam-result.flagged` for exam reports (item by item), `assessment.recorded`
 /// for everything else.
 enum AssessmentPublication {
-    static func publish(
-        assessmentID: UUID, _ assessment: Assessment, source: any EventPayload, sourceEventID: UUID, supersedes: UUID?, patientID: String,
-        traceID: String?, context: HandlerContext
-    ) async throws {
-        try await context.publish([entry(
-            assessmentID: assessmentID, assessment, source: source, sourceEventID: sourceEventID, supersedes: supersedes, patientID: patientID,
-            traceID: traceID, context: context)])
-    }
-
     static func entry(
         assessmentID: UUID, _ assessment: Assessment, source: any EventPayload, sourceEventID: UUID, supersedes: UUID?, patientID: String,
         traceID: String?, context: HandlerContext

@@ -20,11 +20,8 @@ struct TrendTracker {
     /// or a rise over three to complete among late-synced readings, small enough to load for a whole batch at once.
     let window = 12
 
-    /// The kinds whose series have trend rules.
-    static let trackedKinds: Set<AssessmentKind> = [.bloodPressure, .glucose, .nottinghamPrognosticIndex]
-
-    /// Whether a new assessment can complete a pattern at all: a reading below stage 2 cannot complete a stage-2 run,
-    /// so its series is not loaded.
+    /// Whether a new assessment can complete a pattern at all: only blood pressure, glucose and NPI series have trend
+    /// rules, and a reading below stage 2 cannot complete a stage-2 run, so its series is not loaded.
     static func canComplete(_ assessment: Assessment) -> Bool {
         switch assessment.kind {
         case .bloodPressure:
@@ -39,6 +36,8 @@ struct TrendTracker {
         let patientID: String
         let kind: AssessmentKind
         let assessmentID: UUID
+        /// The trace of the event that caused the assessment; a flag it raises carries it on.
+        let traceID: String?
     }
 
     private struct Point {
@@ -51,8 +50,8 @@ struct TrendTracker {
     }
 
     /// The new flags (stored, not yet published) for the patients and kinds of `triggers`.
-    func flags(for triggers: [Trigger]) async throws -> [(patientID: String, flag: CareTrackingFlagged)] {
-        let tracked = triggers.filter { Self.trackedKinds.contains($0.kind) }
+    /// - Parameter triggers: only assessments that `canComplete` a pattern.
+    func flags(for tracked: [Trigger]) async throws -> [(trigger: Trigger, flag: CareTrackingFlagged)] {
         guard !tracked.isEmpty else { return [] }
         let rows = try await connection.execute(
             ScoringStatements.TrendSeries(patientIDs: tracked.map(\.patientID), kinds: tracked.map(\.kind.rawValue), window: window), logger: logger
@@ -88,7 +87,7 @@ struct TrendTracker {
         return zip(ids, candidates).compactMap { id, candidate in
             guard inserted.contains(id) else { return nil }
             let flag = candidate.flag
-            return (candidate.trigger.patientID, CareTrackingFlagged(
+            return (candidate.trigger, CareTrackingFlagged(
                 flagID: id, rule: flag.kind, severity: flag.severity, tip: flag.tip.rawValue, ruleSetVersion: flag.ruleSetVersion,
                 firstObservedAt: flag.firstObservedAt, lastObservedAt: flag.lastObservedAt, triggeringAssessmentID: candidate.trigger.assessmentID))
         }

@@ -25,13 +25,10 @@ public final class TestStack: Sendable {
         let task: Task<Void, any Error>
     }
 
-    /// Consumer settings that suit librdkafka's mock cluster: its first join waits 3 s, a member that died is noticed
-    /// after the session timeout, and a fetch without data waits the full fetch.wait.max.ms, so all are kept short; it
-    /// answers a second pipelined produce request ~40 ms late, so producers keep one in flight.
-    public static let consumerProperties = [
-        "session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "message.timeout.ms": "10000", "fetch.wait.max.ms": "10",
-        "max.in.flight.requests.per.connection": "1",
-    ]
+    /// The embedded broker's client settings (`EmbeddedBroker.clientProperties`), with a faster heartbeat and a
+    /// message timeout that fails a stuck test within seconds.
+    public static let consumerProperties = EmbeddedBroker.clientProperties.merging(
+        ["heartbeat.interval.ms": "500", "message.timeout.ms": "10000"]) { _, test in test }
 
     public static func start(_ definitions: [ServiceDefinition], partitions: Int = 3) async throws -> TestStack {
         let broker = try EmbeddedBroker(logger: TestLogging.logger("broker"))

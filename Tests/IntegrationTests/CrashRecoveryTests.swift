@@ -39,9 +39,7 @@ import Testing
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = stack.database.url
         environment["KAFKA_BROKERS"] = stack.broker.bootstrapServers
-        for (key, value) in TestStack.consumerProperties {
-            environment["KAFKA_" + key.uppercased().replacingOccurrences(of: ".", with: "_")] = value
-        }
+        for (key, value) in TestStack.consumerProperties { environment[KafkaConfiguration.environmentVariable(forProperty: key)] = value }
         environment["HTTP_HOST"] = "127.0.0.1"
         environment["HTTP_PORT"] = "0"
         environment["LOG_LEVEL"] = "warning"

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Every event Caretide publishes. Each case has a JSON Schema file `Schemas/events/<rawValue>.v<schemaVersion>.schema.json`
 /// describing its payload, and a Swift payload type; the contract tests keep the two in step.
 public enum EventType: String, CaseIterable, Sendable, Codable {
@@ -71,6 +73,12 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .diagnosisRefused: DiagnosisRefused.self
         case .ontologyReleaseImported: OntologyReleaseImported.self
         }
+    }
+
+    /// Decodes a payload of this type from its JSON (Caretide's conventions; no schema validation).
+    public func decodePayload(from data: Data) throws -> any EventPayload {
+        func decode<P: EventPayload>(_: P.Type) throws -> any EventPayload { try CaretideJSON.decoder.decode(P.self, from: data) }
+        return try decode(payloadType)
     }
 
     /// Path of the payload schema inside `Schemas/`.

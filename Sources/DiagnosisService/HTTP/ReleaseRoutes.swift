@@ -25,9 +25,7 @@ struct ReleaseRoutes: Sendable {
 
         router.get("v1/releases/:releaseId") { _, requestContext in
             guard let releaseID = requestContext.parameters.get("releaseId").flatMap(Int.init) else {
-                throw HTTPProblem(
-                    status: .badRequest, error: "the release id in the path is invalid",
-                    violations: [SchemaViolation(pointer: JSONPointer(tokens: ["releaseId"]), message: "must be an integer")])
+                throw HTTPProblem.invalidPathParameter("releaseId", label: "release id", requirement: "must be an integer")
             }
             guard let summary = try await ReleaseStore.summaries(context.database.client, releaseID: releaseID, logger: context.logger).first
             else { throw HTTPProblem(status: .notFound, error: "no release has this id (older releases are pruned)") }

@@ -140,12 +140,6 @@ struct SavedQueryRoutes: Sendable {
     }
 
     private static func identifiers(_ context: BasicRequestContext) throws -> (String, UUID) {
-        let doctorID = try doctorID(context)
-        guard let queryID = context.parameters.get("queryId").flatMap(UUID.init(uuidString:)) else {
-            throw HTTPProblem(
-                status: .badRequest, error: "the saved query id in the path is invalid",
-                violations: [SchemaViolation(pointer: JSONPointer(tokens: ["queryId"]), message: "must be a UUID")])
-        }
-        return (doctorID, queryID)
+        (try doctorID(context), try context.uuidParameter("queryId", label: "saved query id"))
     }
 }

@@ -12,7 +12,7 @@ public struct OntologyImportOptions: Sendable {
     /// p-values down to 1/10,001).
     public var nullSampleCount: Int = 10_000
     /// The same for the symmetric mode, whose sampling costs about ten times more per query (it scores the disease →
-    /// query direction too); 5,000 keeps a full import near 35 s on two cores and resolves p down to 1/5,001.
+    /// query direction too); 5,000 keeps a full import under 30 s on two cores and resolves p down to 1/5,001.
     public var symmetricNullSampleCount: Int = 5_000
     /// Query sizes with their own null distribution; larger queries use the largest.
     public var nullMaxQuerySize: Int = 10

@@ -56,17 +56,10 @@ struct ReleaseWatcher: Service {
     private func load(releaseID: Int) async throws {
         let logger = context.logger
         let start = ContinuousClock.now
-        guard let (reference, content, nulls) = try await ReleaseStore.load(releaseID: releaseID, context.database.client, logger: logger)
-        else { return }
-        let release = try ServingRelease(reference: reference, content: content, nulls: nulls)
+        guard let release = try await ServingRelease.load(releaseID: releaseID, context.database.client, logger: logger) else { return }
         catalog.replace(with: release)
-        // The previous release and the rows read for this one are freed now; hand the memory back to the system
-        // rather than keep the reload's peak resident.
-        #if os(Linux)
-        _ = releaseFreedMemory(0)
-        #endif
         logger.info("ontology release serving", metadata: [
-            "releaseId": "\(releaseID)", "kind": "\(reference.kind.rawValue)", "terms": "\(release.ontology.termCount)",
+            "releaseId": "\(releaseID)", "kind": "\(release.reference.kind.rawValue)", "terms": "\(release.ontology.termCount)",
             "diseases": "\(release.knowledgeBase?.diseaseCount ?? 0)", "seconds": "\((ContinuousClock.now - start).seconds)",
         ])
     }
@@ -79,15 +72,8 @@ public enum OntologyReleases {
         _ database: Database, logger: Logger
     ) async throws -> (reference: OntologyReleaseReference, ranker: PhenotypeRanker?)? {
         guard let releaseID = try await ReleaseStore.newestReleaseID(database.client, logger: logger),
-            let (reference, content, nulls) = try await ReleaseStore.load(releaseID: releaseID, database.client, logger: logger)
+            let release = try await ServingRelease.load(releaseID: releaseID, database.client, logger: logger)
         else { return nil }
-        let release = try ServingRelease(reference: reference, content: content, nulls: nulls)
-        return (reference, release.ranker)
+        return (release.reference, release.ranker)
     }
 }
-
-#if os(Linux)
-/// glibc's `malloc_trim` (declared in `malloc.h`, which the Glibc module does not export).
-@_silgen_name("malloc_trim")
-private func releaseFreedMemory(_ padding: Int) -> Int32
-#endif

@@ -196,7 +196,7 @@ enum ReleaseStore {
             uniquingKeysWith: { first, _ in first })
         // Only what ranking and search use: the other columns (reference, evidence, onset, frequency, …) stay in
         // PostgreSQL, which keeps a reload's peak memory down.
-        // Streamed rather than collected: a quarter of a million rows held twice would double the reload's peak.
+        // Streamed rather than collected, so a quarter of a million rows are not held twice.
         var annotations: [HPOAnnotation] = []
         let rows = try await client.query(
             "SELECT line, disease_id, term_id FROM annotations WHERE release_id = \(releaseID) ORDER BY line", logger: logger)

@@ -1,6 +1,8 @@
 import CaretideSchemas
 import Foundation
+import Logging
 import PhenotypeRanking
+import PostgresNIO
 
 /// One ontology release in memory, ready to answer searches and (after a full update) rankings. Immutable: a newer
 /// release replaces it as a whole, so a request keeps the release it started with.
@@ -25,10 +27,11 @@ final class ServingRelease: Sendable {
         }
     }
 
-    /// Builds the in-memory structures of a release read back from PostgreSQL.
-    convenience init(reference: OntologyReleaseReference, content: ReleaseContent, nulls: [NullDistribution]) throws {
+    /// Reads release `releaseID` from PostgreSQL and builds its in-memory structures; `nil` if it no longer exists.
+    static func load(releaseID: Int, _ client: PostgresClient, logger: Logger) async throws -> ServingRelease? {
+        guard let (reference, content, nulls) = try await ReleaseStore.load(releaseID: releaseID, client, logger: logger) else { return nil }
         let ontology = try PhenotypeOntology(document: content.document)
         let knowledgeBase = try content.annotations.map { try PhenotypeKnowledgeBase(ontology: ontology, annotations: $0) }
-        try self.init(reference: reference, ontology: ontology, knowledgeBase: knowledgeBase, nulls: nulls)
+        return try ServingRelease(reference: reference, ontology: ontology, knowledgeBase: knowledgeBase, nulls: nulls)
     }
 }
