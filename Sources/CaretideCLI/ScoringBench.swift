@@ -24,11 +24,14 @@ struct ScoringBench: AsyncParsableCommand {
     @Option(help: "Distinct patients (message keys).") var patients = 2_000
     @Option(help: "Readings per second in the latency phase.") var rate = 2_000
     @Option(help: "Seconds of the latency phase.") var seconds = 20
+    @Flag(help: "Print PostgreSQL's time per statement in the throughput phase (pg_stat_statements).") var statementStats = false
 
     func run() async throws {
         let logger = BenchPostgres.logger
         // Commit timestamps give each assessment row the moment its transaction committed: event-to-commit exactly.
-        let bench = try await BenchPostgres.start(settings: ["track_commit_timestamp": "on"], logger: logger)
+        var settings = ["track_commit_timestamp": "on"]
+        if statementStats { settings["shared_preload_libraries"] = "pg_stat_statements" }
+        let bench = try await BenchPostgres.start(settings: settings, logger: logger)
         defer { bench.stop() }
         let postgres = bench.server
         let broker = try EmbeddedBroker(logger: logger)
@@ -51,24 +54,29 @@ struct ScoringBench: AsyncParsableCommand {
         let service = Task { try await assembly.group.run() }
         let counter = Database(configuration: postgres.configuration, schema: "scoring", logger: logger)
         try await counter.whileRunning {
-            // Phase 1: drain the pre-filled topic.
-            var started: (ContinuousClock.Instant, Int)?
-            let clock = ContinuousClock()
-            while true {
-                let count = (try? await counter.client.fetchAll("SELECT count(*)::int FROM assessments", as: Int.self, logger: logger).first) ?? 0
-                if started == nil, count > 0 { started = (clock.now, count) }
-                if count >= events, let (start, first) = started {
-                    let elapsed = clock.now - start
-                    let perSecond = Double(count - first) / elapsed.seconds
-                    Console.write("throughput: \(count - first) rows committed in \(String(format: "%.2f", elapsed.seconds)) s = \(Int(perSecond)) events/s\n")
-                    // And until the outbox relay has published every assessment event.
-                    while (try? await Outbox.pendingCount(counter, logger: logger)) ?? 1 > 0 { try await Task.sleep(for: .milliseconds(20)) }
-                    let published = clock.now - start
-                    Console.write("published: all assessment events on caretide.scores after \(String(format: "%.2f", published.seconds)) s = \(Int(Double(count - first) / published.seconds)) events/s\n")
-                    break
-                }
-                try await Task.sleep(for: .milliseconds(50))
+            if statementStats {
+                try await counter.client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA public", logger: logger)
+                try await counter.client.query("SELECT public.pg_stat_statements_reset()", logger: logger)
             }
+            // Phase 1: drain the pre-filled topic. Rows per second from the first commit to the last, read from the
+            // rows' commit timestamps; the poll only waits for the end, rarely enough not to load PostgreSQL.
+            while (try? await counter.client.fetchAll("SELECT count(*)::int FROM assessments", as: Int.self, logger: logger).first) ?? 0 < events {
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            let span = try await counter.client.fetchAll(
+                """
+                SELECT count(*)::int, extract(epoch FROM min(c))::float8, extract(epoch FROM max(c))::float8,
+                       count(*) FILTER (WHERE c = min_c)::int
+                FROM (SELECT pg_xact_commit_timestamp(xmin) AS c, min(pg_xact_commit_timestamp(xmin)) OVER () AS min_c FROM assessments) t
+                """, as: (Int, Double, Double, Int).self, logger: logger)[0]
+            // The first transaction's rows are not counted: the span starts at its commit.
+            let elapsed = span.2 - span.1
+            Console.write("throughput: \(span.0 - span.3) rows committed in \(String(format: "%.2f", elapsed)) s = \(Int(Double(span.0 - span.3) / elapsed)) events/s\n")
+            let clock = ContinuousClock()
+            let drained = clock.now
+            while (try? await Outbox.pendingCount(counter, logger: logger)) ?? 1 > 0 { try await Task.sleep(for: .milliseconds(20)) }
+            Console.write("published: the relay's backlog was empty \(String(format: "%.2f", (clock.now - drained).seconds)) s after the last row was counted\n")
+            if statementStats { try await printStatementStats(counter, logger: logger) }
         }
 
         // Phase 2: a fixed rate, latency per event.
@@ -140,6 +148,19 @@ struct ScoringBench: AsyncParsableCommand {
         await producer.shutdown()
         await assembly.group.triggerGracefulShutdown()
         try await service.value
+    }
+
+    /// PostgreSQL's time per statement since the reset: where the database's share of a batch goes.
+    private func printStatementStats(_ database: Database, logger: Logger) async throws {
+        let rows = try await database.client.fetchAll(
+            """
+            SELECT calls::int8, total_exec_time, rows::int8, regexp_replace(left(query, 90), '\\s+', ' ', 'g')
+            FROM public.pg_stat_statements ORDER BY total_exec_time DESC LIMIT 15
+            """, as: (Int, Double, Int, String).self, logger: logger)
+        Console.write("PostgreSQL statements (total ms, calls, mean ms, rows):\n")
+        for (calls, total, rowCount, query) in rows {
+            Console.write(String(format: "%9.0f %8d %8.3f %9d  ", total, calls, total / Double(max(calls, 1)), rowCount) + query + "\n")
+        }
     }
 
     private func reading(index: Int) -> (id: UUID, message: OutgoingMessage) {

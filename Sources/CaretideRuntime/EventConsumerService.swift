@@ -27,10 +27,10 @@ public final class EventConsumerService: Service, Sendable {
 
     private let stopping = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
-    /// Most messages taken from the consumer at once.
+    /// Most messages taken from the consumer, or applied in one transaction, at once.
     let maxBatchSize = 1000
-    /// Transactions applied at once, each over its own share of the partitions.
-    let parallelism = 2
+    /// Lanes applied independently, each over its own share of the partitions, each in its own transactions.
+    let parallelism = 3
 
     public init(
         name: String, topics: [Topic], handler: any EventHandler, kafka: KafkaConfiguration, database: Database,
@@ -53,6 +53,9 @@ public final class EventConsumerService: Service, Sendable {
     /// True once the consumer has joined its group (part of `/readyz`).
     public var isConsuming: Bool { started.load(ordering: .acquiring) }
 
+    /// One poll loop hands each partition's messages to its lane; each lane applies and commits on its own, so
+    /// while one waits on PostgreSQL another decodes, and neither waits for the other's transaction. A partition's
+    /// messages (so a patient's events) stay in one lane and in order.
     public func run() async throws {
         try await withGracefulShutdownHandler {
             guard await readiness.waitUntilMigrated(unless: { stopping.load(ordering: .acquiring) }) else { return }
@@ -60,55 +63,66 @@ public final class EventConsumerService: Service, Sendable {
                 configuration: kafka, groupID: "caretide-\(name)", topics: topics.map(\.name), logger: logger)
             started.store(true, ordering: .releasing)
             logger.info("consuming", metadata: ["topics": "\(topics.map(\.name).joined(separator: ","))"])
-            var offsetsToRetry: [IncomingMessage] = []
-            var lastLagReport = ContinuousClock.now
-            while !stopping.load(ordering: .acquiring) {
-                let messages = try await consumer.pollBatch(maxMessages: maxBatchSize, timeout: .milliseconds(100))
-                if !messages.isEmpty {
-                    guard await process(messages) else {
-                        // Shutdown began while the database was unreachable: leave the offsets where they are.
-                        break
-                    }
-                    do {
-                        try await consumer.commit(offsetsToRetry + messages, wait: false)
-                        offsetsToRetry = []
-                    } catch {
-                        offsetsToRetry += messages
-                        logger.warning("offset commit failed; it is retried with the next one", metadata: messages[messages.count - 1].metadata)
-                    }
-                }
-                if ContinuousClock.now - lastLagReport > .seconds(1) {
-                    reportLag(consumer)
-                    lastLagReport = .now
-                }
+            let lanes = (0..<parallelism).map { _ in MessageLane(capacity: 2 * maxBatchSize) }
+            let pollFailure = await withTaskGroup(of: Void.self, returning: (any Error)?.self) { group in
+                for lane in lanes { group.addTask { await self.work(lane, consumer: consumer) } }
+                var failure: (any Error)?
+                do { try await poll(consumer, into: lanes) } catch { failure = error }
+                for lane in lanes { await lane.close() }
+                await group.waitForAll()
+                return failure
             }
-            // Offsets whose commit failed are committed now, synchronously; close() completes the last asynchronous one.
-            try? await consumer.commit(offsetsToRetry, wait: true)
             await consumer.close()
             started.store(false, ordering: .releasing)
             logger.info("consumer stopped")
+            if let pollFailure { throw pollFailure }
         } onGracefulShutdown: {
             self.stopping.store(true, ordering: .releasing)
         }
     }
 
-    /// Applies a batch until its effects are durable (refused messages dead-lettered). Returns false only when shutdown
-    /// interrupted a retry, in which case nothing of the batch may be committed.
-    ///
-    /// The batch is split by partition into `parallelism` groups applied concurrently, each in its own transaction:
-    /// a partition's messages (so a patient's events) stay in one group and in order, and while one group waits on
-    /// PostgreSQL another decodes.
-    private func process(_ messages: [IncomingMessage]) async -> Bool {
-        let groups = Dictionary(grouping: messages) { Int($0.partition) % parallelism }
-        guard groups.count > 1 else { return await apply(messages) }
-        return await withTaskGroup(of: Bool.self) { group in
-            for part in groups.values { group.addTask { await self.apply(part) } }
-            var succeeded = true
-            for await result in group { succeeded = succeeded && result }
-            return succeeded
+    /// Polls until shutdown, putting each message on its partition's lane.
+    private func poll(_ consumer: KafkaConsumer, into lanes: [MessageLane]) async throws {
+        var lastLagReport = ContinuousClock.now
+        while !stopping.load(ordering: .acquiring) {
+            let messages = try await consumer.pollBatch(maxMessages: maxBatchSize, timeout: .milliseconds(100))
+            if !messages.isEmpty {
+                var shares = [[IncomingMessage]](repeating: [], count: lanes.count)
+                for message in messages { shares[Int(message.partition) % lanes.count].append(message) }
+                for (lane, share) in zip(lanes, shares) where !share.isEmpty { await lane.put(share) }
+            }
+            if ContinuousClock.now - lastLagReport > .seconds(1) {
+                reportLag(consumer)
+                lastLagReport = .now
+            }
         }
     }
 
+    /// Applies what gathers on a lane, a batch per transaction, committing each batch's offsets once its effects are
+    /// durable. Stops when the lane is closed and empty, or when shutdown interrupts a retry: then nothing of that
+    /// batch is committed and the lane is closed, so its messages are redelivered to whoever consumes next.
+    private func work(_ lane: MessageLane, consumer: KafkaConsumer) async {
+        var offsetsToRetry: [IncomingMessage] = []
+        while let messages = await lane.take(upTo: maxBatchSize) {
+            guard await apply(messages) else {
+                await lane.close()
+                break
+            }
+            do {
+                try await consumer.commit(offsetsToRetry + messages, wait: false)
+                offsetsToRetry = []
+            } catch {
+                offsetsToRetry += messages
+                logger.warning("offset commit failed; it is retried with the next one", metadata: messages[messages.count - 1].metadata)
+            }
+        }
+        // Offsets whose commit failed are committed now, synchronously; closing the consumer completes the last
+        // asynchronous one.
+        try? await consumer.commit(offsetsToRetry, wait: true)
+    }
+
+    /// Applies a lane's batch until its effects are durable (refused messages dead-lettered). Returns false only when
+    /// shutdown interrupted a retry, in which case nothing of the batch may be committed.
     private func apply(_ messages: [IncomingMessage]) async -> Bool {
         let start = ContinuousClock.now
         var accepted: [(message: IncomingMessage, event: ValidatedEvent)] = []
