@@ -42,12 +42,12 @@ extension Request {
     /// Reads the body as JSON and validates it against `Schemas/api/<schemaName>.schema.json`. Malformed JSON and
     /// every schema violation become one 400 naming each failing field.
     public func validatedJSON(schema schemaName: String, catalog: SchemaCatalog = .bundled, context: some RequestContext) async throws -> JSONValue {
-        try await validatedBody(schema: schemaName, catalog: catalog, context: context).document
+        try await validatedBody(schema: schemaName, catalog: catalog, context: context)
     }
 
     private func validatedBody(
         schema schemaName: String, catalog: SchemaCatalog, context: some RequestContext
-    ) async throws -> (document: JSONValue, bytes: [UInt8]) {
+    ) async throws -> JSONValue {
         let bytes = Array(buffer: try await body.collect(upTo: context.maxUploadSize))
         let document: JSONValue
         do {
@@ -57,7 +57,7 @@ extension Request {
         }
         let violations = catalog.validateRequest(schemaName, document)
         guard violations.isEmpty else { throw HTTPProblem.invalidBody(violations) }
-        return (document, bytes)
+        return document
     }
 }
 
@@ -68,7 +68,7 @@ extension Request {
     ) async throws -> Body {
         let body = try await validatedBody(schema: schemaName, catalog: catalog, context: context)
         do {
-            return try CaretideJSON.decoder.decode(Body.self, from: Data(body.bytes))
+            return try JSONValueDecoder.decode(Body.self, from: body)
         } catch let error as DecodingError {
             throw HTTPProblem.invalidBody([error.violation])
         }

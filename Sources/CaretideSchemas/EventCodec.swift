@@ -63,15 +63,16 @@ public struct EventCodec: Sendable {
             throw EventRejection(reason: "invalid payload for \(type.rawValue)", violations: payloadViolations)
         }
         do {
-            return try Self.decodeTyped(type.payloadType, from: Data(bytes))
+            return try Self.decodeTyped(type.payloadType, from: document)
         } catch {
             // The schema and the Swift type disagree: a defect, but still a clear rejection rather than a crash.
             throw EventRejection(reason: "payload does not decode as \(type.rawValue)")
         }
     }
 
-    private static func decodeTyped<P: EventPayload>(_ type: P.Type, from data: Data) throws -> ValidatedEvent {
-        let envelope = try CaretideJSON.decoder.decode(EventEnvelope<P>.self, from: data)
+    /// From the document already parsed for the schema check: no second pass over the bytes.
+    private static func decodeTyped<P: EventPayload>(_ type: P.Type, from document: JSONValue) throws -> ValidatedEvent {
+        let envelope = try JSONValueDecoder.decode(EventEnvelope<P>.self, from: document)
         return ValidatedEvent(
             eventID: envelope.eventID, eventType: envelope.eventType, occurredAt: envelope.occurredAt, producer: envelope.producer,
             patientID: envelope.patientID, traceID: envelope.traceID, payload: envelope.payload)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// One failing field: where (a JSON Pointer into the checked document) and what is wrong, in words safe to show a caller.
 /// Messages name the rule, never echo the offending value (values may be patient data).
@@ -22,6 +21,9 @@ public struct SchemaViolation: Error, Sendable, Hashable, Codable, CustomStringC
 /// get one 400 that names each failing field.
 public struct JSONSchema: Sendable {
     public let document: JSONValue
+    /// The document with its keywords read into fields and its references resolved, once: validating a message then
+    /// does no dictionary lookups of keywords, no reference parsing and no pattern compiling.
+    private let root: CompiledSchema
 
     /// Keywords with meaning to this validator, or annotations without effect on validation.
     static let knownKeywords: Set<String> = [
@@ -37,6 +39,8 @@ public struct JSONSchema: Sendable {
         if let first = unsupported.first {
             throw SchemaViolation(pointer: first, message: "schema uses a keyword this validator does not implement")
         }
+        var compiler = SchemaCompiler(document: document)
+        root = compiler.compile(document)
     }
 
     public init(bytes: some Collection<UInt8>) throws(SchemaViolation) {
@@ -46,7 +50,7 @@ public struct JSONSchema: Sendable {
     /// Every violation of `instance` against this schema, sorted by pointer; empty when valid.
     public func validate(_ instance: JSONValue) -> [SchemaViolation] {
         var violations: [SchemaViolation] = []
-        check(instance, against: document, at: .root, into: &violations)
+        root.check(instance, at: .root, into: &violations)
         return violations.sorted { ($0.pointer, $0.message) < ($1.pointer, $1.message) }
     }
 
@@ -72,41 +76,156 @@ public struct JSONSchema: Sendable {
         }
         return found.sorted()
     }
+}
 
-    private func resolve(_ reference: String) -> JSONValue? {
-        // Only local references ("#/$defs/name") are used: each schema file stands alone.
-        guard reference.hasPrefix("#/") else { return nil }
-        var node = document
-        for token in reference.dropFirst(2).split(separator: "/") {
-            let key = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-            guard let next = node[key] else { return nil }
-            node = next
-        }
+/// Reads a schema document into `CompiledSchema` nodes. A `$ref` becomes the node of its target, compiled once, so
+/// recursive schemas work and shared definitions are shared.
+private struct SchemaCompiler {
+    let document: JSONValue
+    private var byReference: [String: CompiledSchema] = [:]
+    private var expressions: [String: NSRegularExpression?] = [:]
+
+    init(document: JSONValue) { self.document = document }
+
+    mutating func compile(_ schema: JSONValue) -> CompiledSchema {
+        let node = CompiledSchema()
+        fill(node, from: schema)
         return node
     }
 
-    private func check(_ instance: JSONValue, against schema: JSONValue, at pointer: JSONPointer, into violations: inout [SchemaViolation]) {
+    private mutating func fill(_ node: CompiledSchema, from schema: JSONValue) {
         if case .bool(let allowed) = schema {
-            if !allowed { violations.append(SchemaViolation(pointer: pointer, message: "is not allowed")) }
+            node.booleanSchema = allowed
             return
         }
         guard case .object(let rules) = schema else { return }
+        if let reference = rules["$ref"]?.stringValue {
+            node.reference = .some(resolve(reference).map { .resolved($0) } ?? .unresolvable(reference))
+        }
+        switch rules["type"] {
+        case .string(let name)?: node.types = [name]
+        case .array(let names)?: node.types = names.compactMap(\.stringValue)
+        case _?: node.types = []
+        case nil: break
+        }
+        if case .array(let values)? = rules["enum"] { node.enumValues = values }
+        node.constValue = rules["const"]
+        if case .array(let required)? = rules["required"] { node.required = required.compactMap(\.stringValue) }
+        if case .object(let properties)? = rules["properties"] {
+            node.properties = properties.mapValues { compile($0) }
+        }
+        switch rules["additionalProperties"] {
+        case .bool(false)?: node.additionalProperties = .forbidden
+        case let additional?: node.additionalProperties = .schema(compile(additional))
+        case nil: break
+        }
+        node.minItems = rules["minItems"]?.numberValue
+        node.maxItems = rules["maxItems"]?.numberValue
+        if case .bool(true)? = rules["uniqueItems"] { node.uniqueItems = true }
+        node.items = rules["items"].map { compile($0) }
+        node.minimum = rules["minimum"]?.numberValue
+        node.maximum = rules["maximum"]?.numberValue
+        node.exclusiveMinimum = rules["exclusiveMinimum"]?.numberValue
+        node.exclusiveMaximum = rules["exclusiveMaximum"]?.numberValue
+        node.multipleOf = rules["multipleOf"]?.numberValue
+        node.minLength = rules["minLength"]?.numberValue
+        node.maxLength = rules["maxLength"]?.numberValue
+        if let pattern = rules["pattern"]?.stringValue {
+            if expressions[pattern] == nil { expressions[pattern] = .some(try? NSRegularExpression(pattern: pattern)) }
+            node.pattern = (pattern, Pattern(expressions[pattern]!))
+        }
+        node.format = rules["format"]?.stringValue
+        if case .array(let schemas)? = rules["allOf"] { node.allOf = schemas.map { compile($0) } }
+        if case .array(let schemas)? = rules["anyOf"] { node.anyOf = schemas.map { compile($0) } }
+        if case .array(let schemas)? = rules["oneOf"] { node.oneOf = schemas.map { compile($0) } }
+        node.not = rules["not"].map { compile($0) }
+    }
+
+    /// Only local references ("#/$defs/name") are used: each schema file stands alone.
+    private mutating func resolve(_ reference: String) -> CompiledSchema? {
+        if let node = byReference[reference] { return node }
+        guard reference.hasPrefix("#/") else { return nil }
+        var target = document
+        for token in reference.dropFirst(2).split(separator: "/") {
+            let key = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            guard let next = target[key] else { return nil }
+            target = next
+        }
+        // Registered before it is filled, so a reference back to it (recursion) finds it.
+        let node = CompiledSchema()
+        byReference[reference] = node
+        fill(node, from: target)
+        return node
+    }
+}
+
+/// A compiled regular expression. `@unchecked Sendable`: NSRegularExpression is immutable once made and documented as
+/// safe to share between threads.
+private struct Pattern: @unchecked Sendable {
+    let expression: NSRegularExpression?
+    init(_ expression: NSRegularExpression?) { self.expression = expression }
+
+    /// JSON Schema patterns are unanchored (ECMA-262 semantics): a match anywhere counts. A pattern that does not
+    /// compile matches nothing.
+    func matches(_ value: String) -> Bool {
+        guard let expression else { return false }
+        return expression.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
+    }
+}
+
+/// One schema (sub)document, its keywords read into fields. `@unchecked Sendable`: written only while its schema is
+/// compiled, read-only after.
+private final class CompiledSchema: @unchecked Sendable {
+    enum Reference {
+        case resolved(CompiledSchema)
+        case unresolvable(String)
+    }
+
+    enum AdditionalProperties {
+        case forbidden
+        case schema(CompiledSchema)
+    }
+
+    var booleanSchema: Bool?
+    var reference: Reference?
+    var types: [String]?
+    var enumValues: [JSONValue]?
+    var constValue: JSONValue?
+    var required: [String] = []
+    var properties: [String: CompiledSchema] = [:]
+    var additionalProperties: AdditionalProperties?
+    var minItems: Double?
+    var maxItems: Double?
+    var uniqueItems = false
+    var items: CompiledSchema?
+    var minimum: Double?
+    var maximum: Double?
+    var exclusiveMinimum: Double?
+    var exclusiveMaximum: Double?
+    var multipleOf: Double?
+    var minLength: Double?
+    var maxLength: Double?
+    var pattern: (source: String, compiled: Pattern)?
+    var format: String?
+    var allOf: [CompiledSchema] = []
+    var anyOf: [CompiledSchema] = []
+    var oneOf: [CompiledSchema] = []
+    var not: CompiledSchema?
+
+    func check(_ instance: JSONValue, at pointer: JSONPointer, into violations: inout [SchemaViolation]) {
+        if let allowed = booleanSchema {
+            if !allowed { violations.append(SchemaViolation(pointer: pointer, message: "is not allowed")) }
+            return
+        }
         func fail(_ message: String) { violations.append(SchemaViolation(pointer: pointer, message: message)) }
 
-        if let reference = rules["$ref"]?.stringValue {
-            if let target = resolve(reference) {
-                check(instance, against: target, at: pointer, into: &violations)
-            } else {
-                fail("schema reference \(reference) cannot be resolved")
-            }
+        switch reference {
+        case .resolved(let target)?: target.check(instance, at: pointer, into: &violations)
+        case .unresolvable(let reference)?: fail("schema reference \(reference) cannot be resolved")
+        case nil: break
         }
 
-        if let typeRule = rules["type"] {
-            let allowed: [String] = switch typeRule {
-            case .string(let name): [name]
-            case .array(let names): names.compactMap(\.stringValue)
-            default: []
-            }
+        if let allowed = types {
             let actual = instance.schemaTypeName
             let matches = allowed.contains(actual) || (actual == "integer" && allowed.contains("number"))
             if !matches {
@@ -115,39 +234,37 @@ public struct JSONSchema: Sendable {
             }
         }
 
-        if let options = rules["enum"], case .array(let values) = options, !values.contains(instance) {
+        if let values = enumValues, !values.contains(instance) {
             let names = values.map { $0.stringValue ?? "\($0)" }
             fail("must be one of: \(names.joined(separator: ", "))")
         }
-        if let constant = rules["const"], constant != instance {
+        if let constant = constValue, constant != instance {
             fail("must equal \(constant.stringValue ?? "\(constant)")")
         }
 
         switch instance {
-        case .object(let members): checkObject(members, rules: rules, at: pointer, into: &violations)
-        case .array(let elements): checkArray(elements, rules: rules, at: pointer, into: &violations)
-        case .number(let value): checkNumber(value, rules: rules, fail: fail)
-        case .string(let value): checkString(value, rules: rules, fail: fail)
+        case .object(let members): checkObject(members, at: pointer, into: &violations)
+        case .array(let elements): checkArray(elements, at: pointer, into: &violations)
+        case .number(let value): checkNumber(value, fail: fail)
+        case .string(let value): checkString(value, fail: fail)
         case .null, .bool: break
         }
 
-        if let all = rules["allOf"], case .array(let schemas) = all {
-            for subschema in schemas { check(instance, against: subschema, at: pointer, into: &violations) }
-        }
-        if let any = rules["anyOf"], case .array(let schemas) = any {
-            let passing = schemas.filter { subschema in
+        for subschema in allOf { subschema.check(instance, at: pointer, into: &violations) }
+        if !anyOf.isEmpty {
+            let passing = anyOf.filter { subschema in
                 var scratch: [SchemaViolation] = []
-                check(instance, against: subschema, at: pointer, into: &scratch)
+                subschema.check(instance, at: pointer, into: &scratch)
                 return scratch.isEmpty
             }
             if passing.isEmpty { fail("must match at least one of the allowed shapes") }
         }
-        if let one = rules["oneOf"], case .array(let schemas) = one {
+        if !oneOf.isEmpty {
             var passing = 0
             var closest: [SchemaViolation]? = nil
-            for subschema in schemas {
+            for subschema in oneOf {
                 var scratch: [SchemaViolation] = []
-                check(instance, against: subschema, at: pointer, into: &scratch)
+                subschema.check(instance, at: pointer, into: &scratch)
                 if scratch.isEmpty { passing += 1 } else if closest == nil || scratch.count < closest!.count { closest = scratch }
             }
             if passing == 0 {
@@ -157,67 +274,65 @@ public struct JSONSchema: Sendable {
                 fail("matches more than one of the allowed shapes")
             }
         }
-        if let negated = rules["not"] {
+        if let negated = not {
             var scratch: [SchemaViolation] = []
-            check(instance, against: negated, at: pointer, into: &scratch)
+            negated.check(instance, at: pointer, into: &scratch)
             if scratch.isEmpty { fail("must not match the excluded shape") }
         }
     }
 
-    private func checkObject(_ members: [String: JSONValue], rules: [String: JSONValue], at pointer: JSONPointer, into violations: inout [SchemaViolation]) {
-        if case .array(let required)? = rules["required"] {
-            for name in required.compactMap(\.stringValue) where members[name] == nil {
-                violations.append(SchemaViolation(pointer: pointer.appending(name), message: "is required"))
-            }
+    private func checkObject(_ members: [String: JSONValue], at pointer: JSONPointer, into violations: inout [SchemaViolation]) {
+        for name in required where members[name] == nil {
+            violations.append(SchemaViolation(pointer: pointer.appending(name), message: "is required"))
         }
-        var declared: [String: JSONValue] = [:]
-        if case .object(let properties)? = rules["properties"] { declared = properties }
         for (name, value) in members {
-            if let propertySchema = declared[name] {
-                check(value, against: propertySchema, at: pointer.appending(name), into: &violations)
-            } else if let additional = rules["additionalProperties"] {
-                if case .bool(false) = additional {
-                    violations.append(SchemaViolation(pointer: pointer.appending(name), message: "is not a known field"))
-                } else {
-                    check(value, against: additional, at: pointer.appending(name), into: &violations)
+            if let propertySchema = properties[name] {
+                propertySchema.check(value, at: pointer.appending(name), into: &violations)
+            } else {
+                switch additionalProperties {
+                case .forbidden?: violations.append(SchemaViolation(pointer: pointer.appending(name), message: "is not a known field"))
+                case .schema(let additional)?: additional.check(value, at: pointer.appending(name), into: &violations)
+                case nil: break
                 }
             }
         }
     }
 
-    private func checkArray(_ elements: [JSONValue], rules: [String: JSONValue], at pointer: JSONPointer, into violations: inout [SchemaViolation]) {
-        if let minimum = rules["minItems"]?.numberValue, Double(elements.count) < minimum {
+    private func checkArray(_ elements: [JSONValue], at pointer: JSONPointer, into violations: inout [SchemaViolation]) {
+        if let minimum = minItems, Double(elements.count) < minimum {
             violations.append(SchemaViolation(pointer: pointer, message: "must have at least \(Int(minimum)) items"))
         }
-        if let maximum = rules["maxItems"]?.numberValue, Double(elements.count) > maximum {
+        if let maximum = maxItems, Double(elements.count) > maximum {
             violations.append(SchemaViolation(pointer: pointer, message: "must have at most \(Int(maximum)) items"))
         }
-        if case .bool(true)? = rules["uniqueItems"], Set(elements).count != elements.count {
+        if uniqueItems, Set(elements).count != elements.count {
             violations.append(SchemaViolation(pointer: pointer, message: "must not repeat items"))
         }
-        if let itemSchema = rules["items"] {
+        if let itemSchema = items {
             for (index, element) in elements.enumerated() {
-                check(element, against: itemSchema, at: pointer.appending(index), into: &violations)
+                itemSchema.check(element, at: pointer.appending(index), into: &violations)
             }
         }
     }
 
-    private func checkNumber(_ value: Double, rules: [String: JSONValue], fail: (String) -> Void) {
-        if let bound = rules["minimum"]?.numberValue, value < bound { fail("must be at least \(bound.compact)") }
-        if let bound = rules["maximum"]?.numberValue, value > bound { fail("must be at most \(bound.compact)") }
-        if let bound = rules["exclusiveMinimum"]?.numberValue, value <= bound { fail("must be greater than \(bound.compact)") }
-        if let bound = rules["exclusiveMaximum"]?.numberValue, value >= bound { fail("must be less than \(bound.compact)") }
-        if let step = rules["multipleOf"]?.numberValue, step > 0, !(value / step).isIntegral { fail("must be a multiple of \(step.compact)") }
+    private func checkNumber(_ value: Double, fail: (String) -> Void) {
+        if let bound = minimum, value < bound { fail("must be at least \(bound.compact)") }
+        if let bound = maximum, value > bound { fail("must be at most \(bound.compact)") }
+        if let bound = exclusiveMinimum, value <= bound { fail("must be greater than \(bound.compact)") }
+        if let bound = exclusiveMaximum, value >= bound { fail("must be less than \(bound.compact)") }
+        if let step = multipleOf, step > 0, !(value / step).isIntegral { fail("must be a multiple of \(step.compact)") }
     }
 
-    private func checkString(_ value: String, rules: [String: JSONValue], fail: (String) -> Void) {
-        let length = value.count
-        if let minimum = rules["minLength"]?.numberValue, Double(length) < minimum { fail("must have at least \(Int(minimum)) characters") }
-        if let maximum = rules["maxLength"]?.numberValue, Double(length) > maximum { fail("must have at most \(Int(maximum)) characters") }
-        if let pattern = rules["pattern"]?.stringValue, !PatternCache.matches(value, pattern: pattern) {
-            fail("must match the pattern \(pattern)")
+    private func checkString(_ value: String, fail: (String) -> Void) {
+        if minLength != nil || maxLength != nil {
+            let length = value.count
+            if let minimum = minLength, Double(length) < minimum { fail("must have at least \(Int(minimum)) characters") }
+            if let maximum = maxLength, Double(length) > maximum { fail("must have at most \(Int(maximum)) characters") }
         }
-        if let format = rules["format"]?.stringValue, !StringFormat.matches(value, format: format) {
+        if let pattern, !pattern.compiled.matches(value) {
+            fail("must match the pattern \(pattern.source)")
+        }
+        if let format, !StringFormat.matches(value, format: format) {
             fail("must be a valid \(format)")
         }
     }
@@ -229,9 +344,23 @@ enum StringFormat {
         switch format {
         case "date-time": Timestamp.parse(value) != nil
         case "uuid": isUUID(value)
-        case "date": PatternCache.matches(value, pattern: #"^\d{4}-\d{2}-\d{2}$"#)
+        case "date": isDate(value)
         default: true
         }
+    }
+
+    /// `YYYY-MM-DD`, digits only (the calendar is not checked, as before).
+    static func isDate(_ value: String) -> Bool {
+        let utf8 = Array(value.utf8)
+        guard utf8.count == 10 else { return false }
+        for (offset, byte) in utf8.enumerated() {
+            if offset == 4 || offset == 7 {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard byte >= 0x30, byte <= 0x39 else { return false }
+            }
+        }
+        return true
     }
 
     /// 8-4-4-4-12 hexadecimal digits, either case (RFC 9562's text form).
@@ -247,30 +376,6 @@ enum StringFormat {
             }
         }
         return true
-    }
-}
-
-/// Compiled regular expressions, by pattern: the schemas use a handful, and compiling one per check dominated the
-/// cost of validating a message.
-enum PatternCache {
-    /// `@unchecked Sendable`: NSRegularExpression is immutable once made and documented as safe to share between threads.
-    private final class Compiled: @unchecked Sendable {
-        let expression: NSRegularExpression?
-        init(_ pattern: String) { expression = try? NSRegularExpression(pattern: pattern) }
-    }
-
-    private static let cache = Mutex<[String: Compiled]>([:])
-
-    static func matches(_ value: String, pattern: String) -> Bool {
-        let compiled = cache.withLock { cache in
-            if let compiled = cache[pattern] { return compiled }
-            let compiled = Compiled(pattern)
-            cache[pattern] = compiled
-            return compiled
-        }
-        guard let expression = compiled.expression else { return false }
-        // JSON Schema patterns are unanchored (ECMA-262 semantics): a match anywhere counts.
-        return expression.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
     }
 }
 
