@@ -85,7 +85,9 @@ let package = Package(
             "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], path: "Tests/CaretideTestSupport"),
-        .testTarget(name: "CaretideSchemasTests", dependencies: ["CaretideSchemas", "CaretideDomain"]),
+        .testTarget(name: "CaretideSchemasTests", dependencies: [
+            "CaretideSchemas", "CaretideDomain", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "ClinicalAssessmentTests", dependencies: ["ClinicalAssessment"]),
         .testTarget(
             name: "PhenotypeRankingTests",

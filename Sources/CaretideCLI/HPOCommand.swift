@@ -81,7 +81,7 @@ struct HPOImportCommand: AsyncParsableCommand {
                 kind: kind, ontologyFile: ontologyFile, annotationFile: annotationFile, database: database, options: importOptions, logger: logger)
         }
         if json {
-            print(String(decoding: try CaretideJSON.encoder.encode(report), as: UTF8.self))
+            print(try CaretideJSON.encodeToString(report))
         } else {
             print(report.summary)
         }

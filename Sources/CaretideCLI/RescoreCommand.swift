@@ -29,8 +29,7 @@ struct RescoreCommand: AsyncParsableCommand {
         let database = Database(configuration: configuration, schema: "scoring", logger: logger)
         let report = try await database.whileRunning { try await Rescorer.rescore(database: database, since: start, apply: apply, logger: logger) }
         if json {
-            let encoder = CaretideJSON.encoder
-            Console.write(String(decoding: try encoder.encode(report), as: UTF8.self) + "\n")
+            Console.write(try CaretideJSON.encodeToString(report) + "\n")
             return
         }
         var lines = ["rule set \(report.ruleSetVersion); \(report.checked) standing assessment(s) since \(Timestamp.format(start))"]

@@ -27,7 +27,7 @@ public struct HTTPProblem: HTTPResponseError, Sendable {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let data = try CaretideJSON.encoder.encode(ProblemBody(error: error, violations: violations))
+        let data = try CaretideJSON.encode(ProblemBody(error: error, violations: violations))
         return Response(
             status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
@@ -102,6 +102,6 @@ extension DecodingError {
 
 /// Encodes a response body with Caretide's JSON conventions.
 public func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-    let data = try CaretideJSON.encoder.encode(value)
+    let data = try CaretideJSON.encode(value)
     return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
 }

@@ -25,7 +25,7 @@ public struct JSONLogHandler: LogHandler {
         for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) where fields[key] == nil {
             fields[key] = "\(value)"
         }
-        var line = (try? CaretideJSON.encoder.encode(fields)) ?? Data()
+        var line = Data((try? CaretideJSON.encode(fields)) ?? [])
         line.append(0x0A)
         Self.output.withLock { _ in FileHandle.standardError.write(line) }
     }

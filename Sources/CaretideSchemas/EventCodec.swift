@@ -35,7 +35,7 @@ public struct EventCodec: Sendable {
     public init(catalog: SchemaCatalog = .bundled) { self.catalog = catalog }
 
     public func encode<P: EventPayload>(_ envelope: EventEnvelope<P>) throws -> [UInt8] {
-        Array(try CaretideJSON.encoder.encode(envelope))
+        try CaretideJSON.encode(envelope)
     }
 
     /// Parses, validates (envelope, then the payload schema of its event type) and decodes one message.

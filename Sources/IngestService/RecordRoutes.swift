@@ -45,7 +45,7 @@ struct RecordRoutes: Sendable {
     }
 
     func store(_ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue) async throws -> Receipt {
-        let bodyText = String(decoding: try CaretideJSON.encoder.encode(body), as: UTF8.self)
+        let bodyText = try CaretideJSON.encodeToString(body)
         return try await context.transaction { handler in
             let connection = handler.connection
             let first = try decodePayload(definition, body: body, recordID: recordID, revision: 1)
@@ -154,9 +154,8 @@ struct RecordRoutes: Sendable {
     }
 
     private func decodePayload(_ definition: RecordDefinition, body: JSONValue, recordID: String, revision: Int) throws -> any EventPayload {
-        let json = try CaretideJSON.encoder.encode(definition.payload(body, recordID, revision))
         do {
-            return try definition.eventType.decodePayload(from: json)
+            return try definition.eventType.decodePayload(from: definition.payload(body, recordID, revision))
         } catch let error as DecodingError {
             throw HTTPProblem.invalidBody([error.violation])
         }

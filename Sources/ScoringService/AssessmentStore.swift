@@ -24,9 +24,8 @@ struct AssessmentStore {
         _ assessment: Assessment, patientID: String, sourceEventID: UUID, sourceEventType: EventType, payload: any EventPayload,
         replacingSameRevision: Bool = false
     ) async throws -> Outcome {
-        let encoder = CaretideJSON.encoder
-        let inputs = String(decoding: try encoder.encode(AnyPayload(payload)), as: UTF8.self)
-        let result = String(decoding: try encoder.encode(StoredResult(assessment)), as: UTF8.self)
+        let inputs = try CaretideJSON.encodeToString(AnyPayload(payload))
+        let result = try CaretideJSON.encodeToString(StoredResult(assessment))
         let standing = try await connection.fetchAll(
             """
             SELECT assessment_id, subject_revision FROM assessments

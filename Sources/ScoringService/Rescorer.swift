@@ -68,7 +68,7 @@ public enum Rescorer {
         var unreadable: [UUID] = []
         for (id, patient, kind, subject, category, severity, ruleSet, sourceEventID, sourceType, inputs, assessedAt) in rows {
             guard let type = EventType(rawValue: sourceType),
-                  let payload = try? type.decodePayload(from: Data(inputs.utf8)),
+                  let payload = try? type.decodePayload(from: CaretideJSON.parse(Array(inputs.utf8))),
                   let fresh = try? AssessmentEngine.assess(payload, now: assessedAt)
             else {
                 unreadable.append(id)

@@ -74,9 +74,8 @@ extension ScoringHandler: BatchEventHandler {
                 WHERE assessment_id = s.old
                 """, logger: context.logger)
         }
-        let encoder = CaretideJSON.encoder
-        let inputs = try accepted.map { String(decoding: try encoder.encode(AnyPayload($0.event.payload)), as: UTF8.self) }
-        let results = try accepted.map { String(decoding: try encoder.encode(StoredResult($0.assessment)), as: UTF8.self) }
+        let inputs = try accepted.map { try CaretideJSON.encodeToString(AnyPayload($0.event.payload)) }
+        let results = try accepted.map { try CaretideJSON.encodeToString(StoredResult($0.assessment)) }
         _ = try await context.connection.execute(ScoringStatements.InsertAssessments(items: zip(accepted, zip(inputs, results)).map { item, stored in
             ScoringStatements.InsertAssessments.Item(
                 assessmentID: item.assessmentID, sourceEventID: item.event.eventID, sourceEventType: item.event.eventType.rawValue,

@@ -8,14 +8,16 @@ struct EventSample: Sendable, CustomTestStringConvertible {
     let eventType: EventType
     let payloadType: any EventPayload.Type
     let encode: @Sendable () throws -> [UInt8]
+    /// The same envelope through a Foundation `JSONEncoder`, for comparison with Caretide's encoder.
+    let encodeWithFoundation: @Sendable (JSONEncoder) throws -> Data
     let payloadEquals: @Sendable (any EventPayload) -> Bool
 
     init<P: EventPayload>(_ payload: P, patientID: String? = "patient-0001") {
         eventType = P.eventType
         payloadType = P.self
-        encode = {
-            try EventCodec().encode(EventEnvelope(producer: "test", patientID: patientID, traceID: "trace-1", payload: payload))
-        }
+        let envelope = EventEnvelope(producer: "test", patientID: patientID, traceID: "trace-1", payload: payload)
+        encode = { try EventCodec().encode(envelope) }
+        encodeWithFoundation = { try $0.encode(envelope) }
         payloadEquals = { ($0 as? P) == payload }
     }
 

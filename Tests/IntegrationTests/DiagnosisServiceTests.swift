@@ -289,6 +289,6 @@ import Testing
 
 extension HTTP.Reply {
     func decoded<T: Decodable>(_ type: T.Type) throws -> T {
-        try CaretideJSON.decoder.decode(T.self, from: body)
+        try JSONValueDecoder.decode(T.self, from: CaretideJSON.parse(body))
     }
 }

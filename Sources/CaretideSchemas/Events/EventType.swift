@@ -76,8 +76,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     }
 
     /// Decodes a payload of this type from its JSON (Caretide's conventions; no schema validation).
-    public func decodePayload(from data: Data) throws -> any EventPayload {
-        func decode<P: EventPayload>(_: P.Type) throws -> any EventPayload { try CaretideJSON.decoder.decode(P.self, from: data) }
+    public func decodePayload(from document: JSONValue) throws -> any EventPayload {
+        func decode<P: EventPayload>(_: P.Type) throws -> any EventPayload { try JSONValueDecoder.decode(P.self, from: document) }
         return try decode(payloadType)
     }
 

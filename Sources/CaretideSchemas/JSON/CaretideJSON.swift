@@ -4,33 +4,6 @@ import Foundation
 /// on input, with milliseconds on output; keys sorted so that equal events encode to equal bytes.
 public enum CaretideJSON {
     /// Shared instances: coders are expensive to make and safe to share once configured.
-    public static let encoder = makeEncoder()
-    public static let decoder = makeDecoder()
-
-    public static func makeEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(Timestamp.format(date))
-        }
-        return encoder
-    }
-
-    public static func makeDecoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            guard let date = Timestamp.parse(text) else {
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "expected an RFC 3339 date-time such as 2026-11-22T08:30:00Z")
-            }
-            return date
-        }
-        return decoder
-    }
-
     /// Parses bytes into a `JSONValue`, or says why they are not JSON.
     public static func parse(_ bytes: some Collection<UInt8>) throws(SchemaViolation) -> JSONValue {
         do {

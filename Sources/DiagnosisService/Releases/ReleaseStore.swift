@@ -22,7 +22,7 @@ enum ReleaseStore {
         try await connection.query("SELECT pg_advisory_xact_lock(\(importLockKey))", logger: logger)
         let content = prepared.content
         let kb = prepared.knowledgeBase
-        let accuracy = try prepared.accuracy.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        let accuracy = try prepared.accuracy.map { try CaretideJSON.encodeToString($0) }
         let releaseID = try await connection.fetchAll(
             """
             INSERT INTO releases (kind, ontology_version, annotation_version, term_count, disease_count, annotation_count,

@@ -1,0 +1,301 @@
+import Foundation
+
+extension CaretideJSON {
+    /// Encodes a value as JSON with Caretide's conventions: keys sorted (by UTF-8 bytes), slashes unescaped, dates as
+    /// RFC 3339 (`Timestamp.format`), integral numbers without a fraction. Every event and stored document goes
+    /// through here; it does what Foundation's `JSONEncoder` configured the same way did, at a fraction of the cost.
+    public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(512)
+        JSONTextWriter.write(try EncodedNode.make(value, codingPath: []), into: &output)
+        return output
+    }
+
+    /// `encode` as a String.
+    public static func encodeToString<T: Encodable>(_ value: T) throws -> String {
+        String(decoding: try encode(value), as: UTF8.self)
+    }
+}
+
+/// A value being encoded. Objects and arrays are boxes, so containers handed out by an encoder can fill them.
+private enum EncodedNode {
+    case null
+    case bool(Bool)
+    case signed(Int64)
+    case unsigned(UInt64)
+    case double(Double)
+    case string(String)
+    case array(ArrayBox)
+    case object(ObjectBox)
+
+    final class ArrayBox { var elements: [EncodedNode] = [] }
+    final class ObjectBox { var members: [String: EncodedNode] = [:] }
+
+    static func make<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> EncodedNode {
+        // The types with a convention of their own, and the common leaves without an encoder round trip.
+        switch value {
+        case let date as Date: return .string(Timestamp.format(date))
+        case let text as String: return .string(text)
+        case let uuid as UUID: return .string(uuid.uuidString)
+        case let json as JSONValue: return node(json)
+        default: break
+        }
+        let encoder = TreeEncoder(codingPath: codingPath)
+        try value.encode(to: encoder)
+        // A type that encodes nothing at all is written as an empty object, as Foundation does.
+        return encoder.node ?? .object(ObjectBox())
+    }
+
+    static func node(_ json: JSONValue) -> EncodedNode {
+        switch json {
+        case .null: .null
+        case .bool(let flag): .bool(flag)
+        case .number(let number): .double(number)
+        case .string(let text): .string(text)
+        case .array(let elements):
+            {
+                let box = ArrayBox()
+                box.elements = elements.map(node)
+                return .array(box)
+            }()
+        case .object(let members):
+            {
+                let box = ObjectBox()
+                box.members = members.mapValues(node)
+                return .object(box)
+            }()
+        }
+    }
+
+    static func double(_ value: Double, codingPath: [any CodingKey]) throws -> EncodedNode {
+        guard value.isFinite else {
+            throw EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: "JSON has no non-finite numbers"))
+        }
+        return .double(value)
+    }
+}
+
+private final class TreeEncoder: Encoder {
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    var node: EncodedNode?
+
+    init(codingPath: [any CodingKey]) { self.codingPath = codingPath }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if case .object(let box)? = node { return KeyedEncodingContainer(KeyedWriter(box: box, codingPath: codingPath)) }
+        let box = EncodedNode.ObjectBox()
+        node = .object(box)
+        return KeyedEncodingContainer(KeyedWriter(box: box, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        if case .array(let box)? = node { return UnkeyedWriter(box: box, codingPath: codingPath) }
+        let box = EncodedNode.ArrayBox()
+        node = .array(box)
+        return UnkeyedWriter(box: box, codingPath: codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { SingleValueWriter(encoder: self) }
+}
+
+/// The encoder a `superEncoder` call hands out: what is encoded into it lands in its parent when it is released.
+private final class DeferredEncoder: Encoder {
+    private let inner: TreeEncoder
+    private let store: (EncodedNode) -> Void
+    var codingPath: [any CodingKey] { inner.codingPath }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(codingPath: [any CodingKey], store: @escaping (EncodedNode) -> Void) {
+        inner = TreeEncoder(codingPath: codingPath)
+        self.store = store
+    }
+
+    deinit { store(inner.node ?? .object(EncodedNode.ObjectBox())) }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> { inner.container(keyedBy: type) }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { inner.unkeyedContainer() }
+    func singleValueContainer() -> any SingleValueEncodingContainer { inner.singleValueContainer() }
+}
+
+private struct KeyedWriter<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let box: EncodedNode.ObjectBox
+    let codingPath: [any CodingKey]
+
+    private func set(_ node: EncodedNode, _ key: Key) { box.members[key.stringValue] = node }
+
+    mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { set(.bool(value), key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { set(.string(value), key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { set(try .double(value, codingPath: codingPath + [key]), key) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { set(try .double(Double(value), codingPath: codingPath + [key]), key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { set(.signed(Int64(value)), key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { set(.signed(Int64(value)), key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { set(.signed(Int64(value)), key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { set(.signed(Int64(value)), key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { set(.signed(value), key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { set(.unsigned(UInt64(value)), key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { set(.unsigned(UInt64(value)), key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { set(.unsigned(UInt64(value)), key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { set(.unsigned(UInt64(value)), key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { set(.unsigned(value), key) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { set(try .make(value, codingPath: codingPath + [key]), key) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        let nested = EncodedNode.ObjectBox()
+        set(.object(nested), key)
+        return KeyedEncodingContainer(KeyedWriter<NestedKey>(box: nested, codingPath: codingPath + [key]))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let nested = EncodedNode.ArrayBox()
+        set(.array(nested), key)
+        return UnkeyedWriter(box: nested, codingPath: codingPath + [key])
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        DeferredEncoder(codingPath: codingPath) { [box] in box.members["super"] = $0 }
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        DeferredEncoder(codingPath: codingPath + [key]) { [box] in box.members[key.stringValue] = $0 }
+    }
+}
+
+private struct UnkeyedWriter: UnkeyedEncodingContainer {
+    let box: EncodedNode.ArrayBox
+    let codingPath: [any CodingKey]
+    var count: Int { box.elements.count }
+
+    private struct Index: CodingKey {
+        let intValue: Int?
+        var stringValue: String { "\(intValue ?? 0)" }
+        init(_ index: Int) { intValue = index }
+        init?(stringValue: String) { nil }
+        init?(intValue: Int) { self.intValue = intValue }
+    }
+
+    private var nextPath: [any CodingKey] { codingPath + [Index(count)] }
+
+    mutating func encodeNil() throws { box.elements.append(.null) }
+    mutating func encode(_ value: Bool) throws { box.elements.append(.bool(value)) }
+    mutating func encode(_ value: String) throws { box.elements.append(.string(value)) }
+    mutating func encode(_ value: Double) throws { box.elements.append(try .double(value, codingPath: nextPath)) }
+    mutating func encode(_ value: Float) throws { box.elements.append(try .double(Double(value), codingPath: nextPath)) }
+    mutating func encode(_ value: Int) throws { box.elements.append(.signed(Int64(value))) }
+    mutating func encode(_ value: Int8) throws { box.elements.append(.signed(Int64(value))) }
+    mutating func encode(_ value: Int16) throws { box.elements.append(.signed(Int64(value))) }
+    mutating func encode(_ value: Int32) throws { box.elements.append(.signed(Int64(value))) }
+    mutating func encode(_ value: Int64) throws { box.elements.append(.signed(value)) }
+    mutating func encode(_ value: UInt) throws { box.elements.append(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt8) throws { box.elements.append(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt16) throws { box.elements.append(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt32) throws { box.elements.append(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt64) throws { box.elements.append(.unsigned(value)) }
+    mutating func encode<T: Encodable>(_ value: T) throws { box.elements.append(try .make(value, codingPath: nextPath)) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        let nested = EncodedNode.ObjectBox()
+        let path = nextPath
+        box.elements.append(.object(nested))
+        return KeyedEncodingContainer(KeyedWriter<NestedKey>(box: nested, codingPath: path))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let nested = EncodedNode.ArrayBox()
+        let path = nextPath
+        box.elements.append(.array(nested))
+        return UnkeyedWriter(box: nested, codingPath: path)
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let index = box.elements.count
+        box.elements.append(.null)
+        return DeferredEncoder(codingPath: nextPath) { [box] in box.elements[index] = $0 }
+    }
+}
+
+private struct SingleValueWriter: SingleValueEncodingContainer {
+    let encoder: TreeEncoder
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    private func set(_ node: EncodedNode) { encoder.node = node }
+
+    mutating func encodeNil() throws { set(.null) }
+    mutating func encode(_ value: Bool) throws { set(.bool(value)) }
+    mutating func encode(_ value: String) throws { set(.string(value)) }
+    mutating func encode(_ value: Double) throws { set(try .double(value, codingPath: codingPath)) }
+    mutating func encode(_ value: Float) throws { set(try .double(Double(value), codingPath: codingPath)) }
+    mutating func encode(_ value: Int) throws { set(.signed(Int64(value))) }
+    mutating func encode(_ value: Int8) throws { set(.signed(Int64(value))) }
+    mutating func encode(_ value: Int16) throws { set(.signed(Int64(value))) }
+    mutating func encode(_ value: Int32) throws { set(.signed(Int64(value))) }
+    mutating func encode(_ value: Int64) throws { set(.signed(value)) }
+    mutating func encode(_ value: UInt) throws { set(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt8) throws { set(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt16) throws { set(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt32) throws { set(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt64) throws { set(.unsigned(value)) }
+    mutating func encode<T: Encodable>(_ value: T) throws { set(try .make(value, codingPath: codingPath)) }
+}
+
+/// Writes an encoded tree as compact JSON text.
+private enum JSONTextWriter {
+    static func write(_ node: EncodedNode, into output: inout [UInt8]) {
+        switch node {
+        case .null: output += "null".utf8
+        case .bool(let flag): output += (flag ? "true" : "false").utf8
+        case .signed(let integer): output += String(integer).utf8
+        case .unsigned(let integer): output += String(integer).utf8
+        case .double(let number):
+            // Integral values without a fraction, so that "integer" fields round-trip; others in Swift's shortest
+            // form that reads back exactly.
+            if number.isIntegral, abs(number) < 9_007_199_254_740_992 {
+                output += String(Int64(number)).utf8
+            } else {
+                output += number.description.utf8
+            }
+        case .string(let text): writeString(text, into: &output)
+        case .array(let box):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in box.elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                write(element, into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let box):
+            output.append(UInt8(ascii: "{"))
+            let keys = box.members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for (index, key) in keys.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                writeString(key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                write(box.members[key]!, into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func writeString(_ text: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output += #"\""#.utf8
+            case UInt8(ascii: "\\"): output += #"\\"#.utf8
+            case 0x0A: output += #"\n"#.utf8
+            case 0x0D: output += #"\r"#.utf8
+            case 0x09: output += #"\t"#.utf8
+            case 0x08: output += #"\b"#.utf8
+            case 0x0C: output += #"\f"#.utf8
+            case 0..<0x20:
+                output += #"\u00"#.utf8
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0x0F)])
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,59 @@
+import CaretideSchemas
+import Foundation
+import PropertyBased
+import Testing
+
+/// `CaretideJSON.encode` replaced a Foundation `JSONEncoder` configured with Caretide's conventions; what it writes
+/// must read back the same everywhere.
+@Suite struct JSONEncodingTests {
+    static var foundationEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.format(date))
+        }
+        return encoder
+    }
+
+    static func roundTrip(_ value: some Encodable) -> JSONValue? {
+        try? CaretideJSON.parse(CaretideJSON.encode(value))
+    }
+
+    @Test("every event sample encodes to the same bytes as Foundation's encoder with the same settings", arguments: EventSamples.all)
+    func sameBytesAsFoundation(sample: EventSample) throws {
+        let ours = try sample.encode()
+        let foundation = Array(try sample.encodeWithFoundation(Self.foundationEncoder))
+        #expect(String(decoding: ours, as: UTF8.self) == String(decoding: foundation, as: UTF8.self))
+    }
+
+    @Test("any string survives encoding and parsing unchanged: quotes, backslashes, control characters, non-ASCII")
+    func stringsRoundTrip() async {
+        let scalar = Gen<Character>.character(in: "\u{0}"..."\u{2FF}")
+        await propertyCheck(input: scalar.string(of: 0...40)) { text in
+            #expect(Self.roundTrip(["key \(text)": text]) == .object(["key \(text)": .string(text)]))
+        }
+    }
+
+    @Test("numbers: integral values without a fraction, others exactly; non-finite values refused")
+    func numbers() async throws {
+        #expect(String(decoding: try CaretideJSON.encode([120.0, -3, 0.1, 1e-7, 2.5e20]), as: UTF8.self) == "[120,-3,0.1,1e-07,2.5e+20]")
+        #expect(String(decoding: try CaretideJSON.encode([Int64.max]), as: UTF8.self) == "[9223372036854775807]")
+        #expect(throws: EncodingError.self) { try CaretideJSON.encode([Double.nan]) }
+        await propertyCheck(input: Gen.double(in: -1e12...1e12)) { value in
+            #expect(Self.roundTrip([value]) == .array([.number(value)]))
+        }
+    }
+
+    @Test("dates as RFC 3339 with milliseconds, keys sorted by their bytes, nil optionals left out")
+    func conventions() throws {
+        struct Sample: Encodable {
+            let b: Date
+            let a: String?
+            let Z: [String: Int]
+            let url = "https://example.org/a"
+        }
+        let text = String(decoding: try CaretideJSON.encode(Sample(b: Date(timeIntervalSince1970: 0.25), a: nil, Z: ["y": 1, "x": 2])), as: UTF8.self)
+        #expect(text == #"{"Z":{"x":2,"y":1},"b":"1970-01-01T00:00:00.250Z","url":"https://example.org/a"}"#)
+    }
+}
