@@ -91,16 +91,3 @@ public enum ProcessedEvents {
         return try await rows.decode(Int.self).collectAll().count == 1
     }
 }
-
-extension [UInt8] {
-    var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var characters = [UInt8]()
-        characters.reserveCapacity(count * 2)
-        for byte in self {
-            characters.append(digits[Int(byte >> 4)])
-            characters.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: characters, as: UTF8.self)
-    }
-}

@@ -26,11 +26,11 @@ enum StorePreparedStatements {
 
     /// Adds encoded events to the outbox, in order.
     struct EnqueueOutbox: PostgresPreparedStatement {
-        // Bodies travel as hex text because PostgresNIO binds no bytea arrays, and absent keys as '' because it binds
-        // no arrays of optionals; decode() and nullif() turn them back.
+        // Bodies (JSON, so UTF-8 without NUL) travel as text because PostgresNIO binds no bytea arrays, and absent keys
+        // as '' because it binds no arrays of optionals; convert_to() and nullif() turn them back.
         static let sql = """
             INSERT INTO outbox (event_id, topic, message_key, event_type, schema_version, trace_id, body)
-            SELECT event_id, topic, nullif(message_key, ''), event_type, schema_version, nullif(trace_id, ''), decode(body, 'hex')
+            SELECT event_id, topic, nullif(message_key, ''), event_type, schema_version, nullif(trace_id, ''), convert_to(body, 'UTF8')
             FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::text[])
                  WITH ORDINALITY AS e(event_id, topic, message_key, event_type, schema_version, trace_id, body, ordinal)
             ORDER BY ordinal
@@ -46,7 +46,7 @@ enum StorePreparedStatements {
             bindings.append(entries.map(\.eventType))
             bindings.append(entries.map(\.schemaVersion))
             bindings.append(entries.map { $0.traceID ?? "" })
-            bindings.append(entries.map { $0.body.hexString })
+            bindings.append(entries.map { String(decoding: $0.body, as: UTF8.self) })
             return bindings
         }
 

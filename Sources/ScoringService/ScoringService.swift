@@ -103,5 +103,14 @@ enum ScoringMigrations {
             WHERE superseded_by IS NULL AND withdrawn_at IS NULL
             """,
         ]),
+        // The standing-assessment lookup names a subject. With the patient first, PostgreSQL took the by-patient index
+        // instead and filtered every standing assessment of the patient (28 buffers a probe instead of 3).
+        Migration(version: 5, name: "one standing assessment per subject, indexed by subject first", statements: [
+            "DROP INDEX assessments_one_standing_per_subject",
+            """
+            CREATE UNIQUE INDEX assessments_one_standing_per_subject ON assessments (subject_id, kind, patient_id)
+            WHERE superseded_by IS NULL AND withdrawn_at IS NULL
+            """,
+        ]),
     ])
 }
