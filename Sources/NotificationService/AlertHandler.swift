@@ -37,7 +37,7 @@ struct AlertHandler: EventHandler {
     private func raise(about: UUID, kind: String, severity: Severity, category: String, event: ValidatedEvent, context: HandlerContext) async throws {
         guard severity >= .attention else { return }
         let alert = AlertRaised(
-            alertID: UUID(), sourceEventID: event.eventID, aboutID: about, kind: kind, severity: severity, category: category,
+            alertID: UUID.timeOrdered(), sourceEventID: event.eventID, aboutID: about, kind: kind, severity: severity, category: category,
             messageKey: "alert.\(kind).\(category)", raisedAt: Date())
         let inserted = try await context.connection.fetchAll(
             """

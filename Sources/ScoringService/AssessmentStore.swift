@@ -37,7 +37,7 @@ struct AssessmentStore {
         if let standing, standing.1 > assessment.subjectRevision || (standing.1 == assessment.subjectRevision && !replacingSameRevision) {
             return .stale
         }
-        let assessmentID = UUID()
+        let assessmentID = UUID.timeOrdered()
         if let standing {
             // Supersede first: the unique index allows one standing assessment per subject.
             try await connection.query(

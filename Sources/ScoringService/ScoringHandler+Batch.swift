@@ -28,7 +28,7 @@ extension ScoringHandler: BatchEventHandler {
         let event: ValidatedEvent
         let patientID: String
         let assessment: Assessment
-        let assessmentID = UUID()
+        let assessmentID = UUID.timeOrdered()
         var supersedes: UUID?
     }
 

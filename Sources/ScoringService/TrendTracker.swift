@@ -75,7 +75,7 @@ struct TrendTracker {
         guard !candidates.isEmpty else { return [] }
 
         // One flag per pattern: a run that grows, or a series looked at again, finds its key taken.
-        let ids = candidates.map { _ in UUID() }
+        let ids = candidates.map { _ in UUID.timeOrdered() }
         let insertedIDs: [UUID] = try await connection.fetchAll(
             """
             INSERT INTO care_tracking_flags (flag_id, patient_id, rule, pattern_key, triggering_assessment_id, first_observed_at, last_observed_at)

@@ -17,7 +17,7 @@ public struct EventEnvelope<Payload: EventPayload>: Codable, Sendable, Equatable
     public var payload: Payload
 
     public init(
-        eventID: UUID = UUID(), occurredAt: Date = Date(), producer: String, patientID: String?, traceID: String?, payload: Payload
+        eventID: UUID = .timeOrdered(), occurredAt: Date = Date(), producer: String, patientID: String?, traceID: String?, payload: Payload
     ) {
         self.eventID = eventID
         self.eventType = Payload.eventType

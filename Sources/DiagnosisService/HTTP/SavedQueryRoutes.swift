@@ -59,7 +59,7 @@ struct SavedQueryRoutes: Sendable {
                 let inserted = try await handler.connection.fetchAll(
                     """
                     INSERT INTO saved_queries (query_id, doctor_id, name, phenotypes, excluded, scoring)
-                    VALUES (\(UUID()), \(doctorID), \(body.name), \(body.phenotypes), \(excluded), \(scoring))
+                    VALUES (\(UUID.timeOrdered()), \(doctorID), \(body.name), \(body.phenotypes), \(excluded), \(scoring))
                     ON CONFLICT (doctor_id, name) DO NOTHING RETURNING \(unescaped: Self.columns)
                     """, as: Row.self, logger: handler.logger)
                 if let row = inserted.first { return (row, true) }

@@ -1,0 +1,26 @@
+import CaretideSchemas
+import Foundation
+import PropertyBased
+import Testing
+
+@Suite struct TimeOrderedUUIDTests {
+    @Test("version 7, RFC 9562 variant, the millisecond timestamp in the first 48 bits")
+    func layout() {
+        let id = UUID.timeOrdered(at: Date(timeIntervalSince1970: 1_795_000_000.123))
+        let hex = Array(id.uuidString.lowercased().replacingOccurrences(of: "-", with: ""))
+        let milliseconds = String(1_795_000_000_123, radix: 16)
+        #expect(String(hex[0..<12]) == String(repeating: "0", count: 12 - milliseconds.count) + milliseconds)
+        #expect(hex[12] == "7")
+        #expect("89ab".contains(hex[16]))
+    }
+
+    @Test("ids of later milliseconds sort after earlier ones, as text and as bytes; ids are distinct")
+    func ordering() async {
+        await propertyCheck(input: Gen.int(in: 0...4_000_000_000_000), Gen.int(in: 1...1_000_000)) { milliseconds, gap in
+            let earlier = UUID.timeOrdered(at: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+            let later = UUID.timeOrdered(at: Date(timeIntervalSince1970: Double(milliseconds + gap) / 1000))
+            #expect(earlier.uuidString < later.uuidString)
+            #expect(earlier != UUID.timeOrdered(at: Date(timeIntervalSince1970: Double(milliseconds) / 1000)))
+        }
+    }
+}
