@@ -58,18 +58,23 @@ enum ScoringStatements {
     }
 
     /// Each (patient, kind)'s newest standing assessments, oldest first, with the numbers the trend rules read.
+    /// Rows name their series by its position in the arrays (1-based), and only the kinds that use a number have it
+    /// read out of the JSON: this query returns up to `window` rows per series, and those are most of its cost.
     struct TrendSeries: PostgresPreparedStatement {
         static let sql = """
-            SELECT s.patient_id, s.kind, a.observed_at, a.category, (a.result->'values'->>'systolic')::float8,
-                   (a.result->'values'->>'diastolic')::float8, (a.result->'values'->>'valueMgPerDL')::float8, a.inputs->>'context'
-            FROM unnest($1::text[], $2::text[]) AS s(patient_id, kind)
+            SELECT s.series::int8, a.observed_at, a.category,
+                   CASE WHEN s.kind = 'bloodPressure' THEN (a.result->'values'->>'systolic')::float8 END,
+                   CASE WHEN s.kind = 'bloodPressure' THEN (a.result->'values'->>'diastolic')::float8 END,
+                   CASE WHEN s.kind = 'glucose' THEN (a.result->'values'->>'valueMgPerDL')::float8 END,
+                   CASE WHEN s.kind = 'glucose' THEN a.inputs->>'context' END
+            FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS s(patient_id, kind, series)
             CROSS JOIN LATERAL (
                 SELECT observed_at, assessed_at, category, result, inputs FROM assessments
                 WHERE patient_id = s.patient_id AND kind = s.kind AND superseded_by IS NULL AND withdrawn_at IS NULL
                 ORDER BY observed_at DESC, assessed_at DESC LIMIT $3) a
-            ORDER BY s.patient_id, s.kind, a.observed_at, a.assessed_at
+            ORDER BY s.series, a.observed_at, a.assessed_at
             """
-        typealias Row = (String, String, Date, String, Double?, Double?, Double?, String?)
+        typealias Row = (Int, Date, String, Double?, Double?, Double?, String?)
         let patientIDs: [String]
         let kinds: [String]
         let window: Int
@@ -83,7 +88,7 @@ enum ScoringStatements {
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row {
-            try row.decode((String, String, Date, String, Double?, Double?, Double?, String?).self)
+            try row.decode(Row.self)
         }
     }
 }

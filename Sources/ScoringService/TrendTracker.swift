@@ -49,22 +49,21 @@ struct TrendTracker {
         let glucoseContext: String?
     }
 
-    /// The new flags (stored, not yet published) for the patients and kinds of `triggers`.
-    /// - Parameter triggers: only assessments that `canComplete` a pattern.
+    /// The new flags (stored, not yet published) for the patients and kinds of `tracked`.
+    /// - Parameter tracked: only assessments that `canComplete` a pattern, at most one per patient and kind.
     func flags(for tracked: [Trigger]) async throws -> [(trigger: Trigger, flag: CareTrackingFlagged)] {
         guard !tracked.isEmpty else { return [] }
         let rows = try await connection.execute(
             ScoringStatements.TrendSeries(patientIDs: tracked.map(\.patientID), kinds: tracked.map(\.kind.rawValue), window: window), logger: logger
         ).collectAll()
-        var series: [String: [Point]] = [:]
+        var series = [[Point]](repeating: [], count: tracked.count)
         for row in rows {
-            series["\(row.0)|\(row.1)", default: []].append(
-                Point(observedAt: row.2, category: row.3, systolic: row.4, diastolic: row.5, glucoseMgPerDL: row.6, glucoseContext: row.7))
+            series[row.0 - 1].append(
+                Point(observedAt: row.1, category: row.2, systolic: row.3, diastolic: row.4, glucoseMgPerDL: row.5, glucoseContext: row.6))
         }
 
         var candidates: [(trigger: Trigger, flag: CareTrackingFlag, key: String)] = []
-        for trigger in tracked {
-            let points = series["\(trigger.patientID)|\(trigger.kind.rawValue)"] ?? []
+        for (trigger, points) in zip(tracked, series) {
             let windowStart = points.count >= window ? points.first?.observedAt : nil
             for flag in Self.patterns(trigger.kind, points) {
                 if flag.kind == .sustainedStage2BloodPressure, flag.firstObservedAt == windowStart { continue }
