@@ -179,6 +179,28 @@ import Testing
         try await pipeline.stop()
     }
 
+    @Test("three rising fasting glucose values whose category goes up raise one flag; random readings in between do not count")
+    func risingFastingGlucose() async throws {
+        let pipeline = try await Pipeline.start()
+        let path = "/v1/patients/p-glucose/measurements/glucose"
+        // mmol/L 5.2 → 5.8 → 7.4 fasting (normal → prediabetes → diabetes range), with a random reading in between
+        // that the rule must skip, and the last value in mg/dL.
+        let readings = [
+            #""value": 5.2, "unit": "mmolPerL", "context": "fasting", "takenAt": "2026-11-18T07:00:00Z""#,
+            #""value": 5.8, "unit": "mmolPerL", "context": "fasting", "takenAt": "2026-11-19T07:00:00Z""#,
+            #""value": 9.0, "unit": "mmolPerL", "context": "random", "takenAt": "2026-11-19T19:00:00Z""#,
+            #""value": 133, "unit": "mgPerDL", "context": "fasting", "takenAt": "2026-11-20T07:00:00Z""#,
+        ]
+        for reading in readings {
+            #expect(try await pipeline.send("POST", path, #"{"measurementId": "\#(UUID())", \#(reading)}"#).status == 201)
+        }
+        let flags = try await pipeline.nextScores(5).compactMap { $0.payload(as: CareTrackingFlagged.self) }
+        #expect(flags.map(\.rule) == [.risingFastingGlucose])
+        #expect(flags.first?.firstObservedAt == Timestamp.parse("2026-11-18T07:00:00Z"))
+        #expect(try await pipeline.scores.drain(for: .seconds(2)).isEmpty)
+        try await pipeline.stop()
+    }
+
     @Test("NPI inputs and a melanoma risk profile are assessed; a later NPI in another prognostic group is tracked")
     func npiAndMelanoma() async throws {
         let pipeline = try await Pipeline.start()
