@@ -167,15 +167,7 @@ private struct UnkeyedWriter: UnkeyedEncodingContainer {
     let codingPath: [any CodingKey]
     var count: Int { box.elements.count }
 
-    private struct Index: CodingKey {
-        let intValue: Int?
-        var stringValue: String { "\(intValue ?? 0)" }
-        init(_ index: Int) { intValue = index }
-        init?(stringValue: String) { nil }
-        init?(intValue: Int) { self.intValue = intValue }
-    }
-
-    private var nextPath: [any CodingKey] { codingPath + [Index(count)] }
+    private var nextPath: [any CodingKey] { codingPath + [ArrayIndexKey(count)] }
 
     mutating func encodeNil() throws { box.elements.append(.null) }
     mutating func encode(_ value: Bool) throws { box.elements.append(.bool(value)) }

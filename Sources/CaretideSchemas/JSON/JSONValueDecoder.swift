@@ -123,20 +123,12 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     var count: Int? { elements.count }
     var isAtEnd: Bool { currentIndex >= elements.count }
 
-    private struct Index: CodingKey {
-        let intValue: Int?
-        var stringValue: String { "\(intValue ?? 0)" }
-        init(_ index: Int) { intValue = index }
-        init?(stringValue: String) { nil }
-        init?(intValue: Int) { self.intValue = intValue }
-    }
-
     private mutating func next() throws -> ValueDecoder {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(JSONValue.self, .init(codingPath: codingPath, debugDescription: "the array has no more elements"))
         }
         defer { currentIndex += 1 }
-        return ValueDecoder(value: elements[currentIndex], codingPath: codingPath + [Index(currentIndex)])
+        return ValueDecoder(value: elements[currentIndex], codingPath: codingPath + [ArrayIndexKey(currentIndex)])
     }
 
     mutating func decodeNil() throws -> Bool {
