@@ -139,7 +139,7 @@ public final class EventConsumerService: Service, Sendable {
             var backoff = Backoff()
             while true {
                 do {
-                    try await applyInOneTransaction(accepted.map(\.event))
+                    try await applyInOneTransaction(accepted.map(\.event), logger: logger)
                     relay.wake()
                     for (message, _) in accepted { metrics.processingLatency(topic: message.topic, ContinuousClock.now - start) }
                     return true
@@ -161,21 +161,23 @@ public final class EventConsumerService: Service, Sendable {
         return true
     }
 
-    /// One transaction for the whole batch: new events only (the processed-events key filters redeliveries), given to
-    /// the handler at once if it takes batches.
-    private func applyInOneTransaction(_ events: [ValidatedEvent]) async throws {
+    /// One transaction for a batch (or a single event): new events only (the processed-events key filters
+    /// redeliveries), given to the handler at once if it takes batches. Returns how many events were new.
+    @discardableResult
+    private func applyInOneTransaction(_ events: [ValidatedEvent], logger: Logger) async throws -> Int {
         let context = (codec: codec, producer: name, logger: logger)
-        try await database.transaction { connection in
+        return try await database.transaction { connection in
             let fresh = try await ProcessedEvents.claim(events.map(\.eventID), consumer: name, on: connection, logger: context.logger)
             var seen: Set<UUID> = []
             let newEvents = events.filter { fresh.contains($0.eventID) && seen.insert($0.eventID).inserted }
-            guard !newEvents.isEmpty else { return }
+            guard !newEvents.isEmpty else { return 0 }
             let handlerContext = HandlerContext(connection: connection, codec: context.codec, producer: context.producer, logger: context.logger)
             if let batchHandler = handler as? any BatchEventHandler {
                 try await batchHandler.handle(batch: newEvents, context: handlerContext)
             } else {
                 for event in newEvents { try await handler.handle(event, context: handlerContext) }
             }
+            return newEvents.count
         }
     }
 
@@ -189,15 +191,7 @@ public final class EventConsumerService: Service, Sendable {
         var backoff = Backoff()
         while true {
             do {
-                let context = (codec: codec, producer: name, logger: logger)
-                let applied = try await database.transaction { connection in
-                    guard try await ProcessedEvents.claim(event.eventID, consumer: name, on: connection, logger: context.logger) else {
-                        return false
-                    }
-                    try await handler.handle(
-                        event, context: HandlerContext(connection: connection, codec: context.codec, producer: context.producer, logger: context.logger))
-                    return true
-                }
+                let applied = try await applyInOneTransaction([event], logger: logger) > 0
                 if applied { relay.wake() } else { logger.debug("duplicate event ignored") }
                 metrics.processingLatency(topic: message.topic, ContinuousClock.now - start)
                 return true

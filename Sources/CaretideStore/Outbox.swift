@@ -82,12 +82,4 @@ public enum ProcessedEvents {
         let rows = try await connection.execute(StorePreparedStatements.ClaimEvents(consumer: consumer, eventIDs: eventIDs), logger: logger)
         return Set(try await rows.collectAll())
     }
-
-    /// Returns true if this is the first time `consumer` sees `eventID` (the caller should apply it), false if it is a duplicate.
-    public static func claim(_ eventID: UUID, consumer: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
-        let rows = try await connection.query(
-            "INSERT INTO processed_events (consumer, event_id) VALUES (\(consumer), \(eventID)) ON CONFLICT DO NOTHING RETURNING 1",
-            logger: logger)
-        return try await rows.decode(Int.self).collectAll().count == 1
-    }
 }

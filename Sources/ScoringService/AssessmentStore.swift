@@ -18,14 +18,22 @@ struct AssessmentStore {
         case stale
     }
 
-    /// Stores an assessment of `payload` (kept verbatim as its inputs, for provenance and rescoring); supersedes the
-    /// standing assessment of the same subject unless that one is of a newer revision.
+    /// A new row of the table: the rule's outcome with its provenance (the inputs verbatim, for rescoring).
+    struct NewAssessment {
+        let assessmentID: UUID
+        let sourceEventID: UUID
+        let sourceEventType: EventType
+        let patientID: String
+        let assessment: Assessment
+        let payload: any EventPayload
+    }
+
+    /// Stores an assessment of `payload`; supersedes the standing assessment of the same subject unless that one is of
+    /// a newer revision.
     func record(
         _ assessment: Assessment, patientID: String, sourceEventID: UUID, sourceEventType: EventType, payload: any EventPayload,
         replacingSameRevision: Bool = false
     ) async throws -> Outcome {
-        let inputs = try CaretideJSON.encodeToString(AnyPayload(payload))
-        let result = try CaretideJSON.encodeToString(StoredResult(assessment))
         let standing = try await connection.fetchAll(
             """
             SELECT assessment_id, subject_revision FROM assessments
@@ -38,20 +46,36 @@ struct AssessmentStore {
             return .stale
         }
         let assessmentID = UUID.timeOrdered()
-        if let standing {
-            // Supersede first: the unique index allows one standing assessment per subject.
-            try await connection.query(
-                "UPDATE assessments SET superseded_by = \(assessmentID) WHERE assessment_id = \(standing.0)", logger: logger)
-        }
+        if let standing { try await supersede([(standing.0, assessmentID)]) }
+        try await insert([NewAssessment(
+            assessmentID: assessmentID, sourceEventID: sourceEventID, sourceEventType: sourceEventType, patientID: patientID,
+            assessment: assessment, payload: payload)])
+        return .recorded(assessmentID: assessmentID, supersedes: standing?.0)
+    }
+
+    /// Marks each `old` assessment as superseded by its `new` one. Call before inserting the new ones: the unique
+    /// index allows one standing assessment per subject.
+    func supersede(_ replacements: [(old: UUID, new: UUID)]) async throws {
+        guard !replacements.isEmpty else { return }
         try await connection.query(
             """
-            INSERT INTO assessments (assessment_id, source_event_id, source_event_type, patient_id, kind, subject_id, subject_revision,
-                category, severity, tip, rule_set_version, observed_at, inputs, result)
-            VALUES (\(assessmentID), \(sourceEventID), \(sourceEventType.rawValue), \(patientID), \(assessment.kind.rawValue),
-                \(assessment.subjectID), \(assessment.subjectRevision), \(assessment.category), \(assessment.severity.rawValue),
-                \(assessment.tip.rawValue), \(assessment.ruleSetVersion), \(assessment.observedAt), \(inputs)::jsonb, \(result)::jsonb)
+            UPDATE assessments SET superseded_by = s.new FROM unnest(\(replacements.map(\.old)), \(replacements.map(\.new))) AS s(old, new)
+            WHERE assessment_id = s.old
             """, logger: logger)
-        return .recorded(assessmentID: assessmentID, supersedes: standing?.0)
+    }
+
+    /// Inserts new assessments in one statement.
+    func insert(_ rows: [NewAssessment]) async throws {
+        guard !rows.isEmpty else { return }
+        let items = try rows.map { row in
+            ScoringStatements.InsertAssessments.Item(
+                assessmentID: row.assessmentID, sourceEventID: row.sourceEventID, sourceEventType: row.sourceEventType.rawValue,
+                patientID: row.patientID, kind: row.assessment.kind.rawValue, subjectID: row.assessment.subjectID,
+                subjectRevision: row.assessment.subjectRevision, category: row.assessment.category, severity: row.assessment.severity.rawValue,
+                tip: row.assessment.tip.rawValue, ruleSetVersion: row.assessment.ruleSetVersion, observedAt: row.assessment.observedAt,
+                inputs: try CaretideJSON.encodeToString(AnyPayload(row.payload)), result: try CaretideJSON.encodeToString(StoredResult(row.assessment)))
+        }
+        _ = try await connection.execute(ScoringStatements.InsertAssessments(items: items), logger: logger)
     }
 
     /// Withdraws the standing assessment of a subject; returns its id, or nil if there was none.

@@ -66,24 +66,13 @@ extension ScoringHandler: BatchEventHandler {
         guard !accepted.isEmpty else { return }
 
         // Supersede first (one standing assessment per subject), then insert the run.
-        let superseded = accepted.compactMap { item in item.supersedes.map { ($0, item.assessmentID) } }
-        if !superseded.isEmpty {
-            try await context.connection.query(
-                """
-                UPDATE assessments SET superseded_by = s.new FROM unnest(\(superseded.map(\.0)), \(superseded.map(\.1))) AS s(old, new)
-                WHERE assessment_id = s.old
-                """, logger: context.logger)
-        }
-        let inputs = try accepted.map { try CaretideJSON.encodeToString(AnyPayload($0.event.payload)) }
-        let results = try accepted.map { try CaretideJSON.encodeToString(StoredResult($0.assessment)) }
-        _ = try await context.connection.execute(ScoringStatements.InsertAssessments(items: zip(accepted, zip(inputs, results)).map { item, stored in
-            ScoringStatements.InsertAssessments.Item(
-                assessmentID: item.assessmentID, sourceEventID: item.event.eventID, sourceEventType: item.event.eventType.rawValue,
-                patientID: item.patientID, kind: item.assessment.kind.rawValue, subjectID: item.assessment.subjectID,
-                subjectRevision: item.assessment.subjectRevision, category: item.assessment.category, severity: item.assessment.severity.rawValue,
-                tip: item.assessment.tip.rawValue, ruleSetVersion: item.assessment.ruleSetVersion, observedAt: item.assessment.observedAt,
-                inputs: stored.0, result: stored.1)
-        }), logger: context.logger)
+        let store = AssessmentStore(connection: context.connection, logger: context.logger)
+        try await store.supersede(accepted.compactMap { item in item.supersedes.map { ($0, item.assessmentID) } })
+        try await store.insert(accepted.map { item in
+            AssessmentStore.NewAssessment(
+                assessmentID: item.assessmentID, sourceEventID: item.event.eventID, sourceEventType: item.event.eventType,
+                patientID: item.patientID, assessment: item.assessment, payload: item.event.payload)
+        })
         var outbox: [Outbox.Entry] = []
         for item in accepted {
             outbox.append(try AssessmentPublication.entry(

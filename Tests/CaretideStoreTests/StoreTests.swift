@@ -117,11 +117,11 @@ import Testing
     func processedEventsAreClaimedOnce() async throws {
         try await withDatabase { database, logger in
             try await Migrator(tracks: []).migrate(database, logger: logger)
-            let id = UUID()
-            let first = try await database.transaction { try await ProcessedEvents.claim(id, consumer: "a", on: $0, logger: logger) }
-            let again = try await database.transaction { try await ProcessedEvents.claim(id, consumer: "a", on: $0, logger: logger) }
-            let otherConsumer = try await database.transaction { try await ProcessedEvents.claim(id, consumer: "b", on: $0, logger: logger) }
-            #expect(first && !again && otherConsumer)
+            let (id, other) = (UUID(), UUID())
+            let first = try await database.transaction { try await ProcessedEvents.claim([id, id], consumer: "a", on: $0, logger: logger) }
+            let again = try await database.transaction { try await ProcessedEvents.claim([other, id], consumer: "a", on: $0, logger: logger) }
+            let otherConsumer = try await database.transaction { try await ProcessedEvents.claim([id], consumer: "b", on: $0, logger: logger) }
+            #expect(first == [id] && again == [other] && otherConsumer == [id])
         }
     }
 
