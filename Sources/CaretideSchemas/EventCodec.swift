@@ -24,6 +24,8 @@ public struct ValidatedEvent: Sendable {
     public let patientID: String?
     public let traceID: String?
     public let payload: any EventPayload
+    /// The payload as it arrived and passed its schema: what a consumer keeps as the exact inputs it used.
+    public let payloadDocument: JSONValue
 
     public func payload<P: EventPayload>(as type: P.Type) -> P? { payload as? P }
 }
@@ -75,6 +77,6 @@ public struct EventCodec: Sendable {
         let envelope = try JSONValueDecoder.decode(EventEnvelope<P>.self, from: document)
         return ValidatedEvent(
             eventID: envelope.eventID, eventType: envelope.eventType, occurredAt: envelope.occurredAt, producer: envelope.producer,
-            patientID: envelope.patientID, traceID: envelope.traceID, payload: envelope.payload)
+            patientID: envelope.patientID, traceID: envelope.traceID, payload: envelope.payload, payloadDocument: document["payload"] ?? .null)
     }
 }

@@ -18,20 +18,20 @@ struct AssessmentStore {
         case stale
     }
 
-    /// A new row of the table: the rule's outcome with its provenance (the inputs verbatim, for rescoring).
+    /// A new row of the table: the rule's outcome with its provenance (the payload as received, for rescoring).
     struct NewAssessment {
         let assessmentID: UUID
         let sourceEventID: UUID
         let sourceEventType: EventType
         let patientID: String
         let assessment: Assessment
-        let payload: any EventPayload
+        let inputs: JSONValue
     }
 
-    /// Stores an assessment of `payload`; supersedes the standing assessment of the same subject unless that one is of
-    /// a newer revision.
+    /// Stores an assessment of the payload `inputs`; supersedes the standing assessment of the same subject unless that
+    /// one is of a newer revision.
     func record(
-        _ assessment: Assessment, patientID: String, sourceEventID: UUID, sourceEventType: EventType, payload: any EventPayload,
+        _ assessment: Assessment, patientID: String, sourceEventID: UUID, sourceEventType: EventType, inputs: JSONValue,
         replacingSameRevision: Bool = false
     ) async throws -> Outcome {
         let standing = try await connection.fetchAll(
@@ -49,7 +49,7 @@ struct AssessmentStore {
         if let standing { try await supersede([(standing.0, assessmentID)]) }
         try await insert([NewAssessment(
             assessmentID: assessmentID, sourceEventID: sourceEventID, sourceEventType: sourceEventType, patientID: patientID,
-            assessment: assessment, payload: payload)])
+            assessment: assessment, inputs: inputs)])
         return .recorded(assessmentID: assessmentID, supersedes: standing?.0)
     }
 
@@ -73,7 +73,7 @@ struct AssessmentStore {
                 patientID: row.patientID, kind: row.assessment.kind.rawValue, subjectID: row.assessment.subjectID,
                 subjectRevision: row.assessment.subjectRevision, category: row.assessment.category, severity: row.assessment.severity.rawValue,
                 tip: row.assessment.tip.rawValue, ruleSetVersion: row.assessment.ruleSetVersion, observedAt: row.assessment.observedAt,
-                inputs: try CaretideJSON.encodeToString(AnyPayload(row.payload)), result: try CaretideJSON.encodeToString(StoredResult(row.assessment)))
+                inputs: try CaretideJSON.encodeToString(row.inputs), result: try CaretideJSON.encodeToString(StoredResult(row.assessment)))
         }
         _ = try await connection.execute(ScoringStatements.InsertAssessments(items: items), logger: logger)
     }

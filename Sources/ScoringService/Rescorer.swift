@@ -64,11 +64,12 @@ public enum Rescorer {
             WHERE assessed_at >= \(since) AND superseded_by IS NULL AND withdrawn_at IS NULL
             ORDER BY assessed_at, assessment_id
             """, as: (UUID, String, String, String, String, String, String, UUID, String, String, Date).self, logger: logger)
-        var changes: [(Change, Assessment, any EventPayload, UUID)] = []
+        var changes: [(change: Change, assessment: Assessment, payload: any EventPayload, inputs: JSONValue, sourceEventID: UUID)] = []
         var unreadable: [UUID] = []
         for (id, patient, kind, subject, category, severity, ruleSet, sourceEventID, sourceType, inputs, assessedAt) in rows {
             guard let type = EventType(rawValue: sourceType),
-                  let payload = try? type.decodePayload(from: CaretideJSON.parse(Array(inputs.utf8))),
+                  let document = try? CaretideJSON.parse(Array(inputs.utf8)),
+                  let payload = try? type.decodePayload(from: document),
                   let fresh = try? AssessmentEngine.assess(payload, now: assessedAt)
             else {
                 unreadable.append(id)
@@ -78,17 +79,17 @@ public enum Rescorer {
             changes.append((
                 Change(patientId: patient, kind: kind, subjectId: subject, assessmentId: id, fromCategory: category, toCategory: fresh.category,
                        fromSeverity: severity, toSeverity: fresh.severity.rawValue, fromRuleSet: ruleSet),
-                fresh, payload, sourceEventID))
+                fresh, payload, document, sourceEventID))
         }
         if apply {
-            let unversioned = changes.filter { $0.0.fromRuleSet == RuleSetVersion.current }.count
+            let unversioned = changes.filter { $0.change.fromRuleSet == RuleSetVersion.current }.count
             guard unversioned == 0 else { throw SameRuleSetChange(count: unversioned) }
-            for (change, assessment, payload, sourceEventID) in changes {
+            for (change, assessment, payload, inputs, sourceEventID) in changes {
                 try await database.transaction { connection in
                     let store = AssessmentStore(connection: connection, logger: logger)
                     let outcome = try await store.record(
                         assessment, patientID: change.patientId, sourceEventID: sourceEventID, sourceEventType: type(of: payload).eventType,
-                        payload: payload, replacingSameRevision: true)
+                        inputs: inputs, replacingSameRevision: true)
                     guard case .recorded(let assessmentID, let supersedes) = outcome else { return }
                     let context = HandlerContext(connection: connection, codec: EventCodec(), producer: ScoringService.name, logger: logger)
                     try await context.publish([AssessmentPublication.entry(
@@ -98,7 +99,7 @@ public enum Rescorer {
             }
         }
         return Report(
-            since: since, ruleSetVersion: RuleSetVersion.current, checked: rows.count, changed: changes.map(\.0), unreadable: unreadable, applied: apply)
+            since: since, ruleSetVersion: RuleSetVersion.current, checked: rows.count, changed: changes.map(\.change), unreadable: unreadable, applied: apply)
     }
 
 }

@@ -71,7 +71,7 @@ extension ScoringHandler: BatchEventHandler {
         try await store.insert(accepted.map { item in
             AssessmentStore.NewAssessment(
                 assessmentID: item.assessmentID, sourceEventID: item.event.eventID, sourceEventType: item.event.eventType,
-                patientID: item.patientID, assessment: item.assessment, payload: item.event.payload)
+                patientID: item.patientID, assessment: item.assessment, inputs: item.event.payloadDocument)
         })
         var outbox: [Outbox.Entry] = []
         for item in accepted {

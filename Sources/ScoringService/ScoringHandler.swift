@@ -87,10 +87,3 @@ struct StoredResult: Codable {
         items = assessment.flaggedItems.isEmpty ? nil : assessment.flaggedItems
     }
 }
-
-/// Encodes a payload whose type is known only at run time.
-struct AnyPayload: Encodable {
-    let payload: any EventPayload
-    init(_ payload: any EventPayload) { self.payload = payload }
-    func encode(to encoder: any Encoder) throws { try payload.encode(to: encoder) }
-}

@@ -56,4 +56,18 @@ import Testing
         let text = String(decoding: try CaretideJSON.encode(Sample(b: Date(timeIntervalSince1970: 0.25), a: nil, Z: ["y": 1, "x": 2])), as: UTF8.self)
         #expect(text == #"{"Z":{"x":2,"y":1},"b":"1970-01-01T00:00:00.250Z","url":"https://example.org/a"}"#)
     }
+
+    @Test("a key encoded twice keeps its last value, as a dictionary would")
+    func repeatedKey() throws {
+        struct Twice: Encodable {
+            enum Key: String, CodingKey { case a, b }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(1, forKey: .b)
+                try container.encode(2, forKey: .a)
+                try container.encode(3, forKey: .b)
+            }
+        }
+        #expect(String(decoding: try CaretideJSON.encode(Twice()), as: UTF8.self) == #"{"a":2,"b":3}"#)
+    }
 }

@@ -29,17 +29,18 @@ private enum EncodedNode {
     case object(ObjectBox)
 
     final class ArrayBox { var elements: [EncodedNode] = [] }
-    final class ObjectBox { var members: [String: EncodedNode] = [:] }
+    /// Members in the order they were encoded; sorted (the last of a repeated key kept) when written. Appending is
+    /// cheaper than hashing every key into a dictionary.
+    final class ObjectBox { var members: [(key: String, value: EncodedNode)] = [] }
 
     static func make<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> EncodedNode {
-        // The types with a convention of their own, and the common leaves without an encoder round trip.
-        switch value {
-        case let date as Date: return .string(Timestamp.format(date))
-        case let text as String: return .string(text)
-        case let uuid as UUID: return .string(uuid.uuidString)
-        case let json as JSONValue: return node(json)
-        default: break
-        }
+        // The types with a convention of their own, and the common leaves without an encoder round trip. Metatype
+        // comparisons, not casts: this runs for every value, and a dynamic cast per candidate type cost more than
+        // encoding the value.
+        if T.self == Date.self { return .string(Timestamp.format(value as! Date)) }
+        if T.self == String.self { return .string(value as! String) }
+        if T.self == UUID.self { return .string((value as! UUID).uuidString) }
+        if T.self == JSONValue.self { return node(value as! JSONValue) }
         let encoder = TreeEncoder(codingPath: codingPath)
         try value.encode(to: encoder)
         // A type that encodes nothing at all is written as an empty object, as Foundation does.
@@ -61,7 +62,7 @@ private enum EncodedNode {
         case .object(let members):
             {
                 let box = ObjectBox()
-                box.members = members.mapValues(node)
+                box.members = members.map { ($0.key, node($0.value)) }
                 return .object(box)
             }()
         }
@@ -122,7 +123,7 @@ private struct KeyedWriter<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let box: EncodedNode.ObjectBox
     let codingPath: [any CodingKey]
 
-    private func set(_ node: EncodedNode, _ key: Key) { box.members[key.stringValue] = node }
+    private func set(_ node: EncodedNode, _ key: Key) { box.members.append((key.stringValue, node)) }
 
     mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { set(.bool(value), key) }
@@ -154,11 +155,11 @@ private struct KeyedWriter<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func superEncoder() -> any Encoder {
-        DeferredEncoder(codingPath: codingPath) { [box] in box.members["super"] = $0 }
+        DeferredEncoder(codingPath: codingPath) { [box] in box.members.append(("super", $0)) }
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        DeferredEncoder(codingPath: codingPath + [key]) { [box] in box.members[key.stringValue] = $0 }
+        DeferredEncoder(codingPath: codingPath + [key]) { [box] in box.members.append((key.stringValue, $0)) }
     }
 }
 
@@ -257,12 +258,17 @@ private enum JSONTextWriter {
             output.append(UInt8(ascii: "]"))
         case .object(let box):
             output.append(UInt8(ascii: "{"))
-            let keys = box.members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            for (index, key) in keys.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                writeString(key, into: &output)
+            // A stable sort keeps repeated keys in encoding order; the last one wins, as in a dictionary.
+            let members = box.members.enumerated().sorted { lhs, rhs in
+                lhs.element.key == rhs.element.key ? lhs.offset < rhs.offset : lhs.element.key.utf8.lexicographicallyPrecedes(rhs.element.key.utf8)
+            }.map(\.element)
+            var first = true
+            for (index, member) in members.enumerated() where index + 1 == members.count || members[index + 1].key != member.key {
+                if !first { output.append(UInt8(ascii: ",")) }
+                first = false
+                writeString(member.key, into: &output)
                 output.append(UInt8(ascii: ":"))
-                write(box.members[key]!, into: &output)
+                write(member.value, into: &output)
             }
             output.append(UInt8(ascii: "}"))
         }
