@@ -61,7 +61,7 @@ struct ScoringBench: AsyncParsableCommand {
             // Phase 1: drain the pre-filled topic. Rows per second from the first commit to the last, read from the
             // rows' commit timestamps; the poll only waits for the end, rarely enough not to load PostgreSQL.
             while (try? await counter.client.fetchAll("SELECT count(*)::int FROM assessments", as: Int.self, logger: logger).first) ?? 0 < events {
-                try await Task.sleep(for: .milliseconds(250))
+                try await Task.sleep(for: .milliseconds(500))
             }
             let span = try await counter.client.fetchAll(
                 """
