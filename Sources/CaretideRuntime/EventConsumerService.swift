@@ -67,7 +67,13 @@ public final class EventConsumerService: Service, Sendable {
             let pollFailure = await withTaskGroup(of: Void.self, returning: (any Error)?.self) { group in
                 for lane in lanes { group.addTask { await self.work(lane, consumer: consumer) } }
                 var failure: (any Error)?
-                do { try await poll(consumer, into: lanes) } catch { failure = error }
+                do {
+                    try await poll(consumer, into: lanes)
+                } catch {
+                    // The service is failing: lanes finish what they hold but stop retrying an unreachable database.
+                    failure = error
+                    stopping.store(true, ordering: .releasing)
+                }
                 for lane in lanes { await lane.close() }
                 await group.waitForAll()
                 return failure

@@ -42,12 +42,6 @@ extension Request {
     /// Reads the body as JSON and validates it against `Schemas/api/<schemaName>.schema.json`. Malformed JSON and
     /// every schema violation become one 400 naming each failing field.
     public func validatedJSON(schema schemaName: String, catalog: SchemaCatalog = .bundled, context: some RequestContext) async throws -> JSONValue {
-        try await validatedBody(schema: schemaName, catalog: catalog, context: context)
-    }
-
-    private func validatedBody(
-        schema schemaName: String, catalog: SchemaCatalog, context: some RequestContext
-    ) async throws -> JSONValue {
         let bytes = Array(buffer: try await body.collect(upTo: context.maxUploadSize))
         let document: JSONValue
         do {
@@ -66,7 +60,7 @@ extension Request {
     public func decodedJSON<Body: Decodable>(
         _ type: Body.Type, schema schemaName: String, catalog: SchemaCatalog = .bundled, context: some RequestContext
     ) async throws -> Body {
-        let body = try await validatedBody(schema: schemaName, catalog: catalog, context: context)
+        let body = try await validatedJSON(schema: schemaName, catalog: catalog, context: context)
         do {
             return try JSONValueDecoder.decode(Body.self, from: body)
         } catch let error as DecodingError {

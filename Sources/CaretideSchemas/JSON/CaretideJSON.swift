@@ -3,7 +3,6 @@ import Foundation
 /// The one JSON dialect Caretide speaks on the wire: RFC 3339 timestamps in UTC, with or without fractional seconds
 /// on input, with milliseconds on output; keys sorted so that equal events encode to equal bytes.
 public enum CaretideJSON {
-    /// Shared instances: coders are expensive to make and safe to share once configured.
     /// Parses bytes into a `JSONValue`, or says why they are not JSON.
     public static func parse(_ bytes: some Collection<UInt8>) throws(SchemaViolation) -> JSONValue {
         do {
