@@ -302,14 +302,16 @@ final class ConsumerRuntime: Sendable {
             }
             var errorMetadata = metadata
             errorMetadata["kafka.error"] = "\(String(cString: rd_kafka_err2name(raw.err)))"
-            logger.debug("Kafka consumer error (transient)", metadata: errorMetadata)
+            logger.warning("Kafka consumer error (transient)", metadata: errorMetadata)
             return .handled
         }
 
-        let value: [UInt8] = raw.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: raw.len)) } ?? []
-        let key: String? = raw.key.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: raw.key_len), as: UTF8.self) }
+        // Key, value and headers are copied as bytes, exactly as received, so a dead-letter copy is the same message
+        // (the lossy `String` forms are conveniences for the code that reads them).
+        let value: [UInt8]? = raw.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: raw.len)) }
+        let keyBytes: [UInt8]? = raw.key.map { Array(UnsafeRawBufferPointer(start: $0, count: raw.key_len)) }
 
-        var headers: [String: String] = [:]
+        var headers: [KafkaHeader] = []
         var headerList: OpaquePointer?
         if rd_kafka_message_headers(message, &headerList) == RD_KAFKA_RESP_ERR_NO_ERROR, let headerList {
             var index = 0
@@ -318,9 +320,8 @@ final class ConsumerRuntime: Sendable {
             var size = 0
             while rd_kafka_header_get_all(headerList, index, &name, &headerValue, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
                 if let name {
-                    headers[String(cString: name)] = headerValue.map {
-                        String(decoding: UnsafeRawBufferPointer(start: $0, count: size), as: UTF8.self)
-                    } ?? ""
+                    headers.append(KafkaHeader(
+                        name: String(cString: name), value: headerValue.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) }))
                 }
                 index += 1
             }
@@ -336,9 +337,9 @@ final class ConsumerRuntime: Sendable {
                 topic: topic,
                 partition: raw.partition,
                 offset: raw.offset,
-                key: key,
+                keyBytes: keyBytes,
                 value: value,
-                headers: headers,
+                headerFields: headers,
                 timestamp: timestamp
             )
         )

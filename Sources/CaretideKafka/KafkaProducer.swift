@@ -55,30 +55,51 @@ public final class KafkaProducer: Sendable {
     /// Messages are enqueued in order; enqueueing stops at the first message that cannot be enqueued.
     /// After every enqueued message has settled, the first failure in message order is thrown.
     public func send(_ messages: [OutgoingMessage]) async throws {
-        var receipts: [DeliveryReceipt] = []
+        for result in await sendEach(messages) {
+            if case .failure(let error) = result { throw error }
+        }
+    }
+
+    /// Sends many messages in order and awaits every acknowledgement; returns one result per message, so a caller can
+    /// tell a message the broker will never take (too large, refused) from a batch that merely has to be retried.
+    ///
+    /// A message that cannot be enqueued for a permanent reason (``KafkaError/isRetriable`` false) fails alone and
+    /// the next ones are still enqueued; after a retriable failure (the local queue, shutdown, cancellation) the rest
+    /// are not enqueued and fail with that same error.
+    public func sendEach(_ messages: [OutgoingMessage]) async -> [Result<Void, any Error>] {
+        var receipts: [DeliveryReceipt?] = []
         receipts.reserveCapacity(messages.count)
-        var enqueueError: (any Error)?
-        for message in messages {
+        var results: [Result<Void, any Error>?] = Array(repeating: nil, count: messages.count)
+        var stopError: (any Error)?
+        for (index, message) in messages.enumerated() {
+            if let stopError {
+                results[index] = .failure(stopError)
+                receipts.append(nil)
+                continue
+            }
             let receipt = DeliveryReceipt()
             do {
                 try await runtime.enqueueRetryingWhenFull(message, receipt: receipt)
                 receipts.append(receipt)
+            } catch let error as KafkaError where !error.isRetriable && error.code != .closed {
+                results[index] = .failure(error)
+                receipts.append(nil)
             } catch {
-                enqueueError = error
-                break
+                stopError = error
+                results[index] = .failure(error)
+                receipts.append(nil)
             }
         }
-        var firstError: (any Error)?
-        for receipt in receipts {
+        for (index, receipt) in receipts.enumerated() {
+            guard let receipt else { continue }
             do {
                 try await receipt.wait()
+                results[index] = .success(())
             } catch {
-                if firstError == nil { firstError = error }
+                results[index] = .failure(error)
             }
         }
-        if let error = firstError ?? enqueueError {
-            throw error
-        }
+        return results.map { $0! }
     }
 
     /// Enqueues a message without waiting for the acknowledgement; delivery failures are only logged.
@@ -250,31 +271,42 @@ final class ProducerRuntime: Sendable {
         }
 
         var fields: [rd_kafka_vu_t] = []
-        fields.reserveCapacity(5 + message.headers.count)
+        fields.reserveCapacity(5 + message.headerFields.count + message.headers.count)
 
         var topic = rd_kafka_vu_t()
         topic.vtype = RD_KAFKA_VTYPE_TOPIC
         topic.u.cstr = UnsafePointer(cString(message.topic).baseAddress)
         fields.append(topic)
 
-        if let key = message.key {
-            let bytes = cString(key)
+        // Key, header and value bytes are passed with their lengths: no terminating NUL, any byte allowed.
+        func bytes(_ value: [UInt8]) -> UnsafeMutableBufferPointer<CChar> {
+            let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(value.count, 1))
+            value.withUnsafeBytes { source in
+                if let base = source.baseAddress { UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: base, byteCount: value.count) }
+            }
+            allocations.append(buffer)
+            return buffer
+        }
+
+        if let key = message.keyBytes {
             var field = rd_kafka_vu_t()
             field.vtype = RD_KAFKA_VTYPE_KEY
-            field.u.mem.ptr = UnsafeMutableRawPointer(bytes.baseAddress)
-            field.u.mem.size = bytes.count - 1  // without the terminating NUL
+            field.u.mem.ptr = UnsafeMutableRawPointer(bytes(key).baseAddress)
+            field.u.mem.size = key.count
             fields.append(field)
         }
 
-        for (name, value) in message.headers.sorted(by: { $0.key < $1.key }) {
-            let valueBytes = cString(value)
+        func appendHeader(name: String, value: [UInt8]?) {
             var field = rd_kafka_vu_t()
             field.vtype = RD_KAFKA_VTYPE_HEADER
             field.u.header.name = UnsafePointer(cString(name).baseAddress)
-            field.u.header.val = UnsafeRawPointer(valueBytes.baseAddress)
-            field.u.header.size = valueBytes.count - 1
+            // A null pointer makes a null header, as received.
+            field.u.header.val = value.map { UnsafeRawPointer(bytes($0).baseAddress!) }
+            field.u.header.size = value?.count ?? 0
             fields.append(field)
         }
+        for header in message.headerFields { appendHeader(name: header.name, value: header.value) }
+        for (name, value) in message.headers.sorted(by: { $0.key < $1.key }) { appendHeader(name: name, value: Array(value.utf8)) }
 
         var flags = rd_kafka_vu_t()
         flags.vtype = RD_KAFKA_VTYPE_MSGFLAGS
@@ -286,15 +318,21 @@ final class ProducerRuntime: Sendable {
         opaqueField.u.ptr = opaque
         fields.append(opaqueField)
 
-        let error: OpaquePointer? = message.value.withUnsafeBytes { value in
-            var valueField = rd_kafka_vu_t()
-            valueField.vtype = RD_KAFKA_VTYPE_VALUE
-            valueField.u.mem.ptr = UnsafeMutableRawPointer(mutating: value.baseAddress)
-            valueField.u.mem.size = value.count
-            fields.append(valueField)
-            return fields.withUnsafeBufferPointer { buffer in
-                rd_kafka_produceva(handle, buffer.baseAddress, buffer.count)
+        let error: OpaquePointer?
+        if let value = message.valueBytes {
+            error = value.withUnsafeBytes { value in
+                var valueField = rd_kafka_vu_t()
+                valueField.vtype = RD_KAFKA_VTYPE_VALUE
+                valueField.u.mem.ptr = UnsafeMutableRawPointer(mutating: value.baseAddress)
+                valueField.u.mem.size = value.count
+                fields.append(valueField)
+                return fields.withUnsafeBufferPointer { buffer in
+                    rd_kafka_produceva(handle, buffer.baseAddress, buffer.count)
+                }
             }
+        } else {
+            // No value field: a null value (tombstone), as received.
+            error = fields.withUnsafeBufferPointer { buffer in rd_kafka_produceva(handle, buffer.baseAddress, buffer.count) }
         }
         guard let error else { return .enqueued }
         if rd_kafka_error_code(error) == RD_KAFKA_RESP_ERR__QUEUE_FULL {
@@ -326,7 +364,7 @@ final class ProducerRuntime: Sendable {
             var failureMetadata = metadata
             failureMetadata["kafka.error"] = "\(error.librdkafkaErrorName ?? "")"
             failureMetadata["kafka.awaited"] = "\(report._private != nil)"
-            logger?.debug("Kafka message delivery failed", metadata: failureMetadata)
+            logger?.warning("Kafka message delivery failed", metadata: failureMetadata)
         }
         if let receipt = report._private {
             Unmanaged<DeliveryReceipt>.fromOpaque(receipt).takeRetainedValue().settle(result)

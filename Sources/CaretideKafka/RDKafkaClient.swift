@@ -58,7 +58,9 @@ final class RDKafkaClient: @unchecked Sendable {
         }
         rd_kafka_conf_set_error_cb(conf) { handle, error, reason, opaque in
             guard let context = RDKafkaCallbackContext.from(opaque) else { return }
-            context.logger.debug(
+            // Broker and client errors (connection refused, authentication, all brokers down) are what an operator
+            // needs when events stop flowing: logged at warning with librdkafka's code and name.
+            context.logger.warning(
                 "librdkafka client error",
                 metadata: [
                     "kafka.error": "\(String(cString: rd_kafka_err2name(rd_kafka_resp_err_t(error))))",
@@ -110,8 +112,9 @@ final class RDKafkaClient: @unchecked Sendable {
     private static func log(handle: OpaquePointer?, level: Int32, facility: UnsafePointer<CChar>?, text: UnsafePointer<CChar>?) {
         guard let context = RDKafkaCallbackContext.from(handle: handle) else { return }
         // librdkafka log lines carry broker and protocol details, never message payloads.
-        // syslog levels: 0-3 error, 4 warning, 5-6 notice/info, 7 debug.
-        let logLevel: Logger.Level = level <= 6 ? .debug : .trace
+        // syslog levels: 0-3 error, 4 warning, 5-6 notice/info, 7 debug. Its errors and warnings surface at warning
+        // (they explain a stalled pipeline); the chatter below them stays at debug.
+        let logLevel: Logger.Level = level <= 4 ? .warning : level <= 6 ? .debug : .trace
         context.logger.log(
             level: logLevel,
             "librdkafka log",

@@ -24,6 +24,10 @@ public final class EventConsumerService: Service, Sendable {
     let metrics: ServiceMetrics
     let codec: EventCodec
     let logger: Logger
+    let limits: RuntimeLimits
+    let progress: ProgressMonitor
+    let deadLetters: DeadLetters
+    private let committed = CommittedPositions()
 
     private let stopping = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
@@ -35,7 +39,7 @@ public final class EventConsumerService: Service, Sendable {
     public init(
         name: String, topics: [Topic], handler: any EventHandler, kafka: KafkaConfiguration, database: Database,
         producer: KafkaProducer, relay: OutboxRelay, readiness: ReadinessState, metrics: ServiceMetrics, codec: EventCodec,
-        logger: Logger
+        logger: Logger, limits: RuntimeLimits = RuntimeLimits(), progress: ProgressMonitor
     ) {
         self.name = name
         self.topics = topics
@@ -48,7 +52,15 @@ public final class EventConsumerService: Service, Sendable {
         self.metrics = metrics
         self.codec = codec
         self.logger = logger
+        self.limits = limits
+        self.progress = progress
+        self.deadLetters = DeadLetters(
+            consumer: name, producer: producer, database: database, metrics: metrics, logger: logger,
+            publishDeadline: limits.deadLetterPublishDeadline)
+        for lane in 0..<parallelism { progress.register(Self.laneName(lane)) }
     }
+
+    static func laneName(_ lane: Int) -> String { "consumer lane \(lane)" }
 
     /// True once the consumer has joined its group (part of `/readyz`).
     public var isConsuming: Bool { started.load(ordering: .acquiring) }
@@ -65,7 +77,9 @@ public final class EventConsumerService: Service, Sendable {
             logger.info("consuming", metadata: ["topics": "\(topics.map(\.name).joined(separator: ","))"])
             let lanes = (0..<parallelism).map { _ in MessageLane(capacity: 2 * maxBatchSize) }
             let pollFailure = await withTaskGroup(of: Void.self, returning: (any Error)?.self) { group in
-                for lane in lanes { group.addTask { await self.work(lane, consumer: consumer) } }
+                for (index, lane) in lanes.enumerated() {
+                    group.addTask { await self.work(lane, name: Self.laneName(index), consumer: consumer) }
+                }
                 var failure: (any Error)?
                 do {
                     try await poll(consumer, into: lanes)
@@ -95,6 +109,7 @@ public final class EventConsumerService: Service, Sendable {
             if !messages.isEmpty {
                 var shares = [[IncomingMessage]](repeating: [], count: lanes.count)
                 for message in messages { shares[Int(message.partition) % lanes.count].append(message) }
+                committed.delivered(messages)
                 for (lane, share) in zip(lanes, shares) where !share.isEmpty { await lane.put(share) }
             }
             if ContinuousClock.now - lastLagReport > .seconds(1) {
@@ -107,20 +122,24 @@ public final class EventConsumerService: Service, Sendable {
     /// Applies what gathers on a lane, a batch per transaction, committing each batch's offsets once its effects are
     /// durable. Stops when the lane is closed and empty, or when shutdown interrupts a retry: then nothing of that
     /// batch is committed and the lane is closed, so its messages are redelivered to whoever consumes next.
-    private func work(_ lane: MessageLane, consumer: KafkaConsumer) async {
+    private func work(_ lane: MessageLane, name: String, consumer: KafkaConsumer) async {
         var offsetsToRetry: [IncomingMessage] = []
         while let messages = await lane.take(upTo: maxBatchSize) {
+            progress.began(name)
             guard await apply(messages) else {
                 await lane.close()
                 break
             }
             do {
                 try await consumer.commit(offsetsToRetry + messages, wait: false)
+                committed.committed(offsetsToRetry + messages)
                 offsetsToRetry = []
             } catch {
                 offsetsToRetry += messages
-                logger.warning("offset commit failed; it is retried with the next one", metadata: messages[messages.count - 1].metadata)
+                logger.warning("offset commit failed; it is retried with the next one", metadata: messages[messages.count - 1].metadata
+                    .merging(error.logMetadata) { $1 })
             }
+            progress.finished(name)
         }
         // Offsets whose commit failed are committed now, synchronously; closing the consumer completes the last
         // asynchronous one.
@@ -135,7 +154,14 @@ public final class EventConsumerService: Service, Sendable {
         for message in messages {
             metrics.eventConsumed(topic: message.topic)
             do {
-                accepted.append((message, try codec.decode(message.value)))
+                let event = try codec.decode(message.value)
+                // Keys decide partitions, so ordering: an event filed under another patient's key could overtake or
+                // be overtaken by that patient's own events. Refused, naming neither.
+                if let patientID = event.patientID, message.keyBytes != Array(patientID.utf8) {
+                    guard await deadLetter(message, reason: "the message key does not match the event's patientId") else { return false }
+                    continue
+                }
+                accepted.append((message, event))
             } catch {
                 guard await deadLetter(message, reason: error.description) else { return false }
             }
@@ -152,7 +178,7 @@ public final class EventConsumerService: Service, Sendable {
                 } catch where TransientError.isTransient(error) {
                     guard !stopping.load(ordering: .acquiring) else { return false }
                     let delay = backoff.next()
-                    logger.warning("database unavailable; retrying the batch", metadata: ["retryIn": "\(delay)"])
+                    logger.warning("database unavailable; retrying the batch", metadata: error.logMetadata.merging(["retryIn": "\(delay)"]) { $1 })
                     try? await Task.sleep(for: delay)
                 } catch {
                     // Something in the batch was refused: apply the events one by one to find it.
@@ -171,17 +197,17 @@ public final class EventConsumerService: Service, Sendable {
     /// redeliveries), given to the handler at once if it takes batches. Returns how many events were new.
     @discardableResult
     private func applyInOneTransaction(_ events: [ValidatedEvent], logger: Logger) async throws -> Int {
-        let context = (codec: codec, producer: name, logger: logger)
-        return try await database.transaction { connection in
-            let fresh = try await ProcessedEvents.claim(events.map(\.eventID), consumer: name, on: connection, logger: context.logger)
+        let context = (codec: codec, producer: name, logger: logger, handler: handler)
+        return try await database.transaction(timeout: limits.transactionTimeout) { connection in
+            let fresh = try await ProcessedEvents.claim(events.map(\.eventID), consumer: self.name, on: connection, logger: context.logger)
             var seen: Set<UUID> = []
             let newEvents = events.filter { fresh.contains($0.eventID) && seen.insert($0.eventID).inserted }
             guard !newEvents.isEmpty else { return 0 }
             let handlerContext = HandlerContext(connection: connection, codec: context.codec, producer: context.producer, logger: context.logger)
-            if let batchHandler = handler as? any BatchEventHandler {
+            if let batchHandler = context.handler as? any BatchEventHandler {
                 try await batchHandler.handle(batch: newEvents, context: handlerContext)
             } else {
-                for event in newEvents { try await handler.handle(event, context: handlerContext) }
+                for event in newEvents { try await context.handler.handle(event, context: handlerContext) }
             }
             return newEvents.count
         }
@@ -204,10 +230,13 @@ public final class EventConsumerService: Service, Sendable {
             } catch let error as UnprocessableEvent {
                 metrics.eventFailed(topic: message.topic)
                 return await deadLetter(message, reason: error.reason)
+            } catch let error as EventTooLarge {
+                metrics.eventFailed(topic: message.topic)
+                return await deadLetter(message, reason: error.description)
             } catch where TransientError.isTransient(error) {
                 guard !stopping.load(ordering: .acquiring) else { return false }
                 let delay = backoff.next()
-                logger.warning("database unavailable; retrying the event", metadata: ["retryIn": "\(delay)"])
+                logger.warning("database unavailable; retrying the event", metadata: error.logMetadata.merging(["retryIn": "\(delay)"]) { $1 })
                 try? await Task.sleep(for: delay)
             } catch {
                 // Not transient and not a known refusal: a defect or a constraint the event breaks. Park it in the
@@ -219,41 +248,47 @@ public final class EventConsumerService: Service, Sendable {
         }
     }
 
-    /// Publishes the message unchanged to the dead-letter topic, with the reason and its origin in headers, and waits
-    /// for the broker's acknowledgement so that the offset is committed only once the message is safe there.
+    /// The message to the dead-letter topic (or parked); false only when shutdown interrupted the retries.
     private func deadLetter(_ message: IncomingMessage, reason: String) async -> Bool {
-        var headers = message.headers
-        headers[EventHeader.deadLetterReason] = reason
-        headers[EventHeader.deadLetterTopic] = message.topic
-        headers[EventHeader.deadLetterPartition] = String(message.partition)
-        headers[EventHeader.deadLetterOffset] = String(message.offset)
-        headers[EventHeader.deadLetterConsumer] = name
-        let outgoing = OutgoingMessage(topic: Topic.deadLetter.name, key: message.key, value: message.value, headers: headers)
-        var backoff = Backoff()
-        while !stopping.load(ordering: .acquiring) {
-            do {
-                try await producer.send(outgoing)
-                metrics.eventDeadLettered(topic: message.topic)
-                logger.warning("event dead-lettered", metadata: message.metadata.merging(["reason": "\(reason)"]) { $1 })
-                return true
-            } catch {
-                let delay = backoff.next()
-                logger.warning("dead-letter publish failed; retrying", metadata: ["retryIn": "\(delay)"])
-                try? await Task.sleep(for: delay)
-            }
-        }
-        return false
+        await deadLetters.send(message, reason: reason) { self.stopping.load(ordering: .acquiring) }
     }
 
+    /// Lag per topic from the offsets this instance committed (a message fetched but stuck in a lane still counts),
+    /// falling back to the fetch position for a partition it has not received anything from yet.
     private func reportLag(_ consumer: KafkaConsumer) {
         var byTopic: [String: Int64] = [:]
-        for partition in consumer.lag() { byTopic[partition.topic, default: 0] += partition.lag }
+        for partition in consumer.lag() {
+            let next = committed.nextToCommit(topic: partition.topic, partition: partition.partition)
+            byTopic[partition.topic, default: 0] += next.map { max(0, partition.highWatermark - $0) } ?? partition.lag
+        }
         for (topic, lag) in byTopic { metrics.consumerLag(topic: topic, lag) }
     }
 }
 
-extension IncomingMessage {
-    var metadata: Logger.Metadata {
-        ["topic": "\(topic)", "partition": "\(partition)", "offset": "\(offset)"]
+/// For each partition, the offset of the first message not yet committed: set when a partition's first message
+/// arrives, advanced by each commit. Lag counted from it includes messages a lane holds but has not applied.
+final class CommittedPositions: Sendable {
+    private struct Partition: Hashable { var topic: String; var partition: Int32 }
+    private let next = Mutex<[Partition: Int64]>([:])
+
+    func delivered(_ messages: [IncomingMessage]) {
+        next.withLock { next in
+            for message in messages where next[Partition(topic: message.topic, partition: message.partition)] == nil {
+                next[Partition(topic: message.topic, partition: message.partition)] = message.offset
+            }
+        }
+    }
+
+    func committed(_ messages: [IncomingMessage]) {
+        next.withLock { next in
+            for message in messages {
+                let key = Partition(topic: message.topic, partition: message.partition)
+                next[key] = max(next[key] ?? 0, message.offset + 1)
+            }
+        }
+    }
+
+    func nextToCommit(topic: String, partition: Int32) -> Int64? {
+        next.withLock { $0[Partition(topic: topic, partition: partition)] }
     }
 }

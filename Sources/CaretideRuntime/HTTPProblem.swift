@@ -1,4 +1,5 @@
 import CaretideSchemas
+import CaretideStore
 import Foundation
 import Hummingbird
 
@@ -40,9 +41,10 @@ struct ProblemBody: Encodable {
 
 extension Request {
     /// Reads the body as JSON and validates it against `Schemas/api/<schemaName>.schema.json`. Malformed JSON and
-    /// every schema violation become one 400 naming each failing field.
+    /// every schema violation become one 400 naming each failing field. A body larger than the largest event the
+    /// outbox can publish is refused with 413 as soon as it passes that size, before it is read whole.
     public func validatedJSON(schema schemaName: String, catalog: SchemaCatalog = .bundled, context: some RequestContext) async throws -> JSONValue {
-        let bytes = Array(buffer: try await body.collect(upTo: context.maxUploadSize))
+        let bytes = Array(buffer: try await body.collect(upTo: min(context.maxUploadSize, Outbox.maximumEventBytes)))
         let document: JSONValue
         do {
             document = try CaretideJSON.parse(bytes)

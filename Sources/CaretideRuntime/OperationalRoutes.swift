@@ -2,7 +2,8 @@ import CaretideKafka
 import CaretideStore
 import Hummingbird
 
-/// `/healthz` (the process answers), `/readyz` (database and broker reachable, schema migrated, consumer running)
+/// `/healthz` (the process answers), `/readyz` (database and broker reachable, schema migrated, consumer running,
+/// no consumer lane or relay stuck on one unit of work beyond the stall threshold)
 /// and `/metrics` (Prometheus text format).
 struct OperationalRoutes: Sendable {
     let database: Database
@@ -10,19 +11,23 @@ struct OperationalRoutes: Sendable {
     let readiness: ReadinessState
     let consumer: EventConsumerService?
     let metrics: ServiceMetrics
+    let progress: ProgressMonitor
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("healthz") { _, _ in
             try jsonResponse(["status": "ok"])
         }
         router.get("readyz") { _, _ in
-            let checks = await readinessChecks()
+            var checks = await readinessChecks()
+            let problems = progress.problems()
+            checks["progress"] = problems.isEmpty
             let ready = checks.values.allSatisfy { $0 }
             return try jsonResponse(
-                ReadinessReport(ready: ready, checks: checks), status: ready ? .ok : .serviceUnavailable)
+                ReadinessReport(ready: ready, checks: checks, problems: problems), status: ready ? .ok : .serviceUnavailable)
         }
         router.get("metrics") { _, _ in
-            Response(
+            metrics.report(progress)
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
@@ -40,4 +45,6 @@ struct OperationalRoutes: Sendable {
 struct ReadinessReport: Encodable {
     let ready: Bool
     let checks: [String: Bool]
+    /// Why a check fails where a boolean says too little: e.g. which consumer lane has been stuck, for how long.
+    let problems: [String]
 }

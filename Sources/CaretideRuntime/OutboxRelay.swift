@@ -17,13 +17,17 @@ public final class OutboxRelay: Service, Sendable {
     let batchSize: Int
     /// How long to sleep between checks when nothing woke the relay; covers rows written by other processes.
     let idleInterval: Duration
+    let transactionTimeout: Duration
+    let progress: ProgressMonitor
+    static let workerName = "outbox relay"
 
     private let pending = Atomic<Bool>(true)
     private let stopping = Atomic<Bool>(false)
 
     public init(
         database: Database, producer: KafkaProducer, readiness: ReadinessState, metrics: ServiceMetrics, logger: Logger,
-        batchSize: Int = 500, idleInterval: Duration = .milliseconds(250)
+        batchSize: Int = 500, idleInterval: Duration = .milliseconds(250), transactionTimeout: Duration = .seconds(360),
+        progress: ProgressMonitor = ProgressMonitor(threshold: .seconds(60))
     ) {
         self.database = database
         self.producer = producer
@@ -32,6 +36,9 @@ public final class OutboxRelay: Service, Sendable {
         self.logger = logger
         self.batchSize = batchSize
         self.idleInterval = idleInterval
+        self.transactionTimeout = transactionTimeout
+        self.progress = progress
+        progress.register(Self.workerName)
     }
 
     /// Tells the relay that a transaction just committed outbox rows, so it publishes without waiting for its timer.
@@ -42,13 +49,15 @@ public final class OutboxRelay: Service, Sendable {
             guard await readiness.waitUntilMigrated(unless: { stopping.load(ordering: .acquiring) }) else { return }
             var backoff = Backoff()
             while !stopping.load(ordering: .acquiring) {
+                progress.began(Self.workerName)
                 do {
                     let published = try await publishBatch()
+                    progress.finished(Self.workerName)
                     backoff.reset()
                     if published < batchSize { await waitForWork() }
                 } catch {
                     let delay = backoff.next()
-                    logger.warning("outbox relay failed; retrying", metadata: ["error": "\(String(reflecting: type(of: error)))", "retryIn": "\(delay)"])
+                    logger.warning("outbox relay failed; retrying", metadata: error.logMetadata.merging(["retryIn": "\(delay)"]) { $1 })
                     try? await Task.sleep(for: delay)
                 }
             }
@@ -59,18 +68,38 @@ public final class OutboxRelay: Service, Sendable {
         }
     }
 
-    /// Publishes up to one batch; returns how many events were published.
+    /// Publishes up to one batch; returns how many rows left the outbox (published or parked).
+    ///
+    /// A row the broker refuses for good (too large, invalid, not authorised) is moved to `outbox_parked` with the
+    /// reason, so the rows behind it still leave. A retriable failure (broker down, timeout) keeps the whole batch for
+    /// the next round: rows that did get through are sent again, and consumers drop them by event id.
     @discardableResult
     public func publishBatch() async throws -> Int {
         pending.store(false, ordering: .releasing)
         let schema = database.schema
-        return try await database.transaction { connection in
+        return try await database.transaction(timeout: transactionTimeout) { [batchSize, producer, metrics, logger] connection in
             let records = try await Outbox.claimBatch(limit: batchSize, schema: schema, on: connection, logger: logger)
             guard !records.isEmpty else { return 0 }
-            try await producer.send(records.map(\.outgoingMessage))
-            try await Outbox.remove(records, on: connection, logger: logger)
-            for record in records { metrics.eventProduced(topic: record.topic) }
-            logger.debug("published outbox batch", metadata: ["count": "\(records.count)", "lastPosition": "\(records.last!.position)"])
+            let results = await producer.sendEach(records.map(\.outgoingMessage))
+            var refused: [(OutboxRecord, any Error)] = []
+            for (record, result) in zip(records, results) {
+                guard case .failure(let error) = result else { continue }
+                guard let kafka = error as? KafkaError, !kafka.isRetriable else { throw error }
+                refused.append((record, error))
+            }
+            for (record, error) in refused {
+                let reason = (error as? KafkaError).map { "\($0.librdkafkaErrorName ?? "\($0.code)"): \($0.message)" } ?? "\(error)"
+                try await Outbox.park(record, reason: reason, on: connection, logger: logger)
+                metrics.outboxRowParked(topic: record.topic)
+                logger.error("outbox row parked: the broker refused it for good", metadata: error.logMetadata.merging([
+                    "eventId": "\(record.eventID)", "eventType": "\(record.eventType)", "topic": "\(record.topic)",
+                    "bytes": "\(record.body.count)",
+                ]) { $1 })
+            }
+            let published = records.filter { record in !refused.contains { $0.0.position == record.position } }
+            try await Outbox.remove(published, on: connection, logger: logger)
+            for record in published { metrics.eventProduced(topic: record.topic) }
+            logger.debug("published outbox batch", metadata: ["count": "\(published.count)", "lastPosition": "\(records.last!.position)"])
             return records.count
         }
     }

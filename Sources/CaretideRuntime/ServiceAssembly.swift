@@ -27,7 +27,10 @@ public struct ServiceAssembly: Sendable {
         var producerConfiguration = configuration.kafka
         producerConfiguration.properties["client.id"] = producerConfiguration.properties["client.id"] ?? definition.name
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
-        let relay = OutboxRelay(database: database, producer: producer, readiness: readiness, metrics: metrics, logger: logger)
+        let limits = configuration.limits
+        let progress = ProgressMonitor(threshold: limits.stallThreshold)
+        let relay = OutboxRelay(
+            database: database, producer: producer, readiness: readiness, metrics: metrics, logger: logger, progress: progress)
         let migrations = MigrationService(
             migrator: Migrator(tracks: [definition.migrations]), database: database, readiness: readiness, logger: logger)
 
@@ -36,12 +39,14 @@ public struct ServiceAssembly: Sendable {
             consumer = EventConsumerService(
                 name: definition.name, topics: definition.consumedTopics, handler: handler, kafka: configuration.kafka,
                 database: database, producer: producer, relay: relay, readiness: readiness, metrics: metrics, codec: codec,
-                logger: logger)
+                logger: logger, limits: limits, progress: progress)
         }
 
         let router = Router()
-        OperationalRoutes(database: database, producer: producer, readiness: readiness, consumer: consumer, metrics: metrics)
-            .register(on: router)
+        router.add(middleware: ServerErrorMiddleware(logger: logger))
+        OperationalRoutes(
+            database: database, producer: producer, readiness: readiness, consumer: consumer, metrics: metrics, progress: progress
+        ).register(on: router)
         let context = ServiceContext(name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger)
         definition.routes(router, context)
 
@@ -49,6 +54,9 @@ public struct ServiceAssembly: Sendable {
         let serverLogger = logger
         let application = Application(
             router: router,
+            // Closes a connection that sends nothing for the idle timeout, a half-sent request included, so slow or
+            // stalled clients cannot hold connections open indefinitely.
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(limits.httpIdleTimeout.nanoseconds))),
             configuration: .init(address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: definition.name),
             onServerRunning: { channel in
                 boundPort.set(channel.localAddress?.port ?? configuration.httpPort)

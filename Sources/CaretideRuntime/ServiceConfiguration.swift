@@ -13,6 +13,7 @@ import Logging
 /// | `HTTP_PORT` | port of the API, `/healthz`, `/readyz`, `/metrics` | per service |
 /// | `LOG_LEVEL` | trace, debug, info, notice, warning, error, critical | `info` |
 /// | `CARETIDE_EXIT_WITH_PARENT` | `1`: stop when the parent process goes (set by `caretide dev`) | off |
+/// | `STALL_THRESHOLD_SECONDS`, `DATABASE_TRANSACTION_TIMEOUT_SECONDS`, `DATABASE_STATEMENT_TIMEOUT_SECONDS`, `DEAD_LETTER_PUBLISH_DEADLINE_SECONDS`, `HTTP_IDLE_TIMEOUT_SECONDS` | see `RuntimeLimits` | 60, 30, 120, 30, 30 |
 public struct ServiceConfiguration: Sendable {
     public var serviceName: String
     public var httpHost: String
@@ -21,6 +22,7 @@ public struct ServiceConfiguration: Sendable {
     public var kafka: KafkaConfiguration
     public var logLevel: Logger.Level
     public var exitWithParent: Bool
+    public var limits: RuntimeLimits = RuntimeLimits()
 
     public init(
         serviceName: String, httpHost: String = "127.0.0.1", httpPort: Int, database: DatabaseConfiguration,
@@ -72,10 +74,27 @@ public struct ServiceConfiguration: Sendable {
             }
         }
 
-        guard problems.isEmpty, let database, let kafka else { throw InvalidConfiguration(problems: problems) }
-        return ServiceConfiguration(
+        var limits = RuntimeLimits()
+        func seconds(_ name: String, into value: inout Duration) {
+            guard let text = environment[name] else { return }
+            if let number = Double(text), number > 0, number <= 86_400 { value = .milliseconds(Int64(number * 1000)) } else {
+                problems.append("\(name) must be a number of seconds above 0 and at most 86400")
+            }
+        }
+        seconds("STALL_THRESHOLD_SECONDS", into: &limits.stallThreshold)
+        seconds("DATABASE_TRANSACTION_TIMEOUT_SECONDS", into: &limits.transactionTimeout)
+        seconds("DEAD_LETTER_PUBLISH_DEADLINE_SECONDS", into: &limits.deadLetterPublishDeadline)
+        seconds("HTTP_IDLE_TIMEOUT_SECONDS", into: &limits.httpIdleTimeout)
+        var statementTimeout = Duration.seconds(120)
+        seconds("DATABASE_STATEMENT_TIMEOUT_SECONDS", into: &statementTimeout)
+
+        guard problems.isEmpty, var database, let kafka else { throw InvalidConfiguration(problems: problems) }
+        database.statementTimeout = statementTimeout
+        var configuration = ServiceConfiguration(
             serviceName: serviceName, httpHost: environment["HTTP_HOST"] ?? "0.0.0.0", httpPort: port, database: database,
             kafka: kafka, logLevel: level, exitWithParent: environment["CARETIDE_EXIT_WITH_PARENT"] == "1")
+        configuration.limits = limits
+        return configuration
     }
 }
 

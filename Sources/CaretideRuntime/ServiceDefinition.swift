@@ -48,7 +48,7 @@ public struct ServiceContext: Sendable {
     /// Runs `body` in a transaction and wakes the relay afterwards, so events it enqueued leave at once.
     public func transaction<Result: Sendable>(_ body: (HandlerContext) async throws -> Result) async throws -> Result {
         let result = try await database.transaction { connection in
-            try await body(HandlerContext(connection: connection, codec: codec, producer: name, logger: logger))
+            try await body(HandlerContext(connection: connection, codec: codec, producer: name, logger: logger, serializesKeys: true))
         }
         relay.wake()
         return result

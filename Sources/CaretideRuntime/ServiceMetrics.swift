@@ -26,6 +26,10 @@ public final class ServiceMetrics: Sendable {
     public func eventProduced(topic: String, count: Int = 1) { counter("caretide_events_produced_total", topic: topic).increment(by: count) }
     public func eventFailed(topic: String) { counter("caretide_events_failed_total", topic: topic).increment() }
     public func eventDeadLettered(topic: String) { counter("caretide_events_dead_lettered_total", topic: topic).increment() }
+    /// A consumed message kept in PostgreSQL because even the dead-letter topic refused it.
+    public func eventParked(topic: String) { counter("caretide_events_parked_total", topic: topic).increment() }
+    /// An outbox row moved aside because the broker refused it for good.
+    public func outboxRowParked(topic: String) { counter("caretide_outbox_parked_total", topic: topic).increment() }
 
     /// Time from receiving a message to committing its effects.
     public func processingLatency(topic: String, _ duration: Duration) {
@@ -42,16 +46,30 @@ public final class ServiceMetrics: Sendable {
         timer.recordNanoseconds(duration.nanoseconds)
     }
 
-    /// Messages behind the end of the log, summed over the partitions this instance owns.
+    /// Messages not yet applied and committed, summed over the partitions this instance owns: from the last committed
+    /// offset, not the fetch position, so messages fetched but stuck in a lane count.
     public func consumerLag(topic: String, _ lag: Int64) {
-        let key = "caretide_consumer_lag|\(topic)"
-        let gauge = gauges.withLock { gauges in
+        gauge("caretide_consumer_lag", dimensions: [("topic", topic)]).record(lag)
+    }
+
+    /// Each worker's progress (consumer lanes, the outbox relay), refreshed when `/metrics` is read: seconds spent on
+    /// the work in hand (0 when idle) and the Unix time it last finished a unit of work.
+    func report(_ monitor: ProgressMonitor) {
+        for worker in monitor.snapshot() {
+            gauge("caretide_worker_busy_seconds", dimensions: [("worker", worker.name)]).record(worker.busySeconds)
+            gauge("caretide_worker_last_progress_timestamp_seconds", dimensions: [("worker", worker.name)])
+                .record(worker.lastProgress.timeIntervalSince1970)
+        }
+    }
+
+    private func gauge(_ label: String, dimensions: [(String, String)]) -> CoreMetrics.Gauge {
+        let key = ([label] + dimensions.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
+        return gauges.withLock { gauges in
             if let gauge = gauges[key] { return gauge }
-            let gauge = CoreMetrics.Gauge(label: "caretide_consumer_lag", dimensions: [("topic", topic)], factory: factory)
+            let gauge = CoreMetrics.Gauge(label: label, dimensions: dimensions, factory: factory)
             gauges[key] = gauge
             return gauge
         }
-        gauge.record(lag)
     }
 
     /// The Prometheus text exposition of every metric.

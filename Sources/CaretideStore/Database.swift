@@ -1,6 +1,7 @@
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 
 /// A service's connection pool to PostgreSQL, bound to the service's own schema.
 ///
@@ -37,6 +38,16 @@ public final class Database: Service, Sendable {
         }
     }
 
+    /// `transaction(_:)`, given up after `timeout` with ``DatabaseTimeout`` (which `TransientError` counts as
+    /// transient): a consumer lane or the relay retries instead of waiting forever on a lease or a connection that
+    /// died without closing. The abandoned attempt is cancelled; if it still commits later, the caller's retry finds
+    /// its work done (processed-event keys, unique constraints), so nothing is applied twice.
+    public func transaction<Result: Sendable>(
+        timeout: Duration, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await withDeadline(timeout) { try await self.transaction(body) }
+    }
+
     /// Runs the pool just for the duration of `body`: for commands and tests that are not a long-running service.
     public func whileRunning<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
         try await withThrowingTaskGroup(of: Result?.self) { group in
@@ -67,5 +78,50 @@ public final class Database: Service, Sendable {
             group.cancelAll()
             return first
         }
+    }
+}
+
+/// A database operation did not finish within its deadline.
+public struct DatabaseTimeout: Error, Sendable, CustomStringConvertible {
+    public let timeout: Duration
+    public var description: String { "the database did not answer within \(timeout)" }
+}
+
+/// Runs `operation` in a task of its own and returns its result, or throws ``DatabaseTimeout`` after `timeout` and
+/// cancels it. Unlike a task group, this never waits for an operation that ignores cancellation (a query on a
+/// connection whose server vanished): the caller moves on, and the operation ends in the background.
+func withDeadline<Result: Sendable>(_ timeout: Duration, _ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
+    let race = DeadlineRace<Result>()
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            race.pending.withLock { $0 = continuation }
+            let timer = Task {
+                try? await Task.sleep(for: timeout)
+                guard !Task.isCancelled, race.finish(.failure(DatabaseTimeout(timeout: timeout))) else { return }
+                race.operation.withLock { $0 }?.cancel()
+            }
+            race.operation.withLock {
+                $0 = Task {
+                    let result: Swift.Result<Result, any Error>
+                    do { result = .success(try await operation()) } catch { result = .failure(error) }
+                    if race.finish(result) { timer.cancel() }
+                }
+            }
+        }
+    } onCancel: {
+        race.operation.withLock { $0 }?.cancel()
+    }
+}
+
+/// The shared state of one `withDeadline`: whoever takes the continuation first (the operation or the timer)
+/// resumes it; the other finds it gone.
+private final class DeadlineRace<Result: Sendable>: Sendable {
+    let pending = Mutex<CheckedContinuation<Result, any Error>?>(nil)
+    let operation = Mutex<Task<Void, Never>?>(nil)
+
+    func finish(_ result: Swift.Result<Result, any Error>) -> Bool {
+        guard let continuation = pending.withLock({ state in defer { state = nil }; return state }) else { return false }
+        continuation.resume(with: result)
+        return true
     }
 }

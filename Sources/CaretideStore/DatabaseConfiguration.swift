@@ -11,6 +11,9 @@ public struct DatabaseConfiguration: Sendable, Equatable {
     public var password: String?
     public var database: String
     public var tls: TLSMode
+    /// The server cancels any statement running longer (PostgreSQL's `statement_timeout`), so no query of a service
+    /// can wait forever on a lock or a slow plan. 120 s leaves room for the largest statements of an HPO import.
+    public var statementTimeout: Duration = .seconds(120)
 
     public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String, tls: TLSMode = .disable) {
         self.host = host
@@ -64,6 +67,9 @@ public struct DatabaseConfiguration: Sendable, Equatable {
         if let schema {
             configuration.options.additionalStartupParameters = [("search_path", schema)]
         }
+        let (seconds, attoseconds) = statementTimeout.components
+        configuration.options.additionalStartupParameters.append(
+            ("statement_timeout", String(max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))))
         configuration.options.connectTimeout = .seconds(5)
         return configuration
     }

@@ -28,6 +28,8 @@ public enum Outbox {
         let traceID: String?
         let body: [UInt8]
 
+        /// - Throws: ``EventTooLarge`` when the encoded event is over ``Outbox/maximumEventBytes``: the broker would
+        ///   refuse it, so it must be refused before anything is stored.
         public init<P: EventPayload>(_ envelope: EventEnvelope<P>, codec: EventCodec) throws {
             eventID = envelope.eventID
             topic = P.eventType.topic.name
@@ -36,19 +38,37 @@ public enum Outbox {
             schemaVersion = P.eventType.schemaVersion
             traceID = envelope.traceID
             body = try codec.encode(envelope)
+            guard body.count <= Outbox.maximumEventBytes else {
+                throw EventTooLarge(eventType: eventType, size: body.count, limit: Outbox.maximumEventBytes)
+            }
         }
     }
 
+    /// The largest event body the outbox accepts. Kafka's default `message.max.bytes` is 1,000,000 bytes for the
+    /// whole record; headers, key and framing take a few hundred, so 900,000 leaves a wide margin. An event over it
+    /// could never be published, and would block every row behind it.
+    public static let maximumEventBytes = 900_000
+
     /// Adds an event to the outbox on a connection that is inside the caller's transaction.
     public static func enqueue<P: EventPayload>(
-        _ envelope: EventEnvelope<P>, codec: EventCodec, on connection: PostgresConnection, logger: Logger
+        _ envelope: EventEnvelope<P>, codec: EventCodec, serializingKeys: Bool = false, on connection: PostgresConnection, logger: Logger
     ) async throws {
-        try await enqueue([Entry(envelope, codec: codec)], on: connection, logger: logger)
+        try await enqueue([Entry(envelope, codec: codec)], serializingKeys: serializingKeys, on: connection, logger: logger)
     }
 
     /// Adds many events in one statement (batch processing), in order.
-    public static func enqueue(_ entries: [Entry], on connection: PostgresConnection, logger: Logger) async throws {
+    ///
+    /// The relay publishes in `position` order, and a position is taken when a row is inserted, not when its
+    /// transaction commits. Writers that may run concurrently for one key (HTTP requests of one patient, `caretide
+    /// rescore` beside the consumer) pass `serializingKeys`: each key's advisory lock, held until commit, makes a
+    /// second transaction of that key take its position only after the first committed, so one key's events leave in
+    /// commit order. A consumer lane needs no lock: a partition (so a key) is applied by one lane, one batch at a time.
+    public static func enqueue(_ entries: [Entry], serializingKeys: Bool = false, on connection: PostgresConnection, logger: Logger) async throws {
         guard !entries.isEmpty else { return }
+        if serializingKeys {
+            let keys = Set(entries.compactMap(\.key)).sorted()
+            if !keys.isEmpty { _ = try await connection.execute(StorePreparedStatements.LockOutboxKeys(keys: keys), logger: logger) }
+        }
         _ = try await connection.execute(StorePreparedStatements.EnqueueOutbox(entries: entries), logger: logger)
     }
 
@@ -67,11 +87,30 @@ public enum Outbox {
         try await connection.query("DELETE FROM outbox WHERE position = ANY(\(records.map(\.position)))", logger: logger)
     }
 
+    /// Moves a record the broker refused for good to `outbox_parked`, with the reason, so the rows behind it leave.
+    public static func park(_ record: OutboxRecord, reason: String, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            """
+            WITH moved AS (DELETE FROM outbox WHERE position = \(record.position) RETURNING *)
+            INSERT INTO outbox_parked (position, event_id, topic, message_key, event_type, schema_version, trace_id, body, created_at, reason)
+            SELECT position, event_id, topic, message_key, event_type, schema_version, trace_id, body, created_at, \(reason) FROM moved
+            """, logger: logger)
+    }
+
     /// Number of events waiting to be published (a metric and a test aid).
     public static func pendingCount(_ database: Database, logger: Logger) async throws -> Int {
         let rows = try await database.client.query("SELECT count(*)::int FROM outbox", logger: logger)
         return try await rows.decode(Int.self).collectAll().first ?? 0
     }
+}
+
+/// An event too large to publish: refused before it is stored (an HTTP request gets a 413, a consumed event goes to
+/// the dead-letter topic). The description names sizes only.
+public struct EventTooLarge: Error, Sendable, CustomStringConvertible {
+    public let eventType: String
+    public let size: Int
+    public let limit: Int
+    public var description: String { "the \(eventType) event would be \(size) bytes; at most \(limit) can be published" }
 }
 
 /// Records which events a consumer has already applied, inside the transaction that applies them: the primary key

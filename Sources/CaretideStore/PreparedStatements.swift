@@ -53,6 +53,26 @@ enum StorePreparedStatements {
         func decodeRow(_ row: PostgresRow) throws {}
     }
 
+    /// Takes each key's outbox lock until the transaction ends, in sorted order (two writers never wait on each other
+    /// in a cycle). The two-integer form keeps these locks apart from the single-bigint ones (publisher, migrations).
+    struct LockOutboxKeys: PostgresPreparedStatement {
+        static let sql = """
+            SELECT count(*)::int8 FROM (
+                SELECT pg_advisory_xact_lock(hashtext('caretide.outbox.' || current_schema()), hashtext(key))
+                FROM unnest($1::text[]) WITH ORDINALITY AS k(key, ordinal) ORDER BY ordinal) AS locked
+            """
+        typealias Row = Int64
+        let keys: [String]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(keys)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
+    }
+
     /// The oldest outbox records, if this transaction wins the schema's publisher lock (else none): one round trip.
     struct ClaimOutbox: PostgresPreparedStatement {
         static let sql = """

@@ -5,6 +5,7 @@ import PostgresNIO
 public enum TransientError {
     public static func isTransient(_ error: any Error) -> Bool {
         if error is CancellationError { return false }
+        if error is DatabaseTimeout { return true }
         guard let error = error as? PSQLError else {
             // Errors from the network layer below PostgresNIO (connection refused, reset) are transient.
             return String(reflecting: type(of: error)).contains("NIO")

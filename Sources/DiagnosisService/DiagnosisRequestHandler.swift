@@ -14,6 +14,7 @@ import PostgresNIO
 struct DiagnosisRequestHandler: EventHandler {
     let catalog: ReleaseCatalog
     let importOptions: OntologyImportOptions
+    let releaseFiles: ReleaseFileGuard
 
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
         switch event.payload {
@@ -56,8 +57,10 @@ struct DiagnosisRequestHandler: EventHandler {
         }
         let report: OntologyImportReport
         do {
+            let ontologyFile = try releaseFiles.resolve(update.ontologyFile)
+            let annotationFile = try update.annotationFile.map { name throws(OntologyImportError) in try releaseFiles.resolve(name) }
             report = try await OntologyImporter.importFiles(
-                kind: update.kind, ontologyFile: update.ontologyFile, annotationFile: update.annotationFile, updateID: update.updateID,
+                kind: update.kind, ontologyFile: ontologyFile, annotationFile: annotationFile, updateID: update.updateID,
                 on: context.connection, options: importOptions, logger: context.logger)
         } catch let error as OntologyImportError {
             throw UnprocessableEvent(error.description)

@@ -1,5 +1,6 @@
 import CaretideRuntime
 import CaretideStore
+import Foundation
 
 /// diagnosis-service: Human Phenotype Ontology search and Phenomizer disease ranking with p-values (Köhler et al.
 /// 2009), over ontology releases versioned in PostgreSQL; saved queries per doctor; and the
@@ -8,14 +9,20 @@ public enum DiagnosisService {
     public static let name = "diagnosis-service"
     public static let defaultPort = 8083
 
-    public static var definition: ServiceDefinition { definition(importOptions: OntologyImportOptions()) }
+    /// With imports by event reading only under `HPO_DATA_DIR` (off when it is not set).
+    public static var definition: ServiceDefinition {
+        definition(importOptions: OntologyImportOptions(), dataDirectory: ProcessInfo.processInfo.environment["HPO_DATA_DIR"])
+    }
 
-    /// - Parameter importOptions: how imports started by an `ontology-update.requested` event compute their data.
-    public static func definition(importOptions: OntologyImportOptions) -> ServiceDefinition {
+    /// - Parameters:
+    ///   - importOptions: how imports started by an `ontology-update.requested` event compute their data.
+    ///   - dataDirectory: the only directory such an event may name files in; nil turns imports by event off.
+    public static func definition(importOptions: OntologyImportOptions, dataDirectory: String?) -> ServiceDefinition {
         let catalog = ReleaseCatalog()
         return ServiceDefinition(
             name: name, schema: "diagnosis", migrations: DiagnosisMigrations.track, consumedTopics: [.diagnosisRequests],
-            handler: DiagnosisRequestHandler(catalog: catalog, importOptions: importOptions),
+            handler: DiagnosisRequestHandler(
+                catalog: catalog, importOptions: importOptions, releaseFiles: ReleaseFileGuard(directory: dataDirectory)),
             routes: { router, context in
                 SearchRoutes(catalog: catalog).register(on: router)
                 RankingRoutes(catalog: catalog).register(on: router)

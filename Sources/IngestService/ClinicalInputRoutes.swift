@@ -13,6 +13,8 @@ struct ClinicalInputRoutes: Sendable {
         recordType: "npi", requestSchema: "npi.request", eventType: .npiInputsRecorded,
         payload: { body, id, revision in body.merging(["npiId": .string(id), "revision": .number(Double(revision))]) },
         observedAt: { ($0 as? NPIInputsRecorded)?.diagnosisDate ?? Date() },
+        // The NPI rule itself refuses a diagnosis date in the future.
+        observedAtField: nil,
         deletion: nil)
 
     static let melanomaRiskProfile = RecordDefinition(
@@ -21,6 +23,7 @@ struct ClinicalInputRoutes: Sendable {
             .object(["profileId": .string(id), "revision": .number(Double(revision)), "answeredAt": .string(Timestamp.format(Date())), "factors": body])
         },
         observedAt: { ($0 as? MelanomaRiskProfileRecorded)?.answeredAt ?? Date() },
+        observedAtField: "/answeredAt",
         deletion: nil)
 
     func register(on router: Router<BasicRequestContext>) {

@@ -20,6 +20,7 @@ struct ExamResultRoutes: Sendable {
             ])
         },
         observedAt: { ($0 as? ExamResultRecorded)?.reportedAt ?? Date() },
+        observedAtField: "/reportedAt",
         deletion: { id, at in
             let (institution, exam) = split(id)
             return ExamResultEnteredInError(examID: exam, institutionID: institution, markedAt: at)

@@ -20,6 +20,7 @@ struct MeasurementRoutes: Sendable {
                 body.merging(["revision": .number(Double(revision)), "source": body["source"] ?? .string(MeasurementSource.patient.rawValue)])
             },
             observedAt: { ($0 as? any MeasurementPayload)?.takenAt ?? Date() },
+            observedAtField: "/takenAt",
             deletion: { id, at in MeasurementDeleted(measurementID: UUID(uuidString: id)!, kind: kind, deletedAt: at) })
     }
 

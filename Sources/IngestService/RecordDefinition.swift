@@ -13,6 +13,9 @@ struct RecordDefinition: Sendable {
     let payload: @Sendable (_ body: JSONValue, _ recordID: String, _ revision: Int) -> JSONValue
     /// When the recorded fact happened, read from the decoded payload.
     let observedAt: @Sendable (any EventPayload) -> Date
+    /// The request field that `observedAt` reads, if no clinical rule already bounds it: it may not lie in the future
+    /// beyond clock skew (`RecordRoutes.clockSkew`).
+    let observedAtField: String?
     /// The event announcing a deletion (or an entered-in-error mark), if the kind can be deleted.
     let deletion: (@Sendable (_ recordID: String, _ at: Date) -> any EventPayload)?
 }

@@ -30,16 +30,26 @@ struct RecordRoutes: Sendable {
 
     enum Mode { case create, put }
 
+    /// How far ahead of the server clock a device's clock may run: a reading "taken" later than this is refused.
+    static let clockSkew: TimeInterval = 300
+
     /// Validates the body against the request schema and the clinical rules; returns it with the payload it makes.
     func validated(_ definition: RecordDefinition, request: Request, requestContext: some RequestContext, recordID: String) async throws -> JSONValue {
         let body = try await request.validatedJSON(schema: definition.requestSchema, context: requestContext)
         let payload = try decodePayload(definition, body: body, recordID: recordID, revision: 1)
+        let now = Date()
+        var violations: [SchemaViolation] = []
         do {
-            _ = try AssessmentEngine.assess(payload, now: Date())
+            _ = try AssessmentEngine.assess(payload, now: now)
         } catch {
-            throw HTTPProblem(
-                status: .unprocessableContent, error: "the values cannot be assessed",
-                violations: error.issues.map { SchemaViolation(pointer: JSONPointer(parsing: $0.field), message: $0.message + ($0.allowedRange.map { " (allowed: \($0))" } ?? "")) })
+            violations = error.issues.map { SchemaViolation(pointer: JSONPointer(parsing: $0.field), message: $0.message + ($0.allowedRange.map { " (allowed: \($0))" } ?? "")) }
+        }
+        if let field = definition.observedAtField, definition.observedAt(payload) > now.addingTimeInterval(Self.clockSkew) {
+            violations.append(SchemaViolation(
+                pointer: JSONPointer(parsing: field), message: "must not be in the future (allowed: up to 5 minutes ahead of the server clock)"))
+        }
+        guard violations.isEmpty else {
+            throw HTTPProblem(status: .unprocessableContent, error: "the values cannot be assessed", violations: violations)
         }
         return body
     }

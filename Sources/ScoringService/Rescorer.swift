@@ -91,7 +91,8 @@ public enum Rescorer {
                         assessment, patientID: change.patientId, sourceEventID: sourceEventID, sourceEventType: type(of: payload).eventType,
                         inputs: inputs, replacingSameRevision: true)
                     guard case .recorded(let assessmentID, let supersedes) = outcome else { return }
-                    let context = HandlerContext(connection: connection, codec: EventCodec(), producer: ScoringService.name, logger: logger)
+                    let context = HandlerContext(
+                        connection: connection, codec: EventCodec(), producer: ScoringService.name, logger: logger, serializesKeys: true)
                     try await context.publish([AssessmentPublication.entry(
                         assessmentID: assessmentID, assessment, source: payload, sourceEventID: sourceEventID, supersedes: supersedes,
                         patientID: change.patientId, traceID: "rescore-\(RuleSetVersion.current)", context: context)])

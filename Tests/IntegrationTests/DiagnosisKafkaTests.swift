@@ -15,7 +15,8 @@ import Testing
 
     @Test("an update event imports a release; requests are answered once per request id, refused while nothing can rank")
     func requestsAndUpdates() async throws {
-        let stack = try await TestStack.start([DiagnosisService.definition(importOptions: DiagnosisServiceTests.importOptions)], partitions: 1)
+        let stack = try await TestStack.start([DiagnosisService.definition(
+            importOptions: DiagnosisServiceTests.importOptions, dataDirectory: DiagnosisServiceTests.fixtures.path)], partitions: 1)
         let producer = try KafkaProducer(configuration: stack.kafka, logger: TestLogging.logger("pipeline"))
         let results = try KafkaProbe(stack.kafka, topic: Topic.diagnosisResults.name)
         let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
@@ -31,7 +32,7 @@ import Testing
         try await producer.send(Self.request(OntologyUpdateRequested(
             updateID: "missing", kind: .full, ontologyFile: "/nonexistent/hp.obo", annotationFile: "/nonexistent/phenotype.hpoa")))
         let dead = try await deadLetters.receive(1)[0]
-        #expect(dead.headers[EventHeader.deadLetterReason]?.contains("cannot read /nonexistent/hp.obo") == true)
+        #expect(dead.headers[EventHeader.deadLetterReason]?.contains("cannot use /nonexistent/hp.obo") == true)
         let update = OntologyUpdateRequested(
             updateID: "fixture-1", kind: .full, ontologyFile: DiagnosisServiceTests.ontologyFile,
             annotationFile: DiagnosisServiceTests.annotationFile)

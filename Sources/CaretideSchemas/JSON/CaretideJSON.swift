@@ -28,7 +28,13 @@ public enum Timestamp {
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(millisecondOfDay % 1000, 3))Z"
     }
 
-    /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; nil for anything else, including impossible dates.
+    /// The instants Caretide accepts: from 1900-01-01T00:00:00Z (no health record is older) to the end of 9999 (the
+    /// last year four digits can write). Anything outside is refused where it is parsed, so `format` never meets a
+    /// year it cannot write: year 0 with a +01:00 offset is year -1 in UTC, which no RFC 3339 timestamp can say.
+    public static let plausibleRange = Date(timeIntervalSince1970: -2_208_988_800)..<Date(timeIntervalSince1970: 253_402_300_800)
+
+    /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` within `plausibleRange`; nil for anything else, including
+    /// impossible dates.
     public static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         var index = 0
@@ -79,7 +85,8 @@ public enum Timestamp {
         guard index == bytes.count else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + min(second, 59) - offsetSeconds
-        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+        let date = Date(timeIntervalSince1970: Double(seconds) + fraction)
+        return plausibleRange.contains(date) ? date : nil
     }
 
     static func isLeapYear(_ year: Int64) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }

@@ -17,8 +17,9 @@ public struct SchemaViolation: Error, Sendable, Hashable, Codable, CustomStringC
 /// A validator for the subset of JSON Schema draft 2020-12 that Caretide's schema files use.
 ///
 /// Keywords it does not implement are refused when the schema is loaded (`unsupportedKeywords`), so a schema can never
-/// silently claim a rule that nobody checks. It reports *every* violation, not only the first, because HTTP callers
-/// get one 400 that names each failing field.
+/// silently claim a rule that nobody checks. It reports every violation, not only the first, because HTTP callers
+/// get one 400 that names each failing field, up to `maximumViolations` and then a count of the rest: a hostile
+/// document cannot make the answer larger than itself.
 public struct JSONSchema: Sendable {
     public let document: JSONValue
     /// The document with its keywords read into fields and its references resolved, once: validating a message then
@@ -47,11 +48,20 @@ public struct JSONSchema: Sendable {
         try self.init(document: try CaretideJSON.parse(bytes))
     }
 
-    /// Every violation of `instance` against this schema, sorted by pointer; empty when valid.
+    /// The most violations `validate` lists; beyond them it adds one that counts the rest.
+    public static let maximumViolations = 100
+
+    /// The violations of `instance` against this schema, sorted by pointer; empty when valid. At most
+    /// `maximumViolations` of them, then one at the root saying how many more there were.
     public func validate(_ instance: JSONValue) -> [SchemaViolation] {
-        var violations: [SchemaViolation] = []
+        var violations = ViolationSink(limit: Self.maximumViolations)
         root.check(instance, at: .root, into: &violations)
-        return violations.sorted { ($0.pointer, $0.message) < ($1.pointer, $1.message) }
+        // A `$ref` or `allOf` can find the same fault twice; it is listed once.
+        var listed = Set(violations.kept).sorted { ($0.pointer, $0.message) < ($1.pointer, $1.message) }
+        if violations.total > violations.kept.count {
+            listed.append(SchemaViolation(pointer: .root, message: "and \(violations.total - violations.kept.count) more violations not listed"))
+        }
+        return listed
     }
 
     static func unsupportedKeywords(in schema: JSONValue, at pointer: JSONPointer) -> [JSONPointer] {
@@ -173,6 +183,27 @@ private struct Pattern: @unchecked Sendable {
     }
 }
 
+/// Violations as they are found: the first `limit` kept, all of them counted.
+struct ViolationSink {
+    let limit: Int
+    private(set) var kept: [SchemaViolation] = []
+    private(set) var total = 0
+
+    init(limit: Int) { self.limit = limit }
+
+    var isEmpty: Bool { total == 0 }
+
+    mutating func append(_ violation: SchemaViolation) {
+        total += 1
+        if kept.count < limit { kept.append(violation) }
+    }
+
+    mutating func append(contentsOf other: ViolationSink) {
+        for violation in other.kept where kept.count < limit { kept.append(violation) }
+        total += other.total
+    }
+}
+
 /// One schema (sub)document, its keywords read into fields. `@unchecked Sendable`: written only while its schema is
 /// compiled, read-only after.
 private final class CompiledSchema: @unchecked Sendable {
@@ -212,7 +243,7 @@ private final class CompiledSchema: @unchecked Sendable {
     var oneOf: [CompiledSchema] = []
     var not: CompiledSchema?
 
-    func check(_ instance: JSONValue, at pointer: JSONPointer, into violations: inout [SchemaViolation]) {
+    func check(_ instance: JSONValue, at pointer: JSONPointer, into violations: inout ViolationSink) {
         if let allowed = booleanSchema {
             if !allowed { violations.append(SchemaViolation(pointer: pointer, message: "is not allowed")) }
             return
@@ -252,58 +283,69 @@ private final class CompiledSchema: @unchecked Sendable {
 
         for subschema in allOf { subschema.check(instance, at: pointer, into: &violations) }
         if !anyOf.isEmpty {
-            let passing = anyOf.filter { subschema in
-                var scratch: [SchemaViolation] = []
+            let passing = anyOf.contains { subschema in
+                var scratch = ViolationSink(limit: 0)
                 subschema.check(instance, at: pointer, into: &scratch)
                 return scratch.isEmpty
             }
-            if passing.isEmpty { fail("must match at least one of the allowed shapes") }
+            if !passing { fail("must match at least one of the allowed shapes") }
         }
         if !oneOf.isEmpty {
             var passing = 0
-            var closest: [SchemaViolation]? = nil
+            var closest: ViolationSink? = nil
             for subschema in oneOf {
-                var scratch: [SchemaViolation] = []
+                var scratch = ViolationSink(limit: violations.limit)
                 subschema.check(instance, at: pointer, into: &scratch)
-                if scratch.isEmpty { passing += 1 } else if closest == nil || scratch.count < closest!.count { closest = scratch }
+                if scratch.isEmpty { passing += 1 } else if closest == nil || scratch.total < closest!.total { closest = scratch }
             }
             if passing == 0 {
                 // Report the violations of the nearest alternative: they name the fields a caller most likely meant.
-                violations += closest ?? [SchemaViolation(pointer: pointer, message: "must match one of the allowed shapes")]
+                if let closest { violations.append(contentsOf: closest) } else { fail("must match one of the allowed shapes") }
             } else if passing > 1 {
                 fail("matches more than one of the allowed shapes")
             }
         }
         if let negated = not {
-            var scratch: [SchemaViolation] = []
+            var scratch = ViolationSink(limit: 0)
             negated.check(instance, at: pointer, into: &scratch)
             if scratch.isEmpty { fail("must not match the excluded shape") }
         }
     }
 
-    private func checkObject(_ members: [String: JSONValue], at pointer: JSONPointer, into violations: inout [SchemaViolation]) {
+    private func checkObject(_ members: [String: JSONValue], at pointer: JSONPointer, into violations: inout ViolationSink) {
         for name in required where members[name] == nil {
             violations.append(SchemaViolation(pointer: pointer.appending(name), message: "is required"))
         }
+        var unknownMembers = 0
         for (name, value) in members {
-            if let propertySchema = properties[name] {
+            if name.utf8.contains(0) {
+                // Named at the object: the name itself is caller text.
+                violations.append(SchemaViolation(pointer: pointer, message: "has a member name containing U+0000, which cannot be stored"))
+            } else if let propertySchema = properties[name] {
                 propertySchema.check(value, at: pointer.appending(name), into: &violations)
             } else {
                 switch additionalProperties {
-                case .forbidden?: violations.append(SchemaViolation(pointer: pointer.appending(name), message: "is not a known field"))
+                case .forbidden?: unknownMembers += 1
                 case .schema(let additional)?: additional.check(value, at: pointer.appending(name), into: &violations)
-                case nil: break
+                case nil: Self.checkUnconstrained(value, at: pointer, into: &violations)
                 }
             }
         }
+        if unknownMembers > 0 {
+            // Never echoed: a member name is caller text, and may be anything (even a diagnosis); the object is named.
+            violations.append(SchemaViolation(
+                pointer: pointer, message: unknownMembers == 1 ? "has a member that is not a known field" : "has \(unknownMembers) members that are not known fields"))
+        }
     }
 
-    private func checkArray(_ elements: [JSONValue], at pointer: JSONPointer, into violations: inout [SchemaViolation]) {
+    private func checkArray(_ elements: [JSONValue], at pointer: JSONPointer, into violations: inout ViolationSink) {
         if let minimum = minItems, Double(elements.count) < minimum {
             violations.append(SchemaViolation(pointer: pointer, message: "must have at least \(Int(minimum)) items"))
         }
         if let maximum = maxItems, Double(elements.count) > maximum {
+            // Checking each of a million items would only repeat, at great cost, that there are too many.
             violations.append(SchemaViolation(pointer: pointer, message: "must have at most \(Int(maximum)) items"))
+            return
         }
         if uniqueItems, Set(elements).count != elements.count {
             violations.append(SchemaViolation(pointer: pointer, message: "must not repeat items"))
@@ -312,7 +354,15 @@ private final class CompiledSchema: @unchecked Sendable {
             for (index, element) in elements.enumerated() {
                 itemSchema.check(element, at: pointer.appending(index), into: &violations)
             }
+        } else {
+            for element in elements { Self.checkUnconstrained(element, at: pointer, into: &violations) }
         }
+    }
+
+    /// A value no schema describes still may not hold U+0000 anywhere (PostgreSQL refuses it in text and jsonb); the
+    /// violation names the nearest described place, never a caller's member name.
+    private static func checkUnconstrained(_ value: JSONValue, at pointer: JSONPointer, into violations: inout ViolationSink) {
+        if value.containsNUL { violations.append(SchemaViolation(pointer: pointer, message: "contains U+0000, which cannot be stored")) }
     }
 
     private func checkNumber(_ value: Double, fail: (String) -> Void) {
@@ -324,6 +374,8 @@ private final class CompiledSchema: @unchecked Sendable {
     }
 
     private func checkString(_ value: String, fail: (String) -> Void) {
+        // Whatever the schema says: PostgreSQL refuses U+0000 in text and jsonb, so it would fail only once stored.
+        if value.utf8.contains(0) { fail("must not contain U+0000, which cannot be stored") }
         if minLength != nil || maxLength != nil {
             let length = value.count
             if let minimum = minLength, Double(length) < minimum { fail("must have at least \(Int(minimum)) characters") }
@@ -342,25 +394,16 @@ private final class CompiledSchema: @unchecked Sendable {
 enum StringFormat {
     static func matches(_ value: String, format: String) -> Bool {
         switch format {
-        case "date-time": Timestamp.parse(value) != nil
+        case "date-time": Timestamp.parse(value) != nil  // which also bounds the year (see `Timestamp.plausibleRange`)
         case "uuid": isUUID(value)
         case "date": isDate(value)
         default: true
         }
     }
 
-    /// `YYYY-MM-DD`, digits only (the calendar is not checked, as before).
+    /// `YYYY-MM-DD`: a real calendar day in a plausible year (the years of `Timestamp.plausibleRange`).
     static func isDate(_ value: String) -> Bool {
-        let utf8 = Array(value.utf8)
-        guard utf8.count == 10 else { return false }
-        for (offset, byte) in utf8.enumerated() {
-            if offset == 4 || offset == 7 {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else {
-                guard byte >= 0x30, byte <= 0x39 else { return false }
-            }
-        }
-        return true
+        Timestamp.parse(value + "T00:00:00Z") != nil
     }
 
     /// 8-4-4-4-12 hexadecimal digits, either case (RFC 9562's text form).
@@ -382,4 +425,16 @@ enum StringFormat {
 extension Double {
     /// "120" rather than "120.0" in messages.
     var compact: String { isIntegral ? String(Int64(self)) : String(self) }
+}
+
+extension JSONValue {
+    /// Whether any string or member name in this value contains U+0000.
+    var containsNUL: Bool {
+        switch self {
+        case .string(let value): value.utf8.contains(0)
+        case .array(let elements): elements.contains { $0.containsNUL }
+        case .object(let members): members.contains { $0.key.utf8.contains(0) || $0.value.containsNUL }
+        case .null, .bool, .number: false
+        }
+    }
 }

@@ -109,6 +109,14 @@ public enum OntologyImporter {
         let content = try ReleaseContent.parse(kind: kind, ontology: ontologyData, annotations: annotations)
         let ontology = try PhenotypeOntology(document: content.document)
         let knowledgeBase = try content.annotations.map { try PhenotypeKnowledgeBase(ontology: ontology, annotations: $0) }
+        // Refused before anything is stored or pruned: a file that parses but is no HPO release (an empty or foreign
+        // file) must not become the serving release, nor push a real one out of the kept three.
+        guard case .current = ontology.resolve("HP:0000118") else {
+            throw OntologyImportError.invalidRelease("it has no HP:0000118 (Phenotypic abnormality)")
+        }
+        if kind == .full, (knowledgeBase?.annotationCount ?? 0) == 0 {
+            throw OntologyImportError.invalidRelease("a full update has no annotations")
+        }
         let parseSeconds = (clock.now - start).seconds
         logger.info("ontology release parsed", metadata: [
             "kind": "\(kind.rawValue)", "terms": "\(ontology.termCount)", "diseases": "\(knowledgeBase?.diseaseCount ?? 0)",

@@ -38,12 +38,16 @@ enum OntologyImportError: Error, CustomStringConvertible {
     case annotationFileRequired
     case unreadableFile(String)
     case invalidRelease(String)
+    case fileNotAllowed(String)
+    case importsByEventDisabled
 
     var description: String {
         switch self {
         case .annotationFileRequired: "a full update needs the annotation file (phenotype.hpoa)"
         case .unreadableFile(let path): "cannot read \(path)"
         case .invalidRelease(let reason): "the release is not usable: \(reason)"
+        case .fileNotAllowed(let name): "cannot use \(name): not a regular file of at most 512 MiB under the HPO data directory"
+        case .importsByEventDisabled: "imports by event are off: set HPO_DATA_DIR to the directory holding the release files"
         }
     }
 }

@@ -1,0 +1,38 @@
+import CaretideStore
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Every answer of 500 or above is logged at error level with the request id (`X-Request-ID` when the caller sent
+/// one, else Hummingbird's own), the route and the error's type, never the body: an operator can find the failure a
+/// caller reports. An event too large to publish becomes a 413 naming the sizes.
+struct ServerErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            let response = try await next(request, context)
+            if response.status.code >= 500 { log(request, context: context, status: response.status.code, error: nil) }
+            return response
+        } catch let error as EventTooLarge {
+            throw HTTPProblem(status: .contentTooLarge, error: "the request is too large: \(error.description)")
+        } catch let error as any HTTPResponseError {
+            if error.status.code >= 500 { log(request, context: context, status: error.status.code, error: error) }
+            throw error
+        } catch {
+            log(request, context: context, status: 500, error: error)
+            throw error
+        }
+    }
+
+    private func log(_ request: Request, context: Context, status: Int, error: (any Error)?) {
+        var metadata: Logger.Metadata = [
+            "requestId": "\(request.headers[HTTPField.Name("X-Request-ID")!] ?? context.id)",
+            "method": "\(request.method.rawValue)", "status": "\(status)",
+            // The matched route pattern (e.g. /v1/patients/{patientId}/...), not the path with its ids.
+            "route": "\(context.endpointPath ?? "unmatched")",
+        ]
+        if let error { metadata.merge(error.logMetadata) { $1 } }
+        logger.error("request failed", metadata: metadata)
+    }
+}

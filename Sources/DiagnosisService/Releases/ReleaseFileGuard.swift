@@ -1,0 +1,29 @@
+import Foundation
+
+/// Which files an `ontology-update.requested` event may name: regular files under the configured data directory
+/// (`HPO_DATA_DIR`), no `..`, no symbolic link leading out of it, at most `maximumBytes`. The event comes from the
+/// broker, so it is not trusted to read `/etc/shadow`. Every refusal reads the same, so an event cannot probe
+/// whether a file exists outside the directory.
+public struct ReleaseFileGuard: Sendable {
+    /// The directory, with its symbolic links resolved; nil turns imports by event off.
+    public let directory: String?
+    /// hp.obo is about 10 MB and phenotype.hpoa about 30 MB; a tenfold margin.
+    public static let maximumBytes = 512 << 20
+
+    public init(directory: String?) {
+        self.directory = directory.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().standardizedFileURL.path }
+    }
+
+    /// The real path of `name` (absolute, or relative to the directory), or the one refusal.
+    func resolve(_ name: String) throws(OntologyImportError) -> String {
+        guard let directory else { throw .importsByEventDisabled }
+        let refusal = OntologyImportError.fileNotAllowed(name)
+        guard !name.isEmpty, !name.split(separator: "/").contains(".."), !name.utf8.contains(0) else { throw refusal }
+        let candidate = name.hasPrefix("/") ? name : directory + "/" + name
+        let real = URL(fileURLWithPath: candidate).resolvingSymlinksInPath().standardizedFileURL.path
+        guard real.hasPrefix(directory + "/") else { throw refusal }
+        var status = stat()
+        guard lstat(real, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= Self.maximumBytes else { throw refusal }
+        return real
+    }
+}
