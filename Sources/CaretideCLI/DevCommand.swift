@@ -65,6 +65,9 @@ struct DevCommand: AsyncParsableCommand {
             childEnvironment["HTTP_HOST"] = "127.0.0.1"
             childEnvironment["HTTP_PORT"] = String(port)
             childEnvironment["CARETIDE_EXIT_WITH_PARENT"] = "1"
+            // Imports by event read release files from here only (`scripts/fetch-hpo-release` fills it).
+            childEnvironment["HPO_DATA_DIR"] = environment["HPO_DATA_DIR"]
+                ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".hpo-data").path
             if broker != nil {
                 // The embedded broker's client settings, unless the caller chose otherwise.
                 childEnvironment.merge(EmbeddedBroker.clientEnvironment) { chosen, _ in chosen }

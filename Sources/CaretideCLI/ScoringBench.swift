@@ -52,7 +52,8 @@ struct ScoringBench: AsyncParsableCommand {
             serviceName: ScoringService.name, httpHost: "127.0.0.1", httpPort: 0, database: postgres.configuration, kafka: kafka, logLevel: .warning)
         let assembly = try ServiceAssembly(definition: ScoringService.definition, configuration: configuration, logger: logger, signals: false)
         let service = Task { try await assembly.group.run() }
-        let counter = Database(configuration: postgres.configuration, schema: "scoring", logger: logger)
+        // The superuser: it creates the pg_stat_statements extension and reads every role's statements.
+        let counter = Database(configuration: postgres.superuserConfiguration(), schema: "scoring", logger: logger)
         try await counter.whileRunning {
             if statementStats {
                 try await counter.client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA public", logger: logger)
@@ -128,7 +129,7 @@ struct ScoringBench: AsyncParsableCommand {
 
         // Event-to-commit: from just before the reading was sent to the commit of the transaction that stored its
         // assessment (same machine, same wall clock).
-        let reader = Database(configuration: postgres.configuration, schema: "scoring", logger: logger)
+        let reader = Database(configuration: postgres.superuserConfiguration(), schema: "scoring", logger: logger)
         let sent = sentWallClock
         let commits = try await reader.whileRunning {
             try await reader.client.fetchAll(

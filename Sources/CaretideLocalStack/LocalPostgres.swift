@@ -3,14 +3,19 @@ import Foundation
 import Logging
 
 /// A private PostgreSQL cluster for `caretide dev` and the tests: Debian's `postgresql` binaries (initdb, pg_ctl) run
-/// on a data directory inside a state directory, listening on a free loopback port with trust authentication.
+/// on a data directory inside a state directory, listening on a free loopback port.
+///
+/// Every connection authenticates with SCRAM-SHA-256: any local user can reach a loopback port, so trust would make
+/// each of them a superuser. Passwords are generated at initialisation and kept in `postgres-credentials.json` beside
+/// the data directory (mode 0600). The services connect as `caretide`, which owns the databases but is no superuser;
+/// the superuser `postgres` only creates databases (and extensions for the benchmarks).
 ///
 /// PostgreSQL refuses to run as root, so when started by root the cluster belongs to the `postgres` system user and
 /// its commands run through `runuser`.
 public final class LocalPostgres: Sendable {
     public let dataDirectory: URL
     public let port: Int
-    public let superuser = "caretide"
+    public let credentials: Credentials
     let binDirectory: URL
     let runAsPostgresUser: Bool
     let logger: Logger
@@ -19,11 +24,33 @@ public final class LocalPostgres: Sendable {
         public let description: String
     }
 
-    /// The `caretide` database of the cluster.
+    /// The generated passwords of a cluster.
+    public struct Credentials: Codable, Sendable {
+        public static let superuser = "postgres"
+        public static let serviceUser = "caretide"
+        public var superuserPassword: String
+        public var servicePassword: String
+
+        static func generate() -> Credentials {
+            func password() -> String {
+                var generator = SystemRandomNumberGenerator()
+                return (0..<24).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+            }
+            return Credentials(superuserPassword: password(), servicePassword: password())
+        }
+    }
+
+    /// The `caretide` database of the cluster, as the services' role.
     public var configuration: DatabaseConfiguration { configuration(database: "caretide") }
 
+    /// `database` as the services' role (`caretide`, no superuser).
     public func configuration(database: String) -> DatabaseConfiguration {
-        DatabaseConfiguration(host: "127.0.0.1", port: port, username: superuser, database: database)
+        DatabaseConfiguration(host: "127.0.0.1", port: port, username: Credentials.serviceUser, password: credentials.servicePassword, database: database)
+    }
+
+    /// `database` as the superuser, for what only it may do (a benchmark's `CREATE EXTENSION pg_stat_statements`).
+    public func superuserConfiguration(database: String = "caretide") -> DatabaseConfiguration {
+        DatabaseConfiguration(host: "127.0.0.1", port: port, username: Credentials.superuser, password: credentials.superuserPassword, database: database)
     }
 
     /// Initialises the cluster if the directory is new, starts it (stopping a server left over from an earlier run
@@ -36,17 +63,21 @@ public final class LocalPostgres: Sendable {
         let runAsPostgres = geteuid() == 0
         let dataDirectory = stateDirectory.appendingPathComponent("postgres", isDirectory: true)
         let port = try FreePort.find()
+        let credentials = try await initialiseIfNeeded(
+            dataDirectory: dataDirectory, stateDirectory: stateDirectory, binDirectory: binDirectory, runAsPostgresUser: runAsPostgres,
+            logger: logger)
         let server = LocalPostgres(
-            dataDirectory: dataDirectory, port: port, binDirectory: binDirectory, runAsPostgresUser: runAsPostgres, logger: logger)
-        try await server.initialiseIfNeeded()
+            dataDirectory: dataDirectory, port: port, credentials: credentials, binDirectory: binDirectory, runAsPostgresUser: runAsPostgres,
+            logger: logger)
         try await server.startServer(fsync: fsync, settings: settings)
         try await server.createDatabase("caretide")
         return server
     }
 
-    init(dataDirectory: URL, port: Int, binDirectory: URL, runAsPostgresUser: Bool, logger: Logger) {
+    init(dataDirectory: URL, port: Int, credentials: Credentials, binDirectory: URL, runAsPostgresUser: Bool, logger: Logger) {
         self.dataDirectory = dataDirectory
         self.port = port
+        self.credentials = credentials
         self.binDirectory = binDirectory
         self.runAsPostgresUser = runAsPostgresUser
         self.logger = logger
@@ -66,20 +97,51 @@ public final class LocalPostgres: Sendable {
             : Subprocess.runBlocking(pgCtl, arguments)
     }
 
-    /// Creates a database unless it exists.
+    /// Creates a database owned by the services' role unless it exists.
     public func createDatabase(_ name: String) async throws {
         precondition(name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }, "database names here are generated identifiers")
-        let exists = try await pgTool("psql", psqlArguments + ["-tAc", "SELECT 1 FROM pg_database WHERE datname = '\(name)'"])
+        let exists = try await psql("SELECT 1 FROM pg_database WHERE datname = '\(name)'")
         if exists.trimmingCharacters(in: .whitespacesAndNewlines) != "1" {
-            try await pgTool("psql", psqlArguments + ["-c", "CREATE DATABASE \(name)"])
+            try await psql("CREATE DATABASE \(name) OWNER \(Credentials.serviceUser)")
         }
     }
 
-    private var psqlArguments: [String] { ["-X", "-q", "-h", "127.0.0.1", "-p", String(port), "-U", superuser, "-d", "postgres", "-v", "ON_ERROR_STOP=1"] }
+    /// Runs one SQL command as the superuser; its password travels in the environment, never on a command line
+    /// (which every local user can read in the process list).
+    @discardableResult
+    private func psql(_ command: String) async throws -> String {
+        let arguments = ["-X", "-q", "-tA", "-h", "127.0.0.1", "-p", String(port), "-U", Credentials.superuser, "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-c", command]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PGPASSWORD"] = credentials.superuserPassword
+        return try await pgTool("psql", arguments, environment: environment)
+    }
 
-    private func initialiseIfNeeded() async throws {
+    private static let credentialsFileName = "postgres-credentials.json"
+
+    /// Initialises a new cluster with SCRAM authentication and generated passwords, or reads the passwords of an
+    /// existing one.
+    private static func initialiseIfNeeded(
+        dataDirectory: URL, stateDirectory: URL, binDirectory: URL, runAsPostgresUser: Bool, logger: Logger
+    ) async throws -> Credentials {
         let fileManager = FileManager.default
-        if fileManager.fileExists(atPath: dataDirectory.appendingPathComponent("PG_VERSION").path) { return }
+        let credentialsFile = stateDirectory.appendingPathComponent(credentialsFileName)
+        if fileManager.fileExists(atPath: dataDirectory.appendingPathComponent("PG_VERSION").path) {
+            guard let data = fileManager.contents(atPath: credentialsFile.path), let credentials = try? JSONDecoder().decode(Credentials.self, from: data) else {
+                throw Unavailable(description: """
+                    \(dataDirectory.path) was made by an older caretide with trust authentication (or its \(credentialsFileName) is \
+                    gone): remove that directory and start again; a new cluster gets generated passwords
+                    """)
+            }
+            return credentials
+        }
+        func tool(_ name: String, _ arguments: [String]) async throws {
+            let executable = binDirectory.appendingPathComponent(name).path
+            if runAsPostgresUser {
+                try await Subprocess.check("/sbin/runuser", ["-u", "postgres", "--", executable] + arguments)
+            } else {
+                try await Subprocess.check(executable, arguments)
+            }
+        }
         try fileManager.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         if runAsPostgresUser {
             try await Subprocess.check("/bin/chown", ["-R", "postgres:postgres", dataDirectory.path])
@@ -94,7 +156,40 @@ public final class LocalPostgres: Sendable {
         }
         try fileManager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: dataDirectory.path)
         logger.info("initialising a private PostgreSQL cluster", metadata: ["directory": "\(dataDirectory.path)"])
-        try await pgTool("initdb", ["-D", dataDirectory.path, "-U", superuser, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"])
+        let credentials = Credentials.generate()
+        try fileManager.createFile(atPath: credentialsFile.path, contents: try JSONEncoder().encode(credentials), attributes: [.posixPermissions: 0o600])
+        // initdb reads the superuser's password from a file: beside the data directory (which initdb wants empty),
+        // readable by initdb's user alone, and only for the call.
+        let passwordFile = dataDirectory.deletingLastPathComponent().appendingPathComponent(".initdb-\(getpid()).pwfile")
+        fileManager.createFile(atPath: passwordFile.path, contents: Data(credentials.superuserPassword.utf8), attributes: [.posixPermissions: 0o600])
+        defer { try? fileManager.removeItem(at: passwordFile) }
+        if runAsPostgresUser { try await Subprocess.check("/bin/chown", ["postgres:postgres", passwordFile.path]) }
+        try await tool("initdb", [
+            "-D", dataDirectory.path, "-U", Credentials.superuser, "--auth=scram-sha-256", "--pwfile=\(passwordFile.path)", "-E", "UTF8",
+            "--locale=C", "--no-sync",
+        ])
+        // The services' role: it owns the databases (so migrations create their schemas) and can do nothing else.
+        // Created in single-user mode, before the server ever listens.
+        let createRole = "CREATE ROLE \(Credentials.serviceUser) LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '\(credentials.servicePassword)'"
+        try await singleUser(createRole, dataDirectory: dataDirectory, binDirectory: binDirectory, runAsPostgresUser: runAsPostgresUser)
+        return credentials
+    }
+
+    /// Runs one statement in single-user mode (`postgres --single`), the server not running.
+    private static func singleUser(_ statement: String, dataDirectory: URL, binDirectory: URL, runAsPostgresUser: Bool) async throws {
+        let input = dataDirectory.deletingLastPathComponent().appendingPathComponent(".single-\(getpid()).sql")
+        FileManager.default.createFile(atPath: input.path, contents: Data((statement + ";\n").utf8), attributes: [.posixPermissions: 0o600])
+        defer { try? FileManager.default.removeItem(at: input) }
+        if runAsPostgresUser { try await Subprocess.check("/bin/chown", ["postgres:postgres", input.path]) }
+        let postgres = binDirectory.appendingPathComponent("postgres").path
+        // Standard input of a child is /dev/null here, so a shell feeds the statement from the file.
+        let command = "\"$0\" --single -D \"$1\" postgres < \"$2\""
+        let arguments = ["-c", command, postgres, dataDirectory.path, input.path]
+        if runAsPostgresUser {
+            try await Subprocess.check("/sbin/runuser", ["-u", "postgres", "--", "/bin/sh"] + arguments)
+        } else {
+            try await Subprocess.check("/bin/sh", arguments)
+        }
     }
 
     private func startServer(fsync: Bool, settings: [String: String]) async throws {
@@ -111,12 +206,12 @@ public final class LocalPostgres: Sendable {
     }
 
     @discardableResult
-    private func pgTool(_ tool: String, _ arguments: [String]) async throws -> String {
+    private func pgTool(_ tool: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> String {
         let executable = binDirectory.appendingPathComponent(tool).path
         if runAsPostgresUser {
-            return try await Subprocess.check("/sbin/runuser", ["-u", "postgres", "--", executable] + arguments)
+            return try await Subprocess.check("/sbin/runuser", ["-u", "postgres", "--", executable] + arguments, environment: environment)
         }
-        return try await Subprocess.check(executable, arguments)
+        return try await Subprocess.check(executable, arguments, environment: environment)
     }
 
     /// The newest `/usr/lib/postgresql/<version>/bin` with initdb, else the directory of `initdb` on PATH.
