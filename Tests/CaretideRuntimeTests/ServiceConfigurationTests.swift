@@ -71,4 +71,22 @@ import Testing
             try await retrying(isTransient: { $0 is Transient }, onRetry: { _, _ in }) { () async throws -> Int in throw Permanent() }
         }
     }
+
+    @Test("the limits that bound waits and stalls are read in seconds, and a bad one is named")
+    func readsTheLimits() throws {
+        let base = ["DATABASE_URL": "postgres://caretide@db/caretide", "KAFKA_BROKERS": "k:9092"]
+        let configuration = try ServiceConfiguration.fromEnvironment(base.merging([
+            "STALL_THRESHOLD_SECONDS": "5", "DATABASE_TRANSACTION_TIMEOUT_SECONDS": "2.5", "HTTP_IDLE_TIMEOUT_SECONDS": "1",
+            "DEAD_LETTER_PUBLISH_DEADLINE_SECONDS": "3", "DATABASE_STATEMENT_TIMEOUT_SECONDS": "7",
+        ]) { $1 }, serviceName: "scoring-service", defaultPort: 8081)
+        #expect(configuration.limits.stallThreshold == .seconds(5))
+        #expect(configuration.limits.transactionTimeout == .milliseconds(2500))
+        #expect(configuration.limits.httpIdleTimeout == .seconds(1))
+        #expect(configuration.limits.deadLetterPublishDeadline == .seconds(3))
+        #expect(configuration.database.statementTimeout == .seconds(7))
+        #expect(try ServiceConfiguration.fromEnvironment(base, serviceName: "s", defaultPort: 1).limits == RuntimeLimits())
+        #expect(throws: InvalidConfiguration.self) {
+            try ServiceConfiguration.fromEnvironment(base.merging(["STALL_THRESHOLD_SECONDS": "-1"]) { $1 }, serviceName: "s", defaultPort: 1)
+        }
+    }
 }

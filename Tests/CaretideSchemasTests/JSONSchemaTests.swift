@@ -24,10 +24,11 @@ import Testing
     func reportsEveryViolation() throws {
         let violations = reading.validate(try Self.json(
             #"{"systolic": "high", "diastolic": 10, "takenAt": "yesterday", "source": "fax", "extra": 1, "tags": ["a", "long", "b"]}"#))
-        #expect(violations.map(\.pointer) == ["/diastolic", "/extra", "/source", "/systolic", "/tags", "/tags/1", "/takenAt"])
+        // Three tags are too many, so the items are not checked one by one.
+        #expect(violations.map(\.pointer) == ["", "/diastolic", "/source", "/systolic", "/tags", "/takenAt"])
         #expect(violations.first { $0.pointer == "/systolic" }?.message == "must be of type integer")
         #expect(violations.first { $0.pointer == "/diastolic" }?.message == "must be at least 20")
-        #expect(violations.first { $0.pointer == "/extra" }?.message == "is not a known field")
+        #expect(violations.first { $0.pointer == "" }?.message == "has a member that is not a known field")
     }
 
     @Test func missingRequiredFieldsAreNamed() throws {

@@ -24,7 +24,9 @@ import Testing
     func migrationsAreIdempotent() async throws {
         try await withDatabase { database, logger in
             let first = try await Migrator(tracks: [Self.track]).migrate(database, logger: logger)
-            #expect(first == ["caretide/1 outbox and processed events", "sample/1 notes", "sample/2 notes index"])
+            #expect(first == [
+                "caretide/1 outbox and processed events", "caretide/2 parked messages and outbox rows", "sample/1 notes", "sample/2 notes index",
+            ])
             let second = try await Migrator(tracks: [Self.track]).migrate(database, logger: logger)
             #expect(second.isEmpty)
         }
@@ -37,7 +39,9 @@ import Testing
                 for _ in 0..<4 { group.addTask { try await Migrator(tracks: [Self.track]).migrate(database, logger: logger) } }
                 return try await group.reduce(into: [String]()) { $0 += $1 }
             }
-            #expect(applied.sorted() == ["caretide/1 outbox and processed events", "sample/1 notes", "sample/2 notes index"])
+            #expect(applied.sorted() == [
+                "caretide/1 outbox and processed events", "caretide/2 parked messages and outbox rows", "sample/1 notes", "sample/2 notes index",
+            ])
         }
     }
 

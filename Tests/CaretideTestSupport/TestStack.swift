@@ -30,14 +30,18 @@ public final class TestStack: Sendable {
     public static let consumerProperties = EmbeddedBroker.clientProperties.merging(
         ["heartbeat.interval.ms": "500", "message.timeout.ms": "10000"]) { _, test in test }
 
-    public static func start(_ definitions: [ServiceDefinition], partitions: Int = 3) async throws -> TestStack {
+    /// - Parameter configure: changes each service's configuration before it starts (e.g. a short stall threshold).
+    public static func start(
+        _ definitions: [ServiceDefinition], partitions: Int = 3, configure: @Sendable (inout ServiceConfiguration) -> Void = { _ in }
+    ) async throws -> TestStack {
         let broker = try EmbeddedBroker(logger: TestLogging.logger("broker"))
         for topic in Topic.allCases { try broker.createTopic(topic.name, partitions: partitions) }
         let database = try await TestPostgres.freshDatabase()
         let kafka = KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: consumerProperties)
         var running: [RunningService] = []
         for definition in definitions {
-            let configuration = ServiceConfiguration(serviceName: definition.name, httpHost: "127.0.0.1", httpPort: 0, database: database, kafka: kafka)
+            var configuration = ServiceConfiguration(serviceName: definition.name, httpHost: "127.0.0.1", httpPort: 0, database: database, kafka: kafka)
+            configure(&configuration)
             let assembly = try ServiceAssembly(definition: definition, configuration: configuration, logger: TestLogging.logger(definition.name), signals: false)
             let task = Task { try await assembly.group.run() }
             let port = try await assembly.boundPort.wait()

@@ -69,4 +69,63 @@ import Testing
         await producer.shutdown()
         try await stack.shutdown()
     }
+
+    @Test("item 12: an update event reads only regular files under HPO_DATA_DIR, and a bogus release is refused before storing")
+    func updatesReadOnlyTheDataDirectory() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hpo-data-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for file in ["hp.obo", "phenotype.hpoa"] {
+            try FileManager.default.copyItem(
+                at: DiagnosisServiceTests.fixtures.appendingPathComponent(file), to: directory.appendingPathComponent(file))
+        }
+        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("escape.obo").path, withDestinationPath: "/etc/passwd")
+        try Data("format-version: 1.2\nontology: hp\n\n[Term]\nid: HP:0000001\nname: All\n".utf8)
+            .write(to: directory.appendingPathComponent("bogus.obo"))
+
+        let stack = try await TestStack.start(
+            [DiagnosisService.definition(importOptions: DiagnosisServiceTests.importOptions, dataDirectory: directory.path)], partitions: 1)
+        let producer = try KafkaProducer(configuration: stack.kafka, logger: TestLogging.logger("pipeline"))
+        let results = try KafkaProbe(stack.kafka, topic: Topic.diagnosisResults.name)
+        let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
+        let refusedNames = ["/etc/shadow", "/proc/self/environ", "../../etc/passwd", "escape.obo", "/no/such/dir/hp.obo", directory.path]
+        for (index, name) in refusedNames.enumerated() {
+            try await producer.send(Self.request(OntologyUpdateRequested(updateID: "bad-\(index)", kind: .minimum, ontologyFile: name, annotationFile: nil)))
+        }
+        try await producer.send(Self.request(OntologyUpdateRequested(updateID: "bogus", kind: .minimum, ontologyFile: "bogus.obo", annotationFile: nil)))
+        let reasons = try await deadLetters.receive(refusedNames.count + 1).map { $0.headers[EventHeader.deadLetterReason] ?? "" }
+        // The same words whether the file exists or not: no event can probe the file system.
+        #expect(reasons.dropLast() == refusedNames.map {
+            "cannot use \($0): not a regular file of at most 512 MiB under the HPO data directory"
+        })
+        #expect(reasons.last == "the release is not usable: it has no HP:0000118 (Phenotypic abnormality)")
+
+        try await producer.send(Self.request(OntologyUpdateRequested(
+            updateID: "good", kind: .full, ontologyFile: "hp.obo", annotationFile: directory.appendingPathComponent("phenotype.hpoa").path)))
+        let imported = try #require(try EventCodec().decode(try await results.receive(1)[0].value).payload(as: OntologyReleaseImported.self))
+        #expect(imported.updateID == "good")
+        let releases = try await stack.withDatabase(schema: "diagnosis") { database, logger in
+            try await database.client.fetchAll("SELECT update_id FROM releases", as: String?.self, logger: logger)
+        }
+        #expect(releases == ["good"])
+        await results.close()
+        await deadLetters.close()
+        await producer.shutdown()
+        try await stack.shutdown()
+    }
+
+    @Test("without HPO_DATA_DIR, imports by event are off and say how to turn them on")
+    func updatesNeedADataDirectory() async throws {
+        let stack = try await TestStack.start(
+            [DiagnosisService.definition(importOptions: DiagnosisServiceTests.importOptions, dataDirectory: nil)], partitions: 1)
+        let producer = try KafkaProducer(configuration: stack.kafka, logger: TestLogging.logger("pipeline"))
+        let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
+        try await producer.send(Self.request(OntologyUpdateRequested(
+            updateID: "any", kind: .minimum, ontologyFile: DiagnosisServiceTests.ontologyFile, annotationFile: nil)))
+        let reason = try await deadLetters.receive(1)[0].headers[EventHeader.deadLetterReason]
+        #expect(reason == "imports by event are off: set HPO_DATA_DIR to the directory holding the release files")
+        await deadLetters.close()
+        await producer.shutdown()
+        try await stack.shutdown()
+    }
 }
