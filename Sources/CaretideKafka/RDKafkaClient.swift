@@ -114,16 +114,24 @@ final class RDKafkaClient: @unchecked Sendable {
         // librdkafka log lines carry broker and protocol details, never message payloads.
         // syslog levels: 0-3 error, 4 warning, 5-6 notice/info, 7 debug. Its errors and warnings surface at warning
         // (they explain a stalled pipeline); the chatter below them stays at debug.
-        let logLevel: Logger.Level = level <= 4 ? .warning : level <= 6 ? .debug : .trace
+        let facilityName = facility.map { String(cString: $0) } ?? ""
+        let logLevel = Self.logLevel(syslogLevel: level, facility: facilityName)
         context.logger.log(
             level: logLevel,
             "librdkafka log",
             metadata: [
-                "kafka.facility": "\(facility.map { String(cString: $0) } ?? "")",
+                "kafka.facility": "\(facilityName)",
                 "kafka.log": "\(text.map { String(cString: $0) } ?? "")",
                 "kafka.syslog_level": "\(level)",
             ]
         )
+    }
+
+    /// librdkafka's errors and warnings at warning, except configuration warnings (a property shared by producer and
+    /// consumer settings is ignored by one of them, by design); notices and informational lines at debug.
+    static func logLevel(syslogLevel level: Int32, facility: String) -> Logger.Level {
+        if level <= 4 { return facility == "CONFWARN" ? .debug : .warning }
+        return level <= 6 ? .debug : .trace
     }
 
     static func string(_ buffer: [CChar]) -> String {

@@ -88,6 +88,11 @@ public final class LocalPostgres: Sendable {
         _ = try? await pgTool("pg_ctl", ["-D", dataDirectory.path, "-m", "fast", "-w", "-t", "30", "stop"])
     }
 
+    /// Restarts the server as an operator would (`pg_ctl restart -m fast`: open sessions are ended), on the same port.
+    public func restart() async throws {
+        try await pgTool("pg_ctl", ["-D", dataDirectory.path, "-m", "fast", "-w", "-t", "60", "restart"])
+    }
+
     /// Stops the server at once and blocks until it is gone (immediate shutdown); for `atexit` handlers.
     public func stopBlocking() {
         let pgCtl = binDirectory.appendingPathComponent("pg_ctl").path

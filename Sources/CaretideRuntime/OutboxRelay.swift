@@ -17,6 +17,8 @@ public final class OutboxRelay: Service, Sendable {
     let batchSize: Int
     /// How long to sleep between checks when nothing woke the relay; covers rows written by other processes.
     let idleInterval: Duration
+    /// Bounds one publishing transaction: its statements and the broker's acknowledgements it waits for. A query on a
+    /// connection that died mid-statement can hang in the driver (seen during `pg_ctl restart`); this ends it.
     let transactionTimeout: Duration
     let progress: ProgressMonitor
     static let workerName = "outbox relay"

@@ -26,11 +26,16 @@ public struct ServiceAssembly: Sendable {
         let database = Database(configuration: configuration.database, schema: definition.schema, logger: logger)
         var producerConfiguration = configuration.kafka
         producerConfiguration.properties["client.id"] = producerConfiguration.properties["client.id"] ?? definition.name
+        // A message the broker has not acknowledged within a minute fails (librdkafka's default is five) and is sent
+        // again by whoever sent it; the relay's transaction, which waits for the acknowledgements, is bounded by it.
+        producerConfiguration.properties["message.timeout.ms"] = producerConfiguration.properties["message.timeout.ms"] ?? "60000"
+        let messageTimeout = Duration.milliseconds(Int64(producerConfiguration.properties["message.timeout.ms"] ?? "") ?? 300_000)
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
         let limits = configuration.limits
         let progress = ProgressMonitor(threshold: limits.stallThreshold)
         let relay = OutboxRelay(
-            database: database, producer: producer, readiness: readiness, metrics: metrics, logger: logger, progress: progress)
+            database: database, producer: producer, readiness: readiness, metrics: metrics, logger: logger,
+            transactionTimeout: limits.transactionTimeout + messageTimeout, progress: progress)
         let migrations = MigrationService(
             migrator: Migrator(tracks: [definition.migrations]), database: database, readiness: readiness, logger: logger)
 
@@ -47,7 +52,8 @@ public struct ServiceAssembly: Sendable {
         OperationalRoutes(
             database: database, producer: producer, readiness: readiness, consumer: consumer, metrics: metrics, progress: progress
         ).register(on: router)
-        let context = ServiceContext(name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger)
+        let context = ServiceContext(
+            name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger, limits: limits)
         definition.routes(router, context)
 
         let boundPort = BoundPort()

@@ -44,10 +44,14 @@ public struct ServiceContext: Sendable {
     /// Whether the schema is migrated yet (background services wait for it before touching their tables).
     public let readiness: ReadinessState
     public let logger: Logger
+    public let limits: RuntimeLimits
 
-    /// Runs `body` in a transaction and wakes the relay afterwards, so events it enqueued leave at once.
-    public func transaction<Result: Sendable>(_ body: (HandlerContext) async throws -> Result) async throws -> Result {
-        let result = try await database.transaction { connection in
+    /// Runs `body` in a transaction and wakes the relay afterwards, so events it enqueued leave at once. A transaction
+    /// that does not finish within `limits.transactionTimeout` is given up (the caller gets a 503), so no request
+    /// waits forever on a database that went away.
+    public func transaction<Result: Sendable>(_ body: @escaping @Sendable (HandlerContext) async throws -> Result) async throws -> Result {
+        let (codec, name, logger) = (self.codec, self.name, self.logger)
+        let result = try await database.transaction(timeout: limits.transactionTimeout) { connection in
             try await body(HandlerContext(connection: connection, codec: codec, producer: name, logger: logger, serializesKeys: true))
         }
         relay.wake()

@@ -146,10 +146,3 @@ import Testing
         #expect(try await anonymous.whileRunning { await anonymous.isReachable(timeout: .seconds(5)) } == false)
     }
 }
-
-/// Values appended from concurrent tasks, in the order they arrived.
-final class Recorder<Value: Sendable>: Sendable {
-    private let storage = Mutex<[Value]>([])
-    func append(_ value: Value) { storage.withLock { $0.append(value) } }
-    var values: [Value] { storage.withLock { $0 } }
-}

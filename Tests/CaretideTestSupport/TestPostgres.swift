@@ -17,6 +17,18 @@ public enum TestPostgres {
         return server
     }
 
+    /// A cluster of the test's own, for a test that restarts it; `stop` removes it.
+    public static func privateCluster() async throws -> (server: LocalPostgres, stop: @Sendable () async -> Void) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-private-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        let server = try await LocalPostgres.start(in: directory, fsync: false, logger: TestLogging.logger("postgres"))
+        return (server, {
+            await server.stop()
+            try? FileManager.default.removeItem(at: directory)
+        })
+    }
+
     /// A new, empty database on the shared cluster.
     public static func freshDatabase() async throws -> DatabaseConfiguration {
         let server = try await shared.value

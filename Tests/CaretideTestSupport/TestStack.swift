@@ -9,6 +9,7 @@ import Logging
 import NotificationService
 import ScoringService
 import ServiceLifecycle
+import Synchronization
 
 /// An embedded broker with Caretide's topics, a fresh database, and any of the services running in-process, each on
 /// its own loopback port. `shutdown()` stops them gracefully, as SIGTERM would.
@@ -32,11 +33,12 @@ public final class TestStack: Sendable {
 
     /// - Parameter configure: changes each service's configuration before it starts (e.g. a short stall threshold).
     public static func start(
-        _ definitions: [ServiceDefinition], partitions: Int = 3, configure: @Sendable (inout ServiceConfiguration) -> Void = { _ in }
+        _ definitions: [ServiceDefinition], partitions: Int = 3, database chosen: DatabaseConfiguration? = nil,
+        configure: @Sendable (inout ServiceConfiguration) -> Void = { _ in }
     ) async throws -> TestStack {
         let broker = try EmbeddedBroker(logger: TestLogging.logger("broker"))
         for topic in Topic.allCases { try broker.createTopic(topic.name, partitions: partitions) }
-        let database = try await TestPostgres.freshDatabase()
+        let database = if let chosen { chosen } else { try await TestPostgres.freshDatabase() }
         let kafka = KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: consumerProperties)
         var running: [RunningService] = []
         for definition in definitions {
@@ -97,4 +99,12 @@ public func eventually(_ what: String, timeout: Duration = .seconds(60), _ condi
 public struct WaitTimedOut: Error, CustomStringConvertible {
     public let what: String
     public var description: String { "timed out waiting for \(what)" }
+}
+
+/// Values appended from concurrent tasks, in the order they arrived.
+public final class Recorder<Value: Sendable>: Sendable {
+    private let storage = Mutex<[Value]>([])
+    public init() {}
+    public func append(_ value: Value) { storage.withLock { $0.append(value) } }
+    public var values: [Value] { storage.withLock { $0 } }
 }

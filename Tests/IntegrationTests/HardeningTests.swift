@@ -136,6 +136,59 @@ import Glibc
         try await stack.shutdown()
     }
 
+    @Test("item 3: readings posted while PostgreSQL restarts are each stored and assessed, or refused; none hangs")
+    func databaseRestartUnderLoad() async throws {
+        let cluster = try await TestPostgres.privateCluster()
+        let stack = try await TestStack.start(
+            [IngestService.definition, ScoringService.definition], partitions: 3, database: cluster.server.configuration
+        ) { configuration in
+            configuration.limits.transactionTimeout = .seconds(5)
+            configuration.limits.stallThreshold = .seconds(10)
+        }
+        let ingest = stack.baseURL(IngestService.name)
+        let accepted = Recorder<UUID>()
+        let refused = Recorder<Int>()
+        // Four clients post 400 readings of 40 patients; the restart happens while they do.
+        async let restart: Void = {
+            try await Task.sleep(for: .milliseconds(300))
+            try await cluster.server.restart()
+        }()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for client in 0..<4 {
+                group.addTask {
+                    for index in 0..<100 {
+                        let id = UUID()
+                        let patient = "patient-\((client * 100 + index) % 40)"
+                        let reply = try? await HTTP.post(
+                            ingest + "/v1/patients/\(patient)/measurements/blood-pressure",
+                            json: #"{"measurementId": "\#(id)", "systolic": 150, "diastolic": 95, "takenAt": "2026-11-22T07:00:00Z"}"#)
+                        if reply?.status == 201 { accepted.append(id) } else { refused.append(reply?.status ?? 0) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await restart
+        // Refusals are clear (503 while the database is away), never a hang: the HTTP client gives up after 10 s.
+        #expect(refused.values.allSatisfy { $0 == 503 }, "\(refused.values)")
+        #expect(accepted.values.count + refused.values.count == 400)
+        let expected = Set(accepted.values.map { $0.uuidString.lowercased() })
+        try await eventually("every accepted reading assessed", timeout: .seconds(120)) {
+            let assessed = try await stack.withDatabase(schema: "scoring") { database, logger in
+                try await database.client.fetchAll("SELECT lower(subject_id) FROM assessments", as: String.self, logger: logger)
+            }
+            return Set(assessed) == expected
+        }
+        try await eventually("both services ready again") {
+            for service in [IngestService.name, ScoringService.name] where try await HTTP.get(stack.baseURL(service) + "/readyz").status != 200 {
+                return false
+            }
+            return true
+        }
+        try await stack.shutdown()
+        await cluster.stop()
+    }
+
     @Test("item 2: an outbox row the broker refuses is parked with its reason, and the rows behind it leave")
     func refusedOutboxRowIsParked() async throws {
         let stack = try await TestStack.start([IngestService.definition, ScoringService.definition], partitions: 1)
