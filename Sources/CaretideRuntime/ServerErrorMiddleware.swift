@@ -20,13 +20,13 @@ struct ServerErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return response
         } catch let error as EventTooLarge {
             throw HTTPProblem(status: .contentTooLarge, error: "the request is too large: \(error.description)")
+        } catch let error as any HTTPResponseError {
+            if error.status.code >= 500 { log(request, context: context, status: error.status.code, error: error) }
+            throw error
         } catch where TransientError.isTransient(error) {
             // The database is down, restarting or too slow: nothing was stored, and the same request may succeed.
             log(request, context: context, status: 503, error: error)
             throw HTTPProblem(status: .serviceUnavailable, error: "the database is unavailable; nothing was stored, retry later")
-        } catch let error as any HTTPResponseError {
-            if error.status.code >= 500 { log(request, context: context, status: error.status.code, error: error) }
-            throw error
         } catch {
             log(request, context: context, status: 500, error: error)
             throw error
