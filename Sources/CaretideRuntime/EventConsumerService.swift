@@ -27,7 +27,7 @@ public final class EventConsumerService: Service, Sendable {
     let limits: RuntimeLimits
     let progress: ProgressMonitor
     let deadLetters: DeadLetters
-    private let committed = CommittedPositions()
+    private let inFlight = InFlightMessages()
 
     private let stopping = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
@@ -109,7 +109,7 @@ public final class EventConsumerService: Service, Sendable {
             if !messages.isEmpty {
                 var shares = [[IncomingMessage]](repeating: [], count: lanes.count)
                 for message in messages { shares[Int(message.partition) % lanes.count].append(message) }
-                committed.delivered(messages)
+                inFlight.delivered(messages)
                 for (lane, share) in zip(lanes, shares) where !share.isEmpty { await lane.put(share) }
             }
             if ContinuousClock.now - lastLagReport > .seconds(1) {
@@ -132,7 +132,7 @@ public final class EventConsumerService: Service, Sendable {
             }
             do {
                 try await consumer.commit(offsetsToRetry + messages, wait: false)
-                committed.committed(offsetsToRetry + messages)
+                inFlight.committed(offsetsToRetry + messages)
                 offsetsToRetry = []
             } catch {
                 offsetsToRetry += messages
@@ -253,42 +253,34 @@ public final class EventConsumerService: Service, Sendable {
         await deadLetters.send(message, reason: reason) { self.stopping.load(ordering: .acquiring) }
     }
 
-    /// Lag per topic from the offsets this instance committed (a message fetched but stuck in a lane still counts),
-    /// falling back to the fetch position for a partition it has not received anything from yet.
+    /// Lag per topic counted to the last committed offset, not the fetch position: what the broker holds beyond the
+    /// consumer's position, plus what the lanes hold but have not committed yet (a lane stuck on the database).
     private func reportLag(_ consumer: KafkaConsumer) {
         var byTopic: [String: Int64] = [:]
         for partition in consumer.lag() {
-            let next = committed.nextToCommit(topic: partition.topic, partition: partition.partition)
-            byTopic[partition.topic, default: 0] += next.map { max(0, partition.highWatermark - $0) } ?? partition.lag
+            byTopic[partition.topic, default: 0] += partition.lag + inFlight.count(topic: partition.topic, partition: partition.partition)
         }
         for (topic, lag) in byTopic { metrics.consumerLag(topic: topic, lag) }
     }
 }
 
-/// For each partition, the offset of the first message not yet committed: set when a partition's first message
-/// arrives, advanced by each commit. Lag counted from it includes messages a lane holds but has not applied.
-final class CommittedPositions: Sendable {
+/// Messages handed to the lanes whose offsets are not committed yet, per partition. A count rather than offsets, so a
+/// partition that moves to another instance and back is not misread.
+final class InFlightMessages: Sendable {
     private struct Partition: Hashable { var topic: String; var partition: Int32 }
-    private let next = Mutex<[Partition: Int64]>([:])
+    private let counts = Mutex<[Partition: Int64]>([:])
 
-    func delivered(_ messages: [IncomingMessage]) {
-        next.withLock { next in
-            for message in messages where next[Partition(topic: message.topic, partition: message.partition)] == nil {
-                next[Partition(topic: message.topic, partition: message.partition)] = message.offset
-            }
-        }
+    func delivered(_ messages: [IncomingMessage]) { add(messages, 1) }
+
+    func committed(_ messages: [IncomingMessage]) { add(messages, -1) }
+
+    func count(topic: String, partition: Int32) -> Int64 {
+        counts.withLock { $0[Partition(topic: topic, partition: partition)] ?? 0 }
     }
 
-    func committed(_ messages: [IncomingMessage]) {
-        next.withLock { next in
-            for message in messages {
-                let key = Partition(topic: message.topic, partition: message.partition)
-                next[key] = max(next[key] ?? 0, message.offset + 1)
-            }
+    private func add(_ messages: [IncomingMessage], _ sign: Int64) {
+        counts.withLock { counts in
+            for message in messages { counts[Partition(topic: message.topic, partition: message.partition), default: 0] += sign }
         }
-    }
-
-    func nextToCommit(topic: String, partition: Int32) -> Int64? {
-        next.withLock { $0[Partition(topic: topic, partition: partition)] }
     }
 }
