@@ -198,7 +198,7 @@ public final class EventConsumerService: Service, Sendable {
     @discardableResult
     private func applyInOneTransaction(_ events: [ValidatedEvent], logger: Logger) async throws -> Int {
         let context = (codec: codec, producer: name, logger: logger, handler: handler)
-        return try await database.transaction(timeout: limits.transactionTimeout) { connection in
+        return try await database.transaction(timeout: handler.transactionTimeout ?? limits.transactionTimeout) { connection in
             let fresh = try await ProcessedEvents.claim(events.map(\.eventID), consumer: self.name, on: connection, logger: context.logger)
             var seen: Set<UUID> = []
             let newEvents = events.filter { fresh.contains($0.eventID) && seen.insert($0.eventID).inserted }

@@ -8,6 +8,14 @@ import PostgresNIO
 /// writes and the events it publishes (through `context.publish`) are committed together or not at all.
 public protocol EventHandler: Sendable {
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws
+
+    /// How long one of its transactions may take before it is given up and retried; nil for the service's
+    /// `DATABASE_TRANSACTION_TIMEOUT_SECONDS`. A handler whose work is long by nature (an ontology import) says so.
+    var transactionTimeout: Duration? { get }
+}
+
+extension EventHandler {
+    public var transactionTimeout: Duration? { nil }
 }
 
 /// A handler that applies many events at once (set-based SQL), for throughput. The consumer loop gives it the new

@@ -16,6 +16,10 @@ struct DiagnosisRequestHandler: EventHandler {
     let importOptions: OntologyImportOptions
     let releaseFiles: ReleaseFileGuard
 
+    /// A full import computes its null distributions inside the event's transaction (about 30 s on two cores), so
+    /// the transaction is given ten minutes rather than the default, which would abort and retry it forever.
+    var transactionTimeout: Duration? { .seconds(600) }
+
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
         switch event.payload {
         case let request as DiagnosisRequested:
