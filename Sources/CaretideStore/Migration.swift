@@ -124,19 +124,14 @@ enum StoreMigrations {
             """,
             // An outbox row the broker refused for good (too large, invalid): moved here with the reason instead of
             // blocking every row behind it.
+            // The outbox's own columns (LIKE keeps them in step), without its sequence default.
             """
             CREATE TABLE outbox_parked (
-                position bigint PRIMARY KEY,
-                event_id uuid NOT NULL UNIQUE,
-                topic text NOT NULL,
-                message_key text,
-                event_type text NOT NULL,
-                schema_version integer NOT NULL,
-                trace_id text,
-                body bytea NOT NULL,
-                created_at timestamptz NOT NULL,
+                LIKE outbox,
                 reason text NOT NULL,
-                parked_at timestamptz NOT NULL DEFAULT now())
+                parked_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (position),
+                UNIQUE (event_id))
             """,
         ]),
     ])

@@ -21,6 +21,26 @@ import Glibc
         Array(#"{"eventId": "\#(id)", "eventType": "blood-pressure.recorded", "schemaVersion": 1, "occurredAt": "2026-11-22T08:00:00Z", "producer": "test", "patientId": "\#(patient)", "payload": {"measurementId": "\#(UUID())", "revision": 1, "systolic": \#(systolic), "diastolic": 95, "takenAt": "2026-11-22T07:00:00Z", "source": "patient"}}"#.utf8)
     }
 
+    /// scoring-service on one partition, a producer standing for any client of the broker, and a dead-letter reader.
+    struct ScoringHarness {
+        let stack: TestStack
+        let producer: KafkaProducer
+        let deadLetters: KafkaProbe
+
+        static func start() async throws -> ScoringHarness {
+            let stack = try await TestStack.start([ScoringService.definition], partitions: 1)
+            return ScoringHarness(
+                stack: stack, producer: try KafkaProducer(configuration: stack.kafka, logger: TestLogging.logger("producer")),
+                deadLetters: try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name))
+        }
+
+        func stop() async throws {
+            await deadLetters.close()
+            await producer.shutdown()
+            try await stack.shutdown()
+        }
+    }
+
     static func assessedEvents(_ stack: TestStack) async throws -> Set<UUID> {
         Set(try await stack.withDatabase(schema: "scoring") { database, logger in
             try await database.client.fetchAll("SELECT source_event_id FROM assessments", as: UUID.self, logger: logger)
@@ -29,9 +49,8 @@ import Glibc
 
     @Test("item 1: a message the dead-letter topic refuses is parked in PostgreSQL and its partition moves on")
     func refusedDeadLetterIsParked() async throws {
-        let stack = try await TestStack.start([ScoringService.definition], partitions: 1)
-        let producer = try KafkaProducer(configuration: stack.kafka, logger: TestLogging.logger("producer"))
-        let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
+        let harness = try await ScoringHarness.start()
+        let (stack, producer, deadLetters) = (harness.stack, harness.producer, harness.deadLetters)
         let topic = Topic.measurements.name
         // Just under the producer's 1,000,000-byte limit as sent; the dead-letter headers push it over.
         let oversized = [UInt8](repeating: UInt8(ascii: "x"), count: 999_800)
@@ -55,16 +74,13 @@ import Glibc
         #expect(parked.first?.2 == 1 && parked.first?.3 == oversized.count && parked.first?.4 == false)
         #expect(parked.first.map { Array(buffer: $0.5) } == oversized)
         #expect(try await deadLetters.drain(for: .seconds(1)).isEmpty)
-        await deadLetters.close()
-        await producer.shutdown()
-        try await stack.shutdown()
+        try await harness.stop()
     }
 
     @Test("item 11: the dead-letter copy is the message as received: key, null value and headers byte for byte")
     func deadLetterCopyIsExact() async throws {
-        let stack = try await TestStack.start([ScoringService.definition], partitions: 1)
-        let producer = try KafkaProducer(configuration: stack.kafka, logger: TestLogging.logger("producer"))
-        let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
+        let harness = try await ScoringHarness.start()
+        let (stack, producer, deadLetters) = (harness.stack, harness.producer, harness.deadLetters)
         var tombstone = OutgoingMessage(topic: Topic.measurements.name, key: nil, value: [])
         tombstone.keyBytes = [0xff, 0xfe, 0x00, 0x41]  // not UTF-8, with a NUL
         tombstone.valueBytes = nil
@@ -77,16 +93,13 @@ import Glibc
         #expect(dead.valueBytes == nil)
         #expect(Array(dead.headerFields.prefix(3)) == tombstone.headerFields)
         #expect(dead.headers[EventHeader.deadLetterReason] == "malformed JSON")
-        await deadLetters.close()
-        await producer.shutdown()
-        try await stack.shutdown()
+        try await harness.stop()
     }
 
     @Test("item 9: an event whose key is not its patientId is dead-lettered, naming neither")
     func keyMustMatchPatient() async throws {
-        let stack = try await TestStack.start([ScoringService.definition], partitions: 1)
-        let producer = try KafkaProducer(configuration: stack.kafka, logger: TestLogging.logger("producer"))
-        let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
+        let harness = try await ScoringHarness.start()
+        let (stack, producer, deadLetters) = (harness.stack, harness.producer, harness.deadLetters)
         let misfiled = UUID()
         let filed = UUID()
         try await producer.send([
@@ -96,9 +109,7 @@ import Glibc
         let dead = try await deadLetters.receive(1)[0]
         #expect(dead.headers[EventHeader.deadLetterReason] == "the message key does not match the event's patientId")
         try await eventually("the correctly keyed reading assessed") { try await Self.assessedEvents(stack) == [filed] }
-        await deadLetters.close()
-        await producer.shutdown()
-        try await stack.shutdown()
+        try await harness.stop()
     }
 
     @Test("item 3: a lane stuck on the database shows in /readyz and the metrics, and lag counts what it holds")

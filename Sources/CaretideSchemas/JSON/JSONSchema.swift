@@ -326,7 +326,8 @@ private final class CompiledSchema: @unchecked Sendable {
             } else {
                 switch additionalProperties {
                 case .forbidden?: unknownMembers += 1
-                case .schema(let additional)?: additional.check(value, at: pointer.appending(name), into: &violations)
+                // A map's keys are caller text too: what fails in its values is reported at the map.
+                case .schema(let additional)?: additional.check(value, at: pointer, into: &violations)
                 case nil: Self.checkUnconstrained(value, at: pointer, into: &violations)
                 }
             }
