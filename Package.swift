@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(name: "CaretideStoreTests", dependencies: [
             "CaretideStore", "CaretideTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
-        .testTarget(name: "CaretideRuntimeTests", dependencies: ["CaretideRuntime"]),
+        .testTarget(name: "CaretideRuntimeTests", dependencies: ["CaretideRuntime", .product(name: "Hummingbird", package: "hummingbird")]),
         .testTarget(name: "IntegrationTests", dependencies: [
             "CaretideTestSupport", "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideSchemas",
             "IngestService", "ScoringService", "NotificationService", "DiagnosisService", "PhenotypeRanking",

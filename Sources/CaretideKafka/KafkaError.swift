@@ -37,6 +37,10 @@ public struct KafkaError: Error, CustomStringConvertible, CustomDebugStringConve
     public var isRetriable: Bool
     /// librdkafka's symbolic name for the underlying error (for example `_MSG_TIMED_OUT`), if any.
     public var librdkafkaErrorName: String?
+    /// Whether the broker or the client refuses this one message for what it is (too large, malformed), so sending
+    /// it again can never succeed while other messages still go through. Unlike a non-retriable error in general
+    /// (authorisation, an unknown topic, a fatal or closed producer), which would refuse every message alike.
+    public var refusesMessage: Bool = false
     public var file: String
     public var line: Int
 

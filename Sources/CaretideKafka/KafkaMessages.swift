@@ -1,7 +1,8 @@
 public import Foundation
 
 /// One record header as it travels: a name and bytes, or no value at all (a null header). Kafka allows a name
-/// more than once, and their order is part of the message.
+/// more than once, and their order is part of the message. Names are UTF-8 strings in Kafka's protocol; values are
+/// any bytes.
 public struct KafkaHeader: Sendable, Hashable {
     public var name: String
     public var value: [UInt8]?
@@ -47,13 +48,6 @@ public struct OutgoingMessage: Sendable, Hashable {
     public var key: String? { keyBytes.map { String(decoding: $0, as: UTF8.self) } }
     /// The value, empty for a null value.
     public var value: [UInt8] { valueBytes ?? [] }
-
-    /// Key, value and header bytes: what counts against the producer's `message.max.bytes`, less its framing.
-    public var byteCount: Int {
-        (keyBytes?.count ?? 0) + (valueBytes?.count ?? 0)
-            + headerFields.reduce(0) { $0 + $1.name.utf8.count + ($1.value?.count ?? 0) }
-            + headers.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
-    }
 }
 
 /// A message received by ``KafkaConsumer``. Its bytes were copied out of librdkafka as they were.

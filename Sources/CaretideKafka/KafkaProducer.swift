@@ -50,10 +50,8 @@ public final class KafkaProducer: Sendable {
         try await receipt.wait()
     }
 
-    /// Sends many messages and awaits all acknowledgements (an outbox relay publishing a batch).
-    ///
-    /// Messages are enqueued in order; enqueueing stops at the first message that cannot be enqueued.
-    /// After every enqueued message has settled, the first failure in message order is thrown.
+    /// Sends many messages in order and awaits all acknowledgements; throws the first failure in message order
+    /// (see ``sendEach(_:)`` for which messages are still sent after a failure).
     public func send(_ messages: [OutgoingMessage]) async throws {
         for result in await sendEach(messages) {
             if case .failure(let error) = result { throw error }
@@ -63,9 +61,9 @@ public final class KafkaProducer: Sendable {
     /// Sends many messages in order and awaits every acknowledgement; returns one result per message, so a caller can
     /// tell a message the broker will never take (too large, refused) from a batch that merely has to be retried.
     ///
-    /// A message that cannot be enqueued for a permanent reason (``KafkaError/isRetriable`` false) fails alone and
-    /// the next ones are still enqueued; after a retriable failure (the local queue, shutdown, cancellation) the rest
-    /// are not enqueued and fail with that same error.
+    /// A message the client refuses for what it is (``KafkaError/refusesMessage``: too large) fails alone and the
+    /// next ones are still enqueued; after any other failure (shutdown, cancellation, a fatal producer) the rest are
+    /// not enqueued and fail with that same error.
     public func sendEach(_ messages: [OutgoingMessage]) async -> [Result<Void, any Error>] {
         var receipts: [DeliveryReceipt?] = []
         receipts.reserveCapacity(messages.count)
@@ -81,7 +79,7 @@ public final class KafkaProducer: Sendable {
             do {
                 try await runtime.enqueueRetryingWhenFull(message, receipt: receipt)
                 receipts.append(receipt)
-            } catch let error as KafkaError where !error.isRetriable && error.code != .closed {
+            } catch let error as KafkaError where error.refusesMessage {
                 results[index] = .failure(error)
                 receipts.append(nil)
             } catch {
@@ -318,22 +316,16 @@ final class ProducerRuntime: Sendable {
         opaqueField.u.ptr = opaque
         fields.append(opaqueField)
 
-        let error: OpaquePointer?
+        // No value field for a null value (a tombstone, as received); an empty value still gets a pointer, or
+        // librdkafka would take it for null.
         if let value = message.valueBytes {
-            error = value.withUnsafeBytes { value in
-                var valueField = rd_kafka_vu_t()
-                valueField.vtype = RD_KAFKA_VTYPE_VALUE
-                valueField.u.mem.ptr = UnsafeMutableRawPointer(mutating: value.baseAddress)
-                valueField.u.mem.size = value.count
-                fields.append(valueField)
-                return fields.withUnsafeBufferPointer { buffer in
-                    rd_kafka_produceva(handle, buffer.baseAddress, buffer.count)
-                }
-            }
-        } else {
-            // No value field: a null value (tombstone), as received.
-            error = fields.withUnsafeBufferPointer { buffer in rd_kafka_produceva(handle, buffer.baseAddress, buffer.count) }
+            var valueField = rd_kafka_vu_t()
+            valueField.vtype = RD_KAFKA_VTYPE_VALUE
+            valueField.u.mem.ptr = UnsafeMutableRawPointer(bytes(value).baseAddress)
+            valueField.u.mem.size = value.count
+            fields.append(valueField)
         }
+        let error = fields.withUnsafeBufferPointer { buffer in rd_kafka_produceva(handle, buffer.baseAddress, buffer.count) }
         guard let error else { return .enqueued }
         if rd_kafka_error_code(error) == RD_KAFKA_RESP_ERR__QUEUE_FULL {
             rd_kafka_error_destroy(error)

@@ -128,9 +128,11 @@ final class RDKafkaClient: @unchecked Sendable {
     }
 
     /// librdkafka's errors and warnings at warning, except configuration warnings (a property shared by producer and
-    /// consumer settings is ignored by one of them, by design); notices and informational lines at debug.
+    /// consumer settings is ignored by one of them, by design) and connection failures (the error callback reports
+    /// each with its code); notices and informational lines at debug.
     static func logLevel(syslogLevel level: Int32, facility: String) -> Logger.Level {
-        if level <= 4 { return facility == "CONFWARN" ? .debug : .warning }
+        // FAIL lines repeat what the error callback reports, with its code, at warning.
+        if level <= 4 { return ["CONFWARN", "FAIL"].contains(facility) ? .debug : .warning }
         return level <= 6 ? .debug : .trace
     }
 
@@ -153,6 +155,7 @@ extension KafkaError {
             file: file,
             line: line
         )
+        refusesMessage = Self.refusesMessage(response)
     }
 
     /// Builds an error from an `rd_kafka_error_t`, destroying it.
@@ -167,6 +170,22 @@ extension KafkaError {
             file: file,
             line: line
         )
+        refusesMessage = Self.refusesMessage(response)
+    }
+
+    /// Errors about the message itself (its size or its encoding), whether the client or the broker found them.
+    static func refusesMessage(_ response: rd_kafka_resp_err_t) -> Bool {
+        switch response {
+        case RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE,
+            RD_KAFKA_RESP_ERR_INVALID_MSG_SIZE,
+            RD_KAFKA_RESP_ERR_INVALID_MSG,
+            RD_KAFKA_RESP_ERR_INVALID_RECORD,
+            RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE,
+            RD_KAFKA_RESP_ERR__BAD_MSG:
+            true
+        default:
+            false
+        }
     }
 
     /// Errors after which the same operation may succeed later.

@@ -133,19 +133,12 @@ public final class LocalPostgres: Sendable {
         if fileManager.fileExists(atPath: dataDirectory.appendingPathComponent("PG_VERSION").path) {
             guard let data = fileManager.contents(atPath: credentialsFile.path), let credentials = try? JSONDecoder().decode(Credentials.self, from: data) else {
                 throw Unavailable(description: """
-                    \(dataDirectory.path) was made by an older caretide with trust authentication (or its \(credentialsFileName) is \
-                    gone): remove that directory and start again; a new cluster gets generated passwords
+                    \(dataDirectory.path) has no \(credentialsFileName) beside it: it was made by an older caretide with trust \
+                    authentication, or its initialisation did not finish. Remove that directory and start again; a new cluster \
+                    gets generated passwords
                     """)
             }
             return credentials
-        }
-        func tool(_ name: String, _ arguments: [String]) async throws {
-            let executable = binDirectory.appendingPathComponent(name).path
-            if runAsPostgresUser {
-                try await Subprocess.check("/sbin/runuser", ["-u", "postgres", "--", executable] + arguments)
-            } else {
-                try await Subprocess.check(executable, arguments)
-            }
         }
         try fileManager.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         if runAsPostgresUser {
@@ -162,14 +155,13 @@ public final class LocalPostgres: Sendable {
         try fileManager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: dataDirectory.path)
         logger.info("initialising a private PostgreSQL cluster", metadata: ["directory": "\(dataDirectory.path)"])
         let credentials = Credentials.generate()
-        try fileManager.createFile(atPath: credentialsFile.path, contents: try JSONEncoder().encode(credentials), attributes: [.posixPermissions: 0o600])
         // initdb reads the superuser's password from a file: beside the data directory (which initdb wants empty),
         // readable by initdb's user alone, and only for the call.
         let passwordFile = dataDirectory.deletingLastPathComponent().appendingPathComponent(".initdb-\(getpid()).pwfile")
         fileManager.createFile(atPath: passwordFile.path, contents: Data(credentials.superuserPassword.utf8), attributes: [.posixPermissions: 0o600])
         defer { try? fileManager.removeItem(at: passwordFile) }
         if runAsPostgresUser { try await Subprocess.check("/bin/chown", ["postgres:postgres", passwordFile.path]) }
-        try await tool("initdb", [
+        try await run(binDirectory.appendingPathComponent("initdb").path, asPostgresUser: runAsPostgresUser, [
             "-D", dataDirectory.path, "-U", Credentials.superuser, "--auth=scram-sha-256", "--pwfile=\(passwordFile.path)", "-E", "UTF8",
             "--locale=C", "--no-sync",
         ])
@@ -177,7 +169,24 @@ public final class LocalPostgres: Sendable {
         // Created in single-user mode, before the server ever listens.
         let createRole = "CREATE ROLE \(Credentials.serviceUser) LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '\(credentials.servicePassword)'"
         try await singleUser(createRole, dataDirectory: dataDirectory, binDirectory: binDirectory, runAsPostgresUser: runAsPostgresUser)
+        // Written last, whole or not at all: a cluster whose initialisation failed half-way has no credentials file,
+        // and the next start says so instead of failing authentication.
+        let staged = credentialsFile.appendingPathExtension("partial")
+        guard fileManager.createFile(atPath: staged.path, contents: try JSONEncoder().encode(credentials), attributes: [.posixPermissions: 0o600]),
+            rename(staged.path, credentialsFile.path) == 0
+        else { throw Unavailable(description: "could not write \(credentialsFile.path)") }
         return credentials
+    }
+
+    /// Runs a program, as the postgres system user when started by root (PostgreSQL refuses to run as root).
+    @discardableResult
+    private static func run(
+        _ executable: String, asPostgresUser: Bool, _ arguments: [String], environment: [String: String]? = nil
+    ) async throws -> String {
+        if asPostgresUser {
+            return try await Subprocess.check("/sbin/runuser", ["-u", "postgres", "--", executable] + arguments, environment: environment)
+        }
+        return try await Subprocess.check(executable, arguments, environment: environment)
     }
 
     /// Runs one statement in single-user mode (`postgres --single`), the server not running.
@@ -189,12 +198,7 @@ public final class LocalPostgres: Sendable {
         let postgres = binDirectory.appendingPathComponent("postgres").path
         // Standard input of a child is /dev/null here, so a shell feeds the statement from the file.
         let command = "\"$0\" --single -D \"$1\" postgres < \"$2\""
-        let arguments = ["-c", command, postgres, dataDirectory.path, input.path]
-        if runAsPostgresUser {
-            try await Subprocess.check("/sbin/runuser", ["-u", "postgres", "--", "/bin/sh"] + arguments)
-        } else {
-            try await Subprocess.check("/bin/sh", arguments)
-        }
+        try await run("/bin/sh", asPostgresUser: runAsPostgresUser, ["-c", command, postgres, dataDirectory.path, input.path])
     }
 
     private func startServer(fsync: Bool, settings: [String: String]) async throws {
@@ -212,11 +216,7 @@ public final class LocalPostgres: Sendable {
 
     @discardableResult
     private func pgTool(_ tool: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> String {
-        let executable = binDirectory.appendingPathComponent(tool).path
-        if runAsPostgresUser {
-            return try await Subprocess.check("/sbin/runuser", ["-u", "postgres", "--", executable] + arguments, environment: environment)
-        }
-        return try await Subprocess.check(executable, arguments, environment: environment)
+        try await Self.run(binDirectory.appendingPathComponent(tool).path, asPostgresUser: runAsPostgresUser, arguments, environment: environment)
     }
 
     /// The newest `/usr/lib/postgresql/<version>/bin` with initdb, else the directory of `initdb` on PATH.

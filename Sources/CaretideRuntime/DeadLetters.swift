@@ -46,8 +46,10 @@ struct DeadLetters: Sendable {
             } catch {
                 failure = error
             }
-            let permanent = (failure as? KafkaError).map { !$0.isRetriable } ?? false
-            if permanent || ContinuousClock.now - started > publishDeadline {
+            // A closed producer means the service is stopping: the message is left for the next consumer.
+            if (failure as? KafkaError)?.code == .closed { return false }
+            let refused = (failure as? KafkaError)?.refusesMessage ?? false
+            if refused || ContinuousClock.now - started > publishDeadline {
                 return await park(message, reason: reason, publishError: failure, stopping: stopping)
             }
             let delay = backoff.next()
@@ -59,19 +61,23 @@ struct DeadLetters: Sendable {
     }
 
     /// Keeps the message in `parked_messages` (idempotent on its origin), retrying while the database is unreachable.
+    /// Should the row itself be refused, a row without headers and value still records where the message was.
     private func park(_ message: IncomingMessage, reason: String, publishError: any Error, stopping: @Sendable () -> Bool) async -> Bool {
         var backoff = Backoff()
         let cause = (publishError as? KafkaError)?.librdkafkaErrorName ?? String(describing: type(of: publishError))
+        var whole = true
         while !stopping() {
             do {
-                try await database.transaction(timeout: .seconds(30)) { [consumer, logger] connection in
-                    try await Self.insert(message, consumer: consumer, reason: reason, publishError: cause, on: connection, logger: logger)
+                try await database.transaction(timeout: .seconds(30)) { [consumer, logger, whole] connection in
+                    try await Self.insert(
+                        message, consumer: consumer, reason: reason, publishError: cause, withContent: whole, on: connection, logger: logger)
                 }
                 metrics.eventParked(topic: message.topic)
                 logger.error("event parked in PostgreSQL: the dead-letter topic refused it", metadata: message.metadata
                     .merging(publishError.logMetadata) { $1 }.merging(["reason": "\(reason)"]) { $1 })
                 return true
             } catch {
+                if whole, !TransientError.isTransient(error) { whole = false }
                 let delay = backoff.next()
                 logger.warning("parking a refused message failed; retrying", metadata: message.metadata
                     .merging(error.logMetadata) { $1 }.merging(["retryIn": "\(delay)"]) { $1 })
@@ -82,24 +88,27 @@ struct DeadLetters: Sendable {
     }
 
     static func insert(
-        _ message: IncomingMessage, consumer: String, reason: String, publishError: String, on connection: PostgresConnection, logger: Logger
+        _ message: IncomingMessage, consumer: String, reason: String, publishError: String, withContent: Bool,
+        on connection: PostgresConnection, logger: Logger
     ) async throws {
         // Header values as base64, so any byte survives the jsonb column; null stays null.
-        let headers = JSONValue.array(message.headerFields.map { header in
+        let headers = JSONValue.array(withContent ? message.headerFields.map { header in
             .object(["name": .string(header.name), "value": header.value.map { .string(Data($0).base64EncodedString()) } ?? .null])
-        })
+        } : [])
         let headersText = try CaretideJSON.encodeToString(headers)
-        let value = message.valueBytes
+        let value = withContent ? message.valueBytes : nil
         let truncated = (value?.count ?? 0) > maximumParkedValueBytes
         let kept = value.map { truncated ? Array($0.prefix(keptBytes)) : $0 }
-        // The digest is computed by PostgreSQL (sha256 is built in since version 11) from the whole value.
+        // The digest of a value too large to keep is computed by PostgreSQL (sha256 is built in since version 11),
+        // so only then is the whole value sent.
+        let digested = truncated ? value.map { ByteBuffer(bytes: $0) } : nil
         try await connection.query(
             """
             INSERT INTO parked_messages (consumer, reason, publish_error, source_topic, source_partition, source_offset, message_key,
                                          headers, value, value_size, value_sha256, value_truncated)
             VALUES (\(consumer), \(reason), \(publishError), \(message.topic), \(Int(message.partition)), \(message.offset),
                     \(message.keyBytes.map { ByteBuffer(bytes: $0) }), \(headersText)::jsonb, \(kept.map { ByteBuffer(bytes: $0) }),
-                    \(value?.count ?? 0), CASE WHEN \(truncated) THEN sha256(\(value.map { ByteBuffer(bytes: $0) })) END, \(truncated))
+                    \(message.valueBytes?.count ?? 0), sha256(\(digested)), \(truncated))
             ON CONFLICT (consumer, source_topic, source_partition, source_offset) DO NOTHING
             """, logger: logger)
     }

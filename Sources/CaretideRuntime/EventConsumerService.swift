@@ -57,7 +57,7 @@ public final class EventConsumerService: Service, Sendable {
         self.deadLetters = DeadLetters(
             consumer: name, producer: producer, database: database, metrics: metrics, logger: logger,
             publishDeadline: limits.deadLetterPublishDeadline)
-        for lane in 0..<parallelism { progress.register(Self.laneName(lane)) }
+        for lane in 0..<parallelism { progress.register(Self.laneName(lane), minimumThreshold: handler.transactionTimeout) }
     }
 
     static func laneName(_ lane: Int) -> String { "consumer lane \(lane)" }
@@ -203,7 +203,8 @@ public final class EventConsumerService: Service, Sendable {
             var seen: Set<UUID> = []
             let newEvents = events.filter { fresh.contains($0.eventID) && seen.insert($0.eventID).inserted }
             guard !newEvents.isEmpty else { return 0 }
-            let handlerContext = HandlerContext(connection: connection, codec: context.codec, producer: context.producer, logger: context.logger)
+            let handlerContext = HandlerContext(
+                connection: connection, codec: context.codec, producer: context.producer, logger: context.logger, ordering: .consumerLane)
             if let batchHandler = context.handler as? any BatchEventHandler {
                 try await batchHandler.handle(batch: newEvents, context: handlerContext)
             } else {

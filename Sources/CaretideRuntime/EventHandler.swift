@@ -32,26 +32,26 @@ public struct HandlerContext: Sendable {
     public let codec: EventCodec
     public let producer: String
     public let logger: Logger
-    /// Whether another transaction may write events of the same key at the same time (an HTTP request, `rescore`):
-    /// then the outbox serialises them per key (see `Outbox.enqueue`).
-    public let serializesKeys: Bool
+    /// How this writer keeps one key's events in commit order (`Outbox.Ordering`): a consumer lane, an HTTP request,
+    /// or a job beside the consumers.
+    public let ordering: Outbox.Ordering
 
-    public init(connection: PostgresConnection, codec: EventCodec, producer: String, logger: Logger, serializesKeys: Bool = false) {
+    public init(connection: PostgresConnection, codec: EventCodec, producer: String, logger: Logger, ordering: Outbox.Ordering) {
         self.connection = connection
         self.codec = codec
         self.producer = producer
         self.logger = logger
-        self.serializesKeys = serializesKeys
+        self.ordering = ordering
     }
 
     /// Adds an event to the outbox within the current transaction.
     public func publish<P: EventPayload>(_ envelope: EventEnvelope<P>) async throws {
-        try await Outbox.enqueue(envelope, codec: codec, serializingKeys: serializesKeys, on: connection, logger: logger)
+        try await Outbox.enqueue(envelope, codec: codec, ordering: ordering, on: connection, logger: logger)
     }
 
     /// Adds many events to the outbox within the current transaction, in order.
     public func publish(_ entries: [Outbox.Entry]) async throws {
-        try await Outbox.enqueue(entries, serializingKeys: serializesKeys, on: connection, logger: logger)
+        try await Outbox.enqueue(entries, ordering: ordering, on: connection, logger: logger)
     }
 
     /// A new envelope from this service, carrying the trace of the event that caused it.

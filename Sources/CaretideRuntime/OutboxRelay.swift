@@ -72,9 +72,9 @@ public final class OutboxRelay: Service, Sendable {
 
     /// Publishes up to one batch; returns how many rows left the outbox (published or parked).
     ///
-    /// A row the broker refuses for good (too large, invalid, not authorised) is moved to `outbox_parked` with the
-    /// reason, so the rows behind it still leave. A retriable failure (broker down, timeout) keeps the whole batch for
-    /// the next round: rows that did get through are sent again, and consumers drop them by event id.
+    /// A row the broker refuses for what it is (too large, malformed) is moved to `outbox_parked` with the reason, so
+    /// the rows behind it still leave. Any other failure (broker down, a timeout, authorisation) keeps the whole batch
+    /// for the next round: rows that did get through are sent again, and consumers drop them by event id.
     @discardableResult
     public func publishBatch() async throws -> Int {
         pending.store(false, ordering: .releasing)
@@ -86,7 +86,9 @@ public final class OutboxRelay: Service, Sendable {
             var refused: [(OutboxRecord, any Error)] = []
             for (record, result) in zip(records, results) {
                 guard case .failure(let error) = result else { continue }
-                guard let kafka = error as? KafkaError, !kafka.isRetriable else { throw error }
+                // Only a refusal of this message moves it aside; anything else (broker down, authorisation, an unknown
+                // topic, a fatal producer) would refuse every row alike, so the batch is retried.
+                guard let kafka = error as? KafkaError, kafka.refusesMessage else { throw error }
                 refused.append((record, error))
             }
             for (record, error) in refused {
@@ -98,7 +100,8 @@ public final class OutboxRelay: Service, Sendable {
                     "bytes": "\(record.body.count)",
                 ]) { $1 })
             }
-            let published = records.filter { record in !refused.contains { $0.0.position == record.position } }
+            let refusedPositions = Set(refused.map(\.0.position))
+            let published = records.filter { !refusedPositions.contains($0.position) }
             try await Outbox.remove(published, on: connection, logger: logger)
             for record in published { metrics.eventProduced(topic: record.topic) }
             logger.debug("published outbox batch", metadata: ["count": "\(published.count)", "lastPosition": "\(records.last!.position)"])

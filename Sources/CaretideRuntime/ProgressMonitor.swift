@@ -10,32 +10,38 @@ struct ProgressTable: Sendable, Equatable {
         var busySince: ContinuousClock.Instant?
         /// When the worker last finished a unit of work (or was registered).
         var lastProgress: ContinuousClock.Instant
+        /// How long one unit of work may take before the worker counts as stalled.
+        var threshold: Duration
     }
 
     private(set) var workers: [String: Worker] = [:]
 
-    mutating func register(_ name: String, now: ContinuousClock.Instant) {
-        if workers[name] == nil { workers[name] = Worker(busySince: nil, lastProgress: now) }
+    mutating func register(_ name: String, threshold: Duration, now: ContinuousClock.Instant) {
+        if workers[name] == nil { workers[name] = Worker(busySince: nil, lastProgress: now, threshold: threshold) }
     }
 
     /// The worker took work. A retry of the same work keeps the original start, so a worker that fails over and over
     /// ages until it succeeds.
+    /// An unregistered worker is ignored: only registered workers (with their thresholds) are watched.
     mutating func began(_ name: String, now: ContinuousClock.Instant) {
-        var worker = workers[name] ?? Worker(busySince: nil, lastProgress: now)
+        guard var worker = workers[name] else { return }
         if worker.busySince == nil { worker.busySince = now }
         workers[name] = worker
     }
 
     /// The worker finished its work (its effects are durable) and is idle.
     mutating func finished(_ name: String, now: ContinuousClock.Instant) {
-        workers[name] = Worker(busySince: nil, lastProgress: now)
+        guard var worker = workers[name] else { return }
+        worker.busySince = nil
+        worker.lastProgress = now
+        workers[name] = worker
     }
 
-    /// Workers busy with one unit of work for longer than `threshold`, with how long, by name.
-    func stalled(now: ContinuousClock.Instant, threshold: Duration) -> [(name: String, busyFor: Duration)] {
+    /// Workers busy with one unit of work for longer than their threshold, with how long and the threshold, by name.
+    func stalled(now: ContinuousClock.Instant) -> [(name: String, busyFor: Duration, threshold: Duration)] {
         workers.compactMap { name, worker in
-            guard let since = worker.busySince, now - since > threshold else { return nil }
-            return (name, now - since)
+            guard let since = worker.busySince, now - since > worker.threshold else { return nil }
+            return (name, now - since, worker.threshold)
         }.sorted { $0.name < $1.name }
     }
 }
@@ -43,7 +49,7 @@ struct ProgressTable: Sendable, Equatable {
 /// The live `ProgressTable` of one service: written by its lanes and relay, read by `/readyz` and `/metrics`.
 public final class ProgressMonitor: Sendable {
     private let table = Mutex(ProgressTable())
-    /// How long one unit of work may take before the worker counts as stalled.
+    /// How long one unit of work may take before a worker counts as stalled, unless it registers with a longer one.
     public let threshold: Duration
     /// Wall-clock time of each worker's last progress, for the metric (Prometheus compares it with `time()`).
     private let lastProgressWallClock = Mutex<[String: Date]>([:])
@@ -52,8 +58,11 @@ public final class ProgressMonitor: Sendable {
         self.threshold = threshold
     }
 
-    public func register(_ name: String) {
-        table.withLock { $0.register(name, now: .now) }
+    /// Starts watching a worker; `minimumThreshold` raises the threshold for one whose work is long by nature (a
+    /// lane of diagnosis-service, whose imports run for tens of seconds).
+    public func register(_ name: String, minimumThreshold: Duration? = nil) {
+        let threshold = max(threshold, minimumThreshold ?? threshold)
+        table.withLock { $0.register(name, threshold: threshold, now: .now) }
         lastProgressWallClock.withLock { $0[name] = $0[name] ?? Date() }
     }
 
@@ -66,7 +75,7 @@ public final class ProgressMonitor: Sendable {
 
     /// Stalled workers as readiness problems, e.g. "consumer lane 2 has been applying one batch for 75 s".
     public func problems() -> [String] {
-        table.withLock { $0.stalled(now: .now, threshold: threshold) }.map { name, busyFor in
+        table.withLock { $0.stalled(now: .now) }.map { name, busyFor, threshold in
             "\(name) has not finished its work in hand for \(Int(busyFor.seconds)) s (threshold \(Int(threshold.seconds)) s)"
         }
     }

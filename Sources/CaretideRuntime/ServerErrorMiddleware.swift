@@ -26,21 +26,37 @@ struct ServerErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch where TransientError.isTransient(error) {
             // The database is down, restarting or too slow: nothing was stored, and the same request may succeed.
             log(request, context: context, status: 503, error: error)
-            throw HTTPProblem(status: .serviceUnavailable, error: "the database is unavailable; nothing was stored, retry later")
+            throw HTTPProblem(status: .serviceUnavailable, error: "the database is unavailable or did not answer in time; send the request again")
         } catch {
             log(request, context: context, status: 500, error: error)
             throw error
         }
     }
 
+    /// The caller's request id if it is one (up to 64 of `A-Z a-z 0-9 . _ -`): anything else is caller text, and
+    /// Hummingbird's own id is used.
+    static func requestID(_ header: String?) -> String? {
+        guard let header, (1...64).contains(header.utf8.count),
+            header.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
+        else { return nil }
+        return header
+    }
+
     private func log(_ request: Request, context: Context, status: Int, error: (any Error)?) {
         var metadata: Logger.Metadata = [
-            "requestId": "\(request.headers[HTTPField.Name("X-Request-ID")!] ?? context.id)",
+            "requestId": "\(Self.requestID(request.headers[HTTPField.Name("X-Request-ID")!]) ?? context.id)",
             "method": "\(request.method.rawValue)", "status": "\(status)",
             // The matched route pattern (e.g. /v1/patients/{patientId}/...), not the path with its ids.
             "route": "\(context.endpointPath ?? "unmatched")",
         ]
         if let error { metadata.merge(error.logMetadata) { $1 } }
         logger.error("request failed", metadata: metadata)
+    }
+}
+
+extension UInt8 {
+    var isASCIIAlphanumeric: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
     }
 }

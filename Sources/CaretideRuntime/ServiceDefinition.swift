@@ -52,7 +52,7 @@ public struct ServiceContext: Sendable {
     public func transaction<Result: Sendable>(_ body: @escaping @Sendable (HandlerContext) async throws -> Result) async throws -> Result {
         let (codec, name, logger) = (self.codec, self.name, self.logger)
         let result = try await database.transaction(timeout: limits.transactionTimeout) { connection in
-            try await body(HandlerContext(connection: connection, codec: codec, producer: name, logger: logger, serializesKeys: true))
+            try await body(HandlerContext(connection: connection, codec: codec, producer: name, logger: logger, ordering: .perKey))
         }
         relay.wake()
         return result

@@ -39,13 +39,23 @@ public final class Database: Service, Sendable {
     }
 
     /// `transaction(_:)`, given up after `timeout` with ``DatabaseTimeout`` (which `TransientError` counts as
-    /// transient): a consumer lane or the relay retries instead of waiting forever on a lease or a connection that
-    /// died without closing. The abandoned attempt is cancelled; if it still commits later, the caller's retry finds
-    /// its work done (processed-event keys, unique constraints), so nothing is applied twice.
+    /// transient): a consumer lane, the relay or a request moves on instead of waiting forever on a lease, or on a
+    /// query whose connection died without the driver noticing (seen during `pg_ctl restart`). The abandoned
+    /// attempt's connection is closed, which ends its transaction on the server and frees its locks and pool slot;
+    /// should its commit still have gone through, the caller's retry finds the work done (processed-event keys,
+    /// unique constraints), so nothing is applied twice.
     public func transaction<Result: Sendable>(
         timeout: Duration, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await withDeadline(timeout) { try await self.transaction(body) }
+        let holder = LeasedConnection()
+        return try await withDeadline(timeout) {
+            try await self.transaction { connection in
+                holder.set(connection)
+                return try await body(connection)
+            }
+        } onTimeout: {
+            holder.close()
+        }
     }
 
     /// Runs the pool just for the duration of `body`: for commands and tests that are not a long-running service.
@@ -87,41 +97,103 @@ public struct DatabaseTimeout: Error, Sendable, CustomStringConvertible {
     public var description: String { "the database did not answer within \(timeout)" }
 }
 
-/// Runs `operation` in a task of its own and returns its result, or throws ``DatabaseTimeout`` after `timeout` and
-/// cancels it. Unlike a task group, this never waits for an operation that ignores cancellation (a query on a
-/// connection whose server vanished): the caller moves on, and the operation ends in the background.
-func withDeadline<Result: Sendable>(_ timeout: Duration, _ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
-    let race = DeadlineRace<Result>()
-    return try await withTaskCancellationHandler {
-        try await withCheckedThrowingContinuation { continuation in
-            race.pending.withLock { $0 = continuation }
-            let timer = Task {
-                try? await Task.sleep(for: timeout)
-                guard !Task.isCancelled, race.finish(.failure(DatabaseTimeout(timeout: timeout))) else { return }
-                race.operation.withLock { $0 }?.cancel()
-            }
-            race.operation.withLock {
-                $0 = Task {
-                    let result: Swift.Result<Result, any Error>
-                    do { result = .success(try await operation()) } catch { result = .failure(error) }
-                    if race.finish(result) { timer.cancel() }
-                }
-            }
-        }
-    } onCancel: {
-        race.operation.withLock { $0 }?.cancel()
+/// The connection a deadline-bound transaction leased, so the deadline can close it.
+private final class LeasedConnection: Sendable {
+    private let connection = Mutex<PostgresConnection?>(nil)
+
+    func set(_ leased: PostgresConnection) { connection.withLock { $0 = leased } }
+
+    func close() {
+        guard let leased = connection.withLock({ $0 }) else { return }
+        Task { try? await leased.close() }
     }
 }
 
-/// The shared state of one `withDeadline`: whoever takes the continuation first (the operation or the timer)
-/// resumes it; the other finds it gone.
-private final class DeadlineRace<Result: Sendable>: Sendable {
-    let pending = Mutex<CheckedContinuation<Result, any Error>?>(nil)
-    let operation = Mutex<Task<Void, Never>?>(nil)
+/// Runs `operation` in a task of its own and returns its result, or throws ``DatabaseTimeout`` after `timeout`
+/// (cancelling the operation and calling `onTimeout`), or `CancellationError` as soon as the caller is cancelled.
+/// Unlike a task group, this never waits for an operation that ignores cancellation: the caller moves on, and the
+/// operation ends in the background.
+func withDeadline<Result: Sendable>(
+    _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> Result, onTimeout: @escaping @Sendable () -> Void = {}
+) async throws -> Result {
+    let race = DeadlineRace<Result>()
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            // The continuation is registered first, so every way of finishing (operation, timer, cancellation)
+            // finds it; whichever comes first resumes it.
+            guard race.start(continuation) else { return }
+            let operationTask = Task {
+                let result: Swift.Result<Result, any Error>
+                do { result = .success(try await operation()) } catch { result = .failure(error) }
+                race.finish(result)
+            }
+            let timer = Task {
+                try? await Task.sleep(for: timeout)
+                guard !Task.isCancelled, race.finish(.failure(DatabaseTimeout(timeout: timeout))) else { return }
+                operationTask.cancel()
+                onTimeout()
+            }
+            race.attach(operation: operationTask, timer: timer)
+        }
+    } onCancel: {
+        race.cancel()
+    }
+}
 
+/// The shared state of one `withDeadline`.
+private final class DeadlineRace<Result: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Result, any Error>?
+        var tasks: (operation: Task<Void, Never>, timer: Task<Void, Never>)?
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Registers the continuation; false (having resumed it) when the caller was cancelled before it got here.
+    func start(_ continuation: CheckedContinuation<Result, any Error>) -> Bool {
+        let cancelled = state.withLock { state in
+            if !state.cancelled { state.continuation = continuation }
+            return state.cancelled
+        }
+        if cancelled { continuation.resume(throwing: CancellationError()) }
+        return !cancelled
+    }
+
+    func attach(operation: Task<Void, Never>, timer: Task<Void, Never>) {
+        let cancelled = state.withLock { state in
+            state.tasks = (operation, timer)
+            return state.cancelled
+        }
+        if cancelled {
+            operation.cancel()
+            timer.cancel()
+        }
+    }
+
+    /// Resumes the caller with `result` unless it was resumed already; true if this call did. The timer is no longer
+    /// needed either way.
+    @discardableResult
     func finish(_ result: Swift.Result<Result, any Error>) -> Bool {
-        guard let continuation = pending.withLock({ state in defer { state = nil }; return state }) else { return false }
+        let (continuation, timer) = state.withLock { state in
+            defer { state.continuation = nil }
+            return (state.continuation, state.tasks?.timer)
+        }
+        guard let continuation else { return false }
+        timer?.cancel()
         continuation.resume(with: result)
         return true
+    }
+
+    /// The caller was cancelled: it is resumed at once, and the operation is asked to stop.
+    func cancel() {
+        let (continuation, tasks) = state.withLock { state in
+            state.cancelled = true
+            defer { state.continuation = nil }
+            return (state.continuation, state.tasks)
+        }
+        tasks?.operation.cancel()
+        tasks?.timer.cancel()
+        continuation?.resume(throwing: CancellationError())
     }
 }

@@ -49,25 +49,41 @@ public enum Outbox {
     /// could never be published, and would block every row behind it.
     public static let maximumEventBytes = 900_000
 
-    /// Adds an event to the outbox on a connection that is inside the caller's transaction.
-    public static func enqueue<P: EventPayload>(
-        _ envelope: EventEnvelope<P>, codec: EventCodec, serializingKeys: Bool = false, on connection: PostgresConnection, logger: Logger
-    ) async throws {
-        try await enqueue([Entry(envelope, codec: codec)], serializingKeys: serializingKeys, on: connection, logger: logger)
+    /// How a writer keeps one key's events in commit order. The relay publishes in `position` order, and a position
+    /// is taken when a row is inserted, not when its transaction commits: two transactions of one key that commit in
+    /// the other order than they inserted would publish out of order. Each writer therefore holds a lock until its
+    /// transaction ends, taken before it inserts:
+    public enum Ordering: Sendable {
+        /// One of several concurrent writers of a key (HTTP requests): each key's lock, so a second transaction of
+        /// the key inserts only after the first committed.
+        case perKey
+        /// A consumer lane: its partitions' keys are written by this lane alone, one batch at a time, so no key
+        /// lock (a batch holds a thousand keys); it holds the schema's writer lock shared, for `exclusive` writers.
+        case consumerLane
+        /// A job beside the consumers (`caretide rescore`): the schema's writer lock exclusive, so it inserts only
+        /// after every lane's open transaction committed, and the lanes after it.
+        case exclusive
     }
 
-    /// Adds many events in one statement (batch processing), in order.
-    ///
-    /// The relay publishes in `position` order, and a position is taken when a row is inserted, not when its
-    /// transaction commits. Writers that may run concurrently for one key (HTTP requests of one patient, `caretide
-    /// rescore` beside the consumer) pass `serializingKeys`: each key's advisory lock, held until commit, makes a
-    /// second transaction of that key take its position only after the first committed, so one key's events leave in
-    /// commit order. A consumer lane needs no lock: a partition (so a key) is applied by one lane, one batch at a time.
-    public static func enqueue(_ entries: [Entry], serializingKeys: Bool = false, on connection: PostgresConnection, logger: Logger) async throws {
+    /// Adds an event to the outbox on a connection that is inside the caller's transaction.
+    public static func enqueue<P: EventPayload>(
+        _ envelope: EventEnvelope<P>, codec: EventCodec, ordering: Ordering, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await enqueue([Entry(envelope, codec: codec)], ordering: ordering, on: connection, logger: logger)
+    }
+
+    /// Adds many events in one statement (batch processing), in order, after taking the locks of `ordering`.
+    public static func enqueue(_ entries: [Entry], ordering: Ordering, on connection: PostgresConnection, logger: Logger) async throws {
         guard !entries.isEmpty else { return }
-        if serializingKeys {
-            let keys = Set(entries.compactMap(\.key)).sorted()
+        switch ordering {
+        case .perKey:
+            _ = try await connection.execute(StorePreparedStatements.LockOutboxWritersShared(), logger: logger)
+            let keys = entries.compactMap(\.key)
             if !keys.isEmpty { _ = try await connection.execute(StorePreparedStatements.LockOutboxKeys(keys: keys), logger: logger) }
+        case .consumerLane:
+            _ = try await connection.execute(StorePreparedStatements.LockOutboxWritersShared(), logger: logger)
+        case .exclusive:
+            _ = try await connection.execute(StorePreparedStatements.LockOutboxWritersExclusive(), logger: logger)
         }
         _ = try await connection.execute(StorePreparedStatements.EnqueueOutbox(entries: entries), logger: logger)
     }

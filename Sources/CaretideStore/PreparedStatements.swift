@@ -53,13 +53,14 @@ enum StorePreparedStatements {
         func decodeRow(_ row: PostgresRow) throws {}
     }
 
-    /// Takes each key's outbox lock until the transaction ends, in sorted order (two writers never wait on each other
-    /// in a cycle). The two-integer form keeps these locks apart from the single-bigint ones (publisher, migrations).
+    /// Takes each key's outbox lock until the transaction ends, in the order of the keys' hashes (the locks' own
+    /// identity), so two writers never wait on each other in a cycle. The two-integer form keeps these locks apart
+    /// from the single-bigint ones (publisher, writers, migrations).
     struct LockOutboxKeys: PostgresPreparedStatement {
         static let sql = """
             SELECT count(*)::int8 FROM (
-                SELECT pg_advisory_xact_lock(hashtext('caretide.outbox.' || current_schema()), hashtext(key))
-                FROM unnest($1::text[]) WITH ORDINALITY AS k(key, ordinal) ORDER BY ordinal) AS locked
+                SELECT pg_advisory_xact_lock(hashtext('caretide.outbox.' || current_schema()), hash)
+                FROM (SELECT DISTINCT hashtext(key) AS hash FROM unnest($1::text[]) AS keys(key) ORDER BY 1) AS hashes) AS locked
             """
         typealias Row = Int64
         let keys: [String]
@@ -71,6 +72,23 @@ enum StorePreparedStatements {
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
+    }
+
+    /// The schema's outbox writer lock, shared, until the transaction ends (`Outbox.Ordering`: consumer lanes and
+    /// HTTP writers). Not the relay's publisher lock, which writers must never block.
+    struct LockOutboxWritersShared: PostgresPreparedStatement {
+        static let sql = "SELECT 1 FROM pg_advisory_xact_lock_shared(hashtext('caretide.outbox-writers.' || current_schema()))"
+        typealias Row = ()
+        func makeBindings() throws -> PostgresBindings { PostgresBindings() }
+        func decodeRow(_ row: PostgresRow) throws {}
+    }
+
+    /// The same lock, exclusive: a job beside the consumers (`caretide rescore`).
+    struct LockOutboxWritersExclusive: PostgresPreparedStatement {
+        static let sql = "SELECT 1 FROM pg_advisory_xact_lock(hashtext('caretide.outbox-writers.' || current_schema()))"
+        typealias Row = ()
+        func makeBindings() throws -> PostgresBindings { PostgresBindings() }
+        func decodeRow(_ row: PostgresRow) throws {}
     }
 
     /// The oldest outbox records, if this transaction wins the schema's publisher lock (else none): one round trip.

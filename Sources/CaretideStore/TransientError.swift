@@ -16,8 +16,9 @@ public enum TransientError {
         case .server:
             guard let state = error.serverInfo?[.sqlState] else { return false }
             // 08: connection exception, 40: transaction rollback (serialization, deadlock),
-            // 53: insufficient resources, 57P: operator intervention (shutdown, cannot connect now).
-            return state.hasPrefix("08") || state.hasPrefix("40") || state.hasPrefix("53") || state.hasPrefix("57P")
+            // 53: insufficient resources, 57P: operator intervention (shutdown, cannot connect now), 57014: a statement
+            // cancelled by statement_timeout (slow, not wrong: dead-lettering the event would lose it).
+            return state.hasPrefix("08") || state.hasPrefix("40") || state.hasPrefix("53") || state.hasPrefix("57P") || state == "57014"
         default:
             return false
         }

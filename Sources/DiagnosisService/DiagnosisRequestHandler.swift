@@ -61,8 +61,10 @@ struct DiagnosisRequestHandler: EventHandler {
         }
         let report: OntologyImportReport
         do {
-            let ontologyFile = try releaseFiles.resolve(update.ontologyFile)
-            let annotationFile = try update.annotationFile.map { name throws(OntologyImportError) in try releaseFiles.resolve(name) }
+            let ontologyFile = try releaseFiles.resolve(update.ontologyFile, which: "ontology")
+            let annotationFile = try update.annotationFile.map { name throws(OntologyImportError) in
+                try releaseFiles.resolve(name, which: "annotation")
+            }
             report = try await OntologyImporter.importFiles(
                 kind: update.kind, ontologyFile: ontologyFile, annotationFile: annotationFile, updateID: update.updateID,
                 on: context.connection, options: importOptions, logger: context.logger)

@@ -92,7 +92,7 @@ public enum Rescorer {
                         inputs: inputs, replacingSameRevision: true)
                     guard case .recorded(let assessmentID, let supersedes) = outcome else { return }
                     let context = HandlerContext(
-                        connection: connection, codec: EventCodec(), producer: ScoringService.name, logger: logger, serializesKeys: true)
+                        connection: connection, codec: EventCodec(), producer: ScoringService.name, logger: logger, ordering: .exclusive)
                     try await context.publish([AssessmentPublication.entry(
                         assessmentID: assessmentID, assessment, source: payload, sourceEventID: sourceEventID, supersedes: supersedes,
                         patientID: change.patientId, traceID: "rescore-\(RuleSetVersion.current)", context: context)])

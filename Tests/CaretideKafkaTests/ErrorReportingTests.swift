@@ -6,9 +6,10 @@ import Testing
 /// What an operator is told when Kafka fails: librdkafka's errors at warning (with its code and name), and one result
 /// per message so that a message the broker will never take is told apart from a batch to retry.
 @Suite struct ErrorReportingTests {
-    @Test("librdkafka errors and warnings are logged at warning; configuration warnings and chatter at debug")
+    @Test("librdkafka errors and warnings are logged at warning; configuration warnings, repeated failures and chatter at debug")
     func logLevels() {
-        #expect(RDKafkaClient.logLevel(syslogLevel: 3, facility: "FAIL") == .warning)
+        #expect(RDKafkaClient.logLevel(syslogLevel: 3, facility: "SASL") == .warning)
+        #expect(RDKafkaClient.logLevel(syslogLevel: 3, facility: "FAIL") == .debug)  // the error callback reports it with its code
         #expect(RDKafkaClient.logLevel(syslogLevel: 0, facility: "ERROR") == .warning)
         #expect(RDKafkaClient.logLevel(syslogLevel: 4, facility: "REQTMOUT") == .warning)
         #expect(RDKafkaClient.logLevel(syslogLevel: 4, facility: "CONFWARN") == .debug)
@@ -31,6 +32,21 @@ import Testing
             Issue.record("expected a KafkaError, got \(results[1])")
             return
         }
-        #expect(error.isRetriable == false && error.librdkafkaErrorName == "MSG_SIZE_TOO_LARGE")
+        #expect(error.isRetriable == false && error.librdkafkaErrorName == "MSG_SIZE_TOO_LARGE" && error.refusesMessage)
+    }
+
+    @Test("a closed producer refuses every message alike: not a refusal of the message, and the rest are not sent")
+    func closedProducerIsNoMessageRefusal() async throws {
+        let (broker, topic) = try TestSupport.brokerWithTopic("closed", partitions: 1)
+        let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
+        await producer.shutdown()
+        let results = await producer.sendEach([OutgoingMessage(topic: topic, value: [1]), OutgoingMessage(topic: topic, value: [2])])
+        for result in results {
+            guard case .failure(let error as KafkaError) = result else {
+                Issue.record("expected a KafkaError, got \(result)")
+                continue
+            }
+            #expect(error.code == .closed && !error.refusesMessage)
+        }
     }
 }

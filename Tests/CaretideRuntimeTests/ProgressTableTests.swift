@@ -1,4 +1,5 @@
 @testable import CaretideRuntime
+import Hummingbird
 import Testing
 
 /// The state machine behind `/readyz`'s "progress" check: which worker holds one unit of work for too long.
@@ -8,18 +9,19 @@ import Testing
     @Test("an idle worker is never stalled, however long ago it last worked")
     func idleIsNotStalled() {
         var table = ProgressTable()
-        table.register("consumer lane 0", now: start)
+        table.register("consumer lane 0", threshold: .seconds(60), now: start)
         table.began("consumer lane 0", now: start)
         table.finished("consumer lane 0", now: start + .seconds(1))
-        #expect(table.stalled(now: start + .seconds(3600), threshold: .seconds(60)).isEmpty)
+        #expect(table.stalled(now: start + .seconds(3600)).isEmpty)
     }
 
     @Test("a worker holding work past the threshold is stalled, with how long; not one second before")
     func busyPastThresholdIsStalled() {
         var table = ProgressTable()
+        table.register("outbox relay", threshold: .seconds(60), now: start)
         table.began("outbox relay", now: start)
-        #expect(table.stalled(now: start + .seconds(60), threshold: .seconds(60)).isEmpty)
-        let stalled = table.stalled(now: start + .seconds(61), threshold: .seconds(60))
+        #expect(table.stalled(now: start + .seconds(60)).isEmpty)
+        let stalled = table.stalled(now: start + .seconds(61))
         #expect(stalled.map(\.name) == ["outbox relay"])
         #expect(stalled.first?.busyFor == .seconds(61))
     }
@@ -27,29 +29,61 @@ import Testing
     @Test("retrying the same work keeps its start: a worker failing over and over ages until it succeeds")
     func retriesKeepTheFirstStart() {
         var table = ProgressTable()
+        table.register("outbox relay", threshold: .seconds(60), now: start)
         table.began("outbox relay", now: start)
         table.began("outbox relay", now: start + .seconds(50))
-        #expect(table.stalled(now: start + .seconds(70), threshold: .seconds(60)).map(\.name) == ["outbox relay"])
+        #expect(table.stalled(now: start + .seconds(70)).map(\.name) == ["outbox relay"])
         table.finished("outbox relay", now: start + .seconds(71))
         table.began("outbox relay", now: start + .seconds(72))
-        #expect(table.stalled(now: start + .seconds(100), threshold: .seconds(60)).isEmpty)
+        #expect(table.stalled(now: start + .seconds(100)).isEmpty)
     }
 
     @Test("workers are judged one by one, and listed by name")
     func workersAreIndependent() {
         var table = ProgressTable()
-        for lane in ["consumer lane 2", "consumer lane 0", "consumer lane 1"] { table.register(lane, now: start) }
+        for lane in ["consumer lane 2", "consumer lane 0", "consumer lane 1"] { table.register(lane, threshold: .seconds(60), now: start) }
         table.began("consumer lane 2", now: start)
         table.began("consumer lane 0", now: start + .seconds(5))
         table.began("consumer lane 1", now: start + .seconds(50))
-        #expect(table.stalled(now: start + .seconds(70), threshold: .seconds(60)).map(\.name) == ["consumer lane 0", "consumer lane 2"])
+        #expect(table.stalled(now: start + .seconds(70)).map(\.name) == ["consumer lane 0", "consumer lane 2"])
     }
 
     @Test("registering a worker twice keeps its state")
     func registerIsIdempotent() {
         var table = ProgressTable()
+        table.register("consumer lane 0", threshold: .seconds(60), now: start)
         table.began("consumer lane 0", now: start)
-        table.register("consumer lane 0", now: start + .seconds(10))
-        #expect(table.stalled(now: start + .seconds(61), threshold: .seconds(60)).count == 1)
+        table.register("consumer lane 0", threshold: .seconds(600), now: start + .seconds(10))
+        #expect(table.stalled(now: start + .seconds(61)).count == 1)
+    }
+
+    @Test("each worker has its own threshold: a diagnosis lane's import is not a stall at 61 s")
+    func thresholdsPerWorker() {
+        var table = ProgressTable()
+        table.register("consumer lane 0", threshold: .seconds(600), now: start)
+        table.register("outbox relay", threshold: .seconds(60), now: start)
+        table.began("consumer lane 0", now: start)
+        table.began("outbox relay", now: start)
+        #expect(table.stalled(now: start + .seconds(61)).map(\.name) == ["outbox relay"])
+        #expect(table.stalled(now: start + .seconds(601)).map(\.name) == ["consumer lane 0", "outbox relay"])
+    }
+
+    @Test("work on an unregistered worker is ignored")
+    func unregisteredIsIgnored() {
+        var table = ProgressTable()
+        table.began("stranger", now: start)
+        #expect(table.stalled(now: start + .seconds(3600)).isEmpty)
+    }
+}
+
+@Suite struct RequestIDTests {
+    @Test("a caller's X-Request-ID is logged only if it looks like an id")
+    func requestIDIsSanitised() {
+        #expect(ServerErrorMiddleware<BasicRequestContext>.requestID("4bf92f3577b34da6a3ce929d0e0e4736") == "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(ServerErrorMiddleware<BasicRequestContext>.requestID("req_1.2-3") == "req_1.2-3")
+        #expect(ServerErrorMiddleware<BasicRequestContext>.requestID("Jane Roe has HIV") == nil)
+        #expect(ServerErrorMiddleware<BasicRequestContext>.requestID(String(repeating: "a", count: 65)) == nil)
+        #expect(ServerErrorMiddleware<BasicRequestContext>.requestID("") == nil)
+        #expect(ServerErrorMiddleware<BasicRequestContext>.requestID(nil) == nil)
     }
 }

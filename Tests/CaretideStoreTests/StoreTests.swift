@@ -72,7 +72,7 @@ import Testing
             await #expect(throws: Abort.self) {
                 try await database.transaction { connection in
                     try await connection.query("INSERT INTO notes (id, body) VALUES (\(UUID()), 'lost')", logger: logger)
-                    try await Outbox.enqueue(envelope(120), codec: codec, on: connection, logger: logger)
+                    try await Outbox.enqueue(envelope(120), codec: codec, ordering: .perKey, on: connection, logger: logger)
                     throw Abort()
                 }
             }
@@ -81,7 +81,7 @@ import Testing
             let written = [envelope(121), envelope(122), envelope(123)]
             for event in written {
                 try await database.transaction { connection in
-                    try await Outbox.enqueue(event, codec: codec, on: connection, logger: logger)
+                    try await Outbox.enqueue(event, codec: codec, ordering: .perKey, on: connection, logger: logger)
                 }
             }
             let claimed = try await database.transaction { connection in
@@ -105,7 +105,7 @@ import Testing
                 try await Outbox.enqueue(
                     EventEnvelope(producer: "test", patientID: "p1", traceID: nil, payload: BloodPressureRecorded(
                         measurementID: UUID(), systolic: 120, diastolic: 80, takenAt: Date(), source: .patient)),
-                    codec: EventCodec(), on: connection, logger: logger)
+                    codec: EventCodec(), ordering: .perKey, on: connection, logger: logger)
             }
             try await database.transaction { first in
                 #expect(try await Outbox.claimBatch(limit: 10, schema: database.schema, on: first, logger: logger).count == 1)

@@ -32,7 +32,7 @@ import Testing
         try await producer.send(Self.request(OntologyUpdateRequested(
             updateID: "missing", kind: .full, ontologyFile: "/nonexistent/hp.obo", annotationFile: "/nonexistent/phenotype.hpoa")))
         let dead = try await deadLetters.receive(1)[0]
-        #expect(dead.headers[EventHeader.deadLetterReason]?.contains("cannot use /nonexistent/hp.obo") == true)
+        #expect(dead.headers[EventHeader.deadLetterReason] == "the ontology file is not a regular file of at most 512 MiB under the HPO data directory")
         let update = OntologyUpdateRequested(
             updateID: "fixture-1", kind: .full, ontologyFile: DiagnosisServiceTests.ontologyFile,
             annotationFile: DiagnosisServiceTests.annotationFile)
@@ -95,8 +95,8 @@ import Testing
         try await producer.send(Self.request(OntologyUpdateRequested(updateID: "bogus", kind: .minimum, ontologyFile: "bogus.obo", annotationFile: nil)))
         let reasons = try await deadLetters.receive(refusedNames.count + 1).map { $0.headers[EventHeader.deadLetterReason] ?? "" }
         // The same words whether the file exists or not: no event can probe the file system.
-        #expect(reasons.dropLast() == refusedNames.map {
-            "cannot use \($0): not a regular file of at most 512 MiB under the HPO data directory"
+        #expect(reasons.dropLast() == refusedNames.map { _ in
+            "the ontology file is not a regular file of at most 512 MiB under the HPO data directory"
         })
         #expect(reasons.last == "the release is not usable: it has no HP:0000118 (Phenotypic abnormality)")
 

@@ -38,6 +38,7 @@ enum OntologyImportError: Error, CustomStringConvertible {
     case annotationFileRequired
     case unreadableFile(String)
     case invalidRelease(String)
+    /// Which file of the event (ontology or annotation); the path itself is not repeated, it is caller text.
     case fileNotAllowed(String)
     case importsByEventDisabled
 
@@ -46,7 +47,7 @@ enum OntologyImportError: Error, CustomStringConvertible {
         case .annotationFileRequired: "a full update needs the annotation file (phenotype.hpoa)"
         case .unreadableFile(let path): "cannot read \(path)"
         case .invalidRelease(let reason): "the release is not usable: \(reason)"
-        case .fileNotAllowed(let name): "cannot use \(name): not a regular file of at most 512 MiB under the HPO data directory"
+        case .fileNotAllowed(let which): "the \(which) file is not a regular file of at most 512 MiB under the HPO data directory"
         case .importsByEventDisabled: "imports by event are off: set HPO_DATA_DIR to the directory holding the release files"
         }
     }
