@@ -53,7 +53,7 @@ public enum Outbox {
     /// is taken when a row is inserted, not when its transaction commits: two transactions of one key that commit in
     /// the other order than they inserted would publish out of order. Each writer therefore holds a lock until its
     /// transaction ends, taken before it inserts:
-    public enum Ordering: Sendable {
+    public enum Ordering: Sendable, Equatable {
         /// One of several concurrent writers of a key (HTTP requests): each key's lock, so a second transaction of
         /// the key inserts only after the first committed.
         case perKey
@@ -75,17 +75,11 @@ public enum Outbox {
     /// Adds many events in one statement (batch processing), in order, after taking the locks of `ordering`.
     public static func enqueue(_ entries: [Entry], ordering: Ordering, on connection: PostgresConnection, logger: Logger) async throws {
         guard !entries.isEmpty else { return }
-        switch ordering {
-        case .perKey:
-            _ = try await connection.execute(StorePreparedStatements.LockOutboxWritersShared(), logger: logger)
-            let keys = entries.compactMap(\.key)
-            if !keys.isEmpty { _ = try await connection.execute(StorePreparedStatements.LockOutboxKeys(keys: keys), logger: logger) }
-        case .consumerLane:
-            _ = try await connection.execute(StorePreparedStatements.LockOutboxWritersShared(), logger: logger)
-        case .exclusive:
+        if ordering == .exclusive {
             _ = try await connection.execute(StorePreparedStatements.LockOutboxWritersExclusive(), logger: logger)
         }
-        _ = try await connection.execute(StorePreparedStatements.EnqueueOutbox(entries: entries), logger: logger)
+        _ = try await connection.execute(
+            StorePreparedStatements.EnqueueOutbox(entries: entries, lockingKeys: ordering == .perKey), logger: logger)
     }
 
     /// Takes the oldest `limit` records if no other relay of this schema is publishing, else nothing. The advisory

@@ -24,22 +24,31 @@ enum StorePreparedStatements {
         func decodeRow(_ row: PostgresRow) throws -> UUID { try row.decode(UUID.self) }
     }
 
-    /// Adds encoded events to the outbox, in order.
+    /// Adds encoded events to the outbox, in order, holding the schema's outbox writer lock shared (and, when
+    /// `lockingKeys`, each key's lock, in hash order) before any row takes its position: the locks of
+    /// `Outbox.Ordering` at no extra round trip, which a consumer lane's batches would feel.
     struct EnqueueOutbox: PostgresPreparedStatement {
         // Bodies (JSON, so UTF-8 without NUL) travel as text because PostgresNIO binds no bytea arrays, and absent keys
-        // as '' because it binds no arrays of optionals; convert_to() and nullif() turn them back.
+        // as '' because it binds no arrays of optionals; convert_to() and nullif() turn them back. The sort needs every
+        // row, so both lock joins are evaluated before the first insert.
         static let sql = """
             INSERT INTO outbox (event_id, topic, message_key, event_type, schema_version, trace_id, body)
-            SELECT event_id, topic, nullif(message_key, ''), event_type, schema_version, nullif(trace_id, ''), convert_to(body, 'UTF8')
+            SELECT e.event_id, e.topic, nullif(e.message_key, ''), e.event_type, e.schema_version, nullif(e.trace_id, ''), convert_to(e.body, 'UTF8')
             FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::text[])
                  WITH ORDINALITY AS e(event_id, topic, message_key, event_type, schema_version, trace_id, body, ordinal)
-            ORDER BY ordinal
+            CROSS JOIN pg_advisory_xact_lock_shared(hashtext('caretide.outbox-writers.' || current_schema())) AS writers
+            CROSS JOIN (SELECT count(*) FROM (
+                SELECT pg_advisory_xact_lock(hashtext('caretide.outbox.' || current_schema()), hash)
+                FROM (SELECT DISTINCT hashtext(key) AS hash FROM unnest($3::text[]) AS keys(key) WHERE $8 AND key <> '' ORDER BY 1) AS hashes
+            ) AS locked) AS keys
+            ORDER BY e.ordinal
             """
         typealias Row = ()
         let entries: [Outbox.Entry]
+        let lockingKeys: Bool
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 7)
+            var bindings = PostgresBindings(capacity: 8)
             bindings.append(entries.map(\.eventID))
             bindings.append(entries.map(\.topic))
             bindings.append(entries.map { $0.key ?? "" })
@@ -47,43 +56,15 @@ enum StorePreparedStatements {
             bindings.append(entries.map(\.schemaVersion))
             bindings.append(entries.map { $0.traceID ?? "" })
             bindings.append(entries.map { String(decoding: $0.body, as: UTF8.self) })
+            bindings.append(lockingKeys)
             return bindings
         }
 
         func decodeRow(_ row: PostgresRow) throws {}
     }
 
-    /// Takes each key's outbox lock until the transaction ends, in the order of the keys' hashes (the locks' own
-    /// identity), so two writers never wait on each other in a cycle. The two-integer form keeps these locks apart
-    /// from the single-bigint ones (publisher, writers, migrations).
-    struct LockOutboxKeys: PostgresPreparedStatement {
-        static let sql = """
-            SELECT count(*)::int8 FROM (
-                SELECT pg_advisory_xact_lock(hashtext('caretide.outbox.' || current_schema()), hash)
-                FROM (SELECT DISTINCT hashtext(key) AS hash FROM unnest($1::text[]) AS keys(key) ORDER BY 1) AS hashes) AS locked
-            """
-        typealias Row = Int64
-        let keys: [String]
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(keys)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
-    }
-
-    /// The schema's outbox writer lock, shared, until the transaction ends (`Outbox.Ordering`: consumer lanes and
-    /// HTTP writers). Not the relay's publisher lock, which writers must never block.
-    struct LockOutboxWritersShared: PostgresPreparedStatement {
-        static let sql = "SELECT 1 FROM pg_advisory_xact_lock_shared(hashtext('caretide.outbox-writers.' || current_schema()))"
-        typealias Row = ()
-        func makeBindings() throws -> PostgresBindings { PostgresBindings() }
-        func decodeRow(_ row: PostgresRow) throws {}
-    }
-
-    /// The same lock, exclusive: a job beside the consumers (`caretide rescore`).
+    /// The schema's outbox writer lock, exclusive, until the transaction ends: a job beside the consumer lanes
+    /// (`caretide rescore`, `Outbox.Ordering.exclusive`). Not the relay's publisher lock, which writers never block.
     struct LockOutboxWritersExclusive: PostgresPreparedStatement {
         static let sql = "SELECT 1 FROM pg_advisory_xact_lock(hashtext('caretide.outbox-writers.' || current_schema()))"
         typealias Row = ()
