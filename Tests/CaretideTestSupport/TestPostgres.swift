@@ -2,6 +2,7 @@ import CaretideLocalStack
 import CaretideStore
 import Foundation
 import Logging
+import Synchronization
 
 /// One private PostgreSQL cluster per test process (Debian's binaries, started by the tests themselves), and a fresh
 /// database per test so that tests never see each other's rows. The cluster is stopped when the process exits.
@@ -23,6 +24,8 @@ public enum TestPostgres {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
         let server = try await LocalPostgres.start(in: directory, fsync: false, logger: TestLogging.logger("postgres"))
+        // Stopped at exit too, should the test fail before it stops the cluster itself.
+        StopAtExit.register(server, directory: directory)
         return (server, {
             await server.stop()
             try? FileManager.default.removeItem(at: directory)
@@ -38,17 +41,21 @@ public enum TestPostgres {
     }
 }
 
-/// Stops the shared cluster when the test process exits, so no server outlives the tests.
+/// Stops the clusters when the test process exits, so no server outlives the tests.
 private enum StopAtExit {
-    nonisolated(unsafe) static var server: LocalPostgres?
-    nonisolated(unsafe) static var root: URL?
+    private static let clusters = Mutex<[(LocalPostgres, URL)]>([])
 
     static func register(_ server: LocalPostgres, directory: URL) {
-        StopAtExit.server = server
-        root = directory
+        let first = clusters.withLock { clusters in
+            clusters.append((server, directory))
+            return clusters.count == 1
+        }
+        guard first else { return }
         atexit {
-            StopAtExit.server?.stopBlocking()
-            if let root = StopAtExit.root { try? FileManager.default.removeItem(at: root) }
+            for (server, directory) in StopAtExit.clusters.withLock({ $0 }) {
+                server.stopBlocking()
+                try? FileManager.default.removeItem(at: directory)
+            }
         }
     }
 }
