@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.25.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.10.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         // Ground floor: pure modules, no I/O.
@@ -44,6 +45,9 @@ let package = Package(
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+
+        // Who calls: bearer JWTs verified against the identity provider's keys (RFC 7519, RFC 7517, RFC 8725).
+        .target(name: "CaretideIdentity", dependencies: [.product(name: "JWTKit", package: "jwt-kit")]),
 
         // Runtime shared by every service.
         .target(name: "CaretideRuntime", dependencies: [
@@ -101,6 +105,7 @@ let package = Package(
         .testTarget(name: "CaretideStoreTests", dependencies: [
             "CaretideStore", "CaretideTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
+        .testTarget(name: "CaretideIdentityTests", dependencies: ["CaretideIdentity", .product(name: "JWTKit", package: "jwt-kit")]),
         .testTarget(name: "CaretideRuntimeTests", dependencies: ["CaretideRuntime", .product(name: "Hummingbird", package: "hummingbird")]),
         .testTarget(name: "IntegrationTests", dependencies: [
             "CaretideTestSupport", "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideSchemas",

@@ -1,0 +1,154 @@
+import Foundation
+import JWTKit
+
+/// Why a bearer token was refused. `description` names the rule, never the token or its claims' values, so it can
+/// be logged and returned (RFC 6750 `error_description`).
+public struct TokenRejection: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Reason: String, Sendable {
+        case malformed = "the token is not a signed JWT"
+        case algorithmNotAllowed = "the token's algorithm is not allowed (RS256, ES256 or EdDSA only)"
+        case badSignature = "the token's signature does not verify with any known key"
+        case expired = "the token has expired"
+        case notYetValid = "the token is not valid yet"
+        case noExpiry = "the token has no expiry"
+        case wrongIssuer = "the token was issued by another issuer"
+        case wrongAudience = "the token is meant for another audience"
+        case noSubject = "the token names no subject"
+        case noRole = "the token carries no Caretide role"
+        case noInstitution = "an institution token names no institution"
+    }
+
+    public let reason: Reason
+    public init(_ reason: Reason) { self.reason = reason }
+    public var description: String { reason.rawValue }
+}
+
+/// Verifies bearer JWTs against the identity provider's public keys (a JWKS, RFC 7517) and the rules, and turns
+/// the claims into an `Identity`. The keys can be replaced while requests are verified (a periodic JWKS refresh).
+public final class TokenVerifier: Sendable {
+    private let keys: JWTKeyCollection
+    public let rules: TokenRules
+
+    /// - Parameter jwks: the key set as JSON (`{"keys": [...]}`); every key needs a `kid`.
+    public init(jwks: String, rules: TokenRules) async throws {
+        keys = JWTKeyCollection()
+        try await keys.add(jwksJSON: jwks)
+        self.rules = rules
+    }
+
+    public func verify(_ token: String, now: Date = Date()) async throws(TokenRejection) -> Identity {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[2].isEmpty,
+            let headerBytes = Base64URL.decode(parts[0]),
+            let header = try? JSONDecoder().decode(Header.self, from: headerBytes)
+        else { throw TokenRejection(.malformed) }
+        // Checked before any key is touched: `none` and HMAC never reach a verifier.
+        guard TokenRules.allowedAlgorithms.contains(header.alg) else { throw TokenRejection(.algorithmNotAllowed) }
+        let claims: Claims
+        do {
+            claims = try await keys.verify(token, as: Claims.self, iteratingKeys: header.kid == nil)
+        } catch {
+            throw TokenRejection(.badSignature)
+        }
+        return try identity(from: claims.values, now: now)
+    }
+
+    /// The rules applied to verified claims (pure, so every rule is tested on its own).
+    func identity(from claims: [String: ClaimValue], now: Date) throws(TokenRejection) -> Identity {
+        guard case .number(let expiry)? = claims["exp"] else { throw TokenRejection(.noExpiry) }
+        guard now.timeIntervalSince1970 < expiry + rules.leeway else { throw TokenRejection(.expired) }
+        if case .number(let notBefore)? = claims["nbf"], now.timeIntervalSince1970 + rules.leeway < notBefore {
+            throw TokenRejection(.notYetValid)
+        }
+        guard case .string(rules.issuer)? = claims["iss"] else { throw TokenRejection(.wrongIssuer) }
+        let audiences: [String] = switch claims["aud"] {
+        case .string(let audience)?: [audience]
+        case .array(let values)?: values.compactMap(\.string)
+        default: []
+        }
+        guard audiences.contains(rules.audience) else { throw TokenRejection(.wrongAudience) }
+        guard let subject = claims["sub"]?.string, !subject.isEmpty else { throw TokenRejection(.noSubject) }
+        let roleValue = ClaimValue.object(claims).at(path: rules.roleClaim)
+        let candidates: [String] = switch roleValue {
+        case .string(let role)?: [role]
+        case .array(let values)?: values.compactMap(\.string)
+        default: []
+        }
+        guard let role = candidates.lazy.compactMap(Role.init(rawValue:)).first else { throw TokenRejection(.noRole) }
+        let institution = ClaimValue.object(claims).at(path: rules.institutionClaim)?.string
+        if role == .institution, institution?.isEmpty ?? true { throw TokenRejection(.noInstitution) }
+        let scopes = ClaimValue.object(claims).at(path: rules.scopeClaim)?.string.map { Set($0.split(separator: " ").map(String.init)) } ?? []
+        return Identity(subject: subject, role: role, institutionID: role == .institution ? institution : nil, scopes: scopes)
+    }
+
+    private struct Header: Decodable {
+        let alg: String
+        let kid: String?
+    }
+
+    /// Every claim of a token whose signature jwt-kit verified; the claims themselves are checked by `identity`.
+    struct Claims: JWTPayload {
+        let values: [String: ClaimValue]
+
+        init(values: [String: ClaimValue]) { self.values = values }
+
+        init(from decoder: any Decoder) throws {
+            guard case .object(let values) = try ClaimValue(from: decoder) else {
+                throw DecodingError.typeMismatch([String: ClaimValue].self, .init(codingPath: [], debugDescription: "claims are no object"))
+            }
+            self.values = values
+        }
+
+        func encode(to encoder: any Encoder) throws { try ClaimValue.object(values).encode(to: encoder) }
+
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
+    }
+}
+
+/// A claim's JSON value.
+enum ClaimValue: Codable, Sendable, Equatable {
+    case string(String), number(Double), bool(Bool), array([ClaimValue]), object([String: ClaimValue]), null
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Double.self) { self = .number(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([ClaimValue].self) { self = .array(value) }
+        else { self = .object(try container.decode([String: ClaimValue].self)) }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        case .null: try container.encodeNil()
+        }
+    }
+
+    var string: String? { if case .string(let value) = self { value } else { nil } }
+
+    /// The value at a dotted path (`realm_access.roles`).
+    func at(path: String) -> ClaimValue? {
+        var current: ClaimValue? = self
+        for key in path.split(separator: ".") {
+            guard case .object(let members)? = current else { return nil }
+            current = members[String(key)]
+        }
+        return current
+    }
+}
+
+/// base64url without padding (RFC 7515 §2).
+enum Base64URL {
+    static func decode(_ text: some StringProtocol) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+}
