@@ -136,8 +136,11 @@ import Glibc
             let reply = try await HTTP.get(scoring + "/readyz")
             return reply.status == 503 && reply.text.contains("consumer lane 0 has not finished its work in hand")
         }
+        // The lag gauge is refreshed once a second by the poll loop: wait for the report that counts the held message.
+        try await eventually("the lag counts the message the stuck lane holds") {
+            try await HTTP.get(scoring + "/metrics").text.contains(#"caretide_consumer_lag{topic="caretide.measurements"} 1"#)
+        }
         let metrics = try await HTTP.get(scoring + "/metrics").text
-        #expect(metrics.contains(#"caretide_consumer_lag{topic="caretide.measurements"} 1"#))
         #expect(metrics.contains(#"caretide_worker_busy_seconds{worker="consumer lane 0"}"#))
         releaseSignal.yield()
         try await holder
