@@ -256,26 +256,10 @@ final class ProducerRuntime: Sendable {
     }
 
     private static func produce(_ message: OutgoingMessage, opaque: UnsafeMutableRawPointer?, handle: OpaquePointer) -> EnqueueOutcome {
-        // C strings stay alive for the call only: librdkafka copies the key and headers, and the value
+        // The copies below stay alive for the call only: librdkafka copies the key and headers, and the value
         // because of RD_KAFKA_MSG_F_COPY.
         var allocations: [UnsafeMutableBufferPointer<CChar>] = []
         defer { allocations.forEach { $0.deallocate() } }
-        func cString(_ string: String) -> UnsafeMutableBufferPointer<CChar> {
-            let utf8 = string.utf8CString
-            let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: utf8.count)
-            _ = buffer.initialize(from: utf8)
-            allocations.append(buffer)
-            return buffer
-        }
-
-        var fields: [rd_kafka_vu_t] = []
-        fields.reserveCapacity(5 + message.headerFields.count + message.headers.count)
-
-        var topic = rd_kafka_vu_t()
-        topic.vtype = RD_KAFKA_VTYPE_TOPIC
-        topic.u.cstr = UnsafePointer(cString(message.topic).baseAddress)
-        fields.append(topic)
-
         // Key, header and value bytes are passed with their lengths: no terminating NUL, any byte allowed.
         func bytes(_ value: [UInt8]) -> UnsafeMutableBufferPointer<CChar> {
             let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(value.count, 1))
@@ -285,6 +269,16 @@ final class ProducerRuntime: Sendable {
             allocations.append(buffer)
             return buffer
         }
+        // Topic and header names are C strings.
+        func cString(_ string: String) -> UnsafeMutableBufferPointer<CChar> { bytes(Array(string.utf8) + [0]) }
+
+        var fields: [rd_kafka_vu_t] = []
+        fields.reserveCapacity(5 + message.headerFields.count + message.headers.count)
+
+        var topic = rd_kafka_vu_t()
+        topic.vtype = RD_KAFKA_VTYPE_TOPIC
+        topic.u.cstr = UnsafePointer(cString(message.topic).baseAddress)
+        fields.append(topic)
 
         if let key = message.keyBytes {
             var field = rd_kafka_vu_t()

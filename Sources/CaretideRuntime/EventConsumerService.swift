@@ -39,7 +39,7 @@ public final class EventConsumerService: Service, Sendable {
     public init(
         name: String, topics: [Topic], handler: any EventHandler, kafka: KafkaConfiguration, database: Database,
         producer: KafkaProducer, relay: OutboxRelay, readiness: ReadinessState, metrics: ServiceMetrics, codec: EventCodec,
-        logger: Logger, limits: RuntimeLimits = RuntimeLimits(), progress: ProgressMonitor
+        logger: Logger, limits: RuntimeLimits, progress: ProgressMonitor
     ) {
         self.name = name
         self.topics = topics
