@@ -51,7 +51,7 @@ let package = Package(
 
         // Runtime shared by every service.
         .target(name: "CaretideRuntime", dependencies: [
-            "CaretideSchemas", "CaretideKafka", "CaretideStore",
+            "CaretideSchemas", "CaretideKafka", "CaretideStore", "CaretideIdentity",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -78,14 +78,14 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "CaretideCLI", dependencies: [
-            "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "PhenotypeRanking",
+            "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideIdentity", "PhenotypeRanking",
             "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // Shared by the test targets: the tests' own PostgreSQL, an in-process stack, HTTP and Kafka probes.
         .target(name: "CaretideTestSupport", dependencies: [
-            "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideSchemas",
+            "CaretideLocalStack", "CaretideRuntime", "CaretideIdentity", "CaretideKafka", "CaretideStore", "CaretideSchemas",
             "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], path: "Tests/CaretideTestSupport"),
@@ -106,9 +106,11 @@ let package = Package(
             "CaretideStore", "CaretideTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         .testTarget(name: "CaretideIdentityTests", dependencies: ["CaretideIdentity", .product(name: "JWTKit", package: "jwt-kit")]),
-        .testTarget(name: "CaretideRuntimeTests", dependencies: ["CaretideRuntime", .product(name: "Hummingbird", package: "hummingbird")]),
+        .testTarget(name: "CaretideRuntimeTests", dependencies: [
+            "CaretideRuntime", "CaretideIdentity", .product(name: "Hummingbird", package: "hummingbird"),
+        ]),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "CaretideTestSupport", "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideSchemas",
+            "CaretideTestSupport", "CaretideLocalStack", "CaretideIdentity", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideSchemas",
             "IngestService", "ScoringService", "NotificationService", "DiagnosisService", "PhenotypeRanking",
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),

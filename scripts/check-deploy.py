@@ -26,18 +26,32 @@ for product in products:
 if "Caretide_CaretideSchemaFiles.resources" not in dockerfile:
     problems.append("deploy/Dockerfile does not copy the JSON Schema resource bundle")
 
-caretide_services = {name: spec for name, spec in services.items() if spec.get("image") == "caretide:latest"}
+def binary_of(spec):
+    entrypoint = spec.get("entrypoint") or []
+    return entrypoint[0].removeprefix("/app/") if entrypoint else None
+
+
+# The four services; the CLI (`/app/caretide`, e.g. the auth-keys step) runs from the same image.
+caretide_services = {
+    name: spec for name, spec in services.items() if spec.get("image") == "caretide:latest" and binary_of(spec) != "caretide"
+}
 if len(caretide_services) != 4:
     problems.append(f"compose.yaml should run the four services, found {sorted(caretide_services)}")
 for name, spec in caretide_services.items():
-    entrypoint = spec.get("entrypoint") or []
-    binary = entrypoint[0].removeprefix("/app/") if entrypoint else None
+    binary = binary_of(spec)
     if binary not in products:
         problems.append(f"compose service {name} runs {binary}, which is not an executable product")
     environment = spec.get("environment") or {}
     for variable in ("DATABASE_URL", "KAFKA_BROKERS", "HTTP_PORT"):
         if variable not in environment:
             problems.append(f"compose service {name} lacks {variable}")
+    # A service without its identity provider's keys refuses to start (exit 78).
+    if environment.get("AUTH_DISABLED") != "1":
+        if not ({"AUTH_JWKS_FILE", "AUTH_JWKS_URL"} & set(environment)):
+            problems.append(f"compose service {name} lacks AUTH_JWKS_FILE or AUTH_JWKS_URL")
+        for variable in ("AUTH_ISSUER", "AUTH_AUDIENCE"):
+            if variable not in environment:
+                problems.append(f"compose service {name} lacks {variable}")
 for name, spec in services.items():
     for dependency in (spec.get("depends_on") or {}):
         if dependency not in services:

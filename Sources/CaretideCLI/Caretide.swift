@@ -4,6 +4,8 @@ import ArgumentParser
 struct Caretide: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "caretide",
-        abstract: "Operate Caretide: run the whole stack locally, run the embedded broker, migrate databases, rescore, import HPO releases.",
-        subcommands: [DevCommand.self, BrokerCommand.self, MigrateCommand.self, RescoreCommand.self, HPOCommand.self, BenchCommand.self])
+        abstract: "Operate Caretide: run the whole stack locally, mint development tokens, run the embedded broker, migrate databases, rescore, import HPO releases.",
+        subcommands: [
+            DevCommand.self, TokenCommand.self, BrokerCommand.self, MigrateCommand.self, RescoreCommand.self, HPOCommand.self, BenchCommand.self,
+        ])
 }

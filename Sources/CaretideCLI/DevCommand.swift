@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaretideIdentity
 import CaretideKafka
 import CaretideLocalStack
 import CaretideSchemas
@@ -11,7 +12,9 @@ import ScoringService
 
 /// `caretide dev`: the whole pipeline on one machine. The embedded broker unless KAFKA_BROKERS is set, a private
 /// PostgreSQL unless DATABASE_URL is set, then the four services as child processes. Once all are ready it writes
-/// `<state-dir>/endpoints.json`. Ctrl-C or SIGTERM stops everything and leaves no process behind.
+/// `<state-dir>/endpoints.json`. Ctrl-C or SIGTERM stops everything and leaves no process behind. Unless `AUTH_*`
+/// names an identity provider, the services trust a development key pair kept in the state directory, whose tokens
+/// `caretide token` mints.
 struct DevCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dev", abstract: "Run the whole Caretide stack locally (embedded broker, private PostgreSQL, four services).")
@@ -54,6 +57,17 @@ struct DevCommand: AsyncParsableCommand {
             databaseForDisplay = server.configuration.redactedURL
         }
 
+        var authEnvironment: [String: String] = [:]
+        if !environment.keys.contains(where: { $0.hasPrefix("AUTH_") }) {
+            let issuer = try TokenIssuer.development(in: stateDirectory)
+            authEnvironment = [
+                "AUTH_JWKS_FILE": TokenIssuer.jwksFile(in: stateDirectory).path, "AUTH_ISSUER": issuer.issuer, "AUTH_AUDIENCE": issuer.audience,
+            ]
+            logger.info("services trust the development key; mint tokens with `caretide token`", metadata: [
+                "jwks": "\(TokenIssuer.jwksFile(in: stateDirectory).path)",
+            ])
+        }
+
         var startedChildren: [(key: String, process: ServiceProcess, baseURL: String)] = []
         let binaries = ServiceProcess.executableDirectory
         for (key, name) in [("ingest", IngestService.name), ("scoring", ScoringService.name),
@@ -65,6 +79,7 @@ struct DevCommand: AsyncParsableCommand {
             childEnvironment["HTTP_HOST"] = "127.0.0.1"
             childEnvironment["HTTP_PORT"] = String(port)
             childEnvironment["CARETIDE_EXIT_WITH_PARENT"] = "1"
+            childEnvironment.merge(authEnvironment) { _, development in development }
             // Imports by event read release files from here only (`scripts/fetch-hpo-release` fills it).
             childEnvironment["HPO_DATA_DIR"] = environment["HPO_DATA_DIR"]
                 ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".hpo-data").path

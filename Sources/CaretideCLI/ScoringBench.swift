@@ -49,8 +49,10 @@ struct ScoringBench: AsyncParsableCommand {
         readings.removeAll()
 
         let configuration = ServiceConfiguration(
-            serviceName: ScoringService.name, httpHost: "127.0.0.1", httpPort: 0, database: postgres.configuration, kafka: kafka, logLevel: .warning)
-        let assembly = try ServiceAssembly(definition: ScoringService.definition, configuration: configuration, logger: logger, signals: false)
+            serviceName: ScoringService.name, httpHost: "127.0.0.1", httpPort: 0, database: postgres.configuration, kafka: kafka,
+            // The bench drives Kafka only; no HTTP request is made.
+            auth: .disabled, logLevel: .warning)
+        let assembly = try await ServiceAssembly(definition: ScoringService.definition, configuration: configuration, logger: logger, signals: false)
         let service = Task { try await assembly.group.run() }
         // The superuser: it creates the pg_stat_statements extension and reads every role's statements.
         let counter = Database(configuration: postgres.superuserConfiguration(), schema: "scoring", logger: logger)

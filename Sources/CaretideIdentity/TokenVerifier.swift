@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import Synchronization
 
 /// Why a bearer token was refused. `description` names the rule, never the token or its claims' values, so it can
 /// be logged and returned (RFC 6750 `error_description`).
@@ -26,14 +27,26 @@ public struct TokenRejection: Error, Sendable, Equatable, CustomStringConvertibl
 /// Verifies bearer JWTs against the identity provider's public keys (a JWKS, RFC 7517) and the rules, and turns
 /// the claims into an `Identity`. The keys can be replaced while requests are verified (a periodic JWKS refresh).
 public final class TokenVerifier: Sendable {
-    private let keys: JWTKeyCollection
+    private let keySet: Mutex<JWTKeyCollection>
     public let rules: TokenRules
 
     /// - Parameter jwks: the key set as JSON (`{"keys": [...]}`); every key needs a `kid`.
     public init(jwks: String, rules: TokenRules) async throws {
-        keys = JWTKeyCollection()
-        try await keys.add(jwksJSON: jwks)
+        keySet = Mutex(try await Self.collection(jwks))
         self.rules = rules
+    }
+
+    /// Replaces the keys at once (a refreshed JWKS: the provider rotated its keys). A key set that cannot be read
+    /// throws and leaves the current keys in place.
+    public func replaceKeys(jwks: String) async throws {
+        let collection = try await Self.collection(jwks)
+        keySet.withLock { $0 = collection }
+    }
+
+    private static func collection(_ jwks: String) async throws -> JWTKeyCollection {
+        let collection = JWTKeyCollection()
+        try await collection.add(jwksJSON: jwks)
+        return collection
     }
 
     public func verify(_ token: String, now: Date = Date()) async throws(TokenRejection) -> Identity {
@@ -46,6 +59,7 @@ public final class TokenVerifier: Sendable {
         guard TokenRules.allowedAlgorithms.contains(header.alg) else { throw TokenRejection(.algorithmNotAllowed) }
         let claims: Claims
         do {
+            let keys = keySet.withLock { $0 }
             claims = try await keys.verify(token, as: Claims.self, iteratingKeys: header.kid == nil)
         } catch {
             throw TokenRejection(.badSignature)
@@ -106,10 +120,10 @@ public final class TokenVerifier: Sendable {
 }
 
 /// A claim's JSON value.
-enum ClaimValue: Codable, Sendable, Equatable {
+public enum ClaimValue: Codable, Sendable, Equatable {
     case string(String), number(Double), bool(Bool), array([ClaimValue]), object([String: ClaimValue]), null
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() { self = .null }
         else if let value = try? container.decode(Bool.self) { self = .bool(value) }
@@ -119,7 +133,7 @@ enum ClaimValue: Codable, Sendable, Equatable {
         else { self = .object(try container.decode([String: ClaimValue].self)) }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .string(let value): try container.encode(value)
@@ -131,7 +145,7 @@ enum ClaimValue: Codable, Sendable, Equatable {
         }
     }
 
-    var string: String? { if case .string(let value) = self { value } else { nil } }
+    public var string: String? { if case .string(let value) = self { value } else { nil } }
 
     /// The value at a dotted path (`realm_access.roles`).
     func at(path: String) -> ClaimValue? {

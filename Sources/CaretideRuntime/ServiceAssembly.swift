@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideKafka
 import CaretideSchemas
 import CaretideStore
@@ -14,8 +15,11 @@ public struct ServiceAssembly: Sendable {
     public let group: ServiceGroup
     /// The port the HTTP server bound, known once it runs (useful with port 0).
     public let boundPort: BoundPort
+    /// The API routes the service registered, with the access each declares.
+    public let routes: RouteTable
 
-    public init(definition: ServiceDefinition, configuration: ServiceConfiguration, logger baseLogger: Logger, signals: Bool = true) throws {
+    /// - Throws: `InvalidConfiguration` when the authentication keys cannot be read.
+    public init(definition: ServiceDefinition, configuration: ServiceConfiguration, logger baseLogger: Logger, signals: Bool = true) async throws {
         var logger = baseLogger
         logger.logLevel = configuration.logLevel
         logger[metadataKey: "service"] = "\(definition.name)"
@@ -47,14 +51,25 @@ public struct ServiceAssembly: Sendable {
                 logger: logger, limits: limits, progress: progress)
         }
 
-        let router = Router()
+        let (authenticator, keyRefresh) = try await Authenticator.make(configuration.auth)
+        if case .disabled = configuration.auth {
+            logger.warning("authentication is disabled (AUTH_DISABLED=1): every caller may read and write every patient's data")
+        }
+        let router = Router(context: CaretideRequestContext.self)
+        router.add(middleware: RequestIDMiddleware())
         router.add(middleware: ServerErrorMiddleware(logger: logger))
+        // Open to every caller: probes and scrapers carry no token.
         OperationalRoutes(
-            database: database, producer: producer, readiness: readiness, consumer: consumer, metrics: metrics, progress: progress
+            database: database, producer: producer, readiness: readiness, consumer: consumer, metrics: metrics, progress: progress,
+            authenticator: authenticator
         ).register(on: router)
+        let api = router.group().add(middleware: AuthenticationMiddleware(authenticator: authenticator))
+        let routes = RouteTable()
         let context = ServiceContext(
             name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger, limits: limits)
-        definition.routes(router, context)
+        let grants = NoCareTeamGrants()
+        definition.routes(
+            APIRoutes(group: api, table: routes, access: AccessGuard(enabled: configuration.auth != .disabled, grants: grants)), context)
 
         let boundPort = BoundPort()
         let serverLogger = logger
@@ -77,6 +92,7 @@ public struct ServiceAssembly: Sendable {
             .init(service: migrations, successTerminationBehavior: .ignore),
             .init(service: relay),
         ]
+        if let keyRefresh { services.append(.init(service: keyRefresh)) }
         services += definition.backgroundServices(context).map { .init(service: $0) }
         if let consumer { services.append(.init(service: consumer)) }
         services.append(.init(service: application))
@@ -89,6 +105,7 @@ public struct ServiceAssembly: Sendable {
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(30)
         self.group = ServiceGroup(configuration: groupConfiguration)
         self.boundPort = boundPort
+        self.routes = routes
     }
 }
 

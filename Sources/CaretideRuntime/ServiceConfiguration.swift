@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideKafka
 import CaretideStore
 import Logging
@@ -12,6 +13,7 @@ import Logging
 /// | `HTTP_HOST` | address the HTTP server binds | `0.0.0.0` |
 /// | `HTTP_PORT` | port of the API, `/healthz`, `/readyz`, `/metrics` | per service |
 /// | `LOG_LEVEL` | trace, debug, info, notice, warning, error, critical | `info` |
+/// | `AUTH_*` | the identity provider's keys and token rules (`AuthConfiguration`); `AUTH_DISABLED=1` turns authentication off | required |
 /// | `CARETIDE_EXIT_WITH_PARENT` | `1`: stop when the parent process goes (set by `caretide dev`) | off |
 /// | `STALL_THRESHOLD_SECONDS`, `DATABASE_TRANSACTION_TIMEOUT_SECONDS`, `DATABASE_STATEMENT_TIMEOUT_SECONDS`, `DEAD_LETTER_PUBLISH_DEADLINE_SECONDS`, `HTTP_IDLE_TIMEOUT_SECONDS` | see `RuntimeLimits` | 60, 30, 120, 30, 30 |
 public struct ServiceConfiguration: Sendable {
@@ -23,11 +25,14 @@ public struct ServiceConfiguration: Sendable {
     public var logLevel: Logger.Level
     public var exitWithParent: Bool
     public var limits: RuntimeLimits = RuntimeLimits()
+    /// Who may call: there is no default, so a deployment says so even to turn it off.
+    public var auth: AuthConfiguration
 
     public init(
         serviceName: String, httpHost: String = "127.0.0.1", httpPort: Int, database: DatabaseConfiguration,
-        kafka: KafkaConfiguration, logLevel: Logger.Level = .info, exitWithParent: Bool = false
+        kafka: KafkaConfiguration, auth: AuthConfiguration, logLevel: Logger.Level = .info, exitWithParent: Bool = false
     ) {
+        self.auth = auth
         self.serviceName = serviceName
         self.httpHost = httpHost
         self.httpPort = httpPort
@@ -88,11 +93,17 @@ public struct ServiceConfiguration: Sendable {
         var statementTimeout = Duration.seconds(120)
         seconds("DATABASE_STATEMENT_TIMEOUT_SECONDS", into: &statementTimeout)
 
-        guard problems.isEmpty, var database, let kafka else { throw InvalidConfiguration(problems: problems) }
+        var auth: AuthConfiguration?
+        switch AuthConfiguration.fromEnvironment(environment) {
+        case .success(let configuration): auth = configuration
+        case .failure(let failure): problems += failure.problems
+        }
+
+        guard problems.isEmpty, var database, let kafka, let auth else { throw InvalidConfiguration(problems: problems) }
         database.statementTimeout = statementTimeout
         var configuration = ServiceConfiguration(
             serviceName: serviceName, httpHost: environment["HTTP_HOST"] ?? "0.0.0.0", httpPort: port, database: database,
-            kafka: kafka, logLevel: level, exitWithParent: environment["CARETIDE_EXIT_WITH_PARENT"] == "1")
+            kafka: kafka, auth: auth, logLevel: level, exitWithParent: environment["CARETIDE_EXIT_WITH_PARENT"] == "1")
         configuration.limits = limits
         return configuration
     }

@@ -15,14 +15,14 @@ public struct ServiceDefinition: Sendable {
     /// Topics consumed by `handler`; empty when the service consumes nothing.
     public var consumedTopics: [Topic]
     public var handler: (any EventHandler)?
-    /// Adds the service's own HTTP routes.
-    public var routes: @Sendable (Router<BasicRequestContext>, ServiceContext) -> Void
+    /// Adds the service's own HTTP routes, each behind authentication and the access rules.
+    public var routes: @Sendable (APIRoutes, ServiceContext) -> Void
     /// Long-running work of the service's own (e.g. reloading data), started after the relay and stopped before it.
     public var backgroundServices: @Sendable (ServiceContext) -> [any Service]
 
     public init(
         name: String, schema: String, migrations: MigrationTrack, consumedTopics: [Topic] = [], handler: (any EventHandler)? = nil,
-        routes: @escaping @Sendable (Router<BasicRequestContext>, ServiceContext) -> Void = { _, _ in },
+        routes: @escaping @Sendable (APIRoutes, ServiceContext) -> Void = { _, _ in },
         backgroundServices: @escaping @Sendable (ServiceContext) -> [any Service] = { _ in [] }
     ) {
         self.name = name

@@ -16,8 +16,11 @@ public enum ServiceMain {
             exit(78)
         }
         do {
-            let assembly = try ServiceAssembly(definition: definition, configuration: configuration, logger: logger)
+            let assembly = try await ServiceAssembly(definition: definition, configuration: configuration, logger: logger)
             try await assembly.group.run()
+        } catch let error as InvalidConfiguration {
+            FileHandle.standardError.write(Data("\(definition.name): \(error.description)\n".utf8))
+            exit(78)
         } catch {
             logger.critical("service stopped with an error", metadata: ["error": "\(String(reflecting: error))"])
             exit(1)

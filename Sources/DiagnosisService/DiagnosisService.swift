@@ -23,11 +23,11 @@ public enum DiagnosisService {
             name: name, schema: "diagnosis", migrations: DiagnosisMigrations.track, consumedTopics: [.diagnosisRequests],
             handler: DiagnosisRequestHandler(
                 catalog: catalog, importOptions: importOptions, releaseFiles: ReleaseFileGuard(directory: dataDirectory)),
-            routes: { router, context in
-                SearchRoutes(catalog: catalog).register(on: router)
-                RankingRoutes(catalog: catalog).register(on: router)
-                SavedQueryRoutes(context: context, catalog: catalog).register(on: router)
-                ReleaseRoutes(context: context, catalog: catalog).register(on: router)
+            routes: { routes, context in
+                SearchRoutes(catalog: catalog).register(on: routes)
+                RankingRoutes(catalog: catalog).register(on: routes)
+                SavedQueryRoutes(context: context, catalog: catalog).register(on: routes)
+                ReleaseRoutes(context: context, catalog: catalog).register(on: routes)
             },
             backgroundServices: { context in [ReleaseWatcher(catalog: catalog, context: context)] })
     }

@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
 import Foundation
@@ -26,13 +27,13 @@ struct ClinicalInputRoutes: Sendable {
         observedAtField: "/answeredAt",
         deletion: nil)
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on routes: APIRoutes) {
         for (path, parameter, definition) in [("npi", "npiId", Self.npi), ("melanoma-risk-profiles", "profileId", Self.melanomaRiskProfile)] {
-            router.put("v1/patients/:patientId/\(path)/:\(parameter)") { request, context in
+            routes.put("v1/patients/:patientId/\(path)/:\(parameter)", access: .patientData(.write)) { request, context in
                 let patientID = try PatientID.fromPath(context)
                 let id = try context.uuidParameter(parameter, label: "id").uuidString.lowercased()
                 let body = try await records.validated(definition, request: request, requestContext: context, recordID: id)
-                let receipt = try await records.store(definition, mode: .put, patientID: patientID, recordID: id, body: body)
+                let receipt = try await records.store(definition, mode: .put, patientID: patientID, recordID: id, body: body, requestID: context.requestID)
                 return try jsonResponse(receipt, status: receipt.httpStatus)
             }
         }

@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
 import ClinicalAssessment
@@ -31,19 +32,19 @@ struct ExamResultRoutes: Sendable {
         return (parts.first ?? "", parts.count > 1 ? parts[1] : "")
     }
 
-    func register(on router: Router<BasicRequestContext>) {
-        router.put("v1/institutions/:institutionId/exam-results/:examId") { request, context in
+    func register(on routes: APIRoutes) {
+        routes.put("v1/institutions/:institutionId/exam-results/:examId", access: .institutionResults) { request, context in
             let id = try Self.recordID(context)
             let body = try await records.validated(Self.definition, request: request, requestContext: context, recordID: id)
             // The patient comes from the body (institutions upload for many patients); the schema checked its form.
             let patientID = body["patientId"]?.stringValue ?? ""
-            let receipt = try await records.store(Self.definition, mode: .put, patientID: patientID, recordID: id, body: body)
+            let receipt = try await records.store(Self.definition, mode: .put, patientID: patientID, recordID: id, body: body, requestID: context.requestID)
             return try jsonResponse(receipt, status: receipt.httpStatus)
         }
-        router.post("v1/institutions/:institutionId/exam-results/:examId/entered-in-error") { _, context in
+        routes.post("v1/institutions/:institutionId/exam-results/:examId/entered-in-error", access: .institutionResults, bodyLimit: 0) { _, context in
             let id = try Self.recordID(context)
             let patientID = try await records.patientOwning(Self.definition, recordID: id)
-            return try jsonResponse(try await records.delete(Self.definition, patientID: patientID, recordID: id))
+            return try jsonResponse(try await records.delete(Self.definition, patientID: patientID, recordID: id, requestID: context.requestID))
         }
     }
 

@@ -10,11 +10,11 @@ public enum IngestService {
     public static let defaultPort = 8080
 
     public static var definition: ServiceDefinition {
-        ServiceDefinition(name: name, schema: "ingest", migrations: IngestMigrations.track) { router, context in
+        ServiceDefinition(name: name, schema: "ingest", migrations: IngestMigrations.track) { routes, context in
             let records = RecordRoutes(context: context)
-            MeasurementRoutes(records: records).register(on: router)
-            ClinicalInputRoutes(records: records).register(on: router)
-            ExamResultRoutes(records: records).register(on: router)
+            MeasurementRoutes(records: records).register(on: routes)
+            ClinicalInputRoutes(records: records).register(on: routes)
+            ExamResultRoutes(records: records).register(on: routes)
         }
     }
 }

@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
 import Foundation
@@ -24,29 +25,30 @@ struct MeasurementRoutes: Sendable {
             deletion: { id, at in MeasurementDeleted(measurementID: UUID(uuidString: id)!, kind: kind, deletedAt: at) })
     }
 
-    func register(on router: Router<BasicRequestContext>) {
-        router.post("v1/patients/:patientId/measurements/:kind") { request, context in
+    func register(on routes: APIRoutes) {
+        routes.post("v1/patients/:patientId/measurements/:kind", access: .patientData(.write)) { request, context in
             let (patientID, definition) = try Self.route(context)
             let body = try await records.validated(definition, request: request, requestContext: context, recordID: "")
             let id = body["measurementId"]?.stringValue?.lowercased() ?? ""
-            let receipt = try await records.store(definition, mode: .create, patientID: patientID, recordID: id, body: body)
+            let receipt = try await records.store(definition, mode: .create, patientID: patientID, recordID: id, body: body, requestID: context.requestID)
             return try jsonResponse(receipt, status: receipt.httpStatus)
         }
-        router.put("v1/patients/:patientId/measurements/:kind/:measurementId") { request, context in
+        routes.put("v1/patients/:patientId/measurements/:kind/:measurementId", access: .patientData(.write)) { request, context in
             let (patientID, definition) = try Self.route(context)
             let id = try Self.measurementID(context)
             let body = try await records.validated(definition, request: request, requestContext: context, recordID: id)
             guard body["measurementId"]?.stringValue?.lowercased() == id else {
                 throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: ["measurementId"]), message: "must equal the id in the path")])
             }
-            let receipt = try await records.store(definition, mode: .put, patientID: patientID, recordID: id, body: body)
+            let receipt = try await records.store(definition, mode: .put, patientID: patientID, recordID: id, body: body, requestID: context.requestID)
             return try jsonResponse(receipt, status: receipt.httpStatus)
         }
-        router.delete("v1/patients/:patientId/measurements/:kind/:measurementId") { _, context in
+        routes.delete("v1/patients/:patientId/measurements/:kind/:measurementId", access: .patientData(.write)) { _, context in
             let (patientID, definition) = try Self.route(context)
-            return try jsonResponse(try await records.delete(definition, patientID: patientID, recordID: try Self.measurementID(context)))
+            return try jsonResponse(try await records.delete(
+                definition, patientID: patientID, recordID: try Self.measurementID(context), requestID: context.requestID))
         }
-        router.get("v1/patients/:patientId/measurements") { _, context in
+        routes.get("v1/patients/:patientId/measurements", access: .patientData(.read)) { _, context in
             try jsonResponse(try await records.list(patientID: try PatientID.fromPath(context), typePrefix: "measurement:"))
         }
     }

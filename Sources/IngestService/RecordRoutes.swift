@@ -54,12 +54,15 @@ struct RecordRoutes: Sendable {
         return body
     }
 
-    func store(_ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue) async throws -> Receipt {
+    /// - Parameter requestID: the request's trace id, carried by the events it causes.
+    func store(
+        _ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue, requestID: String
+    ) async throws -> Receipt {
         let bodyText = try CaretideJSON.encodeToString(body)
         return try await context.transaction { handler in
             let connection = handler.connection
             let first = try decodePayload(definition, body: body, recordID: recordID, revision: 1)
-            let envelope = handler.envelope(of: first, patientID: patientID)
+            let envelope = handler.envelope(of: first, patientID: patientID, traceID: requestID)
             let inserted = try await connection.fetchAll(
                 """
                 INSERT INTO records (record_type, record_id, patient_id, revision, body, observed_at, last_event_id)
@@ -84,7 +87,7 @@ struct RecordRoutes: Sendable {
             }
             let revision = existing.revision + 1
             let corrected = try decodePayload(definition, body: body, recordID: recordID, revision: revision)
-            let correction = handler.envelope(of: corrected, patientID: patientID)
+            let correction = handler.envelope(of: corrected, patientID: patientID, traceID: requestID)
             try await connection.query(
                 """
                 UPDATE records SET revision = \(revision), body = \(bodyText)::jsonb, observed_at = \(definition.observedAt(corrected)),
@@ -96,7 +99,7 @@ struct RecordRoutes: Sendable {
         }
     }
 
-    func delete(_ definition: RecordDefinition, patientID: String, recordID: String) async throws -> Receipt {
+    func delete(_ definition: RecordDefinition, patientID: String, recordID: String, requestID: String) async throws -> Receipt {
         guard let deletion = definition.deletion else { throw HTTPError(.methodNotAllowed) }
         return try await context.transaction { handler in
             guard let existing = try await lockedRecord(definition, recordID: recordID, handler: handler) else {
@@ -106,7 +109,7 @@ struct RecordRoutes: Sendable {
             if existing.deletedAt != nil {
                 return Receipt(id: recordID, revision: existing.revision, eventId: existing.lastEventID, status: "deleted")
             }
-            let envelope = handler.envelope(of: deletion(recordID, Date()), patientID: patientID)
+            let envelope = handler.envelope(of: deletion(recordID, Date()), patientID: patientID, traceID: requestID)
             try await handler.connection.query(
                 """
                 UPDATE records SET deleted_at = now(), last_event_id = \(envelope.eventID), updated_at = now()
@@ -175,8 +178,8 @@ struct RecordRoutes: Sendable {
 
 extension HandlerContext {
     /// A new envelope from this service for a payload of any event type.
-    func envelope(of payload: some EventPayload, patientID: String) -> AnyEnvelope {
-        AnyEnvelope(EventEnvelope(producer: producer, patientID: patientID, traceID: UUID().uuidString.lowercased(), payload: payload))
+    func envelope(of payload: some EventPayload, patientID: String, traceID: String) -> AnyEnvelope {
+        AnyEnvelope(EventEnvelope(producer: producer, patientID: patientID, traceID: traceID, payload: payload))
     }
 
     func publish(_ envelope: AnyEnvelope) async throws {

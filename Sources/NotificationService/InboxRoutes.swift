@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideRuntime
 import CaretideStore
 import Foundation
@@ -22,8 +23,8 @@ struct InboxRoutes: Sendable {
         let withdrawn: String?
     }
 
-    func register(on router: Router<BasicRequestContext>) {
-        router.get("v1/patients/:patientId/alerts") { request, requestContext in
+    func register(on routes: APIRoutes) {
+        routes.get("v1/patients/:patientId/alerts", access: .patientData(.read)) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let includeWithdrawn = request.uri.queryParameters.get("withdrawn") == "true"
             let rows = try await context.database.client.fetchAll(

@@ -13,8 +13,8 @@ public enum NotificationService {
         ServiceDefinition(
             name: name, schema: "notification", migrations: NotificationMigrations.track, consumedTopics: [.scores],
             handler: AlertHandler()
-        ) { router, context in
-            InboxRoutes(context: context).register(on: router)
+        ) { routes, context in
+            InboxRoutes(context: context).register(on: routes)
         }
     }
 }

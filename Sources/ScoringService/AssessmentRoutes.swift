@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
@@ -26,8 +27,8 @@ struct AssessmentRoutes: Sendable {
         let values: JSONValue
     }
 
-    func register(on router: Router<BasicRequestContext>) {
-        router.get("v1/patients/:patientId/assessments") { request, requestContext in
+    func register(on routes: APIRoutes) {
+        routes.get("v1/patients/:patientId/assessments", access: .patientData(.read)) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let standingOnly = request.uri.queryParameters.get("standing") == "true"
             let rows = try await context.database.client.fetchAll(

@@ -13,8 +13,8 @@ public enum ScoringService {
         ServiceDefinition(
             name: name, schema: "scoring", migrations: ScoringMigrations.track,
             consumedTopics: [.measurements, .npi, .riskProfiles, .examResults], handler: ScoringHandler()
-        ) { router, context in
-            AssessmentRoutes(context: context).register(on: router)
+        ) { routes, context in
+            AssessmentRoutes(context: context).register(on: routes)
         }
     }
 }

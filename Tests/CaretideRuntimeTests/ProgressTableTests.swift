@@ -77,13 +77,31 @@ import Testing
 }
 
 @Suite struct RequestIDTests {
-    @Test("a caller's X-Request-ID is logged only if it looks like an id")
+    @Test("a caller's X-Request-ID is used only if it looks like an id")
     func requestIDIsSanitised() {
-        #expect(ServerErrorMiddleware<BasicRequestContext>.requestID("4bf92f3577b34da6a3ce929d0e0e4736") == "4bf92f3577b34da6a3ce929d0e0e4736")
-        #expect(ServerErrorMiddleware<BasicRequestContext>.requestID("req_1.2-3") == "req_1.2-3")
-        #expect(ServerErrorMiddleware<BasicRequestContext>.requestID("Jane Roe has HIV") == nil)
-        #expect(ServerErrorMiddleware<BasicRequestContext>.requestID(String(repeating: "a", count: 65)) == nil)
-        #expect(ServerErrorMiddleware<BasicRequestContext>.requestID("") == nil)
-        #expect(ServerErrorMiddleware<BasicRequestContext>.requestID(nil) == nil)
+        #expect(RequestIDMiddleware.wellFormed("4bf92f3577b34da6a3ce929d0e0e4736") == "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(RequestIDMiddleware.wellFormed("req_1.2-3") == "req_1.2-3")
+        #expect(RequestIDMiddleware.wellFormed("Jane Roe has HIV") == nil)
+        #expect(RequestIDMiddleware.wellFormed(String(repeating: "a", count: 65)) == nil)
+        #expect(RequestIDMiddleware.wellFormed("") == nil)
+        #expect(RequestIDMiddleware.wellFormed(nil) == nil)
+    }
+
+    @Test("a W3C traceparent gives its trace id, and wins over X-Request-ID; a malformed one is ignored")
+    func traceparent() {
+        let header = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        #expect(RequestIDMiddleware.requestID(traceparent: header, requestID: "other") == "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(RequestIDMiddleware.requestID(traceparent: "00-00000000000000000000000000000000-00f067aa0ba902b7-01", requestID: "r1") == "r1")
+        #expect(RequestIDMiddleware.requestID(traceparent: "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", requestID: nil) == nil)
+        #expect(RequestIDMiddleware.requestID(traceparent: "garbage", requestID: nil) == nil)
+    }
+
+    @Test("Authorization: Bearer, the scheme in any case; anything else is no bearer token")
+    func bearerToken() {
+        #expect(AuthenticationMiddleware.bearerToken("Bearer abc.def.ghi") == "abc.def.ghi")
+        #expect(AuthenticationMiddleware.bearerToken("bearer abc") == "abc")
+        #expect(AuthenticationMiddleware.bearerToken("Basic dXNlcjpwYXNz") == nil)
+        #expect(AuthenticationMiddleware.bearerToken("Bearer ") == nil)
+        #expect(AuthenticationMiddleware.bearerToken("Bearer") == nil)
     }
 }

@@ -3,42 +3,50 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A small HTTP client for tests (Foundation's URLSession; no extra package).
+/// A small HTTP client for tests (Foundation's URLSession; no extra package). Every request carries a bearer token
+/// from the tests' identity provider: by default the owner's of what the path names (`Caller.owner`).
 public enum HTTP {
     public struct Reply: Sendable {
         public let status: Int
         public let body: Data
+        public let headers: [String: String]
 
         public func json() throws -> Any { try JSONSerialization.jsonObject(with: body) }
         public var text: String { String(decoding: body, as: UTF8.self) }
+        /// A response header, by case-insensitive name.
+        public func header(_ name: String) -> String? { headers.first { $0.key.lowercased() == name.lowercased() }?.value }
     }
 
-    public static func get(_ url: String) async throws -> Reply {
-        try await send(URLRequest(url: URL(string: url)!))
+    public static func get(_ url: String, as caller: Caller = .owner) async throws -> Reply {
+        try await send(method: "GET", url, body: nil, as: caller)
     }
 
-    public static func post(_ url: String, json: String) async throws -> Reply {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(json.utf8)
-        return try await send(request)
+    public static func post(_ url: String, json: String, as caller: Caller = .owner) async throws -> Reply {
+        try await send(method: "POST", url, body: Data(json.utf8), as: caller)
     }
 
-    static func send(_ request: URLRequest) async throws -> Reply {
-        var request = request
-        request.timeoutInterval = 10
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return Reply(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+    public static func send(method: String, _ url: String, json: String = "{}", as caller: Caller = .owner) async throws -> Reply {
+        try await send(method: method, url, body: method == "DELETE" || method == "GET" ? nil : Data(json.utf8), as: caller)
     }
-}
 
-extension HTTP {
-    public static func send(method: String, _ url: String, json: String = "{}") async throws -> Reply {
+    public static func send(
+        method: String, _ url: String, body: Data?, as caller: Caller, headers: [String: String] = [:]
+    ) async throws -> Reply {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        if method != "DELETE" { request.httpBody = Data(json.utf8) }
-        return try await send(request)
+        request.timeoutInterval = 10
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = body
+        }
+        if let authorization = try await caller.authorization(for: url) {
+            request.setValue(authorization, forHTTPHeaderField: "Authorization")
+        }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as? HTTPURLResponse
+        var replyHeaders: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] { replyHeaders["\(name)"] = "\(value)" }
+        return Reply(status: http?.statusCode ?? 0, body: data, headers: replyHeaders)
     }
 }

@@ -42,9 +42,11 @@ public final class TestStack: Sendable {
         let kafka = KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: consumerProperties)
         var running: [RunningService] = []
         for definition in definitions {
-            var configuration = ServiceConfiguration(serviceName: definition.name, httpHost: "127.0.0.1", httpPort: 0, database: database, kafka: kafka)
+            var configuration = ServiceConfiguration(
+                serviceName: definition.name, httpHost: "127.0.0.1", httpPort: 0, database: database, kafka: kafka,
+                auth: try await TestIdentity.shared.configuration())
             configure(&configuration)
-            let assembly = try ServiceAssembly(definition: definition, configuration: configuration, logger: TestLogging.logger(definition.name), signals: false)
+            let assembly = try await ServiceAssembly(definition: definition, configuration: configuration, logger: TestLogging.logger(definition.name), signals: false)
             let task = Task { try await assembly.group.run() }
             let port = try await assembly.boundPort.wait()
             running.append(RunningService(name: definition.name, baseURL: "http://127.0.0.1:\(port)", assembly: assembly, task: task))
@@ -63,9 +65,14 @@ public final class TestStack: Sendable {
 
     public func baseURL(_ name: String) -> String { running.first { $0.name == name }!.baseURL }
 
+    /// The API routes a running service registered, with the access each declares.
+    public func routes(_ name: String) -> [RouteDescription] { running.first { $0.name == name }!.assembly.routes.routes }
+
+    public var serviceNames: [String] { running.map(\.name) }
+
     public func waitUntilReady(_ baseURL: String) async throws {
         try await eventually("\(baseURL) ready", timeout: .seconds(60)) {
-            (try? await HTTP.get(baseURL + "/readyz"))?.status == 200
+            (try? await HTTP.get(baseURL + "/readyz", as: .anonymous))?.status == 200
         }
     }
 

@@ -14,8 +14,9 @@ import Testing
         let nowhere = DatabaseConfiguration(host: "127.0.0.1", port: try FreePort.find(), username: "caretide", database: "caretide")
         let configuration = ServiceConfiguration(
             serviceName: ScoringService.name, httpPort: 0, database: nowhere,
-            kafka: KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: TestStack.consumerProperties))
-        let assembly = try ServiceAssembly(
+            kafka: KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: TestStack.consumerProperties),
+            auth: try await TestIdentity.shared.configuration())
+        let assembly = try await ServiceAssembly(
             definition: ScoringService.definition, configuration: configuration, logger: TestLogging.logger("scoring"), signals: false)
         let running = Task { try await assembly.group.run() }
         let base = "http://127.0.0.1:\(try await assembly.boundPort.wait())"

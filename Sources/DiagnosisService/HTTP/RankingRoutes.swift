@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
 import Foundation
@@ -18,8 +19,8 @@ struct RankingRoutes: Sendable {
         let suggestPhenotypes: Bool?
     }
 
-    func register(on router: Router<BasicRequestContext>) {
-        router.post("v1/rankings") { request, context in
+    func register(on routes: APIRoutes) {
+        routes.post("v1/rankings", access: .clinicalTools, bodyLimit: 64 * 1024) { request, context in
             let body = try await request.decodedJSON(Body.self, schema: "ranking.request", context: context)
             let query = RankingQuery(
                 phenotypes: body.phenotypes, excluded: body.excluded, scoring: body.scoring, maxResults: body.maxResults,

@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
 import Hummingbird
@@ -16,14 +17,14 @@ struct ReleaseRoutes: Sendable {
         let message: String?
     }
 
-    func register(on router: Router<BasicRequestContext>) {
-        router.get("v1/releases") { _, _ in
+    func register(on routes: APIRoutes) {
+        routes.get("v1/releases", access: .referenceData) { _, _ in
             let releases = try await ReleaseStore.summaries(context.database.client, logger: context.logger)
             return try jsonResponse(Listing(
                 serving: catalog.release?.reference, releases: releases, message: releases.isEmpty ? SearchRoutes.noOntology : nil))
         }
 
-        router.get("v1/releases/:releaseId") { _, requestContext in
+        routes.get("v1/releases/:releaseId", access: .referenceData) { _, requestContext in
             guard let releaseID = requestContext.parameters.get("releaseId").flatMap(Int.init) else {
                 throw HTTPProblem.invalidPathParameter("releaseId", label: "release id", requirement: "must be an integer")
             }

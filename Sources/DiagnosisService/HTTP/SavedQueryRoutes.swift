@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
@@ -47,10 +48,10 @@ struct SavedQueryRoutes: Sendable {
         violations: [SchemaViolation(pointer: JSONPointer(tokens: ["name"]), message: "is already used")])
     private static let notFound = HTTPProblem(status: .notFound, error: "this doctor has no saved query with this id")
 
-    func register(on router: Router<BasicRequestContext>) {
-        let group = router.group("v1/doctors/:doctorId/saved-queries")
+    func register(on routes: APIRoutes) {
+        let base = "v1/doctors/:doctorId/saved-queries"
 
-        group.post { request, requestContext in
+        routes.post(base, access: .consultantWorkspace, bodyLimit: 64 * 1024) { request, requestContext in
             let doctorID = try Self.doctorID(requestContext)
             let body = try await request.decodedJSON(Body.self, schema: "saved-query.request", context: requestContext)
             let scoring = (body.scoring ?? .asymmetric).rawValue
@@ -74,7 +75,7 @@ struct SavedQueryRoutes: Sendable {
             return try jsonResponse(Self.savedQuery(row), status: created ? .created : .ok)
         }
 
-        group.get { _, requestContext in
+        routes.get(base, access: .consultantWorkspace) { _, requestContext in
             let doctorID = try Self.doctorID(requestContext)
             let rows = try await context.database.client.fetchAll(
                 "SELECT \(unescaped: Self.columns) FROM saved_queries WHERE doctor_id = \(doctorID) ORDER BY name, query_id",
@@ -82,11 +83,11 @@ struct SavedQueryRoutes: Sendable {
             return try jsonResponse(rows.map(Self.savedQuery))
         }
 
-        group.get(":queryId") { _, requestContext in
+        routes.get(base + "/:queryId", access: .consultantWorkspace) { _, requestContext in
             try jsonResponse(Self.savedQuery(try await load(requestContext)))
         }
 
-        group.put(":queryId") { request, requestContext in
+        routes.put(base + "/:queryId", access: .consultantWorkspace, bodyLimit: 64 * 1024) { request, requestContext in
             let (doctorID, queryID) = try Self.identifiers(requestContext)
             let body = try await request.decodedJSON(Body.self, schema: "saved-query.request", context: requestContext)
             let row: Row = try await context.transaction { handler in
@@ -109,7 +110,7 @@ struct SavedQueryRoutes: Sendable {
             return try jsonResponse(Self.savedQuery(row))
         }
 
-        group.delete(":queryId") { _, requestContext in
+        routes.delete(base + "/:queryId", access: .consultantWorkspace) { _, requestContext in
             let (doctorID, queryID) = try Self.identifiers(requestContext)
             let deleted = try await context.database.client.fetchAll(
                 "DELETE FROM saved_queries WHERE doctor_id = \(doctorID) AND query_id = \(queryID) RETURNING 1",
@@ -118,7 +119,7 @@ struct SavedQueryRoutes: Sendable {
             return Response(status: .noContent)
         }
 
-        group.post(":queryId/ranking") { _, requestContext in
+        routes.post(base + "/:queryId/ranking", access: .consultantWorkspace, bodyLimit: 0) { _, requestContext in
             let saved = Self.savedQuery(try await load(requestContext))
             let query = RankingQuery(
                 phenotypes: saved.phenotypes, excluded: saved.excluded, scoring: PhenotypeScoring(rawValue: saved.scoring))
@@ -126,7 +127,7 @@ struct SavedQueryRoutes: Sendable {
         }
     }
 
-    private func load(_ requestContext: BasicRequestContext) async throws -> Row {
+    private func load(_ requestContext: CaretideRequestContext) async throws -> Row {
         let (doctorID, queryID) = try Self.identifiers(requestContext)
         let rows = try await context.database.client.fetchAll(
             "SELECT \(unescaped: Self.columns) FROM saved_queries WHERE doctor_id = \(doctorID) AND query_id = \(queryID)",
@@ -135,11 +136,11 @@ struct SavedQueryRoutes: Sendable {
         return row
     }
 
-    private static func doctorID(_ context: BasicRequestContext) throws -> String {
+    private static func doctorID(_ context: CaretideRequestContext) throws -> String {
         try PatientID.fromPath(context, parameter: "doctorId", label: "doctor id")
     }
 
-    private static func identifiers(_ context: BasicRequestContext) throws -> (String, UUID) {
+    private static func identifiers(_ context: CaretideRequestContext) throws -> (String, UUID) {
         (try doctorID(context), try context.uuidParameter("queryId", label: "saved query id"))
     }
 }

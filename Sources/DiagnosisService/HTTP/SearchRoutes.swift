@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
 import Foundation
@@ -70,8 +71,8 @@ struct SearchRoutes: Sendable {
     static let noOntology = "no ontology is loaded; an ontology update is needed (caretide hpo import, or an ontology-update.requested event)"
     static let noAnnotations = "only the ontology is loaded (minimum update); disease search needs a full update"
 
-    func register(on router: Router<BasicRequestContext>) {
-        router.get("v1/phenotypes") { request, _ in
+    func register(on routes: APIRoutes) {
+        routes.get("v1/phenotypes", access: .referenceData) { request, _ in
             let (query, limit) = try Self.searchParameters(request)
             guard let release = catalog.release else {
                 return try jsonResponse(SearchAnswer<PhenotypeHit>(release: nil, results: [], message: Self.noOntology))
@@ -82,7 +83,7 @@ struct SearchRoutes: Sendable {
             return try jsonResponse(SearchAnswer(release: release.reference, results: hits, message: nil))
         }
 
-        router.get("v1/phenotypes/:termId") { _, context in
+        routes.get("v1/phenotypes/:termId", access: .referenceData) { _, context in
             guard let release = catalog.release else { throw HTTPProblem(status: .notFound, error: Self.noOntology) }
             let requested = context.parameters.get("termId") ?? ""
             guard let term = release.ontology.resolve(requested).term else {
@@ -99,7 +100,7 @@ struct SearchRoutes: Sendable {
                 informationContent: kb?.informationContent(of: term), diseaseCount: kb.map { Int($0.diseaseCountByTerm[Int(term.rawValue)]) }))
         }
 
-        router.get("v1/diseases") { request, _ in
+        routes.get("v1/diseases", access: .referenceData) { request, _ in
             let (query, limit) = try Self.searchParameters(request)
             guard let release = catalog.release else {
                 return try jsonResponse(SearchAnswer<DiseaseHit>(release: nil, results: [], message: Self.noOntology))
@@ -113,7 +114,7 @@ struct SearchRoutes: Sendable {
             return try jsonResponse(SearchAnswer(release: release.reference, results: hits, message: nil))
         }
 
-        router.get("v1/diseases/:diseaseId/phenotypes") { _, context in
+        routes.get("v1/diseases/:diseaseId/phenotypes", access: .referenceData) { _, context in
             guard let release = catalog.release else { throw HTTPProblem(status: .notFound, error: Self.noOntology) }
             guard let kb = release.knowledgeBase else { throw HTTPProblem(status: .notFound, error: Self.noAnnotations) }
             let id = context.parameters.get("diseaseId") ?? ""

@@ -3,11 +3,11 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// Every answer of 500 or above is logged at error level with the request id (`X-Request-ID` when the caller sent
-/// one, else Hummingbird's own), the route and the error's type, never the body: an operator can find the failure a
-/// caller reports. An event too large to publish becomes a 413 naming the sizes; a database that is unreachable or
+/// Every answer of 500 or above is logged at error level with the request id (`RequestIDMiddleware`), the route and
+/// the error's type, never the body: an operator can find the failure a caller reports. An event too large to publish becomes a 413 naming the sizes; a database that is unreachable or
 /// did not answer in time, a 503.
-struct ServerErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+struct ServerErrorMiddleware: RouterMiddleware {
+    typealias Context = CaretideRequestContext
     let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -33,30 +33,14 @@ struct ServerErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    /// The caller's request id if it is one (up to 64 of `A-Z a-z 0-9 . _ -`): anything else is caller text, and
-    /// Hummingbird's own id is used.
-    static func requestID(_ header: String?) -> String? {
-        guard let header, (1...64).contains(header.utf8.count),
-            header.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
-        else { return nil }
-        return header
-    }
-
     private func log(_ request: Request, context: Context, status: Int, error: (any Error)?) {
         var metadata: Logger.Metadata = [
-            "requestId": "\(Self.requestID(request.headers[HTTPField.Name("X-Request-ID")!]) ?? context.id)",
+            "requestId": "\(context.requestID)",
             "method": "\(request.method.rawValue)", "status": "\(status)",
             // The matched route pattern (e.g. /v1/patients/{patientId}/...), not the path with its ids.
             "route": "\(context.endpointPath ?? "unmatched")",
         ]
         if let error { metadata.merge(error.logMetadata) { $1 } }
         logger.error("request failed", metadata: metadata)
-    }
-}
-
-extension UInt8 {
-    var isASCIIAlphanumeric: Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self)
-            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
     }
 }

@@ -3,7 +3,7 @@ import CaretideStore
 import Hummingbird
 
 /// `/healthz` (the process answers), `/readyz` (database and broker reachable, schema migrated, consumer running,
-/// no consumer lane or relay stuck on one unit of work beyond the stall threshold)
+/// the identity provider's keys loaded, no consumer lane or relay stuck on one unit of work beyond the stall threshold)
 /// and `/metrics` (Prometheus text format).
 struct OperationalRoutes: Sendable {
     let database: Database
@@ -12,8 +12,9 @@ struct OperationalRoutes: Sendable {
     let consumer: EventConsumerService?
     let metrics: ServiceMetrics
     let progress: ProgressMonitor
+    let authenticator: Authenticator
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<CaretideRequestContext>) {
         router.get("healthz") { _, _ in
             try jsonResponse(["status": "ok"])
         }
@@ -36,7 +37,9 @@ struct OperationalRoutes: Sendable {
     func readinessChecks() async -> [String: Bool] {
         async let databaseUp = database.isReachable()
         async let brokerUp = producer.isBrokerReachable(timeout: .seconds(2))
-        var checks = ["database": await databaseUp, "broker": await brokerUp, "migrated": readiness.isMigrated]
+        var checks = [
+            "database": await databaseUp, "broker": await brokerUp, "migrated": readiness.isMigrated, "authKeys": authenticator.isReady,
+        ]
         if let consumer { checks["consumer"] = consumer.isConsuming }
         return checks
     }

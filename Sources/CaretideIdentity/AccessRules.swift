@@ -1,0 +1,92 @@
+/// What a route touches, declared where the route is registered. `AccessRules.decide` is the one place that says who
+/// may do it; the README's access table is written from it.
+public enum Access: Sendable, Hashable {
+    /// The data of the patient named by the route's `{patientId}`: measurements, clinical inputs, assessments, alerts,
+    /// access log.
+    case patientData(PatientDataOperation)
+    /// Exam reports under the route's `{institutionId}`.
+    case institutionResults
+    /// A consultant's own workspace under the route's `{doctorId}` (diagnosis saved queries).
+    case consultantWorkspace
+    /// Clinical decision support that names no patient (a phenotype ranking).
+    case clinicalTools
+    /// Reference data every authenticated caller may read (the phenotype ontology, its releases).
+    case referenceData
+
+    /// The path parameter naming whose data it is, if any.
+    public var ownerParameter: String? {
+        switch self {
+        case .patientData: "patientId"
+        case .institutionResults: "institutionId"
+        case .consultantWorkspace: "doctorId"
+        case .clinicalTools, .referenceData: nil
+        }
+    }
+}
+
+public enum PatientDataOperation: String, Sendable, Hashable {
+    case read, write
+    /// Granting and revoking a consultant's access: the patient alone decides.
+    case consent
+}
+
+/// The scopes a `service` token (a hospital pipeline) may carry, and what each allows.
+public enum ServiceScope {
+    /// Reads any patient's data (e.g. a hospital's own record system pulling assessments back).
+    public static let patientsRead = "patients:read"
+    /// Writes measurements and clinical inputs for any patient (a device or app gateway).
+    public static let patientsWrite = "patients:write"
+    /// Uploads and retracts exam reports for any institution it is trusted by.
+    public static let examResultsWrite = "exam-results:write"
+    /// Runs phenotype rankings.
+    public static let diagnosisRank = "diagnosis:rank"
+}
+
+/// The outcome of the rules for one caller and one route.
+public enum AccessDecision: Sendable, Equatable {
+    case allowed
+    /// Allowed only while the patient's care-team grant to this consultant is active (checked against the service's
+    /// projection of grants by the caller of `decide`).
+    case allowedWithActiveGrant
+    case refused
+}
+
+/// Caretide's access rules, in one place (issue "Identity": section 2):
+/// - a patient reads and writes only their own data, and alone grants or revokes access to it;
+/// - institution staff write exam reports only under their own institution id;
+/// - a consultant reads a patient's data only while that patient's grant is active, and owns their workspace;
+/// - an operator runs feeds, imports and administration and reads no patient data;
+/// - a `service` client does what its scopes name.
+/// Reference data is open to every authenticated caller. Anything not listed is refused.
+public enum AccessRules {
+    /// - Parameter owner: the value of the route's `ownerParameter` (the patient, institution or doctor id).
+    public static func decide(_ identity: Identity, _ access: Access, owner: String?) -> AccessDecision {
+        switch (identity.role, access) {
+        case (_, .referenceData):
+            return .allowed
+        case (.patient, .patientData):
+            return owner == identity.subject ? .allowed : .refused
+        case (.consultant, .patientData(.read)):
+            return .allowedWithActiveGrant
+        case (.service, .patientData(.read)):
+            return identity.scopes.contains(ServiceScope.patientsRead) ? .allowed : .refused
+        case (.service, .patientData(.write)):
+            return identity.scopes.contains(ServiceScope.patientsWrite) ? .allowed : .refused
+        case (.institution, .institutionResults):
+            return owner != nil && owner == identity.institutionID ? .allowed : .refused
+        case (.service, .institutionResults):
+            return identity.scopes.contains(ServiceScope.examResultsWrite) ? .allowed : .refused
+        case (.consultant, .consultantWorkspace):
+            return owner == identity.subject ? .allowed : .refused
+        case (.consultant, .clinicalTools):
+            return .allowed
+        case (.service, .clinicalTools):
+            return identity.scopes.contains(ServiceScope.diagnosisRank) ? .allowed : .refused
+        case (.consultant, .patientData(.write)), (.consultant, .patientData(.consent)), (.service, .patientData(.consent)),
+            (.consultant, .institutionResults), (.patient, .institutionResults), (.operator, _),
+            (.patient, .consultantWorkspace), (.institution, .consultantWorkspace), (.service, .consultantWorkspace),
+            (.patient, .clinicalTools), (.institution, .clinicalTools), (.institution, .patientData):
+            return .refused
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import CaretideIdentity
+import Testing
+
+/// The access table of the README, cell by cell: every role against every kind of route, on its own data and on
+/// someone else's.
+@Suite struct AccessRulesTests {
+    static let patient = Identity(subject: "p-1", role: .patient)
+    static let staff = Identity(subject: "staff-1", role: .institution, institutionID: "st-mary")
+    static let consultant = Identity(subject: "dr-1", role: .consultant)
+    static let operatorIdentity = Identity(subject: "ops-1", role: .operator)
+    static let bareService = Identity(subject: "lab-feed", role: .service)
+
+    static func service(_ scopes: String...) -> Identity { Identity(subject: "lab-feed", role: .service, scopes: Set(scopes)) }
+
+    @Test("a patient reads, writes and grants only their own data, and nothing of institutions' or consultants'")
+    func patient() {
+        for operation in [PatientDataOperation.read, .write, .consent] {
+            #expect(AccessRules.decide(Self.patient, .patientData(operation), owner: "p-1") == .allowed)
+            #expect(AccessRules.decide(Self.patient, .patientData(operation), owner: "p-2") == .refused)
+        }
+        #expect(AccessRules.decide(Self.patient, .institutionResults, owner: "p-1") == .refused)
+        #expect(AccessRules.decide(Self.patient, .consultantWorkspace, owner: "p-1") == .refused)
+        #expect(AccessRules.decide(Self.patient, .clinicalTools, owner: nil) == .refused)
+        #expect(AccessRules.decide(Self.patient, .referenceData, owner: nil) == .allowed)
+    }
+
+    @Test("institution staff write results only under their own institution and read no patient's data")
+    func institution() {
+        #expect(AccessRules.decide(Self.staff, .institutionResults, owner: "st-mary") == .allowed)
+        #expect(AccessRules.decide(Self.staff, .institutionResults, owner: "st-john") == .refused)
+        #expect(AccessRules.decide(Self.staff, .institutionResults, owner: nil) == .refused)
+        for operation in [PatientDataOperation.read, .write, .consent] {
+            #expect(AccessRules.decide(Self.staff, .patientData(operation), owner: "staff-1") == .refused)
+        }
+        #expect(AccessRules.decide(Self.staff, .consultantWorkspace, owner: "staff-1") == .refused)
+        #expect(AccessRules.decide(Self.staff, .clinicalTools, owner: nil) == .refused)
+    }
+
+    @Test("a consultant reads a patient's data only with a grant, never writes it, and owns only their own workspace")
+    func consultant() {
+        #expect(AccessRules.decide(Self.consultant, .patientData(.read), owner: "p-1") == .allowedWithActiveGrant)
+        #expect(AccessRules.decide(Self.consultant, .patientData(.write), owner: "p-1") == .refused)
+        #expect(AccessRules.decide(Self.consultant, .patientData(.consent), owner: "p-1") == .refused)
+        #expect(AccessRules.decide(Self.consultant, .consultantWorkspace, owner: "dr-1") == .allowed)
+        #expect(AccessRules.decide(Self.consultant, .consultantWorkspace, owner: "dr-2") == .refused)
+        #expect(AccessRules.decide(Self.consultant, .clinicalTools, owner: nil) == .allowed)
+        #expect(AccessRules.decide(Self.consultant, .institutionResults, owner: "st-mary") == .refused)
+    }
+
+    @Test("an operator reads and writes no patient data, not even with their own id in the path")
+    func operatorRole() {
+        for access in [Access.patientData(.read), .patientData(.write), .patientData(.consent), .institutionResults, .consultantWorkspace, .clinicalTools] {
+            #expect(AccessRules.decide(Self.operatorIdentity, access, owner: "ops-1") == .refused)
+        }
+        #expect(AccessRules.decide(Self.operatorIdentity, .referenceData, owner: nil) == .allowed)
+    }
+
+    @Test("a service client does exactly what its scopes name")
+    func service() {
+        for access in [Access.patientData(.read), .patientData(.write), .patientData(.consent), .institutionResults, .consultantWorkspace, .clinicalTools] {
+            #expect(AccessRules.decide(Self.bareService, access, owner: "x") == .refused)
+        }
+        #expect(AccessRules.decide(Self.service("patients:read"), .patientData(.read), owner: "p-1") == .allowed)
+        #expect(AccessRules.decide(Self.service("patients:read"), .patientData(.write), owner: "p-1") == .refused)
+        #expect(AccessRules.decide(Self.service("patients:write"), .patientData(.write), owner: "p-1") == .allowed)
+        #expect(AccessRules.decide(Self.service("patients:write", "patients:read"), .patientData(.consent), owner: "p-1") == .refused)
+        #expect(AccessRules.decide(Self.service("exam-results:write"), .institutionResults, owner: "st-mary") == .allowed)
+        #expect(AccessRules.decide(Self.service("diagnosis:rank"), .clinicalTools, owner: nil) == .allowed)
+        #expect(AccessRules.decide(Self.service("diagnosis:rank"), .consultantWorkspace, owner: "lab-feed") == .refused)
+    }
+}
