@@ -2,7 +2,7 @@
 /// may do it; the README's access table is written from it.
 public enum Access: Sendable, Hashable {
     /// The data of the patient named by the route's `{patientId}`: measurements, clinical inputs, assessments, alerts,
-    /// access log.
+    /// care team, access log.
     case patientData(PatientDataOperation)
     /// Exam reports under the route's `{institutionId}`.
     case institutionResults
@@ -12,6 +12,15 @@ public enum Access: Sendable, Hashable {
     case clinicalTools
     /// Reference data every authenticated caller may read (the phenotype ontology, its releases).
     case referenceData
+
+    /// Whether an allowed request is audited: everything that reads or writes a patient's data. (Every refused
+    /// request is audited, whatever it touches.)
+    public var isPatientData: Bool {
+        switch self {
+        case .patientData, .institutionResults: true
+        case .consultantWorkspace, .clinicalTools, .referenceData: false
+        }
+    }
 
     /// The path parameter naming whose data it is, if any.
     public var ownerParameter: String? {
@@ -26,8 +35,8 @@ public enum Access: Sendable, Hashable {
 
 public enum PatientDataOperation: String, Sendable, Hashable {
     case read, write
-    /// Granting and revoking a consultant's access: the patient alone decides.
-    case consent
+    /// Granting and revoking a consultant's access, and reading who accessed the data: the patient alone.
+    case manage
 }
 
 /// The scopes a `service` token (a hospital pipeline) may carry, and what each allows.
@@ -82,7 +91,7 @@ public enum AccessRules {
             return .allowed
         case (.service, .clinicalTools):
             return identity.scopes.contains(ServiceScope.diagnosisRank) ? .allowed : .refused
-        case (.consultant, .patientData(.write)), (.consultant, .patientData(.consent)), (.service, .patientData(.consent)),
+        case (.consultant, .patientData(.write)), (.consultant, .patientData(.manage)), (.service, .patientData(.manage)),
             (.consultant, .institutionResults), (.patient, .institutionResults), (.operator, _),
             (.patient, .consultantWorkspace), (.institution, .consultantWorkspace), (.service, .consultantWorkspace),
             (.patient, .clinicalTools), (.institution, .clinicalTools), (.institution, .patientData):

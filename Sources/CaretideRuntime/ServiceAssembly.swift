@@ -41,12 +41,18 @@ public struct ServiceAssembly: Sendable {
             database: database, producer: producer, readiness: readiness, metrics: metrics, logger: logger,
             transactionTimeout: limits.transactionTimeout + messageTimeout, progress: progress)
         let migrations = MigrationService(
-            migrator: Migrator(tracks: [definition.migrations]), database: database, readiness: readiness, logger: logger)
+            migrator: Migrator(tracks: [IdentityMigrations.track, definition.migrations]), database: database, readiness: readiness, logger: logger)
 
         var consumer: EventConsumerService?
-        if let handler = definition.handler, !definition.consumedTopics.isEmpty {
+        var consumed = definition.consumedTopics
+        var eventHandler = definition.handler
+        if definition.careTeam == .projection, let handler = definition.handler {
+            consumed.append(.careTeam)
+            eventHandler = CareTeamProjectingHandler(service: handler)
+        }
+        if let handler = eventHandler, !consumed.isEmpty {
             consumer = EventConsumerService(
-                name: definition.name, topics: definition.consumedTopics, handler: handler, kafka: configuration.kafka,
+                name: definition.name, topics: consumed, handler: handler, kafka: configuration.kafka,
                 database: database, producer: producer, relay: relay, readiness: readiness, metrics: metrics, codec: codec,
                 logger: logger, limits: limits, progress: progress)
         }
@@ -67,9 +73,15 @@ public struct ServiceAssembly: Sendable {
         let routes = RouteTable()
         let context = ServiceContext(
             name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger, limits: limits)
-        let grants = NoCareTeamGrants()
-        definition.routes(
-            APIRoutes(group: api, table: routes, access: AccessGuard(enabled: configuration.auth != .disabled, grants: grants)), context)
+        let audit = AuditTrail(database: database, codec: codec, producer: definition.name, logger: logger, timeout: limits.transactionTimeout)
+        let apiRoutes = APIRoutes(group: api, table: routes, access: AccessGuard(
+            enabled: configuration.auth != .disabled, grants: DatabaseCareTeamGrants(database: database, logger: logger), audit: audit,
+            logger: logger))
+        definition.routes(apiRoutes, context)
+        if definition.careTeam != .none { AccessLogRoutes(context: context).register(on: apiRoutes) }
+        precondition(
+            definition.careTeam != .none || !routes.routes.contains { $0.access == .patientData(.read) },
+            "\(definition.name) serves patient data, so it must know care-team grants (ServiceDefinition.careTeam)")
 
         let boundPort = BoundPort()
         let serverLogger = logger

@@ -17,11 +17,14 @@ public struct ServiceDefinition: Sendable {
     public var handler: (any EventHandler)?
     /// Adds the service's own HTTP routes, each behind authentication and the access rules.
     public var routes: @Sendable (APIRoutes, ServiceContext) -> Void
+    /// How the service knows care-team grants; a service that serves patient data must know them.
+    public var careTeam: CareTeamSource
     /// Long-running work of the service's own (e.g. reloading data), started after the relay and stopped before it.
     public var backgroundServices: @Sendable (ServiceContext) -> [any Service]
 
     public init(
         name: String, schema: String, migrations: MigrationTrack, consumedTopics: [Topic] = [], handler: (any EventHandler)? = nil,
+        careTeam: CareTeamSource = .none,
         routes: @escaping @Sendable (APIRoutes, ServiceContext) -> Void = { _, _ in },
         backgroundServices: @escaping @Sendable (ServiceContext) -> [any Service] = { _ in [] }
     ) {
@@ -30,9 +33,20 @@ public struct ServiceDefinition: Sendable {
         self.migrations = migrations
         self.consumedTopics = consumedTopics
         self.handler = handler
+        self.careTeam = careTeam
         self.backgroundServices = backgroundServices
         self.routes = routes
     }
+}
+
+/// Where a service's copy of care-team grants comes from.
+public enum CareTeamSource: Sendable {
+    /// The service serves no patient data.
+    case none
+    /// The service records grants itself (ingest-service, where patients grant and revoke).
+    case owner
+    /// The service consumes `caretide.care-team` into its projection.
+    case projection
 }
 
 /// What a service's HTTP handlers may use.

@@ -1,6 +1,7 @@
 import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
+import CaretideStore
 import ClinicalAssessment
 import Foundation
 import Hummingbird
@@ -33,7 +34,9 @@ struct ExamResultRoutes: Sendable {
     }
 
     func register(on routes: APIRoutes) {
-        routes.put("v1/institutions/:institutionId/exam-results/:examId", access: .institutionResults) { request, context in
+        // A report may hold many items with the institution's advice: up to the largest event the outbox publishes.
+        routes.put("v1/institutions/:institutionId/exam-results/:examId", access: .institutionResults, bodyLimit: Outbox.maximumEventBytes) {
+            request, context in
             let id = try Self.recordID(context)
             let body = try await records.validated(Self.definition, request: request, requestContext: context, recordID: id)
             // The patient comes from the body (institutions upload for many patients); the schema checked its form.
@@ -41,7 +44,7 @@ struct ExamResultRoutes: Sendable {
             let receipt = try await records.store(Self.definition, mode: .put, patientID: patientID, recordID: id, body: body, requestID: context.requestID)
             return try jsonResponse(receipt, status: receipt.httpStatus)
         }
-        routes.post("v1/institutions/:institutionId/exam-results/:examId/entered-in-error", access: .institutionResults, bodyLimit: 0) { _, context in
+        routes.post("v1/institutions/:institutionId/exam-results/:examId/entered-in-error", access: .institutionResults, bodyLimit: APIRoutes.noBody) { _, context in
             let id = try Self.recordID(context)
             let patientID = try await records.patientOwning(Self.definition, recordID: id)
             return try jsonResponse(try await records.delete(Self.definition, patientID: patientID, recordID: id, requestID: context.requestID))

@@ -10,11 +10,13 @@ public enum IngestService {
     public static let defaultPort = 8080
 
     public static var definition: ServiceDefinition {
-        ServiceDefinition(name: name, schema: "ingest", migrations: IngestMigrations.track) { routes, context in
+        // Patients grant and revoke here, so ingest-service writes the grants it checks itself.
+        ServiceDefinition(name: name, schema: "ingest", migrations: IngestMigrations.track, careTeam: .owner) { routes, context in
             let records = RecordRoutes(context: context)
             MeasurementRoutes(records: records).register(on: routes)
             ClinicalInputRoutes(records: records).register(on: routes)
             ExamResultRoutes(records: records).register(on: routes)
+            CareTeamRoutes(context: context).register(on: routes)
         }
     }
 }

@@ -12,7 +12,7 @@ public enum NotificationService {
     public static var definition: ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "notification", migrations: NotificationMigrations.track, consumedTopics: [.scores],
-            handler: AlertHandler()
+            handler: AlertHandler(), careTeam: .projection
         ) { routes, context in
             InboxRoutes(context: context).register(on: routes)
         }

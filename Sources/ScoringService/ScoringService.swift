@@ -12,7 +12,7 @@ public enum ScoringService {
     public static var definition: ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "scoring", migrations: ScoringMigrations.track,
-            consumedTopics: [.measurements, .npi, .riskProfiles, .examResults], handler: ScoringHandler()
+            consumedTopics: [.measurements, .npi, .riskProfiles, .examResults], handler: ScoringHandler(), careTeam: .projection
         ) { routes, context in
             AssessmentRoutes(context: context).register(on: routes)
         }

@@ -14,7 +14,7 @@ import Testing
 
     @Test("a patient reads, writes and grants only their own data, and nothing of institutions' or consultants'")
     func patient() {
-        for operation in [PatientDataOperation.read, .write, .consent] {
+        for operation in [PatientDataOperation.read, .write, .manage] {
             #expect(AccessRules.decide(Self.patient, .patientData(operation), owner: "p-1") == .allowed)
             #expect(AccessRules.decide(Self.patient, .patientData(operation), owner: "p-2") == .refused)
         }
@@ -29,7 +29,7 @@ import Testing
         #expect(AccessRules.decide(Self.staff, .institutionResults, owner: "st-mary") == .allowed)
         #expect(AccessRules.decide(Self.staff, .institutionResults, owner: "st-john") == .refused)
         #expect(AccessRules.decide(Self.staff, .institutionResults, owner: nil) == .refused)
-        for operation in [PatientDataOperation.read, .write, .consent] {
+        for operation in [PatientDataOperation.read, .write, .manage] {
             #expect(AccessRules.decide(Self.staff, .patientData(operation), owner: "staff-1") == .refused)
         }
         #expect(AccessRules.decide(Self.staff, .consultantWorkspace, owner: "staff-1") == .refused)
@@ -40,7 +40,7 @@ import Testing
     func consultant() {
         #expect(AccessRules.decide(Self.consultant, .patientData(.read), owner: "p-1") == .allowedWithActiveGrant)
         #expect(AccessRules.decide(Self.consultant, .patientData(.write), owner: "p-1") == .refused)
-        #expect(AccessRules.decide(Self.consultant, .patientData(.consent), owner: "p-1") == .refused)
+        #expect(AccessRules.decide(Self.consultant, .patientData(.manage), owner: "p-1") == .refused)
         #expect(AccessRules.decide(Self.consultant, .consultantWorkspace, owner: "dr-1") == .allowed)
         #expect(AccessRules.decide(Self.consultant, .consultantWorkspace, owner: "dr-2") == .refused)
         #expect(AccessRules.decide(Self.consultant, .clinicalTools, owner: nil) == .allowed)
@@ -49,7 +49,7 @@ import Testing
 
     @Test("an operator reads and writes no patient data, not even with their own id in the path")
     func operatorRole() {
-        for access in [Access.patientData(.read), .patientData(.write), .patientData(.consent), .institutionResults, .consultantWorkspace, .clinicalTools] {
+        for access in [Access.patientData(.read), .patientData(.write), .patientData(.manage), .institutionResults, .consultantWorkspace, .clinicalTools] {
             #expect(AccessRules.decide(Self.operatorIdentity, access, owner: "ops-1") == .refused)
         }
         #expect(AccessRules.decide(Self.operatorIdentity, .referenceData, owner: nil) == .allowed)
@@ -57,13 +57,13 @@ import Testing
 
     @Test("a service client does exactly what its scopes name")
     func service() {
-        for access in [Access.patientData(.read), .patientData(.write), .patientData(.consent), .institutionResults, .consultantWorkspace, .clinicalTools] {
+        for access in [Access.patientData(.read), .patientData(.write), .patientData(.manage), .institutionResults, .consultantWorkspace, .clinicalTools] {
             #expect(AccessRules.decide(Self.bareService, access, owner: "x") == .refused)
         }
         #expect(AccessRules.decide(Self.service("patients:read"), .patientData(.read), owner: "p-1") == .allowed)
         #expect(AccessRules.decide(Self.service("patients:read"), .patientData(.write), owner: "p-1") == .refused)
         #expect(AccessRules.decide(Self.service("patients:write"), .patientData(.write), owner: "p-1") == .allowed)
-        #expect(AccessRules.decide(Self.service("patients:write", "patients:read"), .patientData(.consent), owner: "p-1") == .refused)
+        #expect(AccessRules.decide(Self.service("patients:write", "patients:read"), .patientData(.manage), owner: "p-1") == .refused)
         #expect(AccessRules.decide(Self.service("exam-results:write"), .institutionResults, owner: "st-mary") == .allowed)
         #expect(AccessRules.decide(Self.service("diagnosis:rank"), .clinicalTools, owner: nil) == .allowed)
         #expect(AccessRules.decide(Self.service("diagnosis:rank"), .consultantWorkspace, owner: "lab-feed") == .refused)

@@ -6,6 +6,8 @@ import Testing
         let configuration = try ServiceConfiguration.fromEnvironment([
             "DATABASE_URL": "postgres://caretide:pw@db:5432/caretide", "KAFKA_BROKERS": "k1:9092,k2:9092",
             "KAFKA_SECURITY_PROTOCOL": "SASL_SSL", "KAFKA_SASL_MECHANISMS": "SCRAM-SHA-512", "HTTP_PORT": "9000", "LOG_LEVEL": "DEBUG",
+            "AUTH_JWKS_URL": "https://id.example/realms/caretide/protocol/openid-connect/certs", "AUTH_ISSUER": "https://id.example/realms/caretide",
+            "AUTH_AUDIENCE": "caretide", "AUTH_ROLE_CLAIM": "realm_access.roles",
         ], serviceName: "scoring-service", defaultPort: 8081)
         #expect(configuration.httpPort == 9000)
         #expect(configuration.logLevel == .debug)
@@ -14,14 +16,21 @@ import Testing
         #expect(configuration.kafka.properties["security.protocol"] == "SASL_SSL")
         #expect(configuration.kafka.properties["sasl.mechanisms"] == "SCRAM-SHA-512")
         #expect(configuration.exitWithParent == false)
+        guard case .tokens(.url(let url, _), let rules) = configuration.auth else {
+            Issue.record("no token configuration")
+            return
+        }
+        #expect(url.host == "id.example")
+        #expect(rules.roleClaim == "realm_access.roles")
     }
 
     @Test func defaultsApply() throws {
         let configuration = try ServiceConfiguration.fromEnvironment(
-            ["DATABASE_URL": "postgres://u@h/db", "KAFKA_BROKERS": "k:9092"], serviceName: "ingest-service", defaultPort: 8080)
+            ["DATABASE_URL": "postgres://u@h/db", "KAFKA_BROKERS": "k:9092", "AUTH_DISABLED": "1"], serviceName: "ingest-service", defaultPort: 8080)
         #expect(configuration.httpPort == 8080)
         #expect(configuration.httpHost == "0.0.0.0")
         #expect(configuration.logLevel == .info)
+        #expect(configuration.auth == .disabled)
     }
 
     @Test("one error names every missing or invalid variable")
@@ -30,8 +39,9 @@ import Testing
             _ = try ServiceConfiguration.fromEnvironment(["HTTP_PORT": "70000", "LOG_LEVEL": "loud"], serviceName: "x", defaultPort: 1)
             Issue.record("accepted an empty environment")
         } catch {
-            #expect(error.problems.count == 4)
-            for variable in ["DATABASE_URL", "KAFKA_BROKERS", "HTTP_PORT", "LOG_LEVEL"] {
+            // Three of them about authentication: where the keys are, the issuer, the audience.
+            #expect(error.problems.count == 7)
+            for variable in ["DATABASE_URL", "KAFKA_BROKERS", "HTTP_PORT", "LOG_LEVEL", "AUTH_JWKS_FILE or AUTH_JWKS_URL", "AUTH_ISSUER", "AUTH_AUDIENCE", "AUTH_DISABLED=1"] {
                 #expect(error.description.contains(variable))
             }
         }
@@ -74,7 +84,7 @@ import Testing
 
     @Test("the limits that bound waits and stalls are read in seconds, and a bad one is named")
     func readsTheLimits() throws {
-        let base = ["DATABASE_URL": "postgres://caretide@db/caretide", "KAFKA_BROKERS": "k:9092"]
+        let base = ["DATABASE_URL": "postgres://caretide@db/caretide", "KAFKA_BROKERS": "k:9092", "AUTH_DISABLED": "1"]
         let configuration = try ServiceConfiguration.fromEnvironment(base.merging([
             "STALL_THRESHOLD_SECONDS": "5", "DATABASE_TRANSACTION_TIMEOUT_SECONDS": "2.5", "HTTP_IDLE_TIMEOUT_SECONDS": "1",
             "DEAD_LETTER_PUBLISH_DEADLINE_SECONDS": "3", "DATABASE_STATEMENT_TIMEOUT_SECONDS": "7",

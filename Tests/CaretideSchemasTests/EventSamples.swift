@@ -60,6 +60,16 @@ enum EventSamples {
             alertID: UUID(), sourceEventID: UUID(), aboutID: UUID(), kind: "bloodPressure", severity: .urgent, category: "hypertensiveCrisis",
             messageKey: "alert.bloodPressure.hypertensiveCrisis", raisedAt: takenAt)),
         EventSample(AlertWithdrawn(alertID: UUID(), sourceEventID: UUID(), reason: .superseded, withdrawnAt: takenAt)),
+        EventSample(CareTeamGranted(consultantID: "dr-1", grantedAt: takenAt, expiresAt: takenAt.addingTimeInterval(86_400))),
+        EventSample(CareTeamGranted(consultantID: "dr-1", grantedAt: takenAt, expiresAt: nil)),
+        EventSample(CareTeamRevoked(consultantID: "dr-1", revokedAt: takenAt)),
+        EventSample(AccessRecorded(
+            auditID: UUID(), recordedAt: takenAt, subject: "dr-1", role: "consultant", institutionID: nil, action: .read,
+            operation: "GET /v1/patients/:patientId/assessments", owner: nil, outcome: .allowed, status: 200, requestID: "4bf92f3577b34da6a3ce929d0e0e4736")),
+        EventSample(AccessRecorded(
+            auditID: UUID(), recordedAt: takenAt, subject: "staff-1", role: "institution", institutionID: "st-mary", action: .write,
+            operation: "PUT /v1/institutions/:institutionId/exam-results/:examId", owner: "st-john", outcome: .refused, status: 403,
+            requestID: "r-1"), patientID: nil),
         EventSample(DiagnosisRequested(
             requestID: "req-1", phenotypes: ["HP:0001250", "HP:0001263"], excluded: ["HP:0000252"], scoring: .symmetric, maxResults: 5,
             suggestPhenotypes: true)),

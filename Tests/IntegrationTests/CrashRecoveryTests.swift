@@ -43,6 +43,7 @@ import Testing
         environment["HTTP_HOST"] = "127.0.0.1"
         environment["HTTP_PORT"] = "0"
         environment["LOG_LEVEL"] = "warning"
+        environment.merge(try await TestIdentity.shared.environment()) { _, test in test }
         let executable = Paths.executable("scoring-service")
 
         func scoredCount() async throws -> Int {

@@ -44,6 +44,7 @@ import Testing
     func accessMatrix() async throws {
         let stack = try await TestStack.start(Self.services)
         var cells = 0
+        var refusals: [String: Int] = [:]
         for service in stack.serviceNames {
             let base = stack.baseURL(service)
             let routes = stack.routes(service)
@@ -52,7 +53,7 @@ import Testing
                 for identity in Self.identities {
                     for owner in route.access.ownerParameter == nil ? [Self.ownID(identity)] : [Self.ownID(identity), "someone-else"] {
                         let reply = try await HTTP.send(
-                            method: route.method.rawValue, base + Self.path(route, owner: owner), body: route.bodyLimit > 0 ? Data("{}".utf8) : nil,
+                            method: route.method.rawValue, base + Self.path(route, owner: owner), body: [.post, .put].contains(route.method) ? Data("{}".utf8) : nil,
                             as: .identity(identity))
                         let expected = AccessRules.decide(identity, route.access, owner: route.access.ownerParameter == nil ? nil : owner)
                         let cell = "\(route.method) \(route.path) as \(identity.role) \(identity.scopes.sorted()) on \(owner)"
@@ -64,6 +65,7 @@ import Testing
                             // No consultant holds a grant in this test.
                             #expect(reply.status == 403, "\(cell) was not refused: \(reply.status)")
                             #expect(reply.text == #"{"error":"the caller may not do this","violations":[]}"#, "\(cell)")
+                            refusals[service, default: 0] += 1
                         }
                         cells += 1
                     }
@@ -71,6 +73,13 @@ import Testing
             }
         }
         #expect(cells > 100)
+        // Every refusal is in the refusing service's audit trail, with who was refused.
+        for (service, schema) in [(IngestService.name, "ingest"), (ScoringService.name, "scoring"), (NotificationService.name, "notification"), (DiagnosisService.name, "diagnosis")] {
+            let audited = try await stack.withDatabase(schema: schema) { database, logger in
+                try await database.client.fetchAll("SELECT count(*)::int FROM access_audit WHERE outcome = 'refused'", as: Int.self, logger: logger)[0]
+            }
+            #expect(audited == refusals[service], "\(service): \(audited) refusals audited, \(refusals[service] ?? 0) answered")
+        }
         try await stack.shutdown()
     }
 

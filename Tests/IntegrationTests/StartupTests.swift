@@ -41,9 +41,24 @@ import Testing
         let result = try await Subprocess.run(
             Paths.executable("ingest-service").path, [], environment: ["HTTP_PORT": "eighty", "LOG_LEVEL": "loud", "PATH": "/usr/bin:/bin"])
         #expect(result.status == 78)
-        for variable in ["DATABASE_URL", "KAFKA_BROKERS", "HTTP_PORT", "LOG_LEVEL"] {
+        for variable in ["DATABASE_URL", "KAFKA_BROKERS", "HTTP_PORT", "LOG_LEVEL", "AUTH_JWKS_FILE or AUTH_JWKS_URL", "AUTH_ISSUER", "AUTH_AUDIENCE"] {
             #expect(result.output.contains(variable), "the error should name \(variable)")
         }
         #expect(!result.output.contains("Fatal error"))
+    }
+
+    @Test("a JWKS file that cannot be read or holds no usable key stops the service with 78, naming the variable")
+    func unreadableKeysAreAConfigurationError() async throws {
+        let garbage = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-garbage-jwks-\(UUID()).json")
+        try Data(#"{"keys": [{"kty": "EC"}]}"#.utf8).write(to: garbage)
+        defer { try? FileManager.default.removeItem(at: garbage) }
+        for file in ["/nonexistent/jwks.json", garbage.path] {
+            let result = try await Subprocess.run(Paths.executable("ingest-service").path, [], environment: [
+                "DATABASE_URL": "postgres://caretide@127.0.0.1:1/caretide", "KAFKA_BROKERS": "127.0.0.1:1", "PATH": "/usr/bin:/bin",
+                "AUTH_JWKS_FILE": file, "AUTH_ISSUER": "https://id.example", "AUTH_AUDIENCE": "caretide",
+            ])
+            #expect(result.status == 78, "\(file): \(result.output)")
+            #expect(result.output.contains("AUTH_JWKS_FILE"))
+        }
     }
 }

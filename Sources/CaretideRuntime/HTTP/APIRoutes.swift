@@ -1,6 +1,8 @@
 import CaretideIdentity
+import CaretideSchemas
 import HTTPTypes
 import Hummingbird
+import Logging
 import Synchronization
 
 /// One API operation as registered: what the OpenAPI document, the access table and the access-matrix test are
@@ -10,7 +12,7 @@ public struct RouteDescription: Sendable, Hashable {
     /// Hummingbird's pattern, e.g. `/v1/patients/:patientId/assessments`.
     public let path: String
     public let access: Access
-    /// The largest body the route accepts, in bytes (0: none).
+    /// The largest body the route accepts, in bytes (`APIRoutes.noBody` for routes that read none).
     public let bodyLimit: Int
 }
 
@@ -31,17 +33,19 @@ public struct APIRoutes {
     public let table: RouteTable
     let access: AccessGuard
 
-    /// A body limit for routes that take one JSON record (a reading, a report of a few hundred items).
+    /// A body limit for routes that take one JSON record (a reading, a saved query).
     public static let recordBodyLimit = 256 * 1024
+    /// Routes that read no body still take a small one (`{}` from a client that always sends JSON) and ignore it.
+    public static let noBody = 1024
 
     public typealias Handler = @Sendable (Request, CaretideRequestContext) async throws -> Response
 
     public func get(_ path: String, access: Access, _ handler: @escaping Handler) {
-        on(.get, path, access: access, bodyLimit: 0, handler)
+        on(.get, path, access: access, bodyLimit: Self.noBody, handler)
     }
 
     public func delete(_ path: String, access: Access, _ handler: @escaping Handler) {
-        on(.delete, path, access: access, bodyLimit: 0, handler)
+        on(.delete, path, access: access, bodyLimit: Self.noBody, handler)
     }
 
     public func post(_ path: String, access: Access, bodyLimit: Int = recordBodyLimit, _ handler: @escaping Handler) {
@@ -63,8 +67,8 @@ public struct APIRoutes {
                 throw HTTPProblem(status: .contentTooLarge, error: "the body is larger than this operation accepts (\(bodyLimit) bytes)")
             }
             let owner = try declared.ownerParameter.map { try PatientID.fromPath(context, parameter: $0, label: Self.label($0)) }
-            try await guarded.authorize(context.identity, declared, owner: owner)
-            return try await handler(request, context)
+            let requestContext = context
+            return try await guarded.run(route, context: requestContext, owner: owner) { try await handler(request, requestContext) }
         }
     }
 
@@ -78,20 +82,61 @@ public struct APIRoutes {
     }
 }
 
-/// Applies `AccessRules` to a caller, looking up a consultant's care-team grant when the rules ask for one.
+/// Applies `AccessRules` to a caller, looking up a consultant's care-team grant when the rules ask for one, and
+/// records in the audit trail every access to patient data and every refusal before answering.
 struct AccessGuard: Sendable {
     let enabled: Bool
     let grants: any CareTeamGrants
+    let audit: AuditTrail
+    let logger: Logger
 
-    func authorize(_ identity: Identity?, _ access: Access, owner: String?) async throws {
-        guard enabled else { return }
+    func run(
+        _ route: RouteDescription, context: CaretideRequestContext, owner: String?, _ handler: () async throws -> Response
+    ) async throws -> Response {
+        guard enabled else { return try await handler() }
         // The authentication middleware ran before: no identity here means a route outside it, which is a bug.
-        guard let identity else { throw Forbidden() }
+        guard let identity = context.identity else { throw Forbidden() }
+        func entry(_ outcome: AuditOutcome, _ status: Int) -> AuditEntry {
+            let isPatient = if case .patientData = route.access { true } else { false }
+            return AuditEntry(
+                identity: identity, access: route.access, operation: "\(route.method.rawValue) \(route.path)",
+                patientID: isPatient ? owner : nil, owner: isPatient ? nil : owner, outcome: outcome, status: status, requestID: context.requestID)
+        }
+        guard try await isAllowed(identity, route.access, owner: owner) else {
+            do {
+                try await audit.record(entry(.refused, 403))
+            } catch {
+                logger.error("a refusal could not be audited", metadata: ["requestId": "\(context.requestID)", "route": "\(route.path)"])
+            }
+            throw Forbidden()
+        }
+        guard route.access.isPatientData else { return try await handler() }
+        let response: Response
+        do {
+            response = try await handler()
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            try? await audit.record(entry(.allowed, status))
+            throw error
+        }
+        do {
+            try await audit.record(entry(.allowed, response.status.code))
+        } catch where route.method == .get {
+            // Patient data leaves only with its audit record.
+            throw HTTPProblem(status: .serviceUnavailable, error: "the access could not be recorded; send the request again")
+        } catch {
+            // The write is committed and its event published; the event itself records it.
+            logger.error("a write could not be audited", metadata: ["requestId": "\(context.requestID)", "route": "\(route.path)"])
+        }
+        return response
+    }
+
+    private func isAllowed(_ identity: Identity, _ access: Access, owner: String?) async throws -> Bool {
         switch AccessRules.decide(identity, access, owner: owner) {
-        case .allowed: return
-        case .refused: throw Forbidden()
+        case .allowed: true
+        case .refused: false
         case .allowedWithActiveGrant:
-            guard let owner, try await grants.isActive(patientID: owner, consultantID: identity.subject) else { throw Forbidden() }
+            if let owner { try await grants.isActive(patientID: owner, consultantID: identity.subject) } else { false }
         }
     }
 }
@@ -108,9 +153,4 @@ struct Forbidden: HTTPResponseError {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         try HTTPProblem(status: .forbidden, error: "the caller may not do this").response(from: request, context: context)
     }
-}
-
-/// Until a service keeps a projection of care-team grants, no consultant holds one.
-struct NoCareTeamGrants: CareTeamGrants {
-    func isActive(patientID: String, consultantID: String) async throws -> Bool { false }
 }

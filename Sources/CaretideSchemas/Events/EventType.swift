@@ -29,6 +29,10 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case diagnosisRanked = "diagnosis.ranked"
     case diagnosisRefused = "diagnosis.refused"
     case ontologyReleaseImported = "ontology-release.imported"
+    // Consent (ingest-service) and audit (every service).
+    case careTeamGranted = "care-team.granted"
+    case careTeamRevoked = "care-team.revoked"
+    case accessRecorded = "access.recorded"
 
     /// The current schema version of the payload. Bump it with a new schema file when a change is not backwards compatible.
     public var schemaVersion: Int { 1 }
@@ -45,6 +49,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .alertRaised, .alertWithdrawn: .alerts
         case .diagnosisRequested, .ontologyUpdateRequested: .diagnosisRequests
         case .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported: .diagnosisResults
+        case .careTeamGranted, .careTeamRevoked: .careTeam
+        case .accessRecorded: .audit
         }
     }
 
@@ -72,6 +78,9 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .diagnosisRanked: DiagnosisRanked.self
         case .diagnosisRefused: DiagnosisRefused.self
         case .ontologyReleaseImported: OntologyReleaseImported.self
+        case .careTeamGranted: CareTeamGranted.self
+        case .careTeamRevoked: CareTeamRevoked.self
+        case .accessRecorded: AccessRecorded.self
         }
     }
 

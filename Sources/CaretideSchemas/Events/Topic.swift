@@ -18,6 +18,10 @@ public enum Topic: String, CaseIterable, Sendable, Codable {
     case diagnosisRequests = "caretide.diagnosis-requests"
     /// Rankings, refusals and imported releases, correlated by request or update id (diagnosis-service → pipelines).
     case diagnosisResults = "caretide.diagnosis-results"
+    /// Care-team grants and revocations, keyed by patient (ingest-service → every service serving patient data).
+    case careTeam = "caretide.care-team"
+    /// Who accessed which patient's data, and every refused request (every service → operators' SIEM).
+    case audit = "caretide.audit"
     /// Messages a consumer could not accept, with the reason in the `dead-letter-reason` header.
     case deadLetter = "caretide.dead-letter"
 

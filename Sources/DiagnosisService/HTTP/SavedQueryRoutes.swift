@@ -119,7 +119,7 @@ struct SavedQueryRoutes: Sendable {
             return Response(status: .noContent)
         }
 
-        routes.post(base + "/:queryId/ranking", access: .consultantWorkspace, bodyLimit: 0) { _, requestContext in
+        routes.post(base + "/:queryId/ranking", access: .consultantWorkspace, bodyLimit: APIRoutes.noBody) { _, requestContext in
             let saved = Self.savedQuery(try await load(requestContext))
             let query = RankingQuery(
                 phenotypes: saved.phenotypes, excluded: saved.excluded, scoring: PhenotypeScoring(rawValue: saved.scoring))

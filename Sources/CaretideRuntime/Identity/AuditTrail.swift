@@ -1,0 +1,106 @@
+import CaretideIdentity
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// One audited request: who, what, whose, the outcome.
+struct AuditEntry: Sendable {
+    let identity: Identity
+    let access: Access
+    /// e.g. `GET /v1/patients/:patientId/assessments`.
+    let operation: String
+    let patientID: String?
+    let owner: String?
+    let outcome: AuditOutcome
+    let status: Int
+    let requestID: String
+
+    var action: AuditAction {
+        let reads = operation.hasPrefix("GET ")
+        return switch access {
+        case .patientData(.read): .read
+        case .patientData(.write), .institutionResults: .write
+        // Reading one's own access log or care team is a read; granting and revoking are consent.
+        case .patientData(.manage): reads ? .read : .consent
+        case .consultantWorkspace, .clinicalTools, .referenceData: .use
+        }
+    }
+}
+
+/// Records audit entries durably before the request they describe is answered: in the service's `access_audit`
+/// table and, through the outbox in the same transaction, as `access.recorded` events on `caretide.audit`.
+///
+/// Entries that arrive while a write is in flight are written together in the next transaction (a group commit),
+/// so under load many requests share one transaction instead of each adding its own.
+actor AuditTrail {
+    private let database: Database
+    private let codec: EventCodec
+    private let producer: String
+    private let logger: Logger
+    private let timeout: Duration
+    private var pending: [(AuditEntry, CheckedContinuation<Void, any Error>)] = []
+    private var writing = false
+
+    init(database: Database, codec: EventCodec, producer: String, logger: Logger, timeout: Duration) {
+        self.database = database
+        self.codec = codec
+        self.producer = producer
+        self.logger = logger
+        self.timeout = timeout
+    }
+
+    /// Returns once the entry is committed; throws when it could not be (the caller answers 503 for a read).
+    func record(_ entry: AuditEntry) async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            pending.append((entry, continuation))
+            if !writing {
+                writing = true
+                Task { await writeWhilePending() }
+            }
+        }
+    }
+
+    private func writeWhilePending() async {
+        while !pending.isEmpty {
+            let batch = pending
+            pending = []
+            do {
+                try await write(batch.map(\.0))
+                for (_, continuation) in batch { continuation.resume() }
+            } catch {
+                logger.error("could not record audit entries", metadata: ["count": "\(batch.count)", "errorType": "\(type(of: error))"])
+                for (_, continuation) in batch { continuation.resume(throwing: error) }
+            }
+        }
+        writing = false
+    }
+
+    private func write(_ entries: [AuditEntry]) async throws {
+        let now = Date()
+        let events = entries.map { entry in
+            EventEnvelope(producer: producer, patientID: entry.patientID, traceID: entry.requestID, payload: AccessRecorded(
+                auditID: UUID.timeOrdered(), recordedAt: now, subject: entry.identity.subject, role: entry.identity.role.rawValue,
+                institutionID: entry.identity.institutionID, action: entry.action, operation: entry.operation, owner: entry.owner,
+                outcome: entry.outcome, status: entry.status, requestID: entry.requestID))
+        }
+        let outbox = try events.map { try Outbox.Entry($0, codec: codec) }
+        let logger = self.logger
+        try await database.transaction(timeout: timeout) { connection in
+            try await connection.query(
+                """
+                INSERT INTO access_audit (audit_id, recorded_at, subject, role, institution_id, action, operation, patient_id, owner,
+                                          outcome, status, request_id)
+                SELECT audit_id, recorded_at, subject, role, NULLIF(institution_id, ''), action, operation, NULLIF(patient_id, ''),
+                       NULLIF(owner, ''), outcome, status, request_id
+                FROM unnest(\(events.map(\.payload.auditID)), \(events.map(\.payload.recordedAt)), \(events.map(\.payload.subject)),
+                    \(events.map(\.payload.role)), \(events.map { $0.payload.institutionID ?? "" }), \(events.map(\.payload.action.rawValue)),
+                    \(events.map(\.payload.operation)), \(events.map { $0.patientID ?? "" }), \(events.map { $0.payload.owner ?? "" }),
+                    \(events.map(\.payload.outcome.rawValue)), \(events.map(\.payload.status)), \(events.map(\.payload.requestID)))
+                    AS t(audit_id, recorded_at, subject, role, institution_id, action, operation, patient_id, owner, outcome, status, request_id)
+                """, logger: logger)
+            try await Outbox.enqueue(outbox, ordering: .perKey, on: connection, logger: logger)
+        }
+    }
+}

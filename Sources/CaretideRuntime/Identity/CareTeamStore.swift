@@ -1,0 +1,118 @@
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A service's copy of care-team grants: written by ingest-service in the transaction that publishes the grant, and
+/// by every other service that serves patient data from the `caretide.care-team` topic.
+public enum CareTeamStore {
+    /// Records a grant (or a new expiry), unless a newer change of the same pair is already applied.
+    public static func apply(_ grant: CareTeamGranted, patientID: String, eventID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            """
+            INSERT INTO care_team_grants (patient_id, consultant_id, granted_at, expires_at, revoked_at, changed_at, last_event_id)
+            VALUES (\(patientID), \(grant.consultantID), \(grant.grantedAt), \(grant.expiresAt), NULL, \(grant.grantedAt), \(eventID))
+            ON CONFLICT (patient_id, consultant_id) DO UPDATE
+                SET granted_at = excluded.granted_at, expires_at = excluded.expires_at, revoked_at = NULL,
+                    changed_at = excluded.changed_at, last_event_id = excluded.last_event_id
+                WHERE care_team_grants.changed_at <= excluded.changed_at
+            """, logger: logger)
+    }
+
+    /// Records a revocation, unless a newer change of the same pair is already applied. A revocation of a pair never
+    /// granted is kept too: a grant older than it, arriving later, stays revoked.
+    public static func apply(_ revocation: CareTeamRevoked, patientID: String, eventID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            """
+            INSERT INTO care_team_grants (patient_id, consultant_id, granted_at, expires_at, revoked_at, changed_at, last_event_id)
+            VALUES (\(patientID), \(revocation.consultantID), \(revocation.revokedAt), NULL, \(revocation.revokedAt), \(revocation.revokedAt), \(eventID))
+            ON CONFLICT (patient_id, consultant_id) DO UPDATE
+                SET revoked_at = excluded.revoked_at, changed_at = excluded.changed_at, last_event_id = excluded.last_event_id
+                WHERE care_team_grants.changed_at <= excluded.changed_at
+            """, logger: logger)
+    }
+
+    /// A grant as the patient sees it.
+    public struct Grant: Codable, Sendable, Equatable {
+        public let consultantId: String
+        public let grantedAt: Date
+        public let expiresAt: Date?
+
+        public init(consultantId: String, grantedAt: Date, expiresAt: Date?) {
+            self.consultantId = consultantId
+            self.grantedAt = grantedAt
+            self.expiresAt = expiresAt
+        }
+    }
+
+    /// The patient's grants in force now, oldest first.
+    public static func activeGrants(patientID: String, on client: PostgresClient, logger: Logger) async throws -> [Grant] {
+        try await client.fetchAll(
+            """
+            SELECT consultant_id, granted_at, expires_at FROM care_team_grants
+            WHERE patient_id = \(patientID) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+            ORDER BY granted_at, consultant_id
+            """, as: (String, Date, Date?).self, logger: logger
+        ).map { Grant(consultantId: $0.0, grantedAt: $0.1, expiresAt: $0.2) }
+    }
+}
+
+/// `CareTeamGrants` answered from the service's own projection.
+struct DatabaseCareTeamGrants: CareTeamGrants {
+    let database: Database
+    let logger: Logger
+
+    func isActive(patientID: String, consultantID: String) async throws -> Bool {
+        try await !database.client.fetchAll(
+            """
+            SELECT 1 FROM care_team_grants
+            WHERE patient_id = \(patientID) AND consultant_id = \(consultantID) AND revoked_at IS NULL
+              AND (expires_at IS NULL OR expires_at > now())
+            """, as: Int.self, logger: logger
+        ).isEmpty
+    }
+}
+
+/// Keeps the projection of grants from `caretide.care-team`, beside the service's own handler: grant events are
+/// applied here, everything else goes to the service's handler (set-based when it has one).
+struct CareTeamProjectingHandler: BatchEventHandler {
+    let service: any EventHandler
+
+    var transactionTimeout: Duration? { service.transactionTimeout }
+
+    func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
+        if try await project(event, context: context) { return }
+        try await service.handle(event, context: context)
+    }
+
+    func handle(batch: [ValidatedEvent], context: HandlerContext) async throws {
+        var others: [ValidatedEvent] = []
+        for event in batch where try await !project(event, context: context) { others.append(event) }
+        guard !others.isEmpty else { return }
+        if let batchHandler = service as? any BatchEventHandler {
+            try await batchHandler.handle(batch: others, context: context)
+        } else {
+            for event in others { try await service.handle(event, context: context) }
+        }
+    }
+
+    /// Applies a care-team event; false for any other event.
+    private func project(_ event: ValidatedEvent, context: HandlerContext) async throws -> Bool {
+        switch event.payload {
+        case let grant as CareTeamGranted:
+            try await CareTeamStore.apply(grant, patientID: try patient(of: event), eventID: event.eventID, on: context.connection, logger: context.logger)
+            return true
+        case let revocation as CareTeamRevoked:
+            try await CareTeamStore.apply(revocation, patientID: try patient(of: event), eventID: event.eventID, on: context.connection, logger: context.logger)
+            return true
+        default:
+            return false
+        }
+    }
+
+    private func patient(of event: ValidatedEvent) throws -> String {
+        guard let patientID = event.patientID else { throw UnprocessableEvent("a care-team event names no patient") }
+        return patientID
+    }
+}

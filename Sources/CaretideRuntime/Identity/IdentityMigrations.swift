@@ -1,0 +1,42 @@
+import CaretideStore
+
+/// The tables of the identity layer, in every service's schema: the service's projection of care-team grants and
+/// its audit trail.
+enum IdentityMigrations {
+    static let track = MigrationTrack(name: "identity", migrations: [
+        Migration(version: 1, name: "care-team grants and access audit", statements: [
+            // One row per (patient, consultant): the latest grant or revocation. `changed_at` is the time of the
+            // event that set it, so an older event applied late (a replay) never undoes a newer one.
+            """
+            CREATE TABLE care_team_grants (
+                patient_id text NOT NULL,
+                consultant_id text NOT NULL,
+                granted_at timestamptz NOT NULL,
+                expires_at timestamptz,
+                revoked_at timestamptz,
+                changed_at timestamptz NOT NULL,
+                last_event_id uuid NOT NULL,
+                PRIMARY KEY (patient_id, consultant_id))
+            """,
+            // Who did what to whose data, and every refused request (FHIR AuditEvent's agent, entity, action,
+            // outcome). Ids only.
+            """
+            CREATE TABLE access_audit (
+                audit_id uuid PRIMARY KEY,
+                recorded_at timestamptz NOT NULL,
+                subject text NOT NULL,
+                role text NOT NULL,
+                institution_id text,
+                action text NOT NULL,
+                operation text NOT NULL,
+                patient_id text,
+                owner text,
+                outcome text NOT NULL,
+                status integer NOT NULL,
+                request_id text NOT NULL)
+            """,
+            // A patient's access log, newest first, paged by (recorded_at, audit_id).
+            "CREATE INDEX access_audit_patient ON access_audit (patient_id, recorded_at DESC, audit_id DESC) WHERE patient_id IS NOT NULL",
+        ]),
+    ])
+}

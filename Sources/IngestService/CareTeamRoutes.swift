@@ -1,0 +1,65 @@
+import CaretideIdentity
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import Hummingbird
+
+/// A patient's care team: the consultants who may read their data, and until when.
+/// - `PUT    /v1/patients/{patientId}/care-team/{consultantId}`: grant (body: optional `expiresAt`), or change the expiry
+/// - `DELETE /v1/patients/{patientId}/care-team/{consultantId}`: revoke
+/// - `GET    /v1/patients/{patientId}/care-team`: the grants in force
+/// Only the patient may do any of it. Each change is stored here and announced on `caretide.care-team` in one
+/// transaction; the other services apply it to their own projections within moments.
+struct CareTeamRoutes: Sendable {
+    let context: ServiceContext
+
+    struct GrantBody: Decodable {
+        let expiresAt: Date?
+    }
+
+    func register(on routes: APIRoutes) {
+        routes.put("v1/patients/:patientId/care-team/:consultantId", access: .patientData(.manage), bodyLimit: 4 * 1024) { request, requestContext in
+            let (patientID, consultantID) = try Self.pair(requestContext)
+            let body = try await request.decodedJSON(GrantBody.self, schema: "care-team-grant.request", context: requestContext)
+            let now = Date()
+            if let expiresAt = body.expiresAt, expiresAt <= now {
+                throw HTTPProblem(
+                    status: .unprocessableContent, error: "the grant would already have lapsed",
+                    violations: [SchemaViolation(pointer: JSONPointer(tokens: ["expiresAt"]), message: "must be in the future")])
+            }
+            let grant = CareTeamGranted(consultantID: consultantID, grantedAt: now, expiresAt: body.expiresAt)
+            try await context.transaction { handler in
+                let envelope = EventEnvelope(producer: handler.producer, patientID: patientID, traceID: requestContext.requestID, payload: grant)
+                try await CareTeamStore.apply(grant, patientID: patientID, eventID: envelope.eventID, on: handler.connection, logger: handler.logger)
+                try await handler.publish(envelope)
+            }
+            return try jsonResponse(CareTeamStore.Grant(consultantId: consultantID, grantedAt: grant.grantedAt, expiresAt: grant.expiresAt))
+        }
+        routes.delete("v1/patients/:patientId/care-team/:consultantId", access: .patientData(.manage)) { _, requestContext in
+            let (patientID, consultantID) = try Self.pair(requestContext)
+            try await context.transaction { handler in
+                // Revoking what is not granted changes nothing and announces nothing.
+                let active = try await handler.connection.fetchAll(
+                    """
+                    SELECT 1 FROM care_team_grants WHERE patient_id = \(patientID) AND consultant_id = \(consultantID) AND revoked_at IS NULL
+                    FOR UPDATE
+                    """, as: Int.self, logger: handler.logger)
+                guard !active.isEmpty else { return }
+                let revocation = CareTeamRevoked(consultantID: consultantID, revokedAt: Date())
+                let envelope = EventEnvelope(producer: handler.producer, patientID: patientID, traceID: requestContext.requestID, payload: revocation)
+                try await CareTeamStore.apply(revocation, patientID: patientID, eventID: envelope.eventID, on: handler.connection, logger: handler.logger)
+                try await handler.publish(envelope)
+            }
+            return Response(status: .noContent)
+        }
+        routes.get("v1/patients/:patientId/care-team", access: .patientData(.manage)) { _, requestContext in
+            let patientID = try PatientID.fromPath(requestContext)
+            return try jsonResponse(try await CareTeamStore.activeGrants(patientID: patientID, on: context.database.client, logger: context.logger))
+        }
+    }
+
+    static func pair(_ context: CaretideRequestContext) throws -> (patient: String, consultant: String) {
+        (try PatientID.fromPath(context), try PatientID.fromPath(context, parameter: "consultantId", label: "consultant id"))
+    }
+}
