@@ -101,10 +101,11 @@ public final class EventConsumerService: Service, Sendable {
         }
     }
 
-    /// Polls until shutdown, putting each message on its partition's lane.
+    /// Polls until shutdown or cancellation (a sibling service failed and the group is cancelled: a cancelled poll
+    /// returns at once with nothing, so the flag alone would spin), putting each message on its partition's lane.
     private func poll(_ consumer: KafkaConsumer, into lanes: [MessageLane]) async throws {
         var lastLagReport = ContinuousClock.now
-        while !stopping.load(ordering: .acquiring) {
+        while !stopping.load(ordering: .acquiring), !Task.isCancelled {
             let messages = try await consumer.pollBatch(maxMessages: maxBatchSize, timeout: .milliseconds(100))
             if !messages.isEmpty {
                 var shares = [[IncomingMessage]](repeating: [], count: lanes.count)

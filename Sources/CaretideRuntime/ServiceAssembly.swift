@@ -50,6 +50,7 @@ public struct ServiceAssembly: Sendable {
             consumed.append(.careTeam)
             eventHandler = CareTeamProjectingHandler(service: handler)
         }
+        metrics.prepare(consumedTopics: consumed.map(\.name))
         if let handler = eventHandler, !consumed.isEmpty {
             consumer = EventConsumerService(
                 name: definition.name, topics: consumed, handler: handler, kafka: configuration.kafka,
@@ -63,6 +64,7 @@ public struct ServiceAssembly: Sendable {
         }
         let router = Router(context: CaretideRequestContext.self)
         router.add(middleware: RequestIDMiddleware())
+        router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
         router.add(middleware: ServerErrorMiddleware(logger: logger))
         // Open to every caller: probes and scrapers carry no token.
         OperationalRoutes(
@@ -122,7 +124,9 @@ public struct ServiceAssembly: Sendable {
 }
 
 /// Applies the service's migrations at start-up, retrying with backoff while the database is unreachable
-/// (`/readyz` stays false meanwhile), then marks the service migrated and returns.
+/// (`/readyz` stays false meanwhile), then marks the service migrated and returns. A migration that fails for any
+/// other reason (a statement the database refuses, a permission missing) stops the service with an error: it would
+/// never become ready, and an orchestrator should see a failed process rather than one unready forever.
 struct MigrationService: Service {
     let migrator: Migrator
     let database: Database
@@ -130,16 +134,22 @@ struct MigrationService: Service {
     let logger: Logger
 
     func run() async throws {
-        // Shutdown before the database ever answered ends the retries quietly; nothing was applied.
-        try? await cancelWhenGracefulShutdown {
-            try await retrying(isTransient: { TransientError.isTransient($0) || $0 is PostgresUnavailable }) { _, delay in
-                logger.warning("database unreachable; retrying migrations", metadata: ["retryIn": "\(delay)"])
-            } _: {
-                guard await database.isReachable(timeout: .seconds(5)) else { throw PostgresUnavailable() }
-                try await migrator.migrate(database, logger: logger)
+        do {
+            try await cancelWhenGracefulShutdown {
+                try await retrying(isTransient: { TransientError.isTransient($0) || $0 is PostgresUnavailable }) { _, delay in
+                    logger.warning("database unreachable; retrying migrations", metadata: ["retryIn": "\(delay)"])
+                } _: {
+                    guard await database.isReachable(timeout: .seconds(5)) else { throw PostgresUnavailable() }
+                    try await migrator.migrate(database, logger: logger)
+                }
+                readiness.markMigrated()
+                logger.info("database schema ready", metadata: ["schema": "\(database.schema)"])
             }
-            readiness.markMigrated()
-            logger.info("database schema ready", metadata: ["schema": "\(database.schema)"])
+        } catch where error is CancellationError || Task.isShuttingDownGracefully {
+            // Shutdown before the database ever answered ends the retries quietly; nothing was applied.
+        } catch {
+            logger.critical("migrations failed; stopping", metadata: ["schema": "\(database.schema)"].merging(error.logMetadata) { $1 })
+            throw error
         }
     }
 }

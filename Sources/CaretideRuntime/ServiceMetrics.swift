@@ -33,17 +33,37 @@ public final class ServiceMetrics: Sendable {
 
     /// Time from receiving a message to committing its effects.
     public func processingLatency(topic: String, _ duration: Duration) {
-        let key = "caretide_event_processing_seconds|\(topic)"
-        let timer = timers.withLock { timers in
+        timer("caretide_event_processing_seconds", dimensions: [("topic", topic)]).recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// One answered HTTP request, by route pattern (never the path with its ids), method and status.
+    func httpRequest(route: String, method: String, status: Int, _ duration: Duration) {
+        let dimensions = [("route", route), ("method", method), ("status", String(status))]
+        counter("caretide_http_requests_total", dimensions: dimensions).increment()
+        timer("caretide_http_request_duration_seconds", dimensions: dimensions).recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// Creates the series of each consumed topic at zero when the service starts: a fresh service's `/metrics`
+    /// already names them, so a rate or an alert sees "none yet" rather than no series at all.
+    func prepare(consumedTopics: [String]) {
+        for topic in consumedTopics {
+            for label in ["caretide_events_consumed_total", "caretide_events_failed_total", "caretide_events_dead_lettered_total", "caretide_events_parked_total"] {
+                _ = counter(label, topic: topic)
+            }
+            _ = timer("caretide_event_processing_seconds", dimensions: [("topic", topic)])
+            consumerLag(topic: topic, 0)
+        }
+    }
+
+    private func timer(_ label: String, dimensions: [(String, String)]) -> CoreMetrics.Timer {
+        let key = ([label] + dimensions.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
+        return timers.withLock { timers in
             if let timer = timers[key] { return timer }
-            let dimensions = [("topic", topic)]
             let timer = CoreMetrics.Timer(
-                label: "caretide_event_processing_seconds", dimensions: dimensions,
-                handler: factory.makeTimer(label: "caretide_event_processing_seconds", dimensions: dimensions), factory: factory)
+                label: label, dimensions: dimensions, handler: factory.makeTimer(label: label, dimensions: dimensions), factory: factory)
             timers[key] = timer
             return timer
         }
-        timer.recordNanoseconds(duration.nanoseconds)
     }
 
     /// Messages not yet applied and committed, summed over the partitions this instance owns: from the last committed
@@ -76,10 +96,14 @@ public final class ServiceMetrics: Sendable {
     public func exposition() -> [UInt8] { registry.emitToBuffer() }
 
     private func counter(_ label: String, topic: String) -> CoreMetrics.Counter {
-        let key = "\(label)|\(topic)"
+        counter(label, dimensions: [("topic", topic)])
+    }
+
+    private func counter(_ label: String, dimensions: [(String, String)]) -> CoreMetrics.Counter {
+        let key = ([label] + dimensions.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
         return counters.withLock { counters in
             if let counter = counters[key] { return counter }
-            let counter = CoreMetrics.Counter(label: label, dimensions: [("topic", topic)], factory: factory)
+            let counter = CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
             counters[key] = counter
             return counter
         }

@@ -23,8 +23,22 @@ import Testing
     @Test("every event sample encodes to the same bytes as Foundation's encoder with the same settings", arguments: EventSamples.all)
     func sameBytesAsFoundation(sample: EventSample) throws {
         let ours = try sample.encode()
-        let foundation = Array(try sample.encodeWithFoundation(Self.foundationEncoder))
-        #expect(String(decoding: ours, as: UTF8.self) == String(decoding: foundation, as: UTF8.self))
+        let foundation = String(decoding: try sample.encodeWithFoundation(Self.foundationEncoder), as: UTF8.self)
+        // Foundation writes UUIDs in uppercase; Caretide in lowercase (RFC 9562 §4), as its headers and PostgreSQL do.
+        #expect(String(decoding: ours, as: UTF8.self) == Self.lowercasingUUIDs(foundation))
+    }
+
+    @Test("UUIDs are written in lowercase, and read in either case")
+    func uuidsAreLowercase() throws {
+        let id = UUID(uuidString: "0B9A1C8E-52E4-4C1B-B1B6-2D3F0D9E0A11")!
+        let text = String(decoding: try CaretideJSON.encode(["id": id]), as: UTF8.self)
+        #expect(text == #"{"id":"0b9a1c8e-52e4-4c1b-b1b6-2d3f0d9e0a11"}"#)
+        #expect(try JSONValueDecoder.decode([String: UUID].self, from: CaretideJSON.parse(Array(text.uppercased().replacingOccurrences(of: "ID", with: "id").utf8))) == ["id": id])
+    }
+
+    static func lowercasingUUIDs(_ text: String) -> String {
+        let pattern = try! Regex("[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}")
+        return text.replacing(pattern) { $0.output[0].substring.map { $0.lowercased() } ?? "" }
     }
 
     @Test("any string survives encoding and parsing unchanged: quotes, backslashes, control characters, non-ASCII")

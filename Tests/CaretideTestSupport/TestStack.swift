@@ -18,6 +18,7 @@ public final class TestStack: Sendable {
     public let database: DatabaseConfiguration
     public let kafka: KafkaConfiguration
     let running: [RunningService]
+    private let stopped = Atomic<Bool>(false)
 
     public struct RunningService: Sendable {
         public let name: String
@@ -41,18 +42,31 @@ public final class TestStack: Sendable {
         let database = if let chosen { chosen } else { try await TestPostgres.freshDatabase() }
         let kafka = KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: consumerProperties)
         var running: [RunningService] = []
-        for definition in definitions {
-            var configuration = ServiceConfiguration(
-                serviceName: definition.name, httpHost: "127.0.0.1", httpPort: 0, database: database, kafka: kafka,
-                auth: try await TestIdentity.shared.configuration())
-            configure(&configuration)
-            let assembly = try await ServiceAssembly(definition: definition, configuration: configuration, logger: TestLogging.logger(definition.name), signals: false)
-            let task = Task { try await assembly.group.run() }
-            let port = try await assembly.boundPort.wait()
-            running.append(RunningService(name: definition.name, baseURL: "http://127.0.0.1:\(port)", assembly: assembly, task: task))
+        do {
+            for definition in definitions {
+                var configuration = ServiceConfiguration(
+                    serviceName: definition.name, httpHost: "127.0.0.1", httpPort: 0, database: database, kafka: kafka,
+                    auth: try await TestIdentity.shared.configuration())
+                configure(&configuration)
+                let assembly = try await ServiceAssembly(
+                    definition: definition, configuration: configuration, logger: TestLogging.logger(definition.name), signals: false)
+                let task = Task { try await assembly.group.run() }
+                let port = try await assembly.boundPort.wait()
+                running.append(RunningService(name: definition.name, baseURL: "http://127.0.0.1:\(port)", assembly: assembly, task: task))
+            }
+        } catch {
+            // Nothing half-started outlives a failed start.
+            try? await TestStack(broker: broker, database: database, kafka: kafka, running: running).shutdown()
+            throw error
         }
         let stack = TestStack(broker: broker, database: database, kafka: kafka, running: running)
-        for service in running { try await stack.waitUntilReady(service.baseURL) }
+        StackRegistry.current?.add(stack)
+        do {
+            for service in running { try await stack.waitUntilReady(service.baseURL) }
+        } catch {
+            try? await stack.shutdown()
+            throw error
+        }
         return stack
     }
 
@@ -76,13 +90,19 @@ public final class TestStack: Sendable {
         }
     }
 
-    /// Graceful shutdown of every service, as SIGTERM would do; rethrows a service's failure.
+    /// Graceful shutdown of every service, as SIGTERM would do; rethrows a service's failure. Only the first call
+    /// does anything.
     public func shutdown() async throws {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        var failure: (any Error)?
         for service in running.reversed() {
             await service.assembly.group.triggerGracefulShutdown()
-            try await service.task.value
+            do { try await service.task.value } catch { failure = failure ?? error }
         }
+        if let failure { throw failure }
     }
+
+    var isShutDown: Bool { stopped.load(ordering: .acquiring) }
 
     /// Runs `body` with a connection pool on the test database, outside any service.
     public func withDatabase<T: Sendable>(schema: String, _ body: @Sendable (Database, Logger) async throws -> T) async throws -> T {

@@ -10,7 +10,7 @@ import Testing
 
 /// Consent: a consultant reads a patient's data on every service that serves it only while the patient's grant is
 /// in force, and the patient sees who read it.
-@Suite(.serialized) struct CareTeamTests {
+@Suite(.serialized, .stoppingStacks) struct CareTeamTests {
     static let services = [IngestService.definition, ScoringService.definition, NotificationService.definition]
     static let consultant = Caller.identity(Identity(subject: "dr-1", role: .consultant))
 
@@ -83,11 +83,21 @@ import Testing
         let past = try await HTTP.send(method: "PUT", grantURL, json: #"{"expiresAt": "2020-01-01T00:00:00Z"}"#)
         #expect(past.status == 422)
         #expect(past.text.contains("/expiresAt"))
-        let soon = Timestamp.format(Date().addingTimeInterval(4))
-        #expect(try await HTTP.send(method: "PUT", grantURL, json: #"{"expiresAt": "\#(soon)"}"#).status == 200)
         let reads = Self.reads(stack, patient: "patient-9")
-        try await eventually("the grant applied", timeout: .seconds(30)) { try await Self.statuses(reads, as: Self.consultant) == [200, 200, 200] }
+        // Every projection live first (consumers join their group at start), so the short grant below is not spent
+        // waiting for that.
+        let other = stack.baseURL(IngestService.name) + "/v1/patients/patient-9/care-team/dr-warm"
+        #expect(try await HTTP.send(method: "PUT", other, json: "{}").status == 200)
+        let warm = Caller.identity(Identity(subject: "dr-warm", role: .consultant))
+        try await eventually("the projections are live", timeout: .seconds(60)) { try await Self.statuses(reads, as: warm) == [200, 200, 200] }
+
+        let soon = Timestamp.format(Date().addingTimeInterval(6))
+        #expect(try await HTTP.send(method: "PUT", grantURL, json: #"{"expiresAt": "\#(soon)"}"#).status == 200)
+        for read in reads {
+            try await eventually("\(read) granted", timeout: .seconds(6)) { try await HTTP.get(read, as: Self.consultant).status == 200 }
+        }
         try await eventually("the grant lapsed", timeout: .seconds(30)) { try await Self.statuses(reads, as: Self.consultant) == [403, 403, 403] }
+        #expect(try await Self.statuses(reads, as: warm) == [200, 200, 200])
         try await stack.shutdown()
     }
 

@@ -11,7 +11,7 @@ import Testing
 /// scoring-service is killed with SIGKILL in the middle of a stream and restarted: every event is scored exactly
 /// once (no loss, no duplicate rows), because offsets are committed only after the transaction and the processed-
 /// events key turns redeliveries into no-ops.
-@Suite(.serialized) struct CrashRecoveryTests {
+@Suite(.serialized, .stoppingStacks) struct CrashRecoveryTests {
     static let eventCount = 10_000
 
     @Test("SIGKILL mid-stream, restart: every event scored exactly once")

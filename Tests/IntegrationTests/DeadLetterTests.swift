@@ -9,7 +9,7 @@ import Testing
 
 /// Messages a consumer cannot accept go to the dead-letter topic with the reason; the service keeps running and
 /// nothing else is lost.
-@Suite(.serialized) struct DeadLetterTests {
+@Suite(.serialized, .stoppingStacks) struct DeadLetterTests {
     @Test("malformed, unknown and invalid events are dead-lettered; valid ones around them are scored")
     func poisonMessagesAreDeadLettered() async throws {
         let stack = try await TestStack.start([ScoringService.definition], partitions: 1)

@@ -7,7 +7,7 @@ import Testing
 
 /// Pipelines talk to diagnosis-service over Kafka: requests on `caretide.diagnosis-requests`, answers correlated by
 /// request id on `caretide.diagnosis-results`, ontology updates by event.
-@Suite(.serialized) struct DiagnosisKafkaTests {
+@Suite(.serialized, .stoppingStacks) struct DiagnosisKafkaTests {
     static func request(_ payload: some EventPayload, patientID: String? = nil) throws -> OutgoingMessage {
         let envelope = EventEnvelope(producer: "pipeline", patientID: patientID, traceID: "trace-dx", payload: payload)
         return OutgoingMessage(topic: Topic.diagnosisRequests.name, key: patientID, value: try EventCodec().encode(envelope))

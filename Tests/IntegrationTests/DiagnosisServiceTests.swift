@@ -9,7 +9,7 @@ import Testing
 
 /// diagnosis-service over HTTP with a real PostgreSQL: releases imported from the committed HPO fixture (12 diseases,
 /// 59 terms of the 2025-01-16 release), served without downtime, searched, ranked, and saved per doctor.
-@Suite(.serialized) struct DiagnosisServiceTests {
+@Suite(.serialized, .stoppingStacks) struct DiagnosisServiceTests {
     static let fixtures = Paths.packageRoot.appendingPathComponent("Tests/PhenotypeRankingTests/Fixtures")
     static let ontologyFile = fixtures.appendingPathComponent("hp.obo").path
     static let annotationFile = fixtures.appendingPathComponent("phenotype.hpoa").path

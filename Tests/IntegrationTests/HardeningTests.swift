@@ -16,7 +16,7 @@ import Glibc
 /// One hostile message, one oversized request or one stuck database wait must never stop event flow, and must show
 /// where an operator looks (`/readyz`, metrics, the parked tables). Each test is the regression test of one finding
 /// of the hardening review (issue 13), against the real PostgreSQL and the embedded broker.
-@Suite(.serialized) struct HardeningTests {
+@Suite(.serialized, .stoppingStacks) struct HardeningTests {
     static func reading(_ id: UUID = UUID(), patient: String = "p1", systolic: Int = 150) -> [UInt8] {
         Array(#"{"eventId": "\#(id)", "eventType": "blood-pressure.recorded", "schemaVersion": 1, "occurredAt": "2026-11-22T08:00:00Z", "producer": "test", "patientId": "\#(patient)", "payload": {"measurementId": "\#(UUID())", "revision": 1, "systolic": \#(systolic), "diastolic": 95, "takenAt": "2026-11-22T07:00:00Z", "source": "patient"}}"#.utf8)
     }

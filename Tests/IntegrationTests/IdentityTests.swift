@@ -12,7 +12,7 @@ import Testing
 
 /// Every route of every service behind a verified token and the access rules, generated from the routes the
 /// services registered: a new route is in the matrix without anyone listing it.
-@Suite(.serialized) struct IdentityTests {
+@Suite(.serialized, .stoppingStacks) struct IdentityTests {
     static let services = [IngestService.definition, ScoringService.definition, NotificationService.definition, DiagnosisService.definition]
 
     /// Path parameters filled in: the owner's id where the route names an owner, something well-formed elsewhere.
@@ -134,6 +134,29 @@ import Testing
         #expect(try EventCodec().decode(message.value).traceID == "4bf92f3577b34da6a3ce929d0e0e4736")
         await measurements.close()
         try await stack.shutdown()
+    }
+}
+
+@Suite(.serialized, .stoppingStacks) struct HTTPLayerTests {
+    @Test("a fresh service's /metrics names each consumed topic at zero; requests are counted by route pattern, never by path")
+    func metricsFromTheStart() async throws {
+        let stack = try await TestStack.start([ScoringService.definition])
+        let base = stack.baseURL(ScoringService.name)
+        let fresh = try await HTTP.get(base + "/metrics", as: .anonymous).text
+        for topic in ["caretide.measurements", "caretide.npi", "caretide.risk-profiles", "caretide.exam-results", "caretide.care-team"] {
+            #expect(fresh.contains(#"caretide_events_consumed_total{topic="\#(topic)"} 0"#), "\(topic)")
+            #expect(fresh.contains(#"caretide_events_dead_lettered_total{topic="\#(topic)"} 0"#), "\(topic)")
+            #expect(fresh.contains(#"caretide_consumer_lag{topic="\#(topic)"} 0"#), "\(topic)")
+        }
+        #expect(try await HTTP.get(base + "/v1/patients/patient-3/assessments").status == 200)
+        #expect(try await HTTP.get(base + "/v1/patients/patient-4/assessments", as: .identity(Identity(subject: "patient-3", role: .patient))).status == 403)
+        #expect(try await HTTP.get(base + "/no/such/path/patient-3", as: .anonymous).status == 404)
+        let counted = try await HTTP.get(base + "/metrics", as: .anonymous).text
+        #expect(counted.contains(#"caretide_http_requests_total{route="/v1/patients/{patientId}/assessments",method="GET",status="200"} 1"#), "\(counted)")
+        #expect(counted.contains(#"caretide_http_requests_total{route="/v1/patients/{patientId}/assessments",method="GET",status="403"} 1"#))
+        #expect(counted.contains(#"caretide_http_requests_total{route="unmatched",method="GET",status="404"} 1"#))
+        #expect(counted.contains("caretide_http_request_duration_seconds_bucket"))
+        #expect(!counted.contains("patient-3"))
     }
 }
 

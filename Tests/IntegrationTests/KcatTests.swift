@@ -9,7 +9,7 @@ import Testing
 
 /// An outside Kafka client (kcat, from Debian's `kcat` package) talks to the pipeline over the wire: it produces a raw
 /// event into the measurements topic and reads the resulting alert back from the alerts topic.
-@Suite(.serialized) struct KcatTests {
+@Suite(.serialized, .stoppingStacks) struct KcatTests {
     static let kcat = ["/usr/bin/kcat", "/usr/local/bin/kcat"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     @Test("kcat produces a raw measurement event and reads the alert it causes")

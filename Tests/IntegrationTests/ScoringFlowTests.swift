@@ -12,7 +12,7 @@ import Testing
 
 /// The clinical pipeline beyond the walking skeleton: every kind of input is assessed, corrections supersede,
 /// deletions and entered-in-error marks withdraw, and nothing downstream keeps acting on a retracted value.
-@Suite(.serialized) struct ScoringFlowTests {
+@Suite(.serialized, .stoppingStacks) struct ScoringFlowTests {
     static let services = [IngestService.definition, ScoringService.definition, NotificationService.definition]
 
     struct Pipeline {

@@ -61,4 +61,18 @@ import Testing
             #expect(result.output.contains("AUTH_JWKS_FILE"))
         }
     }
+
+    @Test("a migration the database refuses stops the service with the error instead of leaving it unready forever")
+    func failedMigrationStopsTheService() async throws {
+        let broker = try EmbeddedBroker(logger: TestLogging.logger("broker"))
+        let broken = ServiceDefinition(
+            name: "broken-service", schema: "broken",
+            migrations: MigrationTrack(name: "broken", migrations: [Migration(version: 1, name: "refused", statements: ["SELECT * FROM no_such_table"])]))
+        let configuration = ServiceConfiguration(
+            serviceName: broken.name, httpPort: 0, database: try await TestPostgres.freshDatabase(),
+            kafka: KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: TestStack.consumerProperties),
+            auth: try await TestIdentity.shared.configuration())
+        let assembly = try await ServiceAssembly(definition: broken, configuration: configuration, logger: TestLogging.logger("broken"), signals: false)
+        await #expect(throws: (any Error).self) { try await assembly.group.run() }
+    }
 }

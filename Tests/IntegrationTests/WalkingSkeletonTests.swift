@@ -11,7 +11,7 @@ import Testing
 
 /// One blood-pressure reading through the whole pipeline, against a real PostgreSQL and the embedded broker:
 /// ingest stores and publishes it, scoring classifies it, notification stores an alert and publishes it.
-@Suite(.serialized) struct WalkingSkeletonTests {
+@Suite(.serialized, .stoppingStacks) struct WalkingSkeletonTests {
     static let services = [IngestService.definition, ScoringService.definition, NotificationService.definition]
 
     @Test("an abnormal reading becomes an assessment, an inbox alert and an alert event")

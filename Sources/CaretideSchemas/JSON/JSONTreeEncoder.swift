@@ -39,7 +39,8 @@ private enum EncodedNode {
         // encoding the value.
         if T.self == Date.self { return .string(Timestamp.format(value as! Date)) }
         if T.self == String.self { return .string(value as! String) }
-        if T.self == UUID.self { return .string((value as! UUID).uuidString) }
+        // RFC 9562 §4: lowercase on output, as the `event-id` header and PostgreSQL write them.
+        if T.self == UUID.self { return .string((value as! UUID).uuidString.lowercased()) }
         if T.self == JSONValue.self { return node(value as! JSONValue) }
         let encoder = TreeEncoder(codingPath: codingPath)
         try value.encode(to: encoder)
