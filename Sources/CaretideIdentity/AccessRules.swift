@@ -49,6 +49,8 @@ public enum ServiceScope {
     public static let examResultsWrite = "exam-results:write"
     /// Runs phenotype rankings.
     public static let diagnosisRank = "diagnosis:rank"
+
+    public static let all = [patientsRead, patientsWrite, examResultsWrite, diagnosisRank]
 }
 
 /// The outcome of the rules for one caller and one route.
@@ -97,5 +99,26 @@ public enum AccessRules {
             (.patient, .clinicalTools), (.institution, .clinicalTools), (.institution, .patientData):
             return .refused
         }
+    }
+
+    /// Who may call a route that touches `access`, in words (the OpenAPI document's `x-caretide-access`), read off
+    /// `decide` itself so the two cannot disagree.
+    public static func describe(_ access: Access) -> [String] {
+        let names = access.ownerParameter == nil ? (own: nil, other: nil) : (own: "self", other: "someone-else") as (own: String?, other: String?)
+        var callers: [String] = []
+        for role in Role.allCases where role != .service {
+            let identity = Identity(subject: "self", role: role, institutionID: role == .institution ? "self" : nil)
+            switch (decide(identity, access, owner: names.own), decide(identity, access, owner: names.other)) {
+            case (.allowed, .allowed): callers.append(role.rawValue)
+            case (.allowed, _): callers.append("\(role.rawValue): own only")
+            case (.allowedWithActiveGrant, _): callers.append("\(role.rawValue): while the patient's care-team grant is active")
+            default: break
+            }
+        }
+        for scope in ServiceScope.all
+        where decide(Identity(subject: "self", role: .service, scopes: [scope]), access, owner: names.other) == .allowed {
+            callers.append("service with scope \(scope)")
+        }
+        return callers
     }
 }

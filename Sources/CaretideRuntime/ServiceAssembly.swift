@@ -84,6 +84,7 @@ public struct ServiceAssembly: Sendable {
         precondition(
             definition.careTeam != .none || !routes.routes.contains { $0.access == .patientData(.read) },
             "\(definition.name) serves patient data, so it must know care-team grants (ServiceDefinition.careTeam)")
+        DocumentRoutes(document: OpenAPIDocument.build(service: definition.name, routes: routes.routes)).register(on: router)
 
         let boundPort = BoundPort()
         let serverLogger = logger

@@ -19,7 +19,11 @@ struct CareTeamRoutes: Sendable {
     }
 
     func register(on routes: APIRoutes) {
-        routes.put("v1/patients/:patientId/care-team/:consultantId", access: .patientData(.manage), bodyLimit: 4 * 1024) { request, requestContext in
+        routes.put(
+            "v1/patients/:patientId/care-team/:consultantId", access: .patientData(.manage),
+            summary: "Grant a consultant access to the patient's data, or change the grant's expiry", body: ["care-team-grant.request"],
+            bodyLimit: 4 * 1024
+        ) { request, requestContext in
             let (patientID, consultantID) = try Self.pair(requestContext)
             let body = try await request.decodedJSON(GrantBody.self, schema: "care-team-grant.request", context: requestContext)
             let now = Date()
@@ -36,7 +40,9 @@ struct CareTeamRoutes: Sendable {
             }
             return try jsonResponse(CareTeamStore.Grant(consultantId: consultantID, grantedAt: grant.grantedAt, expiresAt: grant.expiresAt))
         }
-        routes.delete("v1/patients/:patientId/care-team/:consultantId", access: .patientData(.manage)) { _, requestContext in
+        routes.delete(
+            "v1/patients/:patientId/care-team/:consultantId", access: .patientData(.manage), summary: "Revoke a consultant's access"
+        ) { _, requestContext in
             let (patientID, consultantID) = try Self.pair(requestContext)
             try await context.transaction { handler in
                 // Revoking what is not granted changes nothing and announces nothing.
@@ -53,7 +59,8 @@ struct CareTeamRoutes: Sendable {
             }
             return Response(status: .noContent)
         }
-        routes.get("v1/patients/:patientId/care-team", access: .patientData(.manage)) { _, requestContext in
+        routes.get("v1/patients/:patientId/care-team", access: .patientData(.manage), summary: "The consultants the patient's grants are in force for") {
+            _, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             return try jsonResponse(try await CareTeamStore.activeGrants(patientID: patientID, on: context.database.client, logger: context.logger))
         }

@@ -28,8 +28,13 @@ struct ClinicalInputRoutes: Sendable {
         deletion: nil)
 
     func register(on routes: APIRoutes) {
-        for (path, parameter, definition) in [("npi", "npiId", Self.npi), ("melanoma-risk-profiles", "profileId", Self.melanomaRiskProfile)] {
-            routes.put("v1/patients/:patientId/\(path)/:\(parameter)", access: .patientData(.write)) { request, context in
+        for (path, parameter, definition, summary) in [
+            ("npi", "npiId", Self.npi, "Record or correct Nottingham Prognostic Index inputs"),
+            ("melanoma-risk-profiles", "profileId", Self.melanomaRiskProfile, "Record a melanoma risk-factor profile (the newest is current)"),
+        ] {
+            routes.put(
+                "v1/patients/:patientId/\(path)/:\(parameter)", access: .patientData(.write), summary: summary, body: [definition.requestSchema]
+            ) { request, context in
                 let patientID = try PatientID.fromPath(context)
                 let id = try context.uuidParameter(parameter, label: "id").uuidString.lowercased()
                 let body = try await records.validated(definition, request: request, requestContext: context, recordID: id)

@@ -35,8 +35,11 @@ struct ExamResultRoutes: Sendable {
 
     func register(on routes: APIRoutes) {
         // A report may hold many items with the institution's advice: up to the largest event the outbox publishes.
-        routes.put("v1/institutions/:institutionId/exam-results/:examId", access: .institutionResults, bodyLimit: Outbox.maximumEventBytes) {
-            request, context in
+        routes.put(
+            "v1/institutions/:institutionId/exam-results/:examId", access: .institutionResults,
+            summary: "Upload an exam report for one patient, or correct it (the next revision)", body: [Self.definition.requestSchema],
+            bodyLimit: Outbox.maximumEventBytes
+        ) { request, context in
             let id = try Self.recordID(context)
             let body = try await records.validated(Self.definition, request: request, requestContext: context, recordID: id)
             // The patient comes from the body (institutions upload for many patients); the schema checked its form.
@@ -44,7 +47,10 @@ struct ExamResultRoutes: Sendable {
             let receipt = try await records.store(Self.definition, mode: .put, patientID: patientID, recordID: id, body: body, requestID: context.requestID)
             return try jsonResponse(receipt, status: receipt.httpStatus)
         }
-        routes.post("v1/institutions/:institutionId/exam-results/:examId/entered-in-error", access: .institutionResults, bodyLimit: APIRoutes.noBody) { _, context in
+        routes.post(
+            "v1/institutions/:institutionId/exam-results/:examId/entered-in-error", access: .institutionResults,
+            summary: "Retract a report entered in error; its assessments and alerts are withdrawn", body: [], bodyLimit: APIRoutes.noBody
+        ) { _, context in
             let id = try Self.recordID(context)
             let patientID = try await records.patientOwning(Self.definition, recordID: id)
             return try jsonResponse(try await records.delete(Self.definition, patientID: patientID, recordID: id, requestID: context.requestID))

@@ -26,14 +26,20 @@ struct MeasurementRoutes: Sendable {
     }
 
     func register(on routes: APIRoutes) {
-        routes.post("v1/patients/:patientId/measurements/:kind", access: .patientData(.write)) { request, context in
+        routes.post(
+            "v1/patients/:patientId/measurements/:kind", access: .patientData(.write),
+            summary: "Record a measurement; re-sending the same measurementId stores nothing new", body: Self.requestSchemas
+        ) { request, context in
             let (patientID, definition) = try Self.route(context)
             let body = try await records.validated(definition, request: request, requestContext: context, recordID: "")
             let id = body["measurementId"]?.stringValue?.lowercased() ?? ""
             let receipt = try await records.store(definition, mode: .create, patientID: patientID, recordID: id, body: body, requestID: context.requestID)
             return try jsonResponse(receipt, status: receipt.httpStatus)
         }
-        routes.put("v1/patients/:patientId/measurements/:kind/:measurementId", access: .patientData(.write)) { request, context in
+        routes.put(
+            "v1/patients/:patientId/measurements/:kind/:measurementId", access: .patientData(.write),
+            summary: "Record or correct a measurement (a correction is the next revision)", body: Self.requestSchemas
+        ) { request, context in
             let (patientID, definition) = try Self.route(context)
             let id = try Self.measurementID(context)
             let body = try await records.validated(definition, request: request, requestContext: context, recordID: id)
@@ -43,15 +49,23 @@ struct MeasurementRoutes: Sendable {
             let receipt = try await records.store(definition, mode: .put, patientID: patientID, recordID: id, body: body, requestID: context.requestID)
             return try jsonResponse(receipt, status: receipt.httpStatus)
         }
-        routes.delete("v1/patients/:patientId/measurements/:kind/:measurementId", access: .patientData(.write)) { _, context in
+        routes.delete(
+            "v1/patients/:patientId/measurements/:kind/:measurementId", access: .patientData(.write),
+            summary: "Delete a measurement; its assessments and alerts are withdrawn"
+        ) { _, context in
             let (patientID, definition) = try Self.route(context)
             return try jsonResponse(try await records.delete(
                 definition, patientID: patientID, recordID: try Self.measurementID(context), requestID: context.requestID))
         }
-        routes.get("v1/patients/:patientId/measurements", access: .patientData(.read)) { _, context in
-            try jsonResponse(try await records.list(patientID: try PatientID.fromPath(context), typePrefix: "measurement:"))
+        routes.get(
+            "v1/patients/:patientId/measurements", access: .patientData(.read), summary: "The patient's current measurements, oldest first",
+            paged: true
+        ) { request, context in
+            try jsonResponse(try await records.list(patientID: try PatientID.fromPath(context), typePrefix: "measurement:", page: .from(request)))
         }
     }
+
+    static let requestSchemas = MeasurementKind.allCases.map { "\($0.rawValue).request" }
 
     static func route(_ context: some RequestContext) throws -> (String, RecordDefinition) {
         let patientID = try PatientID.fromPath(context)

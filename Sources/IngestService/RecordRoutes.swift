@@ -129,15 +129,19 @@ struct RecordRoutes: Sendable {
         return patientID
     }
 
-    /// The patient's current (not deleted) records whose type starts with `typePrefix`, oldest observation first.
-    func list(patientID: String, typePrefix: String) async throws -> [JSONValue] {
+    /// One page of the patient's current (not deleted) records whose type starts with `typePrefix`, oldest
+    /// observation first.
+    func list(patientID: String, typePrefix: String, page: PageRequest) async throws -> Page<JSONValue> {
+        let after = page.after
+        guard after == nil || after?.date != nil else { throw PageRequest.badCursor }
         let rows = try await context.database.client.fetchAll(
             """
-            SELECT record_type, revision, body::text FROM records
+            SELECT record_type, record_id, revision, observed_at, body::text FROM records
             WHERE patient_id = \(patientID) AND record_type LIKE \(typePrefix + "%") AND deleted_at IS NULL
-            ORDER BY observed_at, record_id
-            """, as: (String, Int, String).self, logger: context.logger)
-        return try rows.map { type, revision, body in
+              AND (\(after == nil) OR (observed_at, record_id) > (\(after?.date ?? Date()), \(after?.id ?? "")))
+            ORDER BY observed_at, record_id LIMIT \(page.limit + 1)
+            """, as: (String, String, Int, Date, String).self, logger: context.logger)
+        return try Page(rows: rows, request: page, cursor: { PageRequest.Cursor(date: $0.3, id: $0.1) }) { type, _, revision, _, body in
             try CaretideJSON.parse(Array(body.utf8)).merging([
                 "kind": .string(String(type.split(separator: ":").last ?? "")), "revision": .number(Double(revision)),
             ])

@@ -28,22 +28,30 @@ struct AssessmentRoutes: Sendable {
     }
 
     func register(on routes: APIRoutes) {
-        routes.get("v1/patients/:patientId/assessments", access: .patientData(.read)) { request, requestContext in
+        routes.get(
+            "v1/patients/:patientId/assessments", access: .patientData(.read),
+            summary: "The patient's assessments with their provenance, oldest observation first",
+            query: [.init("standing", "true: only assessments neither superseded nor withdrawn")], paged: true
+        ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let standingOnly = request.uri.queryParameters.get("standing") == "true"
+            let page = try PageRequest.from(request)
+            let after = try page.timeAndUUID()
             let rows = try await context.database.client.fetchAll(
                 """
                 SELECT assessment_id, source_event_id, kind, subject_id, subject_revision, category, severity, tip, rule_set_version,
                        observed_at, superseded_by, withdrawal_reason, coalesce(result->'values', '{}'::jsonb)::text
                 FROM assessments
                 WHERE patient_id = \(patientID) AND (NOT \(standingOnly) OR (superseded_by IS NULL AND withdrawn_at IS NULL))
-                ORDER BY observed_at, assessed_at
+                  AND (\(after == nil) OR (observed_at, assessment_id) > (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
+                ORDER BY observed_at, assessment_id LIMIT \(page.limit + 1)
                 """, as: (UUID, UUID, String, String, Int, String, String, String, String, Date, UUID?, String?, String).self,
                 logger: context.logger)
-            return try jsonResponse(try rows.map {
+            let items = try rows.map {
                 Row(assessmentId: $0.0, sourceEventId: $0.1, kind: $0.2, subjectId: $0.3, subjectRevision: $0.4, category: $0.5, severity: $0.6,
                     tip: $0.7, ruleSetVersion: $0.8, observedAt: $0.9, supersededBy: $0.10, withdrawn: $0.11, values: try CaretideJSON.parse(Array($0.12.utf8)))
-            })
+            }
+            return try jsonResponse(Page(rows: items, request: page) { .init(date: $0.observedAt, id: $0.assessmentId) })
         }
     }
 }

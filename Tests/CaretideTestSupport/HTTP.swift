@@ -12,6 +12,13 @@ public enum HTTP {
         public let headers: [String: String]
 
         public func json() throws -> Any { try JSONSerialization.jsonObject(with: body) }
+        /// The items of a page (`{"items": [...], "nextCursor": ...}`).
+        public func items() throws -> [[String: Any]] {
+            guard let items = (try json() as? [String: Any])?["items"] as? [[String: Any]] else { throw NotAPage(text: text) }
+            return items
+        }
+        /// The cursor of the next page, if any.
+        public func nextCursor() throws -> String? { (try json() as? [String: Any])?["nextCursor"] as? String }
         public var text: String { String(decoding: body, as: UTF8.self) }
         /// A response header, by case-insensitive name.
         public func header(_ name: String) -> String? { headers.first { $0.key.lowercased() == name.lowercased() }?.value }
@@ -49,4 +56,9 @@ public enum HTTP {
         for (name, value) in http?.allHeaderFields ?? [:] { replyHeaders["\(name)"] = "\(value)" }
         return Reply(status: http?.statusCode ?? 0, body: data, headers: replyHeaders)
     }
+}
+
+struct NotAPage: Error, CustomStringConvertible {
+    let text: String
+    var description: String { "not a page: \(text.prefix(300))" }
 }

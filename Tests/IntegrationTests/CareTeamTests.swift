@@ -53,7 +53,7 @@ import Testing
         try await eventually("every service applied the grant", timeout: .seconds(30)) {
             try await Self.statuses(reads, as: Self.consultant) == [200, 200, 200]
         }
-        let alerts = try #require(try await HTTP.get(reads[2], as: Self.consultant).json() as? [[String: Any]])
+        let alerts = try await HTTP.get(reads[2], as: Self.consultant).items()
         #expect(alerts.count == 1)
         // Another consultant, and the same consultant on another patient, stay out.
         #expect(try await Self.statuses(reads, as: .identity(Identity(subject: "dr-2", role: .consultant))) == [403, 403, 403])

@@ -240,6 +240,10 @@ import Testing
             let excluded: [String]
             let scoring: String
         }
+        struct SavedPage: Decodable {
+            let items: [Saved]
+            let nextCursor: String?
+        }
 
         let created = try await HTTP.post(base, json: #"{"name": "visit 1", "phenotypes": ["HP:0001250"]}"#)
         #expect(created.status == 201)
@@ -267,8 +271,14 @@ import Testing
         #expect(edited.status == 200)
         #expect(try edited.decoded(Saved.self).excluded == ["HP:0001263"])
 
-        let listed = try await HTTP.get(base).decoded([Saved].self)
+        let listed = try await HTTP.get(base).decoded(SavedPage.self).items
         #expect(listed.map(\.name) == ["visit 1", "visit 2b"])
+        // One at a time: the cursor goes on after the first name.
+        let firstPage = try await HTTP.get(base + "?limit=1").decoded(SavedPage.self)
+        #expect(firstPage.items.map(\.name) == ["visit 1"])
+        let secondPage = try await HTTP.get(base + "?limit=1&cursor=\(try #require(firstPage.nextCursor))").decoded(SavedPage.self)
+        #expect(secondPage.items.map(\.name) == ["visit 2b"])
+        #expect(secondPage.nextCursor == nil)
         #expect(try await HTTP.get(base + "/\(second.queryId)").decoded(Saved.self).name == "visit 2b")
         // Doctors see only their own queries.
         #expect(try await HTTP.get(stack.baseURL(DiagnosisService.name) + "/v1/doctors/dr-8/saved-queries/\(second.queryId)").status == 404)

@@ -91,11 +91,11 @@ import Testing
 
         // The same body again changes nothing; the history keeps both assessments, one standing.
         #expect((try await pipeline.send("PUT", "\(path)/\(id)", #"{"measurementId": "\#(id)", "systolic": 118, "diastolic": 76, "takenAt": "2026-11-20T08:00:00Z"}"#).json() as? [String: Any])?["status"] as? String == "unchanged")
-        let history = try #require(try await HTTP.get(pipeline.stack.baseURL(ScoringService.name) + "/v1/patients/p-correct/assessments").json() as? [[String: Any]])
+        let history = try await HTTP.get(pipeline.stack.baseURL(ScoringService.name) + "/v1/patients/p-correct/assessments").items()
         #expect(history.count == 2)
-        #expect(history.first?["supersededBy"] as? String == second.assessmentID.uuidString)
+        #expect(history.first?["supersededBy"] as? String == second.assessmentID.uuidString.lowercased())
         let inbox = try await HTTP.get(pipeline.stack.baseURL(NotificationService.name) + "/v1/patients/p-correct/alerts")
-        #expect(inbox.text == "[]")
+        #expect(try inbox.items().isEmpty)
         #expect(try await pipeline.scores.drain(for: .seconds(1)).isEmpty)
         try await pipeline.stop()
     }
@@ -174,7 +174,7 @@ import Testing
         #expect(flags.count == 1)
         #expect(flags.first?.rule == .sustainedStage2BloodPressure)
         #expect(try await pipeline.scores.drain(for: .seconds(2)).isEmpty)
-        let inbox = try #require(try await HTTP.get(pipeline.stack.baseURL(NotificationService.name) + "/v1/patients/p-trend/alerts").json() as? [[String: Any]])
+        let inbox = try await HTTP.get(pipeline.stack.baseURL(NotificationService.name) + "/v1/patients/p-trend/alerts").items()
         #expect(inbox.filter { $0["kind"] as? String == "careTracking" }.count == 1)
         try await pipeline.stop()
     }

@@ -34,12 +34,12 @@ import Testing
         #expect(alert.patientID == "patient-7")
 
         let inbox = try await HTTP.get(stack.baseURL(NotificationService.name) + "/v1/patients/patient-7/alerts")
-        let items = try #require(try inbox.json() as? [[String: Any]])
+        let items = try inbox.items()
         #expect(items.count == 1)
         #expect(items.first?["category"] as? String == "hypertensiveCrisis")
 
         let assessments = try await HTTP.get(stack.baseURL(ScoringService.name) + "/v1/patients/patient-7/assessments")
-        let rows = try #require(try assessments.json() as? [[String: Any]])
+        let rows = try assessments.items()
         #expect(rows.map { $0["subjectId"] as? String } == [measurementID.uuidString.lowercased()])
         #expect(rows.first?["ruleSetVersion"] as? String == "2026.11.1")
         // The services count what they did; /metrics exposes it in Prometheus text format.
@@ -76,7 +76,7 @@ import Testing
             } == 1
         }
         let inbox = try await HTTP.get(stack.baseURL(NotificationService.name) + "/v1/patients/patient-8/alerts")
-        #expect(inbox.text == "[]")
+        #expect(try inbox.items().isEmpty)
         await scores.close()
         try await stack.shutdown()
     }

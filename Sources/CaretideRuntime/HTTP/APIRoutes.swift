@@ -14,6 +14,39 @@ public struct RouteDescription: Sendable, Hashable {
     public let access: Access
     /// The largest body the route accepts, in bytes (`APIRoutes.noBody` for routes that read none).
     public let bodyLimit: Int
+    /// What the OpenAPI document says about it.
+    public let documentation: RouteDocumentation
+}
+
+/// A query parameter of a route, for its OpenAPI operation.
+public struct QueryParameter: Sendable, Hashable {
+    public let name: String
+    public let description: String
+    public let required: Bool
+
+    public init(_ name: String, _ description: String, required: Bool = false) {
+        self.name = name
+        self.description = description
+        self.required = required
+    }
+}
+
+/// A route's description for its OpenAPI operation.
+public struct RouteDocumentation: Sendable, Hashable {
+    public let summary: String
+    /// The request schemas under `Schemas/api/` the body must match one of (e.g. `blood-pressure.request`).
+    public let bodySchemas: [String]
+    /// Query parameters other than pagination.
+    public let query: [QueryParameter]
+    /// Whether the route answers pages (`?limit=&cursor=`).
+    public let paged: Bool
+
+    public init(summary: String, bodySchemas: [String] = [], query: [QueryParameter] = [], paged: Bool = false) {
+        self.summary = summary
+        self.bodySchemas = bodySchemas
+        self.query = query
+        self.paged = paged
+    }
 }
 
 /// The API routes a service registered, in order.
@@ -40,24 +73,39 @@ public struct APIRoutes {
 
     public typealias Handler = @Sendable (Request, CaretideRequestContext) async throws -> Response
 
-    public func get(_ path: String, access: Access, _ handler: @escaping Handler) {
-        on(.get, path, access: access, bodyLimit: Self.noBody, handler)
+    /// - Parameters:
+    ///   - summary: what the operation does, for the OpenAPI document.
+    ///   - query: query parameters other than pagination, with what each does.
+    ///   - paged: whether it answers pages (`?limit=&cursor=`).
+    public func get(
+        _ path: String, access: Access, summary: String, query: [QueryParameter] = [], paged: Bool = false, _ handler: @escaping Handler
+    ) {
+        on(.get, path, access: access, bodyLimit: Self.noBody, RouteDocumentation(summary: summary, query: query, paged: paged), handler)
     }
 
-    public func delete(_ path: String, access: Access, _ handler: @escaping Handler) {
-        on(.delete, path, access: access, bodyLimit: Self.noBody, handler)
+    public func delete(_ path: String, access: Access, summary: String, _ handler: @escaping Handler) {
+        on(.delete, path, access: access, bodyLimit: Self.noBody, RouteDocumentation(summary: summary), handler)
     }
 
-    public func post(_ path: String, access: Access, bodyLimit: Int = recordBodyLimit, _ handler: @escaping Handler) {
-        on(.post, path, access: access, bodyLimit: bodyLimit, handler)
+    /// - Parameter body: the request schemas under `Schemas/api/` the body is validated against; none for a route
+    ///   that reads no body (then give `bodyLimit: APIRoutes.noBody`).
+    public func post(
+        _ path: String, access: Access, summary: String, body: [String], bodyLimit: Int = recordBodyLimit, _ handler: @escaping Handler
+    ) {
+        on(.post, path, access: access, bodyLimit: bodyLimit, RouteDocumentation(summary: summary, bodySchemas: body), handler)
     }
 
-    public func put(_ path: String, access: Access, bodyLimit: Int = recordBodyLimit, _ handler: @escaping Handler) {
-        on(.put, path, access: access, bodyLimit: bodyLimit, handler)
+    public func put(
+        _ path: String, access: Access, summary: String, body: [String], bodyLimit: Int = recordBodyLimit, _ handler: @escaping Handler
+    ) {
+        on(.put, path, access: access, bodyLimit: bodyLimit, RouteDocumentation(summary: summary, bodySchemas: body), handler)
     }
 
-    func on(_ method: HTTPRequest.Method, _ path: String, access declared: Access, bodyLimit: Int, _ handler: @escaping Handler) {
-        let route = RouteDescription(method: method, path: "/" + path, access: declared, bodyLimit: bodyLimit)
+    func on(
+        _ method: HTTPRequest.Method, _ path: String, access declared: Access, bodyLimit: Int, _ documentation: RouteDocumentation,
+        _ handler: @escaping Handler
+    ) {
+        let route = RouteDescription(method: method, path: "/" + path, access: declared, bodyLimit: bodyLimit, documentation: documentation)
         table.append(route)
         let guarded = self.access
         group.on(RouterPath(path), method: method) { request, context in

@@ -17,36 +17,54 @@ public struct PageRequest: Sendable, Equatable {
         self.after = after
     }
 
-    /// The position of the last item of the previous page.
+    /// The position of the last item of the previous page: its sort key (a time in microseconds, or a name) and its
+    /// id, which breaks ties.
     public struct Cursor: Sendable, Equatable {
-        public let microseconds: Int64
+        public let position: String
         public let id: String
 
-        public init(microseconds: Int64, id: String) {
-            self.microseconds = microseconds
+        public init(position: String, id: String) {
+            self.position = position
             self.id = id
         }
 
         public init(date: Date, id: String) {
-            self.init(microseconds: Int64((date.timeIntervalSince1970 * 1_000_000).rounded()), id: id)
+            self.init(position: String(Int64((date.timeIntervalSince1970 * 1_000_000).rounded())), id: id)
         }
 
-        public var date: Date { Date(timeIntervalSince1970: Double(microseconds) / 1_000_000) }
+        public init(date: Date, id: UUID) {
+            self.init(date: date, id: id.uuidString.lowercased())
+        }
+
+        /// The position as a time, for lists sorted by time.
+        public var date: Date? { Int64(position).map { Date(timeIntervalSince1970: Double($0) / 1_000_000) } }
+        public var uuid: UUID? { UUID(uuidString: id) }
 
         public var encoded: String {
-            Data("\(microseconds)~\(id)".utf8).base64EncodedString()
+            Data("\(position)\u{1F}\(id)".utf8).base64EncodedString()
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         }
 
         public init?(encoded: String) {
             var base64 = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
             base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-            guard encoded.utf8.count <= 200, let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else { return nil }
-            let parts = text.split(separator: "~", maxSplits: 1)
-            guard parts.count == 2, let microseconds = Int64(parts[0]), !parts[1].isEmpty else { return nil }
-            self.init(microseconds: microseconds, id: String(parts[1]))
+            guard encoded.utf8.count <= 400, let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else { return nil }
+            let parts = text.split(separator: "\u{1F}", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[1].isEmpty else { return nil }
+            self.init(position: String(parts[0]), id: String(parts[1]))
         }
     }
+
+    /// The cursor of a list sorted by time and then a UUID, or a 400 when the cursor is of another form.
+    public func timeAndUUID() throws -> (Date, UUID)? {
+        guard let after else { return nil }
+        guard let date = after.date, let id = after.uuid else { throw Self.badCursor }
+        return (date, id)
+    }
+
+    public static let badCursor = HTTPProblem(
+        status: .badRequest, error: "the query is invalid",
+        violations: [SchemaViolation(pointer: JSONPointer(tokens: ["cursor"]), message: "must be a nextCursor from an earlier page")])
 
     /// Reads `limit` (1 to `maximumLimit`) and `cursor`, or a 400 naming each bad one.
     public static func from(_ request: Request) throws -> PageRequest {
@@ -76,7 +94,13 @@ public struct Page<Item: Encodable & Sendable>: Encodable, Sendable {
 
     /// `rows` fetched with `LIMIT limit + 1`: the extra row only says there is a next page.
     public init(rows: [Item], request: PageRequest, cursor: (Item) -> PageRequest.Cursor) {
-        items = Array(rows.prefix(request.limit))
-        nextCursor = rows.count > request.limit ? items.last.map { cursor($0).encoded } : nil
+        self.init(rows: rows, request: request, cursor: cursor, item: { $0 })
+    }
+
+    /// Rows that carry their sort position beside the item the caller sees.
+    public init<Row>(rows: [Row], request: PageRequest, cursor: (Row) -> PageRequest.Cursor, item: (Row) throws -> Item) rethrows {
+        let kept = rows.prefix(request.limit)
+        items = try kept.map(item)
+        nextCursor = rows.count > request.limit ? kept.last.map { cursor($0).encoded } : nil
     }
 }

@@ -21,21 +21,23 @@ struct AccessLogRoutes: Sendable {
     }
 
     func register(on routes: APIRoutes) {
-        routes.get("v1/patients/:patientId/access-log", access: .patientData(.manage)) { request, requestContext in
+        routes.get(
+            "v1/patients/:patientId/access-log", access: .patientData(.manage),
+            summary: "Who accessed the patient's data held by this service, and who was refused, newest first", paged: true
+        ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let page = try PageRequest.from(request)
-            let after = page.after
-            let cursorID = after.flatMap { UUID(uuidString: $0.id) } ?? UUID()
+            let after = try page.timeAndUUID()
             let rows = try await context.database.client.fetchAll(
                 """
                 SELECT audit_id, recorded_at, subject, role, institution_id, action, operation, outcome, status FROM access_audit
-                WHERE patient_id = \(patientID) AND (\(after == nil) OR (recorded_at, audit_id) < (\(after?.date ?? Date()), \(cursorID)))
+                WHERE patient_id = \(patientID) AND (\(after == nil) OR (recorded_at, audit_id) < (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
                 ORDER BY recorded_at DESC, audit_id DESC LIMIT \(page.limit + 1)
                 """, as: (UUID, Date, String, String, String?, String, String, String, Int).self, logger: context.logger)
             let entries = rows.map {
                 Entry(auditId: $0.0, recordedAt: $0.1, subject: $0.2, role: $0.3, institutionId: $0.4, action: $0.5, operation: $0.6, outcome: $0.7, status: $0.8)
             }
-            return try jsonResponse(Page(rows: entries, request: page) { .init(date: $0.recordedAt, id: $0.auditId.uuidString.lowercased()) })
+            return try jsonResponse(Page(rows: entries, request: page) { .init(date: $0.recordedAt, id: $0.auditId) })
         }
     }
 }

@@ -20,7 +20,10 @@ struct RankingRoutes: Sendable {
     }
 
     func register(on routes: APIRoutes) {
-        routes.post("v1/rankings", access: .clinicalTools, bodyLimit: 64 * 1024) { request, context in
+        routes.post(
+            "v1/rankings", access: .clinicalTools, summary: "Rank diseases by the Phenomizer method with p-values", body: ["ranking.request"],
+            bodyLimit: 64 * 1024
+        ) { request, context in
             let body = try await request.decodedJSON(Body.self, schema: "ranking.request", context: context)
             let query = RankingQuery(
                 phenotypes: body.phenotypes, excluded: body.excluded, scoring: body.scoring, maxResults: body.maxResults,

@@ -18,13 +18,14 @@ struct ReleaseRoutes: Sendable {
     }
 
     func register(on routes: APIRoutes) {
-        routes.get("v1/releases", access: .referenceData) { _, _ in
+        routes.get("v1/releases", access: .referenceData, summary: "Stored ontology releases, newest first, the serving one named") { _, _ in
             let releases = try await ReleaseStore.summaries(context.database.client, logger: context.logger)
             return try jsonResponse(Listing(
                 serving: catalog.release?.reference, releases: releases, message: releases.isEmpty ? SearchRoutes.noOntology : nil))
         }
 
-        routes.get("v1/releases/:releaseId", access: .referenceData) { _, requestContext in
+        routes.get("v1/releases/:releaseId", access: .referenceData, summary: "One stored release with its counts and accuracy report") {
+            _, requestContext in
             guard let releaseID = requestContext.parameters.get("releaseId").flatMap(Int.init) else {
                 throw HTTPProblem.invalidPathParameter("releaseId", label: "release id", requirement: "must be an integer")
             }

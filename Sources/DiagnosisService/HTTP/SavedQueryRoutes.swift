@@ -51,7 +51,10 @@ struct SavedQueryRoutes: Sendable {
     func register(on routes: APIRoutes) {
         let base = "v1/doctors/:doctorId/saved-queries"
 
-        routes.post(base, access: .consultantWorkspace, bodyLimit: 64 * 1024) { request, requestContext in
+        routes.post(
+            base, access: .consultantWorkspace, summary: "Save a named phenotype query (409 for a name in use unless overwrite)",
+            body: ["saved-query.request"], bodyLimit: 64 * 1024
+        ) { request, requestContext in
             let doctorID = try Self.doctorID(requestContext)
             let body = try await request.decodedJSON(Body.self, schema: "saved-query.request", context: requestContext)
             let scoring = (body.scoring ?? .asymmetric).rawValue
@@ -75,19 +78,29 @@ struct SavedQueryRoutes: Sendable {
             return try jsonResponse(Self.savedQuery(row), status: created ? .created : .ok)
         }
 
-        routes.get(base, access: .consultantWorkspace) { _, requestContext in
+        routes.get(base, access: .consultantWorkspace, summary: "The doctor's saved queries, by name", paged: true) { request, requestContext in
             let doctorID = try Self.doctorID(requestContext)
+            let page = try PageRequest.from(request)
+            let after = page.after
+            guard after == nil || after?.uuid != nil else { throw PageRequest.badCursor }
             let rows = try await context.database.client.fetchAll(
-                "SELECT \(unescaped: Self.columns) FROM saved_queries WHERE doctor_id = \(doctorID) ORDER BY name, query_id",
-                as: Row.self, logger: context.logger)
-            return try jsonResponse(rows.map(Self.savedQuery))
+                """
+                SELECT \(unescaped: Self.columns) FROM saved_queries
+                WHERE doctor_id = \(doctorID) AND (\(after == nil) OR (name, query_id) > (\(after?.position ?? ""), \(after?.uuid ?? UUID())))
+                ORDER BY name, query_id LIMIT \(page.limit + 1)
+                """, as: Row.self, logger: context.logger)
+            return try jsonResponse(Page(rows: rows.map(Self.savedQuery), request: page) {
+                PageRequest.Cursor(position: $0.name, id: $0.queryId.uuidString.lowercased())
+            })
         }
 
-        routes.get(base + "/:queryId", access: .consultantWorkspace) { _, requestContext in
+        routes.get(base + "/:queryId", access: .consultantWorkspace, summary: "A saved query") { _, requestContext in
             try jsonResponse(Self.savedQuery(try await load(requestContext)))
         }
 
-        routes.put(base + "/:queryId", access: .consultantWorkspace, bodyLimit: 64 * 1024) { request, requestContext in
+        routes.put(
+            base + "/:queryId", access: .consultantWorkspace, summary: "Edit a saved query", body: ["saved-query.request"], bodyLimit: 64 * 1024
+        ) { request, requestContext in
             let (doctorID, queryID) = try Self.identifiers(requestContext)
             let body = try await request.decodedJSON(Body.self, schema: "saved-query.request", context: requestContext)
             let row: Row = try await context.transaction { handler in
@@ -110,7 +123,7 @@ struct SavedQueryRoutes: Sendable {
             return try jsonResponse(Self.savedQuery(row))
         }
 
-        routes.delete(base + "/:queryId", access: .consultantWorkspace) { _, requestContext in
+        routes.delete(base + "/:queryId", access: .consultantWorkspace, summary: "Delete a saved query") { _, requestContext in
             let (doctorID, queryID) = try Self.identifiers(requestContext)
             let deleted = try await context.database.client.fetchAll(
                 "DELETE FROM saved_queries WHERE doctor_id = \(doctorID) AND query_id = \(queryID) RETURNING 1",
@@ -119,7 +132,9 @@ struct SavedQueryRoutes: Sendable {
             return Response(status: .noContent)
         }
 
-        routes.post(base + "/:queryId/ranking", access: .consultantWorkspace, bodyLimit: APIRoutes.noBody) { _, requestContext in
+        routes.post(
+            base + "/:queryId/ranking", access: .consultantWorkspace, summary: "Rank diseases for a saved query", body: [], bodyLimit: APIRoutes.noBody
+        ) { _, requestContext in
             let saved = Self.savedQuery(try await load(requestContext))
             let query = RankingQuery(
                 phenotypes: saved.phenotypes, excluded: saved.excluded, scoring: PhenotypeScoring(rawValue: saved.scoring))

@@ -72,7 +72,10 @@ struct SearchRoutes: Sendable {
     static let noAnnotations = "only the ontology is loaded (minimum update); disease search needs a full update"
 
     func register(on routes: APIRoutes) {
-        routes.get("v1/phenotypes", access: .referenceData) { request, _ in
+        routes.get(
+            "v1/phenotypes", access: .referenceData, summary: "Search phenotypes by id, name, synonym or prefix, best first",
+            query: [.init("q", "the search text (1 to 200 characters)", required: true), .init("limit", "at most this many results (1 to 100; default 20)")]
+        ) { request, _ in
             let (query, limit) = try Self.searchParameters(request)
             guard let release = catalog.release else {
                 return try jsonResponse(SearchAnswer<PhenotypeHit>(release: nil, results: [], message: Self.noOntology))
@@ -83,7 +86,8 @@ struct SearchRoutes: Sendable {
             return try jsonResponse(SearchAnswer(release: release.reference, results: hits, message: nil))
         }
 
-        routes.get("v1/phenotypes/:termId", access: .referenceData) { _, context in
+        routes.get("v1/phenotypes/:termId", access: .referenceData, summary: "A phenotype term with synonyms, parents and children") {
+            _, context in
             guard let release = catalog.release else { throw HTTPProblem(status: .notFound, error: Self.noOntology) }
             let requested = context.parameters.get("termId") ?? ""
             guard let term = release.ontology.resolve(requested).term else {
@@ -100,7 +104,10 @@ struct SearchRoutes: Sendable {
                 informationContent: kb?.informationContent(of: term), diseaseCount: kb.map { Int($0.diseaseCountByTerm[Int(term.rawValue)]) }))
         }
 
-        routes.get("v1/diseases", access: .referenceData) { request, _ in
+        routes.get(
+            "v1/diseases", access: .referenceData, summary: "Search diseases by name or id",
+            query: [.init("q", "the search text (1 to 200 characters)", required: true), .init("limit", "at most this many results (1 to 100; default 20)")]
+        ) { request, _ in
             let (query, limit) = try Self.searchParameters(request)
             guard let release = catalog.release else {
                 return try jsonResponse(SearchAnswer<DiseaseHit>(release: nil, results: [], message: Self.noOntology))
@@ -114,7 +121,9 @@ struct SearchRoutes: Sendable {
             return try jsonResponse(SearchAnswer(release: release.reference, results: hits, message: nil))
         }
 
-        routes.get("v1/diseases/:diseaseId/phenotypes", access: .referenceData) { _, context in
+        routes.get(
+            "v1/diseases/:diseaseId/phenotypes", access: .referenceData, summary: "A disease's phenotypes, most informative first"
+        ) { _, context in
             guard let release = catalog.release else { throw HTTPProblem(status: .notFound, error: Self.noOntology) }
             guard let kb = release.knowledgeBase else { throw HTTPProblem(status: .notFound, error: Self.noAnnotations) }
             let id = context.parameters.get("diseaseId") ?? ""

@@ -1,0 +1,153 @@
+import CaretideIdentity
+import CaretideSchemas
+import Foundation
+
+/// The service's OpenAPI 3.1 document, generated from the routes as registered, so it cannot drift from them:
+/// every operation with its parameters, the request schemas under `Schemas/api/` by reference (served beside it at
+/// `/schemas/api/…`, never copied), the bearer security scheme, and who may call it according to `AccessRules`.
+enum OpenAPIDocument {
+    static func build(service: String, routes: [RouteDescription]) -> JSONValue {
+        var paths: [String: [String: JSONValue]] = [:]
+        for route in routes {
+            paths[openAPIPath(route.path), default: [:]][route.method.rawValue.lowercased()] = operation(route)
+        }
+        for (path, summary) in operationalRoutes {
+            paths[path, default: [:]]["get"] = .object([
+                "summary": .string(summary), "operationId": .string(operationID("GET", path)), "security": .array([]), "tags": .array([.string("operations")]),
+                "responses": .object(["200": .object(["description": .string("ok")]), "503": .object(["description": .string("not ready")])]),
+            ])
+        }
+        return .object([
+            "openapi": .string("3.1.0"),
+            "info": .object([
+                "title": .string(service), "version": .string("1"),
+                "description": .string("Every /v1 operation needs a bearer JWT from the identity provider; x-caretide-access says who may call it."),
+            ]),
+            "security": .array([.object(["bearer": .array([])])]),
+            "components": .object([
+                "securitySchemes": .object(["bearer": .object(["type": .string("http"), "scheme": .string("bearer"), "bearerFormat": .string("JWT")])]),
+                "schemas": .object(["Problem": problemSchema]),
+            ]),
+            "paths": .object(paths.mapValues { .object($0) }),
+        ])
+    }
+
+    static let operationalRoutes = [
+        "/healthz": "The process answers", "/readyz": "Ready to serve: database, broker, migrations, keys, consumer, no stuck worker",
+        "/metrics": "Prometheus text exposition", "/openapi.json": "This document",
+    ]
+
+    /// `/v1/patients/:patientId/…` → `/v1/patients/{patientId}/…`.
+    static func openAPIPath(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+    }
+
+    static func operationID(_ method: String, _ path: String) -> String {
+        method.lowercased() + path.split(separator: "/").map { part in
+            let word = part.trimmingCharacters(in: CharacterSet(charactersIn: ":{}")).replacingOccurrences(of: "-", with: " ")
+            return word.capitalized.replacingOccurrences(of: " ", with: "")
+        }.joined()
+    }
+
+    static func operation(_ route: RouteDescription) -> JSONValue {
+        var parameters: [JSONValue] = route.path.split(separator: "/").filter { $0.hasPrefix(":") }.map { segment in
+            let name = String(segment.dropFirst())
+            return .object(["name": .string(name), "in": .string("path"), "required": .bool(true), "schema": pathParameterSchema(name)])
+        }
+        for query in route.documentation.query {
+            parameters.append(.object([
+                "name": .string(query.name), "in": .string("query"), "required": .bool(query.required), "description": .string(query.description),
+                "schema": .object(["type": .string("string")]),
+            ]))
+        }
+        if route.documentation.paged {
+            parameters.append(.object([
+                "name": .string("limit"), "in": .string("query"), "required": .bool(false),
+                "schema": .object(["type": .string("integer"), "minimum": .number(1), "maximum": .number(Double(PageRequest.maximumLimit))]),
+            ]))
+            parameters.append(.object([
+                "name": .string("cursor"), "in": .string("query"), "required": .bool(false), "description": .string("nextCursor of the previous page"),
+                "schema": .object(["type": .string("string")]),
+            ]))
+        }
+        var operation: [String: JSONValue] = [
+            "operationId": .string(operationID(route.method.rawValue, route.path)),
+            "summary": .string(route.documentation.summary),
+            "tags": .array([.string(tag(route.access))]),
+            "x-caretide-access": .array(AccessRules.describe(route.access).map(JSONValue.string)),
+            "parameters": .array(parameters),
+            "responses": .object(responses(route)),
+        ]
+        let schemas = route.documentation.bodySchemas.map { JSONValue.object(["$ref": .string("/schemas/api/\($0).schema.json")]) }
+        if !schemas.isEmpty {
+            operation["requestBody"] = .object([
+                "required": .bool(true),
+                "content": .object(["application/json": .object(["schema": schemas.count == 1 ? schemas[0] : .object(["oneOf": .array(schemas)])])]),
+            ])
+        }
+        return .object(operation)
+    }
+
+    static func responses(_ route: RouteDescription) -> [String: JSONValue] {
+        func problem(_ description: String) -> JSONValue {
+            .object([
+                "description": .string(description),
+                "content": .object(["application/json": .object(["schema": .object(["$ref": .string("#/components/schemas/Problem")])])]),
+            ])
+        }
+        var responses: [String: JSONValue] = [
+            "2XX": .object(["description": .string("done"), "content": .object(["application/json": .object(["schema": .object([:])])])]),
+            "400": problem("a malformed path parameter, query or body, every failing field named by JSON Pointer"),
+            "401": problem("no valid bearer token; WWW-Authenticate says why (RFC 6750)"),
+            "403": problem("the caller may not do this (the same answer whether or not the record exists)"),
+            "404": problem("no such record"),
+            "503": problem("the database or the identity provider's keys are unavailable; send the request again"),
+        ]
+        if route.bodyLimit > APIRoutes.noBody || !route.documentation.bodySchemas.isEmpty {
+            responses["413"] = problem("the body, or the event it would become, is larger than this operation accepts")
+            responses["409"] = problem("the id is used by another record, or the record was deleted")
+            responses["422"] = problem("values the clinical rules cannot assess, or a time in the future")
+        }
+        return responses
+    }
+
+    static func pathParameterSchema(_ name: String) -> JSONValue {
+        switch name {
+        case "patientId", "institutionId", "doctorId", "consultantId", "examId":
+            .object(["type": .string("string"), "pattern": .string("^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")])
+        case "measurementId", "npiId", "profileId", "queryId":
+            .object(["type": .string("string"), "format": .string("uuid")])
+        case "kind":
+            .object(["enum": .array(MeasurementKind.allCases.map { .string($0.rawValue) })])
+        case "releaseId":
+            .object(["type": .string("integer"), "minimum": .number(1)])
+        default:
+            .object(["type": .string("string"), "minLength": .number(1)])
+        }
+    }
+
+    static func tag(_ access: Access) -> String {
+        switch access {
+        case .patientData: "patient data"
+        case .institutionResults: "institutions"
+        case .consultantWorkspace: "consultants"
+        case .clinicalTools: "clinical tools"
+        case .referenceData: "reference data"
+        }
+    }
+
+    static let problemSchema: JSONValue = .object([
+        "type": .string("object"), "required": .array([.string("error"), .string("violations")]),
+        "properties": .object([
+            "error": .object(["type": .string("string")]),
+            "violations": .object([
+                "type": .string("array"),
+                "items": .object([
+                    "type": .string("object"),
+                    "properties": .object(["pointer": .object(["type": .string("string")]), "message": .object(["type": .string("string")])]),
+                ]),
+            ]),
+        ]),
+    ])
+}
