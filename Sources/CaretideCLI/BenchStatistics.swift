@@ -15,4 +15,8 @@ struct LatencySummary {
     func milliseconds(_ p: Double, digits: Int = 1) -> String {
         quantile(p).map { String(format: "%.\(digits)f ms", $0.seconds * 1000) } ?? "n/a"
     }
+
+    func microseconds(_ p: Double) -> String {
+        quantile(p).map { String(format: "%.1f µs", $0.seconds * 1_000_000) } ?? "n/a"
+    }
 }
