@@ -26,9 +26,16 @@ public struct TokenRejection: Error, Sendable, Equatable, CustomStringConvertibl
 
 /// Verifies bearer JWTs against the identity provider's public keys (a JWKS, RFC 7517) and the rules, and turns
 /// the claims into an `Identity`. The keys can be replaced while requests are verified (a periodic JWKS refresh).
+///
+/// A client sends the same token with every request until it expires, so the claims of tokens whose signature
+/// verified are remembered (by the token's exact text, up to `verifiedTokenCapacity` of them): the signature, the
+/// costly part, is checked once per token, and the rules, expiry included, on every request. Replacing the keys
+/// forgets them all, so a token of a retired key is refused from then on.
 public final class TokenVerifier: Sendable {
     private let keySet: Mutex<JWTKeyCollection>
+    private let verified = Mutex<[String: [String: ClaimValue]]>([:])
     public let rules: TokenRules
+    public static let verifiedTokenCapacity = 4_096
 
     /// - Parameter jwks: the key set as JSON (`{"keys": [...]}`); every key needs a `kid`.
     public init(jwks: String, rules: TokenRules) async throws {
@@ -41,6 +48,7 @@ public final class TokenVerifier: Sendable {
     public func replaceKeys(jwks: String) async throws {
         let collection = try await Self.collection(jwks)
         keySet.withLock { $0 = collection }
+        verified.withLock { $0.removeAll() }
     }
 
     private static func collection(_ jwks: String) async throws -> JWTKeyCollection {
@@ -50,6 +58,19 @@ public final class TokenVerifier: Sendable {
     }
 
     public func verify(_ token: String, now: Date = Date()) async throws(TokenRejection) -> Identity {
+        if let claims = verified.withLock({ $0[token] }) { return try identity(from: claims, now: now) }
+        let claims = try await verifySignature(token)
+        let identity = try identity(from: claims, now: now)
+        verified.withLock { verified in
+            // Bounded: when full, an arbitrary entry makes room (the next request of its token verifies it again).
+            if verified.count >= Self.verifiedTokenCapacity { verified.remove(at: verified.startIndex) }
+            verified[token] = claims
+        }
+        return identity
+    }
+
+    /// The claims of a token whose signature verifies with one of the keys.
+    private func verifySignature(_ token: String) async throws(TokenRejection) -> [String: ClaimValue] {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[2].isEmpty,
             let headerBytes = Base64URL.decode(parts[0]),
@@ -64,7 +85,7 @@ public final class TokenVerifier: Sendable {
         } catch {
             throw TokenRejection(.badSignature)
         }
-        return try identity(from: claims.values, now: now)
+        return claims.values
     }
 
     /// The rules applied to verified claims (pure, so every rule is tested on its own).

@@ -71,4 +71,26 @@ public struct ServiceContext: Sendable {
         relay.wake()
         return result
     }
+
+    /// Like `transaction(_:)`, and records the request's audit entry in the same transaction, with the status
+    /// `status` gives the result: the write and its audit record commit together, in one transaction.
+    public func transaction<Result: Sendable>(
+        auditing request: CaretideRequestContext, status: @escaping @Sendable (Result) -> Int,
+        _ body: @escaping @Sendable (HandlerContext) async throws -> Result
+    ) async throws -> Result {
+        guard let audit = request.audit else { return try await transaction(body) }
+        let (codec, name) = (self.codec, self.name)
+        do {
+            return try await transaction { handler in
+                let result = try await body(handler)
+                try await AuditTrail.insert([audit.entry(status: status(result))], codec: codec, producer: name, on: handler.connection, logger: handler.logger)
+                audit.markRecorded()
+                return result
+            }
+        } catch {
+            // Rolled back (or its commit failed): the entry is not recorded after all.
+            audit.clearRecorded()
+            throw error
+        }
+    }
 }

@@ -54,12 +54,14 @@ struct RecordRoutes: Sendable {
         return body
     }
 
-    /// - Parameter requestID: the request's trace id, carried by the events it causes.
+    /// - Parameter request: whose request id the events carry as their trace id, and whose audit entry is recorded in
+    ///   the same transaction.
     func store(
-        _ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue, requestID: String
+        _ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue, request: CaretideRequestContext
     ) async throws -> Receipt {
         let bodyText = try CaretideJSON.encodeToString(body)
-        return try await context.transaction { handler in
+        let requestID = request.requestID
+        return try await context.transaction(auditing: request, status: { $0.httpStatus.code }) { handler in
             let connection = handler.connection
             let first = try decodePayload(definition, body: body, recordID: recordID, revision: 1)
             let envelope = handler.envelope(of: first, patientID: patientID, traceID: requestID)
@@ -99,9 +101,10 @@ struct RecordRoutes: Sendable {
         }
     }
 
-    func delete(_ definition: RecordDefinition, patientID: String, recordID: String, requestID: String) async throws -> Receipt {
+    func delete(_ definition: RecordDefinition, patientID: String, recordID: String, request: CaretideRequestContext) async throws -> Receipt {
         guard let deletion = definition.deletion else { throw HTTPError(.methodNotAllowed) }
-        return try await context.transaction { handler in
+        let requestID = request.requestID
+        return try await context.transaction(auditing: request, status: { $0.httpStatus.code }) { handler in
             guard let existing = try await lockedRecord(definition, recordID: recordID, handler: handler) else {
                 throw HTTPProblem(status: .notFound, error: "no such record")
             }

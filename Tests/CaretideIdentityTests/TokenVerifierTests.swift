@@ -43,6 +43,23 @@ import Testing
         #expect(identity == Identity(subject: "patient-1", role: .patient))
     }
 
+    @Test("a token remembered after its signature verified still expires, and is forgotten when the keys change")
+    func rememberedTokens() async throws {
+        let signer = Signer(kid: "k1")
+        let verifier = try await verifier(signer)
+        let token = try await signer.token(Self.claims())
+        #expect(try await verifier.verify(token, now: Self.now).subject == "patient-1")
+        // Remembered, yet the rules still run: an hour and a minute later it has expired.
+        await #expect(throws: TokenRejection(.expired)) { try await verifier.verify(token, now: Self.now.addingTimeInterval(3661)) }
+        // A copy with its signature altered is another text: it is verified, and refused.
+        var altered = Array(token.utf8)
+        altered[altered.count - 2] = altered[altered.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        await #expect(throws: TokenRejection(.badSignature)) { try await verifier.verify(String(decoding: altered, as: UTF8.self), now: Self.now) }
+        // The provider retires the key: the token that verified a moment ago is refused.
+        try await verifier.replaceKeys(jwks: Signer(kid: "k2").jwks)
+        await #expect(throws: TokenRejection(.badSignature)) { try await verifier.verify(token, now: Self.now) }
+    }
+
     @Test("institution staff carry their institution; a service its scopes")
     func institutionAndScopes() async throws {
         let signer = Signer(kid: "k1")

@@ -72,6 +72,10 @@ import Testing
         // Revoking again changes nothing and announces nothing.
         #expect(try await HTTP.send(method: "DELETE", grantURL).status == 204)
         #expect(try await careTeam.drain(for: .seconds(2)).isEmpty)
+        // Writes are audited in their own transactions, with the answer they got.
+        let log = try await HTTP.get(ingest + "/v1/patients/patient-7/access-log?limit=500").items()
+        let writes = log.filter { ["write", "consent"].contains($0["action"] as? String) && $0["outcome"] as? String == "allowed" }
+        #expect(writes.map { "\($0["action"] ?? "") \($0["status"] ?? "")" }.sorted() == ["consent 200", "consent 204", "consent 204", "write 201"])
         await careTeam.close()
         try await stack.shutdown()
     }

@@ -1,5 +1,6 @@
 import CaretideIdentity
 import CaretideKafka
+import CaretideLocalStack
 import CaretideRuntime
 import CaretideSchemas
 import CaretideTestSupport
@@ -164,5 +165,98 @@ extension Data {
     var base64URL: String {
         base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+    }
+}
+
+/// Keys from the identity provider's certs endpoint (`AUTH_JWKS_URL`), served here by a plain HTTP server over a
+/// directory, as Keycloak's `…/protocol/openid-connect/certs` would serve them.
+@Suite(.serialized, .stoppingStacks) struct JWKSURLTests {
+    /// A `python3 -m http.server` over a fresh directory; `publish` replaces what it serves.
+    final class KeyServer: Sendable {
+        let directory: URL
+        let port: Int
+        let process: ServiceProcess
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-jwks-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            port = try FreePort.find()
+            process = ServiceProcess(
+                name: "jwks-server", executable: URL(fileURLWithPath: "/usr/bin/python3"),
+                arguments: ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", directory.path],
+                environment: ProcessInfo.processInfo.environment)
+        }
+
+        var url: URL { URL(string: "http://127.0.0.1:\(port)/certs.json")! }
+
+        func publish(_ issuers: [TokenIssuer]) throws {
+            // One key set holding every issuer's key.
+            let keys = issuers.map { issuer in
+                String(issuer.jwks.dropFirst(#"{"keys":["#.count).dropLast(2))
+            }
+            try Data(#"{"keys":[\#(keys.joined(separator: ","))]}"#.utf8).write(to: directory.appendingPathComponent("certs.json"), options: .atomic)
+        }
+
+        func start() async throws {
+            try process.start()
+            try await eventually("the key server answers", timeout: .seconds(30)) { (try? await HTTP.get(self.url.absoluteString, as: .anonymous))?.status == 200 }
+        }
+
+        func stop() async {
+            await process.stop()
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    @Test("keys are fetched at start and again every refresh period: a rotated key is trusted, a retired one refused, and the keys are kept while the provider is down")
+    func rotation() async throws {
+        let server = try KeyServer()
+        let first = TokenIssuer(keyID: "2026-1", issuer: "https://id.example/realms/caretide", audience: "caretide")
+        let second = TokenIssuer(keyID: "2026-2", issuer: first.issuer, audience: first.audience)
+        try server.publish([first])
+        try await server.start()
+        let stack = try await TestStack.start([ScoringService.definition]) { configuration in
+            configuration.auth = .tokens(keys: .url(server.url, refresh: .seconds(1)), rules: first.rules)
+        }
+        let url = stack.baseURL(ScoringService.name) + "/v1/patients/patient-1/assessments"
+        let owner = Identity(subject: "patient-1", role: .patient)
+        let (tokenOne, tokenTwo) = (try await first.token(for: owner), try await second.token(for: owner))
+        #expect(try await HTTP.get(url, as: .token(tokenOne)).status == 200)
+        #expect(try await HTTP.get(url, as: .token(tokenTwo)).status == 401)
+
+        // The provider rotates: the new key alone.
+        try server.publish([second])
+        try await eventually("the rotated key is trusted", timeout: .seconds(30)) { try await HTTP.get(url, as: .token(tokenTwo)).status == 200 }
+        #expect(try await HTTP.get(url, as: .token(tokenOne)).status == 401)
+
+        // The provider goes away: the keys in hand keep working.
+        await server.stop()
+        try await Task.sleep(for: .seconds(3))
+        #expect(try await HTTP.get(url, as: .token(tokenTwo)).status == 200)
+        try await stack.shutdown()
+    }
+
+    @Test("until the first fetch succeeds the service is not ready and API requests get 503, not a misleading 401")
+    func unreachableAtStart() async throws {
+        let nowhere = URL(string: "http://127.0.0.1:\(try FreePort.find())/certs.json")!
+        let broker = try EmbeddedBroker(logger: TestLogging.logger("broker"))
+        let configuration = ServiceConfiguration(
+            serviceName: ScoringService.name, httpPort: 0, database: try await TestPostgres.freshDatabase(),
+            kafka: KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: TestStack.consumerProperties),
+            auth: .tokens(keys: .url(nowhere, refresh: .seconds(10)), rules: TokenRules(issuer: "https://id.example", audience: "caretide")))
+        let assembly = try await ServiceAssembly(
+            definition: ScoringService.definition, configuration: configuration, logger: TestLogging.logger("scoring"), signals: false)
+        let running = Task { try await assembly.group.run() }
+        let base = "http://127.0.0.1:\(try await assembly.boundPort.wait())"
+        try await eventually("migrated", timeout: .seconds(60)) {
+            let checks = (try? await HTTP.get(base + "/readyz", as: .anonymous).json() as? [String: Any])?["checks"] as? [String: Bool]
+            return checks?["migrated"] == true
+        }
+        let ready = try await HTTP.get(base + "/readyz", as: .anonymous)
+        #expect(ready.status == 503)
+        #expect(((try ready.json() as? [String: Any])?["checks"] as? [String: Bool])?["authKeys"] == false)
+        #expect(try await HTTP.get(base + "/v1/patients/patient-1/assessments").status == 503)
+        await assembly.group.triggerGracefulShutdown()
+        try await running.value
     }
 }

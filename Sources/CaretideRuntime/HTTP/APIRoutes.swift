@@ -115,8 +115,7 @@ public struct APIRoutes {
                 throw HTTPProblem(status: .contentTooLarge, error: "the body is larger than this operation accepts (\(bodyLimit) bytes)")
             }
             let owner = try declared.ownerParameter.map { try PatientID.fromPath(context, parameter: $0, label: Self.label($0)) }
-            let requestContext = context
-            return try await guarded.run(route, context: requestContext, owner: owner) { try await handler(request, requestContext) }
+            return try await guarded.run(route, context: context, owner: owner) { try await handler(request, $0) }
         }
     }
 
@@ -139,9 +138,9 @@ struct AccessGuard: Sendable {
     let logger: Logger
 
     func run(
-        _ route: RouteDescription, context: CaretideRequestContext, owner: String?, _ handler: () async throws -> Response
+        _ route: RouteDescription, context: CaretideRequestContext, owner: String?, _ handler: (CaretideRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard enabled else { return try await handler() }
+        guard enabled else { return try await handler(context) }
         // The authentication middleware ran before: no identity here means a route outside it, which is a bug.
         guard let identity = context.identity else { throw Forbidden() }
         func entry(_ outcome: AuditOutcome, _ status: Int) -> AuditEntry {
@@ -158,15 +157,20 @@ struct AccessGuard: Sendable {
             }
             throw Forbidden()
         }
-        guard route.access.isPatientData else { return try await handler() }
+        guard route.access.isPatientData else { return try await handler(context) }
+        var audited = context
+        let requestAudit = RequestAudit(entry: entry(.allowed, 0))
+        audited.audit = requestAudit
         let response: Response
         do {
-            response = try await handler()
+            response = try await handler(audited)
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
-            try? await audit.record(entry(.allowed, status))
+            if !requestAudit.isRecorded { try? await audit.record(entry(.allowed, status)) }
             throw error
         }
+        // A write that recorded its entry in its own transaction is done.
+        if requestAudit.isRecorded { return response }
         do {
             try await audit.record(entry(.allowed, response.status.code))
         } catch where route.method == .get {

@@ -13,11 +13,15 @@ public struct CaretideRequestContext: RequestContext {
     public var requestID: String
     /// Set per route by `APIRoutes` to what the route accepts; Hummingbird's default until then.
     public var maxUploadSize: Int
+    /// On routes that touch patient data: the request's audit entry, which a write records in its own transaction
+    /// (`ServiceContext.transaction(auditing:status:_:)`).
+    public var audit: RequestAudit?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         identity = nil
         requestID = UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         maxUploadSize = 2 * 1024 * 1024
+        audit = nil
     }
 }

@@ -4,6 +4,7 @@ import CaretideStore
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// One audited request: who, what, whose, the outcome.
 struct AuditEntry: Sendable {
@@ -78,6 +79,16 @@ actor AuditTrail {
     }
 
     private func write(_ entries: [AuditEntry]) async throws {
+        let (codec, producer, logger) = (self.codec, self.producer, self.logger)
+        try await database.transaction(timeout: timeout) { connection in
+            try await Self.insert(entries, codec: codec, producer: producer, on: connection, logger: logger)
+        }
+    }
+
+    /// Writes entries and their `access.recorded` events on a connection inside the caller's transaction.
+    static func insert(
+        _ entries: [AuditEntry], codec: EventCodec, producer: String, on connection: PostgresConnection, logger: Logger
+    ) async throws {
         let now = Date()
         let events = entries.map { entry in
             EventEnvelope(producer: producer, patientID: entry.patientID, traceID: entry.requestID, payload: AccessRecorded(
@@ -86,21 +97,40 @@ actor AuditTrail {
                 outcome: entry.outcome, status: entry.status, requestID: entry.requestID))
         }
         let outbox = try events.map { try Outbox.Entry($0, codec: codec) }
-        let logger = self.logger
-        try await database.transaction(timeout: timeout) { connection in
-            try await connection.query(
-                """
-                INSERT INTO access_audit (audit_id, recorded_at, subject, role, institution_id, action, operation, patient_id, owner,
-                                          outcome, status, request_id)
-                SELECT audit_id, recorded_at, subject, role, NULLIF(institution_id, ''), action, operation, NULLIF(patient_id, ''),
-                       NULLIF(owner, ''), outcome, status, request_id
-                FROM unnest(\(events.map(\.payload.auditID)), \(events.map(\.payload.recordedAt)), \(events.map(\.payload.subject)),
-                    \(events.map(\.payload.role)), \(events.map { $0.payload.institutionID ?? "" }), \(events.map(\.payload.action.rawValue)),
-                    \(events.map(\.payload.operation)), \(events.map { $0.patientID ?? "" }), \(events.map { $0.payload.owner ?? "" }),
-                    \(events.map(\.payload.outcome.rawValue)), \(events.map(\.payload.status)), \(events.map(\.payload.requestID)))
-                    AS t(audit_id, recorded_at, subject, role, institution_id, action, operation, patient_id, owner, outcome, status, request_id)
-                """, logger: logger)
-            try await Outbox.enqueue(outbox, ordering: .perKey, on: connection, logger: logger)
-        }
+        try await connection.query(
+            """
+            INSERT INTO access_audit (audit_id, recorded_at, subject, role, institution_id, action, operation, patient_id, owner,
+                                      outcome, status, request_id)
+            SELECT audit_id, recorded_at, subject, role, NULLIF(institution_id, ''), action, operation, NULLIF(patient_id, ''),
+                   NULLIF(owner, ''), outcome, status, request_id
+            FROM unnest(\(events.map(\.payload.auditID)), \(events.map(\.payload.recordedAt)), \(events.map(\.payload.subject)),
+                \(events.map(\.payload.role)), \(events.map { $0.payload.institutionID ?? "" }), \(events.map(\.payload.action.rawValue)),
+                \(events.map(\.payload.operation)), \(events.map { $0.patientID ?? "" }), \(events.map { $0.payload.owner ?? "" }),
+                \(events.map(\.payload.outcome.rawValue)), \(events.map(\.payload.status)), \(events.map(\.payload.requestID)))
+                AS t(audit_id, recorded_at, subject, role, institution_id, action, operation, patient_id, owner, outcome, status, request_id)
+            """, logger: logger)
+        try await Outbox.enqueue(outbox, ordering: .perKey, on: connection, logger: logger)
+    }
+}
+
+/// The audit entry of the request in hand, for a write that records it in its own transaction: then the write and
+/// its audit record commit together, and the request needs no second transaction.
+public final class RequestAudit: Sendable {
+    let entry: AuditEntry
+    private let recorded = Mutex(false)
+
+    init(entry: AuditEntry) { self.entry = entry }
+
+    /// Marks the entry written, in the transaction about to commit.
+    func markRecorded() { recorded.withLock { $0 = true } }
+    /// Forgets the mark of a transaction that rolled back.
+    func clearRecorded() { recorded.withLock { $0 = false } }
+    var isRecorded: Bool { recorded.withLock { $0 } }
+
+    /// The entry with the outcome of the write.
+    func entry(status: Int) -> AuditEntry {
+        AuditEntry(
+            identity: entry.identity, access: entry.access, operation: entry.operation, patientID: entry.patientID, owner: entry.owner,
+            outcome: .allowed, status: status, requestID: entry.requestID)
     }
 }
