@@ -17,6 +17,8 @@ public struct ServiceAssembly: Sendable {
     public let boundPort: BoundPort
     /// The API routes the service registered, with the access each declares.
     public let routes: RouteTable
+    /// The port `/metrics` bound when it has one of its own (`METRICS_PORT`).
+    public let boundMetricsPort: BoundPort
 
     /// - Throws: `InvalidConfiguration` when the authentication keys cannot be read.
     public init(definition: ServiceDefinition, configuration: ServiceConfiguration, logger baseLogger: Logger, signals: Bool = true) async throws {
@@ -67,10 +69,10 @@ public struct ServiceAssembly: Sendable {
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
         router.add(middleware: ServerErrorMiddleware(logger: logger))
         // Open to every caller: probes and scrapers carry no token.
-        OperationalRoutes(
+        let operational = OperationalRoutes(
             database: database, producer: producer, readiness: readiness, consumer: consumer, metrics: metrics, progress: progress,
-            authenticator: authenticator
-        ).register(on: router)
+            authenticator: authenticator)
+        operational.register(on: router, metrics: configuration.metricsPort == nil)
         let api = router.group().add(middleware: AuthenticationMiddleware(authenticator: authenticator))
         let routes = RouteTable()
         let context = ServiceContext(
@@ -87,6 +89,7 @@ public struct ServiceAssembly: Sendable {
         DocumentRoutes(document: OpenAPIDocument.build(service: definition.name, routes: routes.routes)).register(on: router)
 
         let boundPort = BoundPort()
+        let boundMetricsPort = BoundPort()
         let serverLogger = logger
         let application = Application(
             router: router,
@@ -111,6 +114,15 @@ public struct ServiceAssembly: Sendable {
         services += definition.backgroundServices(context).map { .init(service: $0) }
         if let consumer { services.append(.init(service: consumer)) }
         services.append(.init(service: application))
+        if let metricsPort = configuration.metricsPort {
+            // `/metrics` on a port of its own, which a deployment can leave unexposed beside the API.
+            let metricsRouter = Router(context: CaretideRequestContext.self)
+            operational.registerMetrics(on: metricsRouter)
+            services.append(.init(service: Application(
+                router: metricsRouter, server: .http1(configuration: .init(idleTimeout: .nanoseconds(limits.httpIdleTimeout.nanoseconds))),
+                configuration: .init(address: .hostname(configuration.httpHost, port: metricsPort), serverName: definition.name + "-metrics"),
+                onServerRunning: { channel in boundMetricsPort.set(channel.localAddress?.port ?? metricsPort) }, logger: logger)))
+        }
         if configuration.exitWithParent {
             services.append(.init(service: ParentWatch(logger: logger), successTerminationBehavior: .gracefullyShutdownGroup))
         }
@@ -120,6 +132,7 @@ public struct ServiceAssembly: Sendable {
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(30)
         self.group = ServiceGroup(configuration: groupConfiguration)
         self.boundPort = boundPort
+        self.boundMetricsPort = boundMetricsPort
         self.routes = routes
     }
 }

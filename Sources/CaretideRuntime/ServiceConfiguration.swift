@@ -12,6 +12,7 @@ import Logging
 /// | `KAFKA_*` | any other librdkafka property: `KAFKA_SECURITY_PROTOCOL` → `security.protocol` | none |
 /// | `HTTP_HOST` | address the HTTP server binds | `0.0.0.0` |
 /// | `HTTP_PORT` | port of the API, `/healthz`, `/readyz`, `/metrics` | per service |
+/// | `METRICS_PORT` | a port of its own for `/metrics` | unset: `HTTP_PORT` |
 /// | `LOG_LEVEL` | trace, debug, info, notice, warning, error, critical | `info` |
 /// | `AUTH_*` | the identity provider's keys and token rules (`AuthConfiguration`); `AUTH_DISABLED=1` turns authentication off | required |
 /// | `CARETIDE_EXIT_WITH_PARENT` | `1`: stop when the parent process goes (set by `caretide dev`) | off |
@@ -20,6 +21,8 @@ public struct ServiceConfiguration: Sendable {
     public var serviceName: String
     public var httpHost: String
     public var httpPort: Int
+    /// A port of its own for `/metrics` (nil: served on `httpPort` with the API).
+    public var metricsPort: Int?
     public var database: DatabaseConfiguration
     public var kafka: KafkaConfiguration
     public var logLevel: Logger.Level
@@ -72,6 +75,13 @@ public struct ServiceConfiguration: Sendable {
             if let value = Int(text), (0...65535).contains(value) { port = value } else { problems.append("HTTP_PORT must be a port number from 0 to 65535") }
         }
 
+        var metricsPort: Int?
+        if let text = environment["METRICS_PORT"] {
+            if let value = Int(text), (0...65535).contains(value), value != port || value == 0 { metricsPort = value } else {
+                problems.append("METRICS_PORT must be a port number from 0 to 65535, other than HTTP_PORT")
+            }
+        }
+
         var level = Logger.Level.info
         if let text = environment["LOG_LEVEL"] {
             if let value = Logger.Level(rawValue: text.lowercased()) { level = value } else {
@@ -105,6 +115,7 @@ public struct ServiceConfiguration: Sendable {
             serviceName: serviceName, httpHost: environment["HTTP_HOST"] ?? "0.0.0.0", httpPort: port, database: database,
             kafka: kafka, auth: auth, logLevel: level, exitWithParent: environment["CARETIDE_EXIT_WITH_PARENT"] == "1")
         configuration.limits = limits
+        configuration.metricsPort = metricsPort
         return configuration
     }
 }

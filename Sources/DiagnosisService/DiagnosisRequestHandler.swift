@@ -21,13 +21,13 @@ struct DiagnosisRequestHandler: EventHandler {
     var transactionTimeout: Duration? { .seconds(600) }
 
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
-        switch event.payload {
-        case let request as DiagnosisRequested:
+        switch try DiagnosisInput(event) {
+        case .diagnosisRequested(let request):
             try await answer(request, event: event, context: context)
-        case let update as OntologyUpdateRequested:
+        case .ontologyUpdateRequested(let update):
             try await importRelease(update, event: event, context: context)
-        default:
-            throw UnprocessableEvent("diagnosis-service does not handle \(event.eventType.rawValue)")
+        case .notConsumed(let type):
+            throw UnprocessableEvent("diagnosis-service does not consume \(type.rawValue)")
         }
     }
 

@@ -12,25 +12,25 @@ import PostgresNIO
 /// - a withdrawn assessment withdraws its alerts.
 struct AlertHandler: EventHandler {
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
-        switch event.payload {
-        case let assessment as AssessmentRecorded:
+        switch try NotificationInput(event) {
+        case .assessmentRecorded(let assessment):
             if let previous = assessment.supersedes { try await withdrawAlerts(about: previous, reason: .superseded, event: event, context: context) }
             try await raise(
                 about: assessment.assessmentID, kind: assessment.kind.rawValue, severity: assessment.severity, category: assessment.category,
                 event: event, context: context)
-        case let exam as ExamResultFlagged:
+        case .examResultFlagged(let exam):
             if let previous = exam.supersedes { try await withdrawAlerts(about: previous, reason: .superseded, event: event, context: context) }
             let worst = exam.items.max { $0.severity < $1.severity }
             try await raise(
                 about: exam.assessmentID, kind: AssessmentKind.examResult.rawValue, severity: exam.severity,
                 category: worst?.interpretation.rawValue ?? InterpretationCode.N.rawValue, event: event, context: context)
-        case let flag as CareTrackingFlagged:
+        case .careTrackingFlagged(let flag):
             try await raise(about: flag.flagID, kind: "careTracking", severity: max(flag.severity, .attention), category: flag.rule.rawValue, event: event, context: context)
-        case let withdrawn as AssessmentWithdrawn:
+        case .assessmentWithdrawn(let withdrawn):
             let reason: AlertWithdrawalReason = withdrawn.reason == .enteredInError ? .enteredInError : .measurementDeleted
             try await withdrawAlerts(about: withdrawn.assessmentID, reason: reason, event: event, context: context)
-        default:
-            throw UnprocessableEvent("notification-service does not handle \(event.eventType.rawValue)")
+        case .notConsumed(let type):
+            throw UnprocessableEvent("notification-service does not consume \(type.rawValue)")
         }
     }
 

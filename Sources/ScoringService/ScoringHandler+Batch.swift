@@ -13,7 +13,7 @@ extension ScoringHandler: BatchEventHandler {
     func handle(batch: [ValidatedEvent], context: HandlerContext) async throws {
         var run: [ValidatedEvent] = []
         for event in batch {
-            if AssessmentEngine.assessedEvents.contains(event.eventType) {
+            if case .assess? = try? ScoringInput(event) {
                 run.append(event)
             } else {
                 try await assess(run, context: context)

@@ -11,19 +11,21 @@ struct ScoringHandler: EventHandler {
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
         guard let patientID = event.patientID else { throw UnprocessableEvent("\(event.eventType.rawValue) without a patientId") }
         let store = AssessmentStore(connection: context.connection, logger: context.logger)
-        switch event.payload {
-        case let deleted as MeasurementDeleted:
+        switch try ScoringInput(event) {
+        case .measurementDeleted(let deleted):
             try await withdraw(
                 store, patientID: patientID, kind: AssessmentKind(deleted.kind), subjectID: deleted.measurementID.uuidString.lowercased(),
                 reason: .measurementDeleted, event: event, context: context)
-        case let retracted as ExamResultEnteredInError:
+        case .examResultEnteredInError(let retracted):
             try await withdraw(
                 store, patientID: patientID, kind: .examResult,
                 subjectID: AssessmentEngine.examSubjectID(institutionID: retracted.institutionID, examID: retracted.examID),
                 reason: .enteredInError, event: event, context: context)
-        default:
+        case .assess:
             // One event is a run of one: the same set-based path as a batch.
             try await assess([event], context: context)
+        case .notConsumed(let type):
+            throw UnprocessableEvent("scoring-service does not consume \(type.rawValue)")
         }
     }
 

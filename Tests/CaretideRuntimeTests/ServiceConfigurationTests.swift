@@ -31,6 +31,16 @@ import Testing
         #expect(configuration.httpHost == "0.0.0.0")
         #expect(configuration.logLevel == .info)
         #expect(configuration.auth == .disabled)
+        #expect(configuration.metricsPort == nil)
+    }
+
+    @Test("METRICS_PORT moves /metrics to a port of its own; the API's port is refused")
+    func metricsPort() throws {
+        let base = ["DATABASE_URL": "postgres://u@h/db", "KAFKA_BROKERS": "k:9092", "AUTH_DISABLED": "1", "HTTP_PORT": "8080"]
+        #expect(try ServiceConfiguration.fromEnvironment(base.merging(["METRICS_PORT": "9464"]) { $1 }, serviceName: "s", defaultPort: 1).metricsPort == 9464)
+        #expect(throws: InvalidConfiguration.self) {
+            try ServiceConfiguration.fromEnvironment(base.merging(["METRICS_PORT": "8080"]) { $1 }, serviceName: "s", defaultPort: 1)
+        }
     }
 
     @Test("one error names every missing or invalid variable")

@@ -84,6 +84,8 @@ public final class TestStack: Sendable {
 
     public var serviceNames: [String] { running.map(\.name) }
 
+    public func assembly(_ name: String) -> ServiceAssembly { running.first { $0.name == name }!.assembly }
+
     public func waitUntilReady(_ baseURL: String) async throws {
         try await eventually("\(baseURL) ready", timeout: .seconds(60)) {
             (try? await HTTP.get(baseURL + "/readyz", as: .anonymous))?.status == 200

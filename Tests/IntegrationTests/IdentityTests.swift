@@ -161,6 +161,21 @@ import Testing
     }
 }
 
+@Suite(.serialized, .stoppingStacks) struct MetricsPortTests {
+    @Test("with METRICS_PORT, /metrics answers on its own port only; probes stay on the API port")
+    func metricsOnTheirOwnPort() async throws {
+        let stack = try await TestStack.start([NotificationService.definition]) { $0.metricsPort = 0 }
+        let base = stack.baseURL(NotificationService.name)
+        let port = try await stack.assembly(NotificationService.name).boundMetricsPort.wait()
+        #expect(try await HTTP.get(base + "/metrics", as: .anonymous).status == 404)
+        #expect(try await HTTP.get(base + "/readyz", as: .anonymous).status == 200)
+        let metrics = try await HTTP.get("http://127.0.0.1:\(port)/metrics", as: .anonymous)
+        #expect(metrics.status == 200)
+        #expect(metrics.text.contains(#"caretide_events_consumed_total{topic="caretide.scores"} 0"#))
+        #expect(try await HTTP.get("http://127.0.0.1:\(port)/v1/patients/p-1/alerts", as: .anonymous).status == 404)
+    }
+}
+
 extension Data {
     var base64URL: String {
         base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")

@@ -14,7 +14,9 @@ struct OperationalRoutes: Sendable {
     let progress: ProgressMonitor
     let authenticator: Authenticator
 
-    func register(on router: Router<CaretideRequestContext>) {
+    /// - Parameter metrics: whether `/metrics` is served here too (not when it has a port of its own).
+    func register(on router: Router<CaretideRequestContext>, metrics withMetrics: Bool) {
+        if withMetrics { registerMetrics(on: router) }
         router.get("healthz") { _, _ in
             try jsonResponse(["status": "ok"])
         }
@@ -26,6 +28,9 @@ struct OperationalRoutes: Sendable {
             return try jsonResponse(
                 ReadinessReport(ready: ready, checks: checks, problems: problems), status: ready ? .ok : .serviceUnavailable)
         }
+    }
+
+    func registerMetrics(on router: Router<CaretideRequestContext>) {
         router.get("metrics") { _, _ in
             metrics.report(progress)
             return Response(

@@ -97,20 +97,44 @@ actor AuditTrail {
                 outcome: entry.outcome, status: entry.status, requestID: entry.requestID))
         }
         let outbox = try events.map { try Outbox.Entry($0, codec: codec) }
-        try await connection.query(
-            """
-            INSERT INTO access_audit (audit_id, recorded_at, subject, role, institution_id, action, operation, patient_id, owner,
-                                      outcome, status, request_id)
-            SELECT audit_id, recorded_at, subject, role, NULLIF(institution_id, ''), action, operation, NULLIF(patient_id, ''),
-                   NULLIF(owner, ''), outcome, status, request_id
-            FROM unnest(\(events.map(\.payload.auditID)), \(events.map(\.payload.recordedAt)), \(events.map(\.payload.subject)),
-                \(events.map(\.payload.role)), \(events.map { $0.payload.institutionID ?? "" }), \(events.map(\.payload.action.rawValue)),
-                \(events.map(\.payload.operation)), \(events.map { $0.patientID ?? "" }), \(events.map { $0.payload.owner ?? "" }),
-                \(events.map(\.payload.outcome.rawValue)), \(events.map(\.payload.status)), \(events.map(\.payload.requestID)))
-                AS t(audit_id, recorded_at, subject, role, institution_id, action, operation, patient_id, owner, outcome, status, request_id)
-            """, logger: logger)
+        _ = try await connection.execute(InsertAudit(events: events), logger: logger)
         try await Outbox.enqueue(outbox, ordering: .perKey, on: connection, logger: logger)
     }
+}
+
+/// Inserts audit rows, prepared once per connection: every audited request runs it. Absent values travel as '' (PostgresNIO
+/// binds no arrays of optionals) and `nullif` turns them back.
+struct InsertAudit: PostgresPreparedStatement {
+    static let sql = """
+        INSERT INTO access_audit (audit_id, recorded_at, subject, role, institution_id, action, operation, patient_id, owner, outcome, status,
+                                  request_id)
+        SELECT audit_id, recorded_at, subject, role, nullif(institution_id, ''), action, operation, nullif(patient_id, ''), nullif(owner, ''),
+               outcome, status, request_id
+        FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                    $10::text[], $11::int8[], $12::text[])
+             AS t(audit_id, recorded_at, subject, role, institution_id, action, operation, patient_id, owner, outcome, status, request_id)
+        """
+    typealias Row = ()
+    let events: [EventEnvelope<AccessRecorded>]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 12)
+        bindings.append(events.map(\.payload.auditID))
+        bindings.append(events.map(\.payload.recordedAt))
+        bindings.append(events.map(\.payload.subject))
+        bindings.append(events.map(\.payload.role))
+        bindings.append(events.map { $0.payload.institutionID ?? "" })
+        bindings.append(events.map(\.payload.action.rawValue))
+        bindings.append(events.map(\.payload.operation))
+        bindings.append(events.map { $0.patientID ?? "" })
+        bindings.append(events.map { $0.payload.owner ?? "" })
+        bindings.append(events.map(\.payload.outcome.rawValue))
+        bindings.append(events.map { Int64($0.payload.status) })
+        bindings.append(events.map(\.payload.requestID))
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws {}
 }
 
 /// The audit entry of the request in hand, for a write that records it in its own transaction: then the write and

@@ -1,0 +1,27 @@
+import CaretideSchemas
+
+/// What scoring-service does with each event type there is. The switch names every `EventType` case, so a new event
+/// type does not compile until this says what scoring does with it, rather than reaching the dead-letter topic.
+enum ScoringInput {
+    /// Recorded inputs the clinical rules assess (set-based in batches).
+    case assess
+    case measurementDeleted(MeasurementDeleted)
+    case examResultEnteredInError(ExamResultEnteredInError)
+    /// A type scoring-service does not consume; arriving here it goes to the dead-letter topic with the reason.
+    case notConsumed(EventType)
+
+    init(_ event: ValidatedEvent) throws {
+        switch event.eventType {
+        case .bloodPressureRecorded, .pulseRecorded, .bodyMeasurementRecorded, .glucoseRecorded, .hba1cRecorded, .lipidPanelRecorded,
+            .npiInputsRecorded, .melanomaRiskProfileRecorded, .examResultRecorded:
+            self = .assess
+        case .measurementDeleted: self = .measurementDeleted(try event.payload())
+        case .examResultEnteredInError: self = .examResultEnteredInError(try event.payload())
+        case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .alertRaised, .alertWithdrawn,
+            .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported,
+            // Care-team events are applied by the runtime's projection before the handler.
+            .careTeamGranted, .careTeamRevoked, .accessRecorded:
+            self = .notConsumed(event.eventType)
+        }
+    }
+}
