@@ -102,6 +102,37 @@ actor AuditTrail {
     }
 }
 
+extension AuditTrail {
+    /// One entry of a patient's access log.
+    struct LogEntry: Encodable, Sendable {
+        let auditId: UUID
+        let recordedAt: Date
+        let subject: String
+        let role: String
+        let institutionId: String?
+        let action: String
+        let operation: String
+        let outcome: String
+        let status: Int
+    }
+
+    /// A page of who accessed the patient's data held by this service, newest first.
+    static func accessLog(patientID: String, page: PageRequest, on client: PostgresClient, logger: Logger) async throws -> Page<LogEntry> {
+        let after = try page.timeAndUUID()
+        let rows = try await client.fetchAll(
+            """
+            SELECT audit_id, recorded_at, subject, role, institution_id, action, operation, outcome, status FROM access_audit
+            WHERE patient_id = \(patientID) AND (\(after == nil) OR (recorded_at, audit_id) < (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
+            ORDER BY recorded_at DESC, audit_id DESC LIMIT \(page.limit + 1)
+            """, as: (UUID, Date, String, String, String?, String, String, String, Int).self, logger: logger)
+        let entries = rows.map {
+            LogEntry(auditId: $0.0, recordedAt: $0.1, subject: $0.2, role: $0.3, institutionId: $0.4, action: $0.5, operation: $0.6, outcome: $0.7,
+                     status: $0.8)
+        }
+        return Page(rows: entries, request: page) { .init(date: $0.recordedAt, id: $0.auditId) }
+    }
+}
+
 /// Inserts audit rows, prepared once per connection: every audited request runs it. Absent values travel as '' (PostgresNIO
 /// binds no arrays of optionals) and `nullif` turns them back.
 struct InsertAudit: PostgresPreparedStatement {

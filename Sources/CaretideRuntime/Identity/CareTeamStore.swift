@@ -33,6 +33,16 @@ public enum CareTeamStore {
             """, logger: logger)
     }
 
+    /// Whether the pair has a grant not revoked (expired or not), locking it for the rest of the transaction.
+    public static func lockUnrevoked(patientID: String, consultantID: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        try await !connection.fetchAll(
+            """
+            SELECT 1 FROM care_team_grants WHERE patient_id = \(patientID) AND consultant_id = \(consultantID) AND revoked_at IS NULL
+            FOR UPDATE
+            """, as: Int.self, logger: logger
+        ).isEmpty
+    }
+
     /// A grant as the patient sees it.
     public struct Grant: Codable, Sendable, Equatable {
         public let consultantId: String

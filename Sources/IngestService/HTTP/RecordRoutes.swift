@@ -62,21 +62,18 @@ struct RecordRoutes: Sendable {
         let bodyText = try CaretideJSON.encodeToString(body)
         let requestID = request.requestID
         return try await context.transaction(auditing: request, status: { $0.httpStatus.code }) { handler in
-            let connection = handler.connection
+            let store = RecordStore(handler)
             let first = try decodePayload(definition, body: body, recordID: recordID, revision: 1)
             let envelope = handler.envelope(of: first, patientID: patientID, traceID: requestID)
-            let inserted = try await connection.fetchAll(
-                """
-                INSERT INTO records (record_type, record_id, patient_id, revision, body, observed_at, last_event_id)
-                VALUES (\(definition.recordType), \(recordID), \(patientID), 1, \(bodyText)::jsonb, \(definition.observedAt(first)), \(envelope.eventID))
-                ON CONFLICT (record_type, record_id) DO NOTHING RETURNING 1
-                """, as: Int.self, logger: handler.logger)
-            if !inserted.isEmpty {
+            if try await store.insertFirst(
+                type: definition.recordType, id: recordID, patientID: patientID, bodyText: bodyText, observedAt: definition.observedAt(first),
+                eventID: envelope.eventID)
+            {
                 try await handler.publish(envelope)
                 return Receipt(id: recordID, revision: 1, eventId: envelope.eventID, status: "recorded")
             }
 
-            guard let existing = try await lockedRecord(definition, recordID: recordID, handler: handler) else {
+            guard let existing = try await store.locked(type: definition.recordType, id: recordID) else {
                 throw HTTPProblem(status: .conflict, error: "the record changed concurrently; retry")
             }
             guard existing.patientID == patientID else { throw Self.idTaken }
@@ -90,12 +87,9 @@ struct RecordRoutes: Sendable {
             let revision = existing.revision + 1
             let corrected = try decodePayload(definition, body: body, recordID: recordID, revision: revision)
             let correction = handler.envelope(of: corrected, patientID: patientID, traceID: requestID)
-            try await connection.query(
-                """
-                UPDATE records SET revision = \(revision), body = \(bodyText)::jsonb, observed_at = \(definition.observedAt(corrected)),
-                    last_event_id = \(correction.eventID), updated_at = now()
-                WHERE record_type = \(definition.recordType) AND record_id = \(recordID)
-                """, logger: handler.logger)
+            try await store.revise(
+                type: definition.recordType, id: recordID, revision: revision, bodyText: bodyText, observedAt: definition.observedAt(corrected),
+                eventID: correction.eventID)
             try await handler.publish(correction)
             return Receipt(id: recordID, revision: revision, eventId: correction.eventID, status: "corrected")
         }
@@ -105,7 +99,8 @@ struct RecordRoutes: Sendable {
         guard let deletion = definition.deletion else { throw HTTPError(.methodNotAllowed) }
         let requestID = request.requestID
         return try await context.transaction(auditing: request, status: { $0.httpStatus.code }) { handler in
-            guard let existing = try await lockedRecord(definition, recordID: recordID, handler: handler) else {
+            let store = RecordStore(handler)
+            guard let existing = try await store.locked(type: definition.recordType, id: recordID) else {
                 throw HTTPProblem(status: .notFound, error: "no such record")
             }
             guard existing.patientID == patientID else { throw HTTPProblem(status: .notFound, error: "no such record") }
@@ -113,11 +108,7 @@ struct RecordRoutes: Sendable {
                 return Receipt(id: recordID, revision: existing.revision, eventId: existing.lastEventID, status: "deleted")
             }
             let envelope = handler.envelope(of: deletion(recordID, Date()), patientID: patientID, traceID: requestID)
-            try await handler.connection.query(
-                """
-                UPDATE records SET deleted_at = now(), last_event_id = \(envelope.eventID), updated_at = now()
-                WHERE record_type = \(definition.recordType) AND record_id = \(recordID)
-                """, logger: handler.logger)
+            try await store.markDeleted(type: definition.recordType, id: recordID, eventID: envelope.eventID)
             try await handler.publish(envelope)
             return Receipt(id: recordID, revision: existing.revision, eventId: envelope.eventID, status: "deleted")
         }
@@ -125,53 +116,20 @@ struct RecordRoutes: Sendable {
 
     /// The patient a record belongs to, or a 404.
     func patientOwning(_ definition: RecordDefinition, recordID: String) async throws -> String {
-        let rows = try await context.database.client.fetchAll(
-            "SELECT patient_id FROM records WHERE record_type = \(definition.recordType) AND record_id = \(recordID)",
-            as: String.self, logger: context.logger)
-        guard let patientID = rows.first else { throw HTTPProblem(status: .notFound, error: "no such record") }
+        guard let patientID = try await RecordStore.patient(type: definition.recordType, id: recordID, on: context.database.client, logger: context.logger)
+        else { throw HTTPProblem(status: .notFound, error: "no such record") }
         return patientID
     }
 
     /// One page of the patient's current (not deleted) records whose type starts with `typePrefix`, oldest
     /// observation first.
     func list(patientID: String, typePrefix: String, page: PageRequest) async throws -> Page<JSONValue> {
-        let after = page.after
-        guard after == nil || after?.date != nil else { throw PageRequest.badCursor }
-        let rows = try await context.database.client.fetchAll(
-            """
-            SELECT record_type, record_id, revision, observed_at, body::text FROM records
-            WHERE patient_id = \(patientID) AND record_type LIKE \(typePrefix + "%") AND deleted_at IS NULL
-              AND (\(after == nil) OR (observed_at, record_id) > (\(after?.date ?? Date()), \(after?.id ?? "")))
-            ORDER BY observed_at, record_id LIMIT \(page.limit + 1)
-            """, as: (String, String, Int, Date, String).self, logger: context.logger)
-        return try Page(rows: rows, request: page, cursor: { PageRequest.Cursor(date: $0.3, id: $0.1) }) { type, _, revision, _, body in
-            try CaretideJSON.parse(Array(body.utf8)).merging([
-                "kind": .string(String(type.split(separator: ":").last ?? "")), "revision": .number(Double(revision)),
-            ])
-        }
+        try await RecordStore.current(patientID: patientID, typePrefix: typePrefix, page: page, on: context.database.client, logger: context.logger)
     }
 
     static let idTaken = HTTPProblem(
         status: .conflict, error: "this id is already used",
         violations: [SchemaViolation(pointer: .root, message: "the id belongs to another record")])
-
-    private struct ExistingRecord {
-        let patientID: String
-        let revision: Int
-        let body: String
-        let deletedAt: Date?
-        let lastEventID: UUID
-    }
-
-    private func lockedRecord(_ definition: RecordDefinition, recordID: String, handler: HandlerContext) async throws -> ExistingRecord? {
-        let rows = try await handler.connection.fetchAll(
-            """
-            SELECT patient_id, revision, body::text, deleted_at, last_event_id FROM records
-            WHERE record_type = \(definition.recordType) AND record_id = \(recordID) FOR UPDATE
-            """, as: (String, Int, String, Date?, UUID).self, logger: handler.logger)
-        guard let row = rows.first else { return nil }
-        return ExistingRecord(patientID: row.0, revision: row.1, body: row.2, deletedAt: row.3, lastEventID: row.4)
-    }
 
     private func decodePayload(_ definition: RecordDefinition, body: JSONValue, recordID: String, revision: Int) throws -> any EventPayload {
         do {

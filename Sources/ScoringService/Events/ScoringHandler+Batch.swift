@@ -40,21 +40,8 @@ extension ScoringHandler: BatchEventHandler {
             pending.append(Pending(event: event, patientID: patientID, assessment: try Self.assessment(of: event)))
         }
         // The standing assessment of every subject in the run, locked; then the decisions, in event order.
-        // A LATERAL probe of the one-standing-per-subject index for each subject: a plain join let PostgreSQL hash the
-        // whole table's standing rows for every batch (15 ms for 30 events on 10,000 rows, growing with the table).
-        let standingRows = try await context.connection.fetchAll(
-            """
-            SELECT s.patient_id, s.kind, s.subject_id, a.assessment_id, a.subject_revision
-            FROM unnest(\(pending.map(\.patientID)), \(pending.map(\.assessment.kind.rawValue)), \(pending.map(\.assessment.subjectID)))
-                 AS s(patient_id, kind, subject_id)
-            CROSS JOIN LATERAL (
-                SELECT assessment_id, subject_revision FROM assessments
-                WHERE patient_id = s.patient_id AND kind = s.kind AND subject_id = s.subject_id
-                  AND superseded_by IS NULL AND withdrawn_at IS NULL
-                FOR UPDATE) AS a
-            """, as: (String, String, String, UUID, Int).self, logger: context.logger)
-        var standing: [String: (id: UUID, revision: Int)] = [:]
-        for row in standingRows { standing["\(row.0)|\(row.1)|\(row.2)"] = (row.3, row.4) }
+        let store = AssessmentStore(connection: context.connection, logger: context.logger)
+        var standing = try await store.lockStanding(pending.map { ($0.patientID, $0.assessment.kind.rawValue, $0.assessment.subjectID) })
         var accepted: [Pending] = []
         for var item in pending {
             let key = "\(item.patientID)|\(item.assessment.kind.rawValue)|\(item.assessment.subjectID)"
@@ -66,7 +53,6 @@ extension ScoringHandler: BatchEventHandler {
         guard !accepted.isEmpty else { return }
 
         // Supersede first (one standing assessment per subject), then insert the run.
-        let store = AssessmentStore(connection: context.connection, logger: context.logger)
         try await store.supersede(accepted.compactMap { item in item.supersedes.map { ($0, item.assessmentID) } })
         try await store.insert(accepted.map { item in
             AssessmentStore.NewAssessment(

@@ -39,22 +39,12 @@ struct AlertHandler: EventHandler {
         let alert = AlertRaised(
             alertID: UUID.timeOrdered(), sourceEventID: event.eventID, aboutID: about, kind: kind, severity: severity, category: category,
             messageKey: "alert.\(kind).\(category)", raisedAt: Date())
-        let inserted = try await context.connection.fetchAll(
-            """
-            INSERT INTO alerts (alert_id, source_event_id, about_id, patient_id, kind, severity, category, message_key, raised_at)
-            VALUES (\(alert.alertID), \(event.eventID), \(about), \(event.patientID), \(kind), \(severity.rawValue), \(category),
-                    \(alert.messageKey), \(alert.raisedAt))
-            ON CONFLICT (source_event_id) DO NOTHING RETURNING 1
-            """, as: Int.self, logger: context.logger)
-        if !inserted.isEmpty { try await context.publish(context.envelope(for: alert, causedBy: event)) }
+        let inserted = try await AlertStore(context).insert(alert, patientID: event.patientID)
+        if inserted { try await context.publish(context.envelope(for: alert, causedBy: event)) }
     }
 
     private func withdrawAlerts(about: UUID, reason: AlertWithdrawalReason, event: ValidatedEvent, context: HandlerContext) async throws {
-        let withdrawn = try await context.connection.fetchAll(
-            """
-            UPDATE alerts SET withdrawn_at = now(), withdrawal_reason = \(reason.rawValue)
-            WHERE about_id = \(about) AND withdrawn_at IS NULL RETURNING alert_id
-            """, as: UUID.self, logger: context.logger)
+        let withdrawn = try await AlertStore(context).withdraw(about: about, reason: reason)
         for alertID in withdrawn {
             try await context.publish(context.envelope(
                 for: AlertWithdrawn(alertID: alertID, sourceEventID: event.eventID, reason: reason, withdrawnAt: Date()), causedBy: event))

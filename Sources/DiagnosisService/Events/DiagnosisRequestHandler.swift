@@ -37,12 +37,9 @@ struct DiagnosisRequestHandler: EventHandler {
         case .ranked(let ranked): ("ranked", ranked.release.releaseID)
         case .refused(let refused): (refused.reason.rawValue, nil)
         }
-        let first = try await context.connection.fetchAll(
-            """
-            INSERT INTO answered_requests (request_id, event_id, outcome, release_id) VALUES (\(request.requestID), \(event.eventID), \(name), \(releaseID))
-            ON CONFLICT (request_id) DO NOTHING RETURNING 1
-            """, as: Int.self, logger: context.logger)
-        guard !first.isEmpty else {
+        guard try await AnsweredRequests.recordFirst(
+            requestID: request.requestID, eventID: event.eventID, outcome: name, releaseID: releaseID, on: context.connection, logger: context.logger)
+        else {
             context.logger.notice("diagnosis request already answered", metadata: ["requestId": "\(request.requestID)"])
             return
         }
@@ -53,10 +50,8 @@ struct DiagnosisRequestHandler: EventHandler {
     }
 
     private func importRelease(_ update: OntologyUpdateRequested, event: ValidatedEvent, context: HandlerContext) async throws {
-        let known = try await context.connection.fetchAll(
-            "SELECT release_id FROM releases WHERE update_id = \(update.updateID)", as: Int.self, logger: context.logger)
-        guard known.isEmpty else {
-            context.logger.notice("ontology update already imported", metadata: ["updateId": "\(update.updateID)", "releaseId": "\(known[0])"])
+        if let known = try await AnsweredRequests.releaseImported(byUpdate: update.updateID, on: context.connection, logger: context.logger) {
+            context.logger.notice("ontology update already imported", metadata: ["updateId": "\(update.updateID)", "releaseId": "\(known)"])
             return
         }
         let report: OntologyImportReport

@@ -46,12 +46,8 @@ struct CareTeamRoutes: Sendable {
             let (patientID, consultantID) = try Self.pair(requestContext)
             try await context.transaction(auditing: requestContext, status: { 204 }) { handler in
                 // Revoking what is not granted changes nothing and announces nothing.
-                let active = try await handler.connection.fetchAll(
-                    """
-                    SELECT 1 FROM care_team_grants WHERE patient_id = \(patientID) AND consultant_id = \(consultantID) AND revoked_at IS NULL
-                    FOR UPDATE
-                    """, as: Int.self, logger: handler.logger)
-                guard !active.isEmpty else { return }
+                guard try await CareTeamStore.lockUnrevoked(patientID: patientID, consultantID: consultantID, on: handler.connection, logger: handler.logger)
+                else { return }
                 let revocation = CareTeamRevoked(consultantID: consultantID, revokedAt: Date())
                 let envelope = EventEnvelope(producer: handler.producer, patientID: patientID, traceID: requestContext.requestID, payload: revocation)
                 try await CareTeamStore.apply(revocation, patientID: patientID, eventID: envelope.eventID, on: handler.connection, logger: handler.logger)

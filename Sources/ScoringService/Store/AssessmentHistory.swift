@@ -1,0 +1,48 @@
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+import Logging
+import PostgresNIO
+
+extension AssessmentStore {
+    /// One assessment as the patient's history shows it.
+    struct HistoryEntry: Encodable, Sendable {
+        let assessmentId: UUID
+        let sourceEventId: UUID
+        let kind: String
+        let subjectId: String
+        let subjectRevision: Int
+        let category: String
+        let severity: String
+        let tip: String
+        let ruleSetVersion: String
+        let observedAt: Date
+        let supersededBy: UUID?
+        let withdrawn: String?
+        let values: JSONValue
+    }
+
+    /// A page of the patient's assessments, oldest observation first; `standingOnly` leaves out the superseded and
+    /// the withdrawn.
+    static func history(
+        patientID: String, standingOnly: Bool, page: PageRequest, on client: PostgresClient, logger: Logger
+    ) async throws -> Page<HistoryEntry> {
+        let after = try page.timeAndUUID()
+        let rows = try await client.fetchAll(
+            """
+            SELECT assessment_id, source_event_id, kind, subject_id, subject_revision, category, severity, tip, rule_set_version,
+                   observed_at, superseded_by, withdrawal_reason, coalesce(result->'values', '{}'::jsonb)::text
+            FROM assessments
+            WHERE patient_id = \(patientID) AND (NOT \(standingOnly) OR (superseded_by IS NULL AND withdrawn_at IS NULL))
+              AND (\(after == nil) OR (observed_at, assessment_id) > (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
+            ORDER BY observed_at, assessment_id LIMIT \(page.limit + 1)
+            """, as: (UUID, UUID, String, String, Int, String, String, String, String, Date, UUID?, String?, String).self, logger: logger)
+        let entries = try rows.map {
+            HistoryEntry(
+                assessmentId: $0.0, sourceEventId: $0.1, kind: $0.2, subjectId: $0.3, subjectRevision: $0.4, category: $0.5, severity: $0.6,
+                tip: $0.7, ruleSetVersion: $0.8, observedAt: $0.9, supersededBy: $0.10, withdrawn: $0.11,
+                values: try CaretideJSON.parse(Array($0.12.utf8)))
+        }
+        return Page(rows: entries, request: page) { .init(date: $0.observedAt, id: $0.assessmentId) }
+    }
+}
