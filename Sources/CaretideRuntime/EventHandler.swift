@@ -60,6 +60,19 @@ public struct HandlerContext: Sendable {
     }
 }
 
+/// A service's store of SQL that works inside a transaction (an event's, a request's): made from the transaction's
+/// context, so handlers and routes pass the context along, never the connection.
+public protocol TransactionalStore {
+    init(connection: PostgresConnection, logger: Logger)
+}
+
+extension TransactionalStore {
+    /// The store inside the transaction of `context`.
+    public init(_ context: HandlerContext) {
+        self.init(connection: context.connection, logger: context.logger)
+    }
+}
+
 /// The event is well-formed but this service cannot act on it (for example a value outside the clinical rule's range).
 /// It goes to the dead-letter topic with `reason`; retrying would not help.
 public struct UnprocessableEvent: Error, Sendable, CustomStringConvertible {

@@ -6,15 +6,9 @@ import PostgresNIO
 
 /// The SQL of ingest-service's `records` table: one row per record (measurement, clinical input, exam report) with its
 /// current revision and body. An instance works inside a request's transaction; the reads are static.
-struct RecordStore {
+struct RecordStore: TransactionalStore {
     let connection: PostgresConnection
     let logger: Logger
-
-    /// The store inside the transaction of the request being handled.
-    init(_ context: HandlerContext) {
-        connection = context.connection
-        logger = context.logger
-    }
 
     /// A stored record, locked until the transaction ends.
     struct Existing {

@@ -6,15 +6,9 @@ import PostgresNIO
 
 /// The SQL of notification-service's `alerts` table: what the handler writes inside an event's transaction (an
 /// instance on that transaction), and what the inbox reads.
-struct AlertStore {
+struct AlertStore: TransactionalStore {
     let connection: PostgresConnection
     let logger: Logger
-
-    /// The store inside the transaction of the event being applied.
-    init(_ context: HandlerContext) {
-        connection = context.connection
-        logger = context.logger
-    }
 
     /// Inserts the alert unless its source event already raised one; true when it was inserted.
     func insert(_ alert: AlertRaised, patientID: String?) async throws -> Bool {

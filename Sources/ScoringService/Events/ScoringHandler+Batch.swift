@@ -40,7 +40,7 @@ extension ScoringHandler: BatchEventHandler {
             pending.append(Pending(event: event, patientID: patientID, assessment: try Self.assessment(of: event)))
         }
         // The standing assessment of every subject in the run, locked; then the decisions, in event order.
-        let store = AssessmentStore(connection: context.connection, logger: context.logger)
+        let store = AssessmentStore(context)
         var standing = try await store.lockStanding(pending.map { ($0.patientID, $0.assessment.kind.rawValue, $0.assessment.subjectID) })
         var accepted: [Pending] = []
         for var item in pending {

@@ -10,7 +10,7 @@ import Foundation
 struct ScoringHandler: EventHandler {
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
         guard let patientID = event.patientID else { throw UnprocessableEvent("\(event.eventType.rawValue) without a patientId") }
-        let store = AssessmentStore(connection: context.connection, logger: context.logger)
+        let store = AssessmentStore(context)
         switch try ScoringInput(event) {
         case .measurementDeleted(let deleted):
             try await withdraw(

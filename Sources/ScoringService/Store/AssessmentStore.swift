@@ -1,3 +1,4 @@
+import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
 import ClinicalAssessment
@@ -7,7 +8,7 @@ import PostgresNIO
 
 /// The assessments table: full history per patient, never overwritten. A newer revision of a subject supersedes the
 /// standing assessment; a deleted or retracted subject withdraws it.
-struct AssessmentStore {
+struct AssessmentStore: TransactionalStore {
     let connection: PostgresConnection
     let logger: Logger
 
