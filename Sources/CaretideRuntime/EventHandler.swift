@@ -3,6 +3,7 @@ import CaretideStore
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// Applies one validated event. It runs inside the transaction that also records the event as processed, so its
 /// writes and the events it publishes (through `context.publish`) are committed together or not at all.
@@ -35,22 +36,31 @@ public struct HandlerContext: Sendable {
     /// How this writer keeps one key's events in commit order (`Outbox.Ordering`): a consumer lane, an HTTP request,
     /// or a job beside the consumers.
     public let ordering: Outbox.Ordering
+    /// When set, events wait here and are enqueued in one statement at the end of the transaction (with the
+    /// request's audit row): see `ServiceContext.transaction(auditing:status:_:)`.
+    let deferred: DeferredOutbox?
 
     public init(connection: PostgresConnection, codec: EventCodec, producer: String, logger: Logger, ordering: Outbox.Ordering) {
+        self.init(connection: connection, codec: codec, producer: producer, logger: logger, ordering: ordering, deferred: nil)
+    }
+
+    init(connection: PostgresConnection, codec: EventCodec, producer: String, logger: Logger, ordering: Outbox.Ordering, deferred: DeferredOutbox?) {
         self.connection = connection
         self.codec = codec
         self.producer = producer
         self.logger = logger
         self.ordering = ordering
+        self.deferred = deferred
     }
 
     /// Adds an event to the outbox within the current transaction.
     public func publish<P: EventPayload>(_ envelope: EventEnvelope<P>) async throws {
-        try await Outbox.enqueue(envelope, codec: codec, ordering: ordering, on: connection, logger: logger)
+        try await publish([Outbox.Entry(envelope, codec: codec)])
     }
 
     /// Adds many events to the outbox within the current transaction, in order.
     public func publish(_ entries: [Outbox.Entry]) async throws {
+        if let deferred { return deferred.append(entries) }
         try await Outbox.enqueue(entries, ordering: ordering, on: connection, logger: logger)
     }
 
@@ -58,6 +68,13 @@ public struct HandlerContext: Sendable {
     public func envelope<P: EventPayload>(for payload: P, causedBy cause: ValidatedEvent) -> EventEnvelope<P> {
         EventEnvelope(producer: producer, patientID: cause.patientID, traceID: cause.traceID, payload: payload)
     }
+}
+
+/// Events of a transaction held back to be enqueued together at its end.
+final class DeferredOutbox: Sendable {
+    private let entries = Mutex<[Outbox.Entry]>([])
+    func append(_ more: [Outbox.Entry]) { entries.withLock { $0 += more } }
+    var all: [Outbox.Entry] { entries.withLock { $0 } }
 }
 
 /// A service's store of SQL that works inside a transaction (an event's, a request's): made from the transaction's

@@ -66,7 +66,7 @@ public struct ServiceAssembly: Sendable {
         }
         let router = Router(context: CaretideRequestContext.self)
         router.add(middleware: RequestIDMiddleware())
-        router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
+        router.add(middleware: RequestLogMiddleware(metrics: metrics, logger: logger))
         router.add(middleware: ServerErrorMiddleware(logger: logger))
         // Open to every caller: probes and scrapers carry no token.
         let operational = OperationalRoutes(

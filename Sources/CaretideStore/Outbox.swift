@@ -82,6 +82,18 @@ public enum Outbox {
             StorePreparedStatements.EnqueueOutbox(entries: entries, lockingKeys: ordering == .perKey), logger: logger)
     }
 
+    /// Like `enqueue(_:ordering:on:logger:)`, and writes `side` in the same statement: one round trip for both.
+    public static func enqueue<Side: OutboxSideInsert>(
+        _ entries: [Entry], ordering: Ordering, alongside side: Side, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        guard !entries.isEmpty else { return }
+        if ordering == .exclusive {
+            _ = try await connection.execute(StorePreparedStatements.LockOutboxWritersExclusive(), logger: logger)
+        }
+        _ = try await connection.execute(
+            StorePreparedStatements.EnqueueOutboxAlongside(entries: entries, lockingKeys: ordering == .perKey, side: side), logger: logger)
+    }
+
     /// Takes the oldest `limit` records if no other relay of this schema is publishing, else nothing. The advisory
     /// lock keeps a single publisher per schema, so one patient's events leave in the order they were written.
     public static func claimBatch(limit: Int, schema: String, on connection: PostgresConnection, logger: Logger) async throws -> [OutboxRecord] {
@@ -131,4 +143,11 @@ public enum ProcessedEvents {
         let rows = try await connection.execute(StorePreparedStatements.ClaimEvents(consumer: consumer, eventIDs: eventIDs), logger: logger)
         return Set(try await rows.collectAll())
     }
+}
+
+/// A row written in the statement that enqueues events: static SQL (an INSERT, parameters from $9 on, as the outbox's
+/// take $1 to $8) and its bindings.
+public protocol OutboxSideInsert: Sendable {
+    static var sql: String { get }
+    func appendBindings(to bindings: inout PostgresBindings)
 }

@@ -28,10 +28,19 @@ enum StorePreparedStatements {
     /// `lockingKeys`, each key's lock, in hash order) before any row takes its position: the locks of
     /// `Outbox.Ordering` at no extra round trip, which a consumer lane's batches would feel.
     struct EnqueueOutbox: PostgresPreparedStatement {
+        static var sql: String { enqueueSQL }
+        typealias Row = ()
+        let entries: [Outbox.Entry]
+        let lockingKeys: Bool
+
+        func makeBindings() throws -> PostgresBindings { Self.bindings(entries, lockingKeys: lockingKeys) }
+
+        func decodeRow(_ row: PostgresRow) throws {}
+
         // Bodies (JSON, so UTF-8 without NUL) travel as text because PostgresNIO binds no bytea arrays, and absent keys
         // as '' because it binds no arrays of optionals; convert_to() and nullif() turn them back. The sort needs every
         // row, so both lock joins are evaluated before the first insert.
-        static let sql = """
+        static let enqueueSQL = """
             INSERT INTO outbox (event_id, topic, message_key, event_type, schema_version, trace_id, body)
             SELECT e.event_id, e.topic, nullif(e.message_key, ''), e.event_type, e.schema_version, nullif(e.trace_id, ''), convert_to(e.body, 'UTF8')
             FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::text[])
@@ -43,11 +52,8 @@ enum StorePreparedStatements {
             ) AS locked) AS keys
             ORDER BY e.ordinal
             """
-        typealias Row = ()
-        let entries: [Outbox.Entry]
-        let lockingKeys: Bool
-
-        func makeBindings() throws -> PostgresBindings {
+        /// $1 to $8.
+        static func bindings(_ entries: [Outbox.Entry], lockingKeys: Bool) -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 8)
             bindings.append(entries.map(\.eventID))
             bindings.append(entries.map(\.topic))
@@ -57,6 +63,22 @@ enum StorePreparedStatements {
             bindings.append(entries.map { $0.traceID ?? "" })
             bindings.append(entries.map { String(decoding: $0.body, as: UTF8.self) })
             bindings.append(lockingKeys)
+            return bindings
+        }
+    }
+
+    /// `EnqueueOutbox` with a row written in the same statement (a data-modifying CTE): what a writer records beside
+    /// its events costs no extra round trip.
+    struct EnqueueOutboxAlongside<Side: OutboxSideInsert>: PostgresPreparedStatement {
+        static var sql: String { "WITH side AS (\(Side.sql)) " + EnqueueOutbox.enqueueSQL }
+        typealias Row = ()
+        let entries: [Outbox.Entry]
+        let lockingKeys: Bool
+        let side: Side
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = EnqueueOutbox.bindings(entries, lockingKeys: lockingKeys)
+            side.appendBindings(to: &bindings)
             return bindings
         }
 

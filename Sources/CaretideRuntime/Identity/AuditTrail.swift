@@ -89,6 +89,12 @@ actor AuditTrail {
     static func insert(
         _ entries: [AuditEntry], codec: EventCodec, producer: String, on connection: PostgresConnection, logger: Logger
     ) async throws {
+        let (rows, events) = try rows(entries, codec: codec, producer: producer)
+        try await Outbox.enqueue(events, ordering: .perKey, alongside: rows, on: connection, logger: logger)
+    }
+
+    /// The rows of `entries` and their events, to be written in one statement.
+    static func rows(_ entries: [AuditEntry], codec: EventCodec, producer: String) throws -> (AuditRows, [Outbox.Entry]) {
         let now = Date()
         let events = entries.map { entry in
             EventEnvelope(producer: producer, patientID: entry.patientID, traceID: entry.requestID, payload: AccessRecorded(
@@ -96,9 +102,7 @@ actor AuditTrail {
                 institutionID: entry.identity.institutionID, action: entry.action, operation: entry.operation, owner: entry.owner,
                 outcome: entry.outcome, status: entry.status, requestID: entry.requestID))
         }
-        let outbox = try events.map { try Outbox.Entry($0, codec: codec) }
-        _ = try await connection.execute(InsertAudit(events: events), logger: logger)
-        try await Outbox.enqueue(outbox, ordering: .perKey, on: connection, logger: logger)
+        return (AuditRows(events: events), try events.map { try Outbox.Entry($0, codec: codec) })
     }
 }
 
@@ -133,23 +137,22 @@ extension AuditTrail {
     }
 }
 
-/// Inserts audit rows, prepared once per connection: every audited request runs it. Absent values travel as '' (PostgresNIO
-/// binds no arrays of optionals) and `nullif` turns them back.
-struct InsertAudit: PostgresPreparedStatement {
+/// Audit rows, written in the statement that enqueues their events (`Outbox.enqueue(_:ordering:alongside:on:logger:)`),
+/// so recording costs no round trip of its own. Absent values travel as '' (PostgresNIO binds no arrays of optionals)
+/// and `nullif` turns them back; the outbox's parameters are $1 to $8, these $9 to $20.
+struct AuditRows: OutboxSideInsert {
     static let sql = """
         INSERT INTO access_audit (audit_id, recorded_at, subject, role, institution_id, action, operation, patient_id, owner, outcome, status,
                                   request_id)
         SELECT audit_id, recorded_at, subject, role, nullif(institution_id, ''), action, operation, nullif(patient_id, ''), nullif(owner, ''),
                outcome, status, request_id
-        FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                    $10::text[], $11::int8[], $12::text[])
+        FROM unnest($9::uuid[], $10::timestamptz[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[],
+                    $18::text[], $19::int8[], $20::text[])
              AS t(audit_id, recorded_at, subject, role, institution_id, action, operation, patient_id, owner, outcome, status, request_id)
         """
-    typealias Row = ()
     let events: [EventEnvelope<AccessRecorded>]
 
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 12)
+    func appendBindings(to bindings: inout PostgresBindings) {
         bindings.append(events.map(\.payload.auditID))
         bindings.append(events.map(\.payload.recordedAt))
         bindings.append(events.map(\.payload.subject))
@@ -162,10 +165,7 @@ struct InsertAudit: PostgresPreparedStatement {
         bindings.append(events.map(\.payload.outcome.rawValue))
         bindings.append(events.map { Int64($0.payload.status) })
         bindings.append(events.map(\.payload.requestID))
-        return bindings
     }
-
-    func decodeRow(_ row: PostgresRow) throws {}
 }
 
 /// The audit entry of the request in hand, for a write that records it in its own transaction: then the write and
