@@ -58,7 +58,7 @@ import Testing
         // Another consultant, and the same consultant on another patient, stay out.
         #expect(try await Self.statuses(reads, as: .identity(Identity(subject: "dr-2", role: .consultant))) == [403, 403, 403])
         #expect(try await Self.statuses(Self.reads(stack, patient: "patient-8"), as: Self.consultant) == [403, 403, 403])
-        let team = try #require(try await HTTP.get(ingest + "/v1/patients/patient-7/care-team").json() as? [[String: Any]])
+        let team = try await HTTP.get(ingest + "/v1/patients/patient-7/care-team").items()
         #expect(team.map { $0["consultantId"] as? String } == ["dr-1"])
 
         #expect(try await HTTP.send(method: "DELETE", grantURL).status == 204)

@@ -56,15 +56,20 @@ public enum CareTeamStore {
         }
     }
 
-    /// The patient's grants in force now, oldest first.
-    public static func activeGrants(patientID: String, on client: PostgresClient, logger: Logger) async throws -> [Grant] {
-        try await client.fetchAll(
+    /// A page of the patient's grants in force now, oldest first.
+    public static func activeGrants(patientID: String, page: PageRequest, on client: PostgresClient, logger: Logger) async throws -> Page<Grant> {
+        let after = page.after
+        guard after == nil || after?.date != nil else { throw PageRequest.badCursor }
+        let rows = try await client.fetchAll(
             """
             SELECT consultant_id, granted_at, expires_at FROM care_team_grants
             WHERE patient_id = \(patientID) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-            ORDER BY granted_at, consultant_id
-            """, as: (String, Date, Date?).self, logger: logger
-        ).map { Grant(consultantId: $0.0, grantedAt: $0.1, expiresAt: $0.2) }
+              AND (\(after == nil) OR (granted_at, consultant_id) > (\(after?.date ?? Date()), \(after?.id ?? "")))
+            ORDER BY granted_at, consultant_id LIMIT \(page.limit + 1)
+            """, as: (String, Date, Date?).self, logger: logger)
+        return Page(rows: rows.map { Grant(consultantId: $0.0, grantedAt: $0.1, expiresAt: $0.2) }, request: page) {
+            PageRequest.Cursor(date: $0.grantedAt, id: $0.consultantId)
+        }
     }
 }
 

@@ -55,10 +55,13 @@ struct CareTeamRoutes: Sendable {
             }
             return Response(status: .noContent)
         }
-        routes.get("v1/patients/:patientId/care-team", access: .patientData(.manage), summary: "The consultants the patient's grants are in force for") {
-            _, requestContext in
+        routes.get(
+            "v1/patients/:patientId/care-team", access: .patientData(.manage), summary: "The consultants the patient's grants are in force for",
+            paged: true
+        ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            return try jsonResponse(try await CareTeamStore.activeGrants(patientID: patientID, on: context.database.client, logger: context.logger))
+            return try jsonResponse(try await CareTeamStore.activeGrants(
+                patientID: patientID, page: .from(request), on: context.database.client, logger: context.logger))
         }
     }
 
