@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideLocalStack
 import CaretideSchemas
 import CaretideStore
@@ -42,6 +43,33 @@ import Testing
         broker.signal(SIGTERM)
         #expect(await broker.waitForExit(timeout: .seconds(20)))
         #expect(broker.exitCode == 0)
+    }
+
+    @Test("caretide token mints a token the development JWKS verifies, reusing the key; bad arguments are named")
+    func tokenCommand() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-token-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let caretide = Paths.executable("caretide").path
+        let first = try await Subprocess.run(caretide, ["token", "--role", "institution", "--subject", "staff-1", "--institution", "st-mary",
+                                                        "--ttl", "10m", "--state-dir", state.path], environment: ProcessInfo.processInfo.environment)
+        #expect(first.status == 0, "\(first.output)")
+        let second = try await Subprocess.run(caretide, ["token", "--role", "service", "--subject", "lab-feed", "--scope", "patients:read",
+                                                         "--state-dir", state.path], environment: ProcessInfo.processInfo.environment)
+        #expect(second.status == 0)
+        let jwks = try String(contentsOf: TokenIssuer.jwksFile(in: state), encoding: .utf8)
+        let verifier = try await TokenVerifier(
+            jwks: jwks, rules: TokenRules(issuer: TokenIssuer.developmentIssuer, audience: TokenIssuer.developmentAudience))
+        // Both tokens verify against the one key the directory holds.
+        let staff = try await verifier.verify(first.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(staff == Identity(subject: "staff-1", role: .institution, institutionID: "st-mary"))
+        let service = try await verifier.verify(second.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(service.scopes == ["patients:read"])
+        let mode = try FileManager.default.attributesOfItem(atPath: state.appendingPathComponent("jwt-signing-key.pem").path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let bad = try await Subprocess.run(caretide, ["token", "--role", "institution", "--subject", "x", "--state-dir", state.path],
+                                           environment: ProcessInfo.processInfo.environment)
+        #expect(bad.status != 0)
+        #expect(bad.output.contains("--institution"))
     }
 
     @Test("caretide migrate brings every service schema up to date, and is idempotent")
