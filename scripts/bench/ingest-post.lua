@@ -1,11 +1,16 @@
 -- wrk script: one blood-pressure reading per request, each with a new measurementId, spread over 1,000 patients.
 -- Arguments: the bearer token (a service client with patients:write), and a run number that keeps the ids of
 -- successive runs apart (a re-sent id would be a cheaper duplicate).
-local thread_number = 0
+-- A global, not a local: `setup` runs in the main state, and `thread:set` gives each thread's state its own value
+-- of the global (a local of the chunk would shadow it with 0 in every thread, and the threads would send the same
+-- ids: half the requests duplicates).
+threads_started = 0
+threads = {}
 
 function setup(thread)
-  thread:set("thread_number", thread_number)
-  thread_number = thread_number + 1
+  thread:set("thread_number", threads_started)
+  threads_started = threads_started + 1
+  table.insert(threads, thread)
 end
 
 function init(args)
@@ -25,3 +30,20 @@ function request()
   return wrk.format("POST", "/v1/patients/" .. patient .. "/measurements/blood-pressure", headers, body)
 end
 
+-- Counts the answers: every reading is new, so every answer should be 201 (a 200 would be a duplicate, cheaper).
+function response(status, headers, body)
+  answers = answers or {}
+  answers[status] = (answers[status] or 0) + 1
+end
+
+function done(summary, latency, requests)
+  local totals = {}
+  for _, thread in ipairs(threads) do
+    local answers = thread:get("answers") or {}
+    for status, count in pairs(answers) do totals[status] = (totals[status] or 0) + count end
+  end
+  local parts = {}
+  for status, count in pairs(totals) do table.insert(parts, status .. ": " .. count) end
+  table.sort(parts)
+  io.write("answers: " .. table.concat(parts, ", ") .. "\n")
+end
