@@ -1,5 +1,6 @@
 import CaretideRuntime
 import CaretideSchemas
+import CaretideStore
 import Foundation
 import Logging
 import PostgresNIO
@@ -23,24 +24,60 @@ struct RecordStore: TransactionalStore {
     func insertFirst(
         type: String, id: String, patientID: String, bodyText: String, observedAt: Date, eventID: UUID
     ) async throws -> Bool {
-        try await !connection.fetchAll(
-            """
-            INSERT INTO records (record_type, record_id, patient_id, revision, body, observed_at, last_event_id)
-            VALUES (\(type), \(id), \(patientID), 1, \(bodyText)::jsonb, \(observedAt), \(eventID))
-            ON CONFLICT (record_type, record_id) DO NOTHING RETURNING 1
-            """, as: Int.self, logger: logger
-        ).isEmpty
+        try await !connection.execute(
+            InsertFirst(type: type, id: id, patientID: patientID, bodyText: bodyText, observedAt: observedAt, eventID: eventID), logger: logger
+        ).collectAll().isEmpty
     }
 
     /// The record, locked for the rest of the transaction; nil when there is none.
     func locked(type: String, id: String) async throws -> Existing? {
-        let rows = try await connection.fetchAll(
+        try await connection.execute(LockRecord(type: type, id: id), logger: logger).collectAll().first
+    }
+
+    // Every write runs these: prepared once per connection rather than parsed and planned each time.
+
+    struct InsertFirst: PostgresPreparedStatement {
+        static let sql = """
+            INSERT INTO records (record_type, record_id, patient_id, revision, body, observed_at, last_event_id)
+            VALUES ($1, $2, $3, 1, $4::jsonb, $5, $6)
+            ON CONFLICT (record_type, record_id) DO NOTHING RETURNING 1
             """
+        typealias Row = Int
+        let type: String, id: String, patientID: String, bodyText: String, observedAt: Date, eventID: UUID
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 6)
+            bindings.append(type)
+            bindings.append(id)
+            bindings.append(patientID)
+            bindings.append(bodyText)
+            bindings.append(observedAt)
+            bindings.append(eventID)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
+    }
+
+    struct LockRecord: PostgresPreparedStatement {
+        static let sql = """
             SELECT patient_id, revision, body::text, deleted_at, last_event_id FROM records
-            WHERE record_type = \(type) AND record_id = \(id) FOR UPDATE
-            """, as: (String, Int, String, Date?, UUID).self, logger: logger)
-        guard let row = rows.first else { return nil }
-        return Existing(patientID: row.0, revision: row.1, body: row.2, deletedAt: row.3, lastEventID: row.4)
+            WHERE record_type = $1 AND record_id = $2 FOR UPDATE
+            """
+        typealias Row = Existing
+        let type: String, id: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(type)
+            bindings.append(id)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Existing {
+            let (patientID, revision, body, deletedAt, lastEventID) = try row.decode((String, Int, String, Date?, UUID).self)
+            return Existing(patientID: patientID, revision: revision, body: body, deletedAt: deletedAt, lastEventID: lastEventID)
+        }
     }
 
     func revise(type: String, id: String, revision: Int, bodyText: String, observedAt: Date, eventID: UUID) async throws {
