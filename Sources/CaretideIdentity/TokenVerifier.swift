@@ -179,9 +179,14 @@ public enum ClaimValue: Codable, Sendable, Equatable {
     }
 }
 
-/// base64url without padding (RFC 7515 §2).
-enum Base64URL {
-    static func decode(_ text: some StringProtocol) -> Data? {
+/// base64url without padding (RFC 7515 §2): JWT segments, and anything else that travels in a URL (page cursors).
+public enum Base64URL {
+    public static func encode(_ data: some DataProtocol) -> String {
+        Data(data).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    public static func decode(_ text: some StringProtocol) -> Data? {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         return Data(base64Encoded: base64)

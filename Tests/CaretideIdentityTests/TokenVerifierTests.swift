@@ -128,10 +128,10 @@ import Testing
     func algorithmConfusion() async throws {
         let signer = Signer(kid: "k1")
         let verifier = try await verifier(signer)
-        let payload = Data(try JSONEncoder().encode(ClaimValue.object(Self.claims()))).base64URLEncodedString()
-        let none = Data(#"{"alg":"none","typ":"JWT"}"#.utf8).base64URLEncodedString() + "." + payload + "."
+        let payload = Data(try JSONEncoder().encode(ClaimValue.object(Self.claims()))).base64URL
+        let none = Data(#"{"alg":"none","typ":"JWT"}"#.utf8).base64URL + "." + payload + "."
         await #expect(throws: TokenRejection(.malformed)) { try await verifier.verify(none, now: Self.now) }
-        let noneSigned = Data(#"{"alg":"none","typ":"JWT"}"#.utf8).base64URLEncodedString() + "." + payload + ".c2ln"
+        let noneSigned = Data(#"{"alg":"none","typ":"JWT"}"#.utf8).base64URL + "." + payload + ".c2ln"
         await #expect(throws: TokenRejection(.algorithmNotAllowed)) { try await verifier.verify(noneSigned, now: Self.now) }
         let hmacKeys = await JWTKeyCollection().add(hmac: HMACKey(from: signer.key.publicKey.pemRepresentation), digestAlgorithm: .sha256, kid: "k1")
         let confused = try await hmacKeys.sign(TokenVerifier.Claims(Self.claims()), kid: "k1")
@@ -169,8 +169,5 @@ extension TokenVerifier.Claims {
 }
 
 extension Data {
-    func base64URLEncodedString() -> String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    var base64URL: String { Base64URL.encode(self) }
 }

@@ -17,8 +17,6 @@ public enum HTTP {
             guard let items = (try json() as? [String: Any])?["items"] as? [[String: Any]] else { throw NotAPage(text: text) }
             return items
         }
-        /// The cursor of the next page, if any.
-        public func nextCursor() throws -> String? { (try json() as? [String: Any])?["nextCursor"] as? String }
         public var text: String { String(decoding: body, as: UTF8.self) }
         /// A response header, by case-insensitive name.
         public func header(_ name: String) -> String? { headers.first { $0.key.lowercased() == name.lowercased() }?.value }

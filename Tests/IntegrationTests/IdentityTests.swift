@@ -94,7 +94,7 @@ import Testing
         let otherAudience = try await issuer.token(for: owner, extraClaims: ["aud": .string("someone-else")])
         // The valid token's claims under an unsigned header (RFC 7519 §6.1).
         let valid = try await issuer.token(for: owner)
-        let unsigned = Data(#"{"alg":"none","typ":"JWT"}"#.utf8).base64URL + "." + valid.split(separator: ".")[1] + "."
+        let unsigned = Base64URL.encode(Data(#"{"alg":"none","typ":"JWT"}"#.utf8)) + "." + valid.split(separator: ".")[1] + "."
         let badTokens: [(Caller, String)] = [
             (.anonymous, #"Bearer realm="caretide""#),
             (.token("not-a-jwt"), #"error="invalid_token""#),
@@ -176,12 +176,6 @@ import Testing
     }
 }
 
-extension Data {
-    var base64URL: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-}
 
 /// Keys from the identity provider's certs endpoint (`AUTH_JWKS_URL`), served here by a plain HTTP server over a
 /// directory, as Keycloak's `…/protocol/openid-connect/certs` would serve them.

@@ -143,12 +143,12 @@ struct AccessGuard: Sendable {
         guard enabled else { return try await handler(context) }
         // The authentication middleware ran before: no identity here means a route outside it, which is a bug.
         guard let identity = context.identity else { throw Forbidden() }
-        func entry(_ outcome: AuditOutcome, _ status: Int) -> AuditEntry {
-            let isPatient = if case .patientData = route.access { true } else { false }
-            return AuditEntry(
-                identity: identity, access: route.access, operation: "\(route.method.rawValue) \(route.path)",
-                patientID: isPatient ? owner : nil, owner: isPatient ? nil : owner, outcome: outcome, status: status, requestID: context.requestID)
-        }
+        // The route names a patient, or else an institution or doctor.
+        let isPatient = if case .patientData = route.access { true } else { false }
+        let base = AuditEntry(
+            identity: identity, access: route.access, method: route.method, route: route.path, patientID: isPatient ? owner : nil,
+            owner: isPatient ? nil : owner, outcome: .allowed, status: 0, requestID: context.requestID)
+        func entry(_ outcome: AuditOutcome, _ status: Int) -> AuditEntry { base.with(outcome, status: status) }
         guard try await isAllowed(identity, route.access, owner: owner) else {
             do {
                 try await audit.record(entry(.refused, 403))
@@ -159,7 +159,7 @@ struct AccessGuard: Sendable {
         }
         guard route.access.isPatientData else { return try await handler(context) }
         var audited = context
-        let requestAudit = RequestAudit(entry: entry(.allowed, 0))
+        let requestAudit = RequestAudit(entry: base)
         audited.audit = requestAudit
         let response: Response
         do {

@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideSchemas
 import Foundation
 import Hummingbird
@@ -40,15 +41,10 @@ public struct PageRequest: Sendable, Equatable {
         public var date: Date? { Int64(position).map { Date(timeIntervalSince1970: Double($0) / 1_000_000) } }
         public var uuid: UUID? { UUID(uuidString: id) }
 
-        public var encoded: String {
-            Data("\(position)\u{1F}\(id)".utf8).base64EncodedString()
-                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        }
+        public var encoded: String { Base64URL.encode(Data("\(position)\u{1F}\(id)".utf8)) }
 
         public init?(encoded: String) {
-            var base64 = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-            guard encoded.utf8.count <= 400, let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else { return nil }
+            guard encoded.utf8.count <= 400, let data = Base64URL.decode(encoded), let text = String(data: data, encoding: .utf8) else { return nil }
             let parts = text.split(separator: "\u{1F}", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[1].isEmpty else { return nil }
             self.init(position: String(parts[0]), id: String(parts[1]))

@@ -2,6 +2,7 @@ import CaretideIdentity
 import CaretideSchemas
 import CaretideStore
 import Foundation
+import HTTPTypes
 import Logging
 import PostgresNIO
 import Synchronization
@@ -10,23 +11,32 @@ import Synchronization
 struct AuditEntry: Sendable {
     let identity: Identity
     let access: Access
-    /// e.g. `GET /v1/patients/:patientId/assessments`.
-    let operation: String
+    /// The route's method and pattern, e.g. GET and `/v1/patients/:patientId/assessments`.
+    let method: HTTPRequest.Method
+    let route: String
     let patientID: String?
     let owner: String?
     let outcome: AuditOutcome
     let status: Int
     let requestID: String
 
+    var operation: String { "\(method.rawValue) \(route)" }
+
     var action: AuditAction {
-        let reads = operation.hasPrefix("GET ")
-        return switch access {
+        switch access {
         case .patientData(.read): .read
         case .patientData(.write), .institutionResults: .write
         // Reading one's own access log or care team is a read; granting and revoking are consent.
-        case .patientData(.manage): reads ? .read : .consent
+        case .patientData(.manage): method == .get ? .read : .consent
         case .consultantWorkspace, .clinicalTools, .referenceData: .use
         }
+    }
+
+    /// The same access with its outcome.
+    func with(_ outcome: AuditOutcome, status: Int) -> AuditEntry {
+        AuditEntry(
+            identity: identity, access: access, method: method, route: route, patientID: patientID, owner: owner, outcome: outcome,
+            status: status, requestID: requestID)
     }
 }
 
@@ -183,9 +193,5 @@ public final class RequestAudit: Sendable {
     var isRecorded: Bool { recorded.withLock { $0 } }
 
     /// The entry with the outcome of the write.
-    func entry(status: Int) -> AuditEntry {
-        AuditEntry(
-            identity: entry.identity, access: entry.access, operation: entry.operation, patientID: entry.patientID, owner: entry.owner,
-            outcome: .allowed, status: status, requestID: entry.requestID)
-    }
+    func entry(status: Int) -> AuditEntry { entry.with(.allowed, status: status) }
 }
