@@ -25,9 +25,27 @@ public struct JSONLogHandler: LogHandler {
         for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) where fields[key] == nil {
             fields[key] = "\(value)"
         }
-        var line = Data((try? CaretideJSON.encode(fields)) ?? [])
+        var line = CaretideJSON.encode(stringMembers: fields)
         line.append(0x0A)
-        Self.output.withLock { _ in FileHandle.standardError.write(line) }
+        Self.output.withLock { _ in Self.writeToStandardError(line) }
+    }
+
+    /// The whole line with write(2), resumed after a partial write or a signal; a line that cannot be written is
+    /// dropped (there is nowhere to report it).
+    private static func writeToStandardError(_ line: [UInt8]) {
+        line.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
     }
 
     /// Serialises writes so that lines from concurrent tasks never interleave.

@@ -64,12 +64,7 @@ public struct ServiceContext: Sendable {
     /// that does not finish within `limits.transactionTimeout` is given up (the caller gets a 503), so no request
     /// waits forever on a database that went away.
     public func transaction<Result: Sendable>(_ body: @escaping @Sendable (HandlerContext) async throws -> Result) async throws -> Result {
-        let (codec, name, logger) = (self.codec, self.name, self.logger)
-        let result = try await database.transaction(timeout: limits.transactionTimeout) { connection in
-            try await body(HandlerContext(connection: connection, codec: codec, producer: name, logger: logger, ordering: .perKey))
-        }
-        relay.wake()
-        return result
+        try await transaction(deferringEvents: false, body)
     }
 
     /// Like `transaction(_:)`, and records the request's audit entry in the same transaction, with the status
@@ -81,9 +76,13 @@ public struct ServiceContext: Sendable {
         guard let audit = request.audit else { return try await transaction(body) }
         let (codec, name) = (self.codec, self.name)
         do {
-            return try await transaction { handler in
+            // The write's events wait until its outcome is known, then leave with the audit row and its event in one
+            // statement: auditing a write costs no round trip of its own.
+            return try await transaction(deferringEvents: true) { handler in
                 let result = try await body(handler)
-                try await AuditTrail.insert([audit.entry(status: status(result))], codec: codec, producer: name, on: handler.connection, logger: handler.logger)
+                try await AuditTrail.insert(
+                    [audit.entry(status: status(result))], after: handler.deferred?.all ?? [], codec: codec, producer: name,
+                    on: handler.connection, logger: handler.logger)
                 audit.markRecorded()
                 return result
             }
@@ -92,5 +91,18 @@ public struct ServiceContext: Sendable {
             audit.clearRecorded()
             throw error
         }
+    }
+
+    private func transaction<Result: Sendable>(
+        deferringEvents: Bool, _ body: @escaping @Sendable (HandlerContext) async throws -> Result
+    ) async throws -> Result {
+        let (codec, name, logger) = (self.codec, self.name, self.logger)
+        let result = try await database.transaction(timeout: limits.transactionTimeout) { connection in
+            try await body(HandlerContext(
+                connection: connection, codec: codec, producer: name, logger: logger, ordering: .perKey,
+                deferred: deferringEvents ? DeferredOutbox() : nil))
+        }
+        relay.wake()
+        return result
     }
 }

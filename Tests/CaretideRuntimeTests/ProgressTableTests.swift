@@ -103,5 +103,19 @@ import Testing
         #expect(AuthenticationMiddleware.bearerToken("Basic dXNlcjpwYXNz") == nil)
         #expect(AuthenticationMiddleware.bearerToken("Bearer ") == nil)
         #expect(AuthenticationMiddleware.bearerToken("Bearer") == nil)
+        #expect(AuthenticationMiddleware.bearerToken("Bearer \t abc.def \t") == "abc.def")
+        #expect(AuthenticationMiddleware.bearerToken("Bearer \t \t") == nil)
+    }
+
+    @Test("a request without a trace of its own gets a random W3C trace id")
+    func ownRequestIDs() {
+        let ids = (0..<100).map { _ in CaretideRequestContext.newRequestID() }
+        for id in ids {
+            #expect(RequestIDMiddleware.requestID(traceparent: "00-\(id)-00f067aa0ba902b7-01", requestID: nil) == id)
+        }
+        #expect(Set(ids).count == ids.count)
+        // Every hex digit shows up in every position over enough ids: none is fixed by a mistake in the writing.
+        let more = (0..<2_000).map { _ in Array(CaretideRequestContext.newRequestID().utf8) }
+        for position in 0..<32 { #expect(Set(more.map { $0[position] }).count == 16) }
     }
 }

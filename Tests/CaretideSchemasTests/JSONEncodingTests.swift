@@ -49,6 +49,16 @@ import Testing
         }
     }
 
+    @Test("a flat object of strings (a log line) is written byte for byte as the encoder writes the same dictionary")
+    func stringMembers() async throws {
+        let scalar = Gen<Character>.character(in: "\u{0}"..."\u{2FF}")
+        await propertyCheck(input: scalar.string(of: 0...12), scalar.string(of: 0...12), scalar.string(of: 0...40)) { first, second, value in
+            let members = ["message": value, first: "a \(value)", second: "\"\(first)\\"]
+            #expect(CaretideJSON.encode(stringMembers: members) == (try? CaretideJSON.encode(members)))
+        }
+        #expect(CaretideJSON.encode(stringMembers: [:]) == Array("{}".utf8))
+    }
+
     @Test("numbers: integral values without a fraction, others exactly; non-finite values refused")
     func numbers() async throws {
         #expect(String(decoding: try CaretideJSON.encode([120.0, -3, 0.1, 1e-7, 2.5e20]), as: UTF8.self) == "[120,-3,0.1,1e-07,2.5e+20]")

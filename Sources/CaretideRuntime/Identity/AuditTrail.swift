@@ -95,12 +95,14 @@ actor AuditTrail {
         }
     }
 
-    /// Writes entries and their `access.recorded` events on a connection inside the caller's transaction.
+    /// Writes entries and their `access.recorded` events on a connection inside the caller's transaction, after the
+    /// caller's own events `earlier` (enqueued in the same statement).
     static func insert(
-        _ entries: [AuditEntry], codec: EventCodec, producer: String, on connection: PostgresConnection, logger: Logger
+        _ entries: [AuditEntry], after earlier: [Outbox.Entry] = [], codec: EventCodec, producer: String, on connection: PostgresConnection,
+        logger: Logger
     ) async throws {
         let (rows, events) = try rows(entries, codec: codec, producer: producer)
-        try await Outbox.enqueue(events, ordering: .perKey, alongside: rows, on: connection, logger: logger)
+        try await Outbox.enqueue(earlier + events, ordering: .perKey, alongside: rows, on: connection, logger: logger)
     }
 
     /// The rows of `entries` and their events, to be written in one statement.

@@ -11,6 +11,21 @@ extension CaretideJSON {
         return output
     }
 
+    /// A flat object of strings, keys sorted as `encode` sorts them: what a log line is, written without building a
+    /// tree, since every request writes one.
+    public static func encode(stringMembers members: [String: String]) -> [UInt8] {
+        var output: [UInt8] = [UInt8(ascii: "{")]
+        output.reserveCapacity(64 * members.count)
+        for (index, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            JSONTextWriter.writeString(key, into: &output)
+            output.append(UInt8(ascii: ":"))
+            JSONTextWriter.writeString(members[key] ?? "", into: &output)
+        }
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
+
     /// `encode` as a String.
     public static func encodeToString<T: Encodable>(_ value: T) throws -> String {
         String(decoding: try encode(value), as: UTF8.self)
