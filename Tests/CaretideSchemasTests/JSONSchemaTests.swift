@@ -63,8 +63,23 @@ import Testing
         #expect(throws: SchemaViolation.self) { try Self.schema(#"{"properties": {"a": {"if": {"type": "string"}}}}"#) }
     }
 
-    @Test func malformedJSONIsReportedAtTheRoot() {
-        #expect(throws: SchemaViolation(pointer: .root, message: "malformed JSON")) { try Self.json(#"{"systolic": "#) }
+    @Test("malformed JSON is reported at the root with the byte offset where it breaks and why, never echoing the input")
+    func malformedJSONSaysWhere() {
+        let cases: [(String, String)] = [
+            (#"{"systolic": "#, "at byte 13: unexpected end of input, expected a value"),
+            (#"{"systolic" 120}"#, "at byte 12: expected ':' after an object key"),
+            (#"{"a": 1 "b": 2}"#, "at byte 8: expected ',' or '}' after an object member"),
+            (#"[1, 2,, 3]"#, "at byte 6: expected a value"),
+            (#"{"secret": 1, "secret": 2}"#, "at byte 14: a key appears twice in one object"),
+            (#"{"a": tru}"#, "at byte 6: expected true"),
+            (#"{"a": 1.}"#, "at byte 8: expected a digit after the decimal point"),
+            (#"{"a": "\q"}"#, "at byte 7: an unknown escape sequence"),
+            (#"{} {}"#, "at byte 3: unexpected data after the JSON value"),
+            ("{\"a\": \"x\u{01}\"}", "at byte 8: a control character inside a string must be escaped"),
+        ]
+        for (text, expected) in cases {
+            #expect(throws: SchemaViolation(pointer: .root, message: "malformed JSON \(expected)"), "\(text)") { try Self.json(text) }
+        }
     }
 
     @Test func pointerEscaping() {

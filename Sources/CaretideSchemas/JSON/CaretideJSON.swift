@@ -8,7 +8,7 @@ public enum CaretideJSON {
         do {
             return try JSONParser.parse(bytes)
         } catch {
-            throw SchemaViolation(pointer: .root, message: "malformed JSON")
+            throw SchemaViolation(pointer: .root, message: "malformed JSON at byte \(error.offset): \(error.reason)")
         }
     }
 }
