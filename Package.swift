@@ -109,6 +109,9 @@ let package = Package(
         .testTarget(name: "CaretideRuntimeTests", dependencies: [
             "CaretideRuntime", "CaretideIdentity", .product(name: "Hummingbird", package: "hummingbird"),
         ]),
+        .testTarget(name: "IngestServiceTests", dependencies: [
+            "IngestService", "CaretideSchemas", "CaretideRuntime", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "IntegrationTests", dependencies: [
             "CaretideTestSupport", "CaretideLocalStack", "CaretideIdentity", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideSchemas",
             "IngestService", "ScoringService", "NotificationService", "DiagnosisService", "PhenotypeRanking",

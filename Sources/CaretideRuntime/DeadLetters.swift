@@ -123,7 +123,7 @@ extension IncomingMessage {
 
 extension Error {
     /// The cause of a failure for a log line: librdkafka's code name, the error's code, or its type, never payloads.
-    var logMetadata: Logger.Metadata {
+    public var logMetadata: Logger.Metadata {
         if let kafka = self as? KafkaError {
             return ["error": "\(kafka.code)", "kafka.error": "\(kafka.librdkafkaErrorName ?? "")", "retriable": "\(kafka.isRetriable)"]
         }

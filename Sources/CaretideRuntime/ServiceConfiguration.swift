@@ -123,5 +123,6 @@ public struct ServiceConfiguration: Sendable {
 /// The configuration could not be read; `problems` names each variable and what is wrong with it.
 public struct InvalidConfiguration: Error, CustomStringConvertible, Sendable {
     public let problems: [String]
+    public init(problems: [String]) { self.problems = problems }
     public var description: String { "invalid configuration:\n" + problems.map { "  - \($0)" }.joined(separator: "\n") }
 }

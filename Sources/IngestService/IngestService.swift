@@ -1,6 +1,7 @@
 import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
+import Foundation
 
 /// ingest-service: accepts measurements and clinical inputs from patients and institutions over HTTP, stores each
 /// once (with its corrections as revisions), refuses values the clinical rules cannot assess, and announces every
@@ -9,15 +10,21 @@ public enum IngestService {
     public static let name = "ingest-service"
     public static let defaultPort = 8080
 
-    public static var definition: ServiceDefinition {
+    public static var definition: ServiceDefinition { definition(sync: SyncSettings()) }
+
+    public static func definition(sync: SyncSettings) -> ServiceDefinition {
         // Patients grant and revoke here, so ingest-service writes the grants it checks itself.
-        ServiceDefinition(name: name, schema: "ingest", migrations: IngestMigrations.track, careTeam: .owner) { routes, context in
-            let records = RecordRoutes(context: context)
-            MeasurementRoutes(records: records).register(on: routes)
-            ClinicalInputRoutes(records: records).register(on: routes)
-            ExamResultRoutes(records: records).register(on: routes)
-            CareTeamRoutes(context: context).register(on: routes)
-        }
+        ServiceDefinition(
+            name: name, schema: "ingest", migrations: IngestMigrations.track, careTeam: .owner,
+            routes: { routes, context in
+                let records = RecordRoutes(context: context)
+                MeasurementRoutes(records: records).register(on: routes)
+                SyncRoutes(records: records).register(on: routes)
+                ClinicalInputRoutes(records: records).register(on: routes)
+                ExamResultRoutes(records: records).register(on: routes)
+                CareTeamRoutes(context: context).register(on: routes)
+            },
+            backgroundServices: { context in [TombstonePurge(settings: sync, context: context)] })
     }
 }
 
@@ -63,6 +70,41 @@ enum IngestMigrations {
             FROM blood_pressure_readings
             """,
             "DROP TABLE blood_pressure_readings",
+        ]),
+        // Offline sync (`SyncRoutes`): every change of a patient's records takes the patient's next change number
+        // while holding the patient's counter row until commit, so one patient's numbers follow commit order and a
+        // feed read never skips a change that commits late. A record keeps only its newest number (a device needs
+        // the newest state) and, when deleted, stays as a tombstone until `TombstonePurge` removes it.
+        Migration(version: 3, name: "change numbers for offline sync", statements: [
+            """
+            CREATE TABLE patient_changes (
+                patient_id text PRIMARY KEY,
+                last_seq bigint NOT NULL,
+                purged_through bigint NOT NULL DEFAULT 0)
+            """,
+            "ALTER TABLE records ADD COLUMN change_seq bigint",
+            "ALTER TABLE records ADD COLUMN client_updated_at timestamptz",
+            """
+            UPDATE records r SET change_seq = n.seq FROM (
+                SELECT record_type, record_id,
+                       row_number() OVER (PARTITION BY patient_id ORDER BY updated_at, record_type, record_id) AS seq
+                FROM records) n
+            WHERE r.record_type = n.record_type AND r.record_id = n.record_id
+            """,
+            "INSERT INTO patient_changes (patient_id, last_seq) SELECT patient_id, max(change_seq) FROM records GROUP BY patient_id",
+            "ALTER TABLE records ALTER COLUMN change_seq SET NOT NULL",
+            "CREATE INDEX records_changes ON records (patient_id, change_seq)",
+            "CREATE INDEX records_tombstones ON records (deleted_at) WHERE deleted_at IS NOT NULL",
+            // The devices that read a patient's feed, and how far each has read: tombstones every one of them has
+            // passed can go before the retention period ends.
+            """
+            CREATE TABLE sync_devices (
+                patient_id text NOT NULL,
+                device_id text NOT NULL,
+                synced_through bigint NOT NULL,
+                last_seen timestamptz NOT NULL,
+                PRIMARY KEY (patient_id, device_id))
+            """,
         ]),
     ])
 }

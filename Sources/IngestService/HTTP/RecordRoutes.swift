@@ -36,8 +36,17 @@ struct RecordRoutes: Sendable {
     /// Validates the body against the request schema and the clinical rules; returns it with the payload it makes.
     func validated(_ definition: RecordDefinition, request: Request, requestContext: some RequestContext, recordID: String) async throws -> JSONValue {
         let body = try await request.validatedJSON(schema: definition.requestSchema, context: requestContext)
+        let violations = try ruleViolations(definition, body: body, recordID: recordID)
+        guard violations.isEmpty else {
+            throw HTTPProblem(status: .unprocessableContent, error: "the values cannot be assessed", violations: violations)
+        }
+        return body
+    }
+
+    /// What the clinical rules and the clock say of a body that passed its schema: each value they cannot assess, and
+    /// a time of observation in the future.
+    func ruleViolations(_ definition: RecordDefinition, body: JSONValue, recordID: String, now: Date = Date()) throws -> [SchemaViolation] {
         let payload = try decodePayload(definition, body: body, recordID: recordID, revision: 1)
-        let now = Date()
         var violations: [SchemaViolation] = []
         do {
             _ = try AssessmentEngine.assess(payload, now: now)
@@ -45,14 +54,12 @@ struct RecordRoutes: Sendable {
             violations = error.issues.map { SchemaViolation(pointer: JSONPointer(parsing: $0.field), message: $0.message + ($0.allowedRange.map { " (allowed: \($0))" } ?? "")) }
         }
         if let field = definition.observedAtField, definition.observedAt(payload) > now.addingTimeInterval(Self.clockSkew) {
-            violations.append(SchemaViolation(
-                pointer: JSONPointer(parsing: field), message: "must not be in the future (allowed: up to 5 minutes ahead of the server clock)"))
+            violations.append(SchemaViolation(pointer: JSONPointer(parsing: field), message: Self.futureMessage))
         }
-        guard violations.isEmpty else {
-            throw HTTPProblem(status: .unprocessableContent, error: "the values cannot be assessed", violations: violations)
-        }
-        return body
+        return violations
     }
+
+    static let futureMessage = "must not be in the future (allowed: up to 5 minutes ahead of the server clock)"
 
     /// - Parameter request: whose request id the events carry as their trace id, and whose audit entry is recorded in
     ///   the same transaction.
@@ -100,6 +107,8 @@ struct RecordRoutes: Sendable {
         let requestID = request.requestID
         return try await context.transaction(auditing: request, status: { $0.httpStatus.code }) { handler in
             let store = RecordStore(handler)
+            // The patient's change number first: the lock order every writer keeps (ChangeFeedStore).
+            try await ChangeFeedStore(handler).takeChanges(patientID: patientID, count: 1)
             guard let existing = try await store.locked(type: definition.recordType, id: recordID) else {
                 throw HTTPProblem(status: .notFound, error: "no such record")
             }
@@ -131,7 +140,7 @@ struct RecordRoutes: Sendable {
         status: .conflict, error: "this id is already used",
         violations: [SchemaViolation(pointer: .root, message: "the id belongs to another record")])
 
-    private func decodePayload(_ definition: RecordDefinition, body: JSONValue, recordID: String, revision: Int) throws -> any EventPayload {
+    func decodePayload(_ definition: RecordDefinition, body: JSONValue, recordID: String, revision: Int) throws -> any EventPayload {
         do {
             return try definition.eventType.decodePayload(from: definition.payload(body, recordID, revision))
         } catch let error as DecodingError {

@@ -36,10 +36,14 @@ struct RecordStore: TransactionalStore {
 
     // Every write runs these: prepared once per connection rather than parsed and planned each time.
 
+    /// Takes the patient's next change number first (and with it the patient's counter row until commit: see
+    /// `ChangeFeedStore`), whether or not the record turns out to exist: every write of a patient's records starts so,
+    /// which keeps one lock order, counter before records.
     struct InsertFirst: PostgresPreparedStatement {
         static let sql = """
-            INSERT INTO records (record_type, record_id, patient_id, revision, body, observed_at, last_event_id)
-            VALUES ($1, $2, $3, 1, $4::jsonb, $5, $6)
+            WITH change AS (\(ChangeFeedStore.nextChangeSQL(patient: "$3", count: "1")))
+            INSERT INTO records (record_type, record_id, patient_id, revision, body, observed_at, last_event_id, change_seq)
+            SELECT $1, $2, $3, 1, $4::jsonb, $5, $6, change.last_seq FROM change
             ON CONFLICT (record_type, record_id) DO NOTHING RETURNING 1
             """
         typealias Row = Int
@@ -80,19 +84,24 @@ struct RecordStore: TransactionalStore {
         }
     }
 
+    /// The next revision of a record whose patient's change number this transaction took (`insertFirst`,
+    /// `ChangeFeedStore.takeChanges`): the record takes that number.
     func revise(type: String, id: String, revision: Int, bodyText: String, observedAt: Date, eventID: UUID) async throws {
         try await connection.query(
             """
             UPDATE records SET revision = \(revision), body = \(bodyText)::jsonb, observed_at = \(observedAt),
-                last_event_id = \(eventID), updated_at = now()
+                last_event_id = \(eventID), updated_at = now(), client_updated_at = NULL,
+                change_seq = (SELECT last_seq FROM patient_changes WHERE patient_id = records.patient_id)
             WHERE record_type = \(type) AND record_id = \(id)
             """, logger: logger)
     }
 
+    /// Marks a record deleted (a tombstone for the changes feed); as `revise`, after the patient's change number.
     func markDeleted(type: String, id: String, eventID: UUID) async throws {
         try await connection.query(
             """
-            UPDATE records SET deleted_at = now(), last_event_id = \(eventID), updated_at = now()
+            UPDATE records SET deleted_at = now(), last_event_id = \(eventID), updated_at = now(), client_updated_at = NULL,
+                change_seq = (SELECT last_seq FROM patient_changes WHERE patient_id = records.patient_id)
             WHERE record_type = \(type) AND record_id = \(id)
             """, logger: logger)
     }
