@@ -78,9 +78,13 @@ public struct ServiceAssembly: Sendable {
         let context = ServiceContext(
             name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger, limits: limits)
         let audit = AuditTrail(database: database, codec: codec, producer: definition.name, logger: logger, timeout: limits.transactionTimeout)
-        let apiRoutes = APIRoutes(group: api, table: routes, access: AccessGuard(
-            enabled: configuration.auth != .disabled, grants: DatabaseCareTeamGrants(database: database, logger: logger), audit: audit,
-            logger: logger))
+        let idempotency = IdempotencyKeys(database: database, logger: logger)
+        let apiRoutes = APIRoutes(
+            group: api, table: routes,
+            access: AccessGuard(
+                enabled: configuration.auth != .disabled, grants: DatabaseCareTeamGrants(database: database, logger: logger), audit: audit,
+                logger: logger),
+            idempotency: idempotency)
         definition.routes(apiRoutes, context)
         if definition.careTeam != .none { AccessLogRoutes(context: context).register(on: apiRoutes) }
         precondition(
@@ -111,6 +115,7 @@ public struct ServiceAssembly: Sendable {
             .init(service: relay),
         ]
         if let keyRefresh { services.append(.init(service: keyRefresh)) }
+        services.append(.init(service: IdempotencyKeys.Expiry(keys: idempotency, readiness: readiness)))
         services += definition.backgroundServices(context).map { .init(service: $0) }
         if let consumer { services.append(.init(service: consumer)) }
         services.append(.init(service: application))

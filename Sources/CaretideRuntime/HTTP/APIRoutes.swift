@@ -65,6 +65,7 @@ public struct APIRoutes {
     let group: RouterGroup<CaretideRequestContext>
     public let table: RouteTable
     let access: AccessGuard
+    let idempotency: IdempotencyKeys
 
     /// A body limit for routes that take one JSON record (a reading, a saved query).
     public static let recordBodyLimit = 256 * 1024
@@ -107,7 +108,7 @@ public struct APIRoutes {
     ) {
         let route = RouteDescription(method: method, path: "/" + path, access: declared, bodyLimit: bodyLimit, documentation: documentation)
         table.append(route)
-        let guarded = self.access
+        let (guarded, idempotency) = (self.access, self.idempotency)
         group.on(RouterPath(path), method: method) { request, context in
             var context = context
             context.maxUploadSize = bodyLimit
@@ -115,7 +116,11 @@ public struct APIRoutes {
                 throw HTTPProblem(status: .contentTooLarge, error: "the body is larger than this operation accepts (\(bodyLimit) bytes)")
             }
             let owner = try declared.ownerParameter.map { try PatientID.fromPath(context, parameter: $0, label: Self.label($0)) }
-            return try await guarded.run(route, context: context, owner: owner) { try await handler(request, $0) }
+            return try await guarded.run(route, context: context, owner: owner) { context in
+                // PUT and DELETE are idempotent by themselves; a POST is when the caller names it with a key.
+                guard method == .post, let key = request.headers[.idempotencyKey] else { return try await handler(request, context) }
+                return try await idempotency.run(key: key, request: request, context: context, handler)
+            }
         }
     }
 

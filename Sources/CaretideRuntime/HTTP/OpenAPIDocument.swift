@@ -61,6 +61,13 @@ enum OpenAPIDocument {
                 "schema": .object(["type": .string("string")]),
             ]))
         }
+        if route.method == .post {
+            parameters.append(.object([
+                "name": .string("Idempotency-Key"), "in": .string("header"), "required": .bool(false),
+                "description": .string("Send a retry with the same key to get the first answer back (Idempotent-Replayed: true), with nothing stored twice; kept a day"),
+                "schema": .object(["type": .string("string"), "minLength": .number(1), "maxLength": .number(Double(IdempotencyKeys.maximumKeyLength))]),
+            ]))
+        }
         if route.documentation.paged {
             parameters.append(.object([
                 "name": .string("limit"), "in": .string("query"), "required": .bool(false),

@@ -38,5 +38,19 @@ enum IdentityMigrations {
             // A patient's access log, newest first, paged by (recorded_at, audit_id).
             "CREATE INDEX access_audit_patient ON access_audit (patient_id, recorded_at DESC, audit_id DESC) WHERE patient_id IS NOT NULL",
         ]),
+        // Answers kept for `Idempotency-Key` retries (`IdempotencyKeys`), a day each.
+        Migration(version: 2, name: "idempotency keys", statements: [
+            """
+            CREATE TABLE idempotency_keys (
+                owner text NOT NULL,
+                key text NOT NULL,
+                request_hash bytea NOT NULL,
+                status integer NOT NULL,
+                response bytea NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (owner, key))
+            """,
+            "CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at)",
+        ]),
     ])
 }
