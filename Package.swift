@@ -51,7 +51,7 @@ let package = Package(
 
         // Runtime shared by every service.
         .target(name: "CaretideRuntime", dependencies: [
-            "CaretideSchemas", "CaretideKafka", "CaretideStore", "CaretideIdentity",
+            "CaretideSchemas", "CaretideDomain", "CaretideKafka", "CaretideStore", "CaretideIdentity",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -61,7 +61,7 @@ let package = Package(
 
         // Services: a library each (tests start them in-process) and a thin executable.
         .target(name: "IngestService", dependencies: ["CaretideRuntime", "ClinicalAssessment"]),
-        .target(name: "ScoringService", dependencies: ["CaretideRuntime", "ClinicalAssessment"]),
+        .target(name: "ScoringService", dependencies: ["CaretideRuntime", "CaretideDomain", "ClinicalAssessment"]),
         .target(name: "NotificationService", dependencies: ["CaretideRuntime", "CaretideDomain"]),
         .target(name: "DiagnosisService", dependencies: [
             "CaretideRuntime", "PhenotypeRanking",

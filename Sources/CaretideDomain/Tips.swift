@@ -264,3 +264,26 @@ public enum Tips {
         table[category.labelKey] ?? categoryLabelsEnglish[category.labelKey] ?? category.labelKey
     }
 }
+
+/// The user-facing texts of one language, keyed like ``Tips/english`` (tip keys) and ``Tips/categoryLabelsEnglish``
+/// (label keys). A translation may leave keys out: each missing one is answered in English, never as a bare key.
+public struct TipTexts: Sendable, Equatable {
+    /// A BCP 47 language tag, e.g. `en` or `pt-BR`.
+    public let language: String
+    public let texts: [String: String]
+
+    public init(language: String, texts: [String: String]) {
+        self.language = language
+        self.texts = texts
+    }
+
+    /// Every English text, tips and labels.
+    public static let english = TipTexts(
+        language: "en", texts: Dictionary(uniqueKeysWithValues: Tips.english.map { ($0.key.rawValue, $0.value) }).merging(Tips.categoryLabelsEnglish) { a, _ in a })
+
+    /// Every key a translation may give.
+    public static var keys: Set<String> { Set(english.texts.keys) }
+
+    /// The text of `key` in this language, else in English; nil for a key that has no text at all.
+    public func text(_ key: String) -> String? { texts[key] ?? Self.english.texts[key] }
+}

@@ -75,8 +75,9 @@ public struct ServiceAssembly: Sendable {
         operational.register(on: router, metrics: configuration.metricsPort == nil)
         let api = router.group().add(middleware: AuthenticationMiddleware(authenticator: authenticator))
         let routes = RouteTable()
-        let context = ServiceContext(
+        var context = ServiceContext(
             name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger, limits: limits)
+        if let directory = configuration.tipTranslations { context.tips = try TipCatalog.load(directory: directory) }
         let audit = AuditTrail(database: database, codec: codec, producer: definition.name, logger: logger, timeout: limits.transactionTimeout)
         let idempotency = IdempotencyKeys(database: database, logger: logger)
         let apiRoutes = APIRoutes(

@@ -1,3 +1,4 @@
+import Foundation
 import CaretideIdentity
 import CaretideKafka
 import CaretideStore
@@ -30,6 +31,8 @@ public struct ServiceConfiguration: Sendable {
     public var limits: RuntimeLimits = RuntimeLimits()
     /// Who may call: there is no default, so a deployment says so even to turn it off.
     public var auth: AuthConfiguration
+    /// `TIP_TRANSLATIONS_DIR`: translations of the tips and labels, one `<language>.json` each (`TipCatalog`).
+    public var tipTranslations: URL?
 
     public init(
         serviceName: String, httpHost: String = "127.0.0.1", httpPort: Int, database: DatabaseConfiguration,
@@ -116,6 +119,7 @@ public struct ServiceConfiguration: Sendable {
             kafka: kafka, auth: auth, logLevel: level, exitWithParent: environment["CARETIDE_EXIT_WITH_PARENT"] == "1")
         configuration.limits = limits
         configuration.metricsPort = metricsPort
+        configuration.tipTranslations = environment["TIP_TRANSLATIONS_DIR"].map { URL(fileURLWithPath: $0) }
         return configuration
     }
 }

@@ -59,6 +59,8 @@ public struct ServiceContext: Sendable {
     public let readiness: ReadinessState
     public let logger: Logger
     public let limits: RuntimeLimits
+    /// The languages tips and labels are answered in (`Accept-Language`).
+    public var tips = TipCatalog()
 
     /// Runs `body` in a transaction and wakes the relay afterwards, so events it enqueued leave at once. A transaction
     /// that does not finish within `limits.transactionTimeout` is given up (the caller gets a 503), so no request

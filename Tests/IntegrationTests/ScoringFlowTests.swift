@@ -94,6 +94,15 @@ import Testing
         let history = try await HTTP.get(pipeline.stack.baseURL(ScoringService.name) + "/v1/patients/p-correct/assessments").items()
         #expect(history.count == 2)
         #expect(history.first?["supersededBy"] as? String == second.assessmentID.uuidString.lowercased())
+        // Each assessment carries its tip as text, not only its key, in the caller's language (English here).
+        let last = try #require(history.last)
+        #expect(last["tip"] as? String == "bloodPressure.normal")
+        #expect(last["tipText"] as? String == Tips.english[.bloodPressureNormal])
+        #expect(last["severityLabel"] as? String == "Normal")
+        let asked = try await HTTP.send(
+            method: "GET", pipeline.stack.baseURL(ScoringService.name) + "/v1/patients/p-correct/assessments", body: nil, as: .owner,
+            headers: ["Accept-Language": "pt-BR, en;q=0.5"])
+        #expect(asked.header("Content-Language") == "en")
         let inbox = try await HTTP.get(pipeline.stack.baseURL(NotificationService.name) + "/v1/patients/p-correct/alerts")
         #expect(try inbox.items().isEmpty)
         #expect(try await pipeline.scores.drain(for: .seconds(1)).isEmpty)

@@ -19,8 +19,11 @@ struct AssessmentRoutes: Sendable {
             let patientID = try PatientID.fromPath(requestContext)
             let standingOnly = request.uri.queryParameters.get("standing") == "true"
             let page = try PageRequest.from(request)
-            return try jsonResponse(try await AssessmentStore.history(
-                patientID: patientID, standingOnly: standingOnly, page: page, on: context.database.client, logger: context.logger))
+            let texts = context.tips.texts(acceptLanguage: request.headers[.acceptLanguage])
+            var response = try jsonResponse(try await AssessmentStore.history(
+                patientID: patientID, standingOnly: standingOnly, page: page, texts: texts, on: context.database.client, logger: context.logger))
+            response.headers[.contentLanguage] = texts.language
+            return response
         }
     }
 }

@@ -1,3 +1,4 @@
+import CaretideDomain
 import CaretideRuntime
 import CaretideSchemas
 import Foundation
@@ -15,6 +16,10 @@ extension AssessmentStore {
         let category: String
         let severity: String
         let tip: String
+        /// The tip in the caller's language (`Accept-Language`), English by default.
+        let tipText: String?
+        /// The severity's display label, in the same language.
+        let severityLabel: String?
         let ruleSetVersion: String
         let observedAt: Date
         let supersededBy: UUID?
@@ -25,7 +30,7 @@ extension AssessmentStore {
     /// A page of the patient's assessments, oldest observation first; `standingOnly` leaves out the superseded and
     /// the withdrawn.
     static func history(
-        patientID: String, standingOnly: Bool, page: PageRequest, on client: PostgresClient, logger: Logger
+        patientID: String, standingOnly: Bool, page: PageRequest, texts: TipTexts, on client: PostgresClient, logger: Logger
     ) async throws -> Page<HistoryEntry> {
         let after = try page.timeAndUUID()
         let rows = try await client.fetchAll(
@@ -40,7 +45,7 @@ extension AssessmentStore {
         let entries = try rows.map {
             HistoryEntry(
                 assessmentId: $0.0, sourceEventId: $0.1, kind: $0.2, subjectId: $0.3, subjectRevision: $0.4, category: $0.5, severity: $0.6,
-                tip: $0.7, ruleSetVersion: $0.8, observedAt: $0.9, supersededBy: $0.10, withdrawn: $0.11,
+                tip: $0.7, tipText: texts.text($0.7), severityLabel: texts.text("severity.\($0.6)"), ruleSetVersion: $0.8, observedAt: $0.9, supersededBy: $0.10, withdrawn: $0.11,
                 values: try CaretideJSON.parse(Array($0.12.utf8)))
         }
         return Page(rows: entries, request: page) { .init(date: $0.observedAt, id: $0.assessmentId) }
