@@ -47,6 +47,14 @@ struct ExamResultRoutes: Sendable {
             let receipt = try await records.store(Self.definition, mode: .put, patientID: patientID, recordID: id, body: body, request: context)
             return try jsonResponse(receipt, status: receipt.httpStatus)
         }
+        let batch = ExamResultBatch(records: records)
+        routes.post(
+            "v1/institutions/:institutionId/exam-results", access: .institutionResults,
+            summary: "Upload up to 1,000 reports at once (a day's results, many patients), with a result per report",
+            body: [ExamResultBatch.schema], bodyLimit: ExamResultBatch.bodyLimit
+        ) { request, context in
+            try await batch.upload(request, context)
+        }
         routes.post(
             "v1/institutions/:institutionId/exam-results/:examId/entered-in-error", access: .institutionResults,
             summary: "Retract a report entered in error; its assessments and alerts are withdrawn", body: [], bodyLimit: APIRoutes.noBody
