@@ -55,4 +55,46 @@ import Testing
         #expect(foreign.status == 403)
         try await stack.shutdown()
     }
+
+    static let hl7Fixture = try! String(
+        contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("IngestServiceTests/Fixtures/oru-r01-lipids-glucose.hl7"),
+        encoding: .utf8)
+
+    static func hl7(_ url: String, _ message: String) async throws -> (Int, [String]) {
+        let reply = try await HTTP.send(method: "POST", url, body: Data(message.utf8), as: .owner, headers: ["Content-Type": "x-application/hl7-v2+er7"])
+        return (reply.status, reply.text.split(separator: "\r").map(String.init))
+    }
+
+    @Test("an HL7 v2 ORU^R01 over HTTP is stored as exam reports and acknowledged AA; errors are AE with nothing stored; other messages AR")
+    func hl7v2() async throws {
+        let stack = try await TestStack.start([IngestService.definition])
+        let url = stack.baseURL(IngestService.name) + "/v1/institutions/st-mary/hl7v2"
+        func stored() async throws -> Int? {
+            try await stack.withDatabase(schema: "ingest") { database, logger in
+                try await database.client.query("SELECT count(*) FROM records WHERE record_type = 'exam-result'", logger: logger).collectAll().first?.decode(Int.self)
+            }
+        }
+
+        let bad = Self.hl7Fixture.replacingOccurrences(of: "OBX|2|NM|2085-9", with: "OBX|2|ST|2085-9")
+        let (badStatus, rejected) = try await Self.hl7(url, bad)
+        #expect(badStatus == 200)
+        #expect(rejected.count == 3 && rejected[1] == "MSA|AE|MSG00001" && rejected[2].hasPrefix("ERR||OBX^6^2|102^"))
+        #expect(try await stored() == 0, "a message is taken whole or not at all")
+
+        let (status, accepted) = try await Self.hl7(url, Self.hl7Fixture)
+        #expect(status == 200)
+        #expect(accepted.count == 2 && accepted[1] == "MSA|AA|MSG00001")
+        #expect(try await stored() == 2)
+        // Sent again (a lab that did not get the ACK): the same reports, nothing new.
+        #expect(try await Self.hl7(url, Self.hl7Fixture).1[1] == "MSA|AA|MSG00001")
+        #expect(try await stored() == 2)
+
+        let admission = Self.hl7Fixture.replacingOccurrences(of: "ORU^R01^ORU_R01", with: "ADT^A01^ADT_A01")
+        let (_, refused) = try await Self.hl7(url, admission)
+        #expect(refused[1] == "MSA|AR|MSG00001" && refused[2].contains("|200^Unsupported message type^HL70357|"))
+        let (_, garbage) = try await Self.hl7(url, "hello")
+        #expect(garbage.count == 3 && garbage[1] == "MSA|AR|")
+        try await stack.shutdown()
+    }
 }
