@@ -23,6 +23,7 @@ public enum IngestService {
                 ClinicalInputRoutes(records: records).register(on: routes)
                 ExamResultRoutes(records: records).register(on: routes)
                 HL7v2Routes(records: records).register(on: routes)
+                FHIRRoutes(records: records).register(on: routes)
                 CareTeamRoutes(context: context).register(on: routes)
             },
             backgroundServices: { context in [TombstonePurge(settings: sync, context: context)] })

@@ -97,4 +97,48 @@ import Testing
         #expect(garbage.count == 3 && garbage[1] == "MSA|AR|")
         try await stack.shutdown()
     }
+
+    static let fhirFixture = try! Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("IngestServiceTests/Fixtures/fhir-r4-bundle-lipids.json"))
+
+    @Test("a FHIR R4 Bundle is stored as an exam report and answered with a transaction-response; an unmappable one is a 422 OperationOutcome; entered-in-error retracts")
+    func fhir() async throws {
+        let stack = try await TestStack.start([IngestService.definition])
+        let url = stack.baseURL(IngestService.name) + "/v1/institutions/st-mary/fhir"
+        func send(_ body: Data) async throws -> (Int, [String: Any]) {
+            let reply = try await HTTP.send(method: "POST", url, body: body, as: .owner, headers: ["Content-Type": "application/fhir+json"])
+            return (reply.status, (try? reply.json() as? [String: Any]) ?? [:])
+        }
+        func stored() async throws -> [String] {
+            try await stack.withDatabase(schema: "ingest") { database, logger in
+                try await database.client.query(
+                    "SELECT record_id || ':' || revision || ':' || (deleted_at IS NOT NULL) FROM records WHERE record_type = 'exam-result'", logger: logger
+                ).collectAll().map { try $0.decode(String.self) }
+            }
+        }
+
+        let unmappable = String(decoding: Self.fhirFixture, as: UTF8.self).replacingOccurrences(of: "\"valueQuantity\"", with: "\"valueRatio\"")
+        let (badStatus, outcome) = try await send(Data(unmappable.utf8))
+        #expect(badStatus == 422)
+        #expect(outcome["resourceType"] as? String == "OperationOutcome")
+        let expressions = (outcome["issue"] as? [[String: Any]] ?? []).compactMap { ($0["expression"] as? [String])?.first }
+        #expect(expressions == ["Bundle.entry[2].resource.value", "Bundle.entry[3].resource.value"])
+        #expect(try await stored().isEmpty)
+
+        let (status, answer) = try await send(Self.fhirFixture)
+        #expect(status == 200)
+        #expect(answer["type"] as? String == "transaction-response")
+        let responses = (answer["entry"] as? [[String: Any]] ?? []).map { $0["response"] as? [String: Any] ?? [:] }
+        #expect(responses.count == 4)
+        #expect(responses[1]["status"] as? String == "201 Created" && responses[1]["location"] as? String == "DiagnosticReport/LAB-2026-0101/_history/1")
+        #expect(try await stored() == ["st-mary/LAB-2026-0101:1:false"])
+
+        // The DiagnosticReport's status is the first in the file.
+        var retraction = String(decoding: Self.fhirFixture, as: UTF8.self)
+        retraction.replaceSubrange(retraction.range(of: "\"status\": \"final\"")!, with: "\"status\": \"entered-in-error\"")
+        #expect(retraction.contains("entered-in-error"))
+        #expect(try await send(Data(retraction.utf8)).0 == 200)
+        #expect(try await stored() == ["st-mary/LAB-2026-0101:1:true"])
+        try await stack.shutdown()
+    }
 }

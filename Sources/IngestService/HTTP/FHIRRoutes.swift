@@ -1,0 +1,99 @@
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import ClinicalAssessment
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// `POST /v1/institutions/{institutionId}/fhir`: exam reports as an HL7 FHIR R4 `Bundle` of DiagnosticReports and
+/// their Observations (`FHIRResults`). The bundle is taken whole or not at all: any resource or element that cannot be
+/// mapped, or a report the clinical rules refuse, is a 422 `OperationOutcome` naming each (FHIRPath `expression`), and
+/// nothing is stored. Taken, the answer is a `transaction-response` Bundle with an entry per request entry. Each
+/// report becomes the same exam-result event as a JSON upload; a report `entered-in-error` retracts it.
+struct FHIRRoutes: Sendable {
+    let records: RecordRoutes
+
+    static let mediaType = "application/fhir+json"
+
+    func register(on routes: APIRoutes) {
+        routes.post(
+            "v1/institutions/:institutionId/fhir", access: .institutionResults,
+            summary: "Receive exam reports as a FHIR R4 Bundle (transaction or collection) of DiagnosticReport and Observation; a 422 OperationOutcome names whatever cannot be mapped, and nothing is stored",
+            body: [], bodyLimit: Outbox.maximumEventBytes
+        ) { request, context in
+            let institution = context.parameters.get("institutionId") ?? ""
+            let bytes = Array(buffer: try await request.body.collect(upTo: context.maxUploadSize))
+            let (status, answer) = try await receive(bytes, institution: institution, context: context)
+            return Response(
+                status: status, headers: [.contentType: Self.mediaType], body: ResponseBody(byteBuffer: ByteBuffer(bytes: try CaretideJSON.encode(answer))))
+        }
+    }
+
+    func receive(_ bytes: [UInt8], institution: String, context: CaretideRequestContext) async throws -> (HTTPResponse.Status, JSONValue) {
+        let bundle: JSONValue
+        do {
+            bundle = try CaretideJSON.parse(bytes)
+        } catch {
+            return (.badRequest, Self.outcome([.init(code: "structure", diagnostics: error.message, expression: "Bundle")]))
+        }
+        let reports: [FHIRResults.Report]
+        switch FHIRResults.reports(in: bundle) {
+        case .success(let found): reports = found
+        case .failure(let list): return (.unprocessableContent, Self.outcome(list.issues))
+        }
+        let definition = ExamResultRoutes.definition
+        var issues: [FHIRResults.Issue] = []
+        for report in reports {
+            guard let body = report.body else { continue }
+            let recordID = AssessmentEngine.examSubjectID(institutionID: institution, examID: report.examID)
+            var violations = SchemaCatalog.bundled.validateRequest(definition.requestSchema, body)
+            if violations.isEmpty { violations = try records.ruleViolations(definition, body: body, recordID: recordID) }
+            issues += violations.map {
+                .init(code: "invalid", diagnostics: "\($0.pointer.isEmpty ? "the report" : $0.pointer): \($0.message)",
+                      expression: "Bundle.entry[\(report.entry)].resource")
+            }
+        }
+        guard issues.isEmpty else { return (.unprocessableContent, Self.outcome(issues)) }
+
+        var outcomes: [Int: (status: String, location: String?)] = [:]
+        for report in reports {
+            let recordID = AssessmentEngine.examSubjectID(institutionID: institution, examID: report.examID)
+            do {
+                if let body = report.body {
+                    let receipt = try await records.store(definition, mode: .put, patientID: report.patientID, recordID: recordID, body: body, request: context)
+                    outcomes[report.entry] = (
+                        receipt.status == "recorded" ? "201 Created" : "200 OK", "DiagnosticReport/\(report.examID)/_history/\(receipt.revision)")
+                } else {
+                    let owner = try await records.patientOwning(definition, recordID: recordID)
+                    let receipt = try await records.delete(definition, patientID: owner, recordID: recordID, request: context)
+                    outcomes[report.entry] = ("200 OK", "DiagnosticReport/\(report.examID)/_history/\(receipt.revision)")
+                }
+            } catch let refusal as HTTPProblem {
+                // An exam id another patient's report holds, or a retraction of a report never received: said; the
+                // reports before it stand (sending the bundle again stores them as duplicates).
+                issues.append(.init(code: refusal.status == .notFound ? "not-found" : "conflict", diagnostics: refusal.error, expression: "Bundle.entry[\(report.entry)].resource"))
+            }
+        }
+        guard issues.isEmpty else { return (.conflict, Self.outcome(issues)) }
+        let count = bundle["entry"]?.elements.count ?? 0
+        let entries: [JSONValue] = (0..<count).map { index in
+            var response: [String: JSONValue] = ["status": .string(outcomes[index]?.status ?? "200 OK")]
+            if let location = outcomes[index]?.location { response["location"] = .string(location) }
+            return .object(["response": .object(response)])
+        }
+        return (.ok, .object(["resourceType": .string("Bundle"), "type": .string("transaction-response"), "entry": .array(entries)]))
+    }
+
+    static func outcome(_ issues: [FHIRResults.Issue]) -> JSONValue {
+        .object([
+            "resourceType": .string("OperationOutcome"),
+            "issue": .array(issues.map {
+                .object([
+                    "severity": .string("error"), "code": .string($0.code), "diagnostics": .string($0.diagnostics),
+                    "expression": .array([.string($0.expression)]),
+                ])
+            }),
+        ])
+    }
+}
