@@ -10,15 +10,17 @@ public enum Access: Sendable, Hashable {
     case consultantWorkspace
     /// Clinical decision support that names no patient (a phenotype ranking).
     case clinicalTools
-    /// Reference data every authenticated caller may read (the phenotype ontology, its releases).
+    /// Reference data every authenticated caller may read (the phenotype ontology, its releases, areas).
     case referenceData
+    /// The feeds operators run: areas, UV index and air-quality readings.
+    case operatorFeeds
 
     /// Whether an allowed request is audited: everything that reads or writes a patient's data. (Every refused
     /// request is audited, whatever it touches.)
     public var isPatientData: Bool {
         switch self {
         case .patientData, .institutionResults: true
-        case .consultantWorkspace, .clinicalTools, .referenceData: false
+        case .consultantWorkspace, .clinicalTools, .referenceData, .operatorFeeds: false
         }
     }
 
@@ -28,7 +30,7 @@ public enum Access: Sendable, Hashable {
         case .patientData: "patientId"
         case .institutionResults: "institutionId"
         case .consultantWorkspace: "doctorId"
-        case .clinicalTools, .referenceData: nil
+        case .clinicalTools, .referenceData, .operatorFeeds: nil
         }
     }
 }
@@ -49,8 +51,10 @@ public enum ServiceScope {
     public static let examResultsWrite = "exam-results:write"
     /// Runs phenotype rankings.
     public static let diagnosisRank = "diagnosis:rank"
+    /// Feeds areas, UV index and air-quality readings (an environmental data gateway).
+    public static let environmentWrite = "environment:write"
 
-    public static let all = [patientsRead, patientsWrite, examResultsWrite, diagnosisRank]
+    public static let all = [patientsRead, patientsWrite, examResultsWrite, diagnosisRank, environmentWrite]
 }
 
 /// The outcome of the rules for one caller and one route.
@@ -93,10 +97,15 @@ public enum AccessRules {
             return .allowed
         case (.service, .clinicalTools):
             return identity.scopes.contains(ServiceScope.diagnosisRank) ? .allowed : .refused
+        case (.operator, .operatorFeeds):
+            return .allowed
+        case (.service, .operatorFeeds):
+            return identity.scopes.contains(ServiceScope.environmentWrite) ? .allowed : .refused
         case (.consultant, .patientData(.write)), (.consultant, .patientData(.manage)), (.service, .patientData(.manage)),
             (.consultant, .institutionResults), (.patient, .institutionResults), (.operator, _),
             (.patient, .consultantWorkspace), (.institution, .consultantWorkspace), (.service, .consultantWorkspace),
-            (.patient, .clinicalTools), (.institution, .clinicalTools), (.institution, .patientData):
+            (.patient, .clinicalTools), (.institution, .clinicalTools), (.institution, .patientData),
+            (.patient, .operatorFeeds), (.consultant, .operatorFeeds), (.institution, .operatorFeeds):
             return .refused
         }
     }

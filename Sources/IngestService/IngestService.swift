@@ -25,6 +25,7 @@ public enum IngestService {
                 HL7v2Routes(records: records).register(on: routes)
                 FHIRRoutes(records: records).register(on: routes)
                 CareTeamRoutes(context: context).register(on: routes)
+                EnvironmentRoutes(context: context).register(on: routes)
             },
             backgroundServices: { context in [TombstonePurge(settings: sync, context: context)] })
     }
@@ -106,6 +107,29 @@ enum IngestMigrations {
                 synced_through bigint NOT NULL,
                 last_seen timestamptz NOT NULL,
                 PRIMARY KEY (patient_id, device_id))
+            """,
+        ]),
+        // Environmental feeds (`EnvironmentRoutes`): areas first, then their readings, one per area, kind and time.
+        Migration(version: 4, name: "areas and environmental readings", statements: [
+            """
+            CREATE TABLE areas (
+                area_code text PRIMARY KEY,
+                name text NOT NULL,
+                latitude double precision NOT NULL,
+                longitude double precision NOT NULL,
+                time_zone text NOT NULL,
+                registered_at timestamptz NOT NULL DEFAULT now(),
+                updated_at timestamptz NOT NULL DEFAULT now())
+            """,
+            """
+            CREATE TABLE environment_readings (
+                area_code text NOT NULL REFERENCES areas,
+                kind text NOT NULL,
+                observed_at timestamptz NOT NULL,
+                body jsonb NOT NULL,
+                event_id uuid NOT NULL,
+                received_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (area_code, kind, observed_at))
             """,
         ]),
     ])

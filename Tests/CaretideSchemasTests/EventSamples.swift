@@ -63,6 +63,10 @@ enum EventSamples {
         EventSample(CareTeamGranted(consultantID: "dr-1", grantedAt: takenAt, expiresAt: takenAt.addingTimeInterval(86_400))),
         EventSample(CareTeamGranted(consultantID: "dr-1", grantedAt: takenAt, expiresAt: nil)),
         EventSample(CareTeamRevoked(consultantID: "dr-1", revokedAt: takenAt)),
+        EventSample(AreaRegistered(areaCode: "lisbon", name: "Lisbon", latitude: 38.72, longitude: -9.14, timeZone: "Europe/Lisbon"), patientID: nil),
+        EventSample(UVIndexRecorded(areaCode: "lisbon", observedAt: takenAt, uvIndex: 8.2, dailyMax: 9.1, solarNoon: takenAt), patientID: nil),
+        EventSample(UVIndexRecorded(areaCode: "lisbon", observedAt: takenAt, uvIndex: 0), patientID: nil),
+        EventSample(AirQualityRecorded(areaCode: "lisbon", observedAt: takenAt, aqi: 57, pm25: 14.2, o3: 48), patientID: nil),
         EventSample(AccessRecorded(
             auditID: UUID(), recordedAt: takenAt, subject: "dr-1", role: "consultant", institutionID: nil, action: .read,
             operation: "GET /v1/patients/:patientId/assessments", owner: nil, outcome: .allowed, status: 200, requestID: "4bf92f3577b34da6a3ce929d0e0e4736")),

@@ -141,6 +141,7 @@ enum OpenAPIDocument {
         case .consultantWorkspace: "consultants"
         case .clinicalTools: "clinical tools"
         case .referenceData: "reference data"
+        case .operatorFeeds: "operator feeds"
         }
     }
 

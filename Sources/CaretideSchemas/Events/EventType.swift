@@ -33,6 +33,10 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case careTeamGranted = "care-team.granted"
     case careTeamRevoked = "care-team.revoked"
     case accessRecorded = "access.recorded"
+    // Environmental feeds run by operators (ingest-service).
+    case areaRegistered = "area.registered"
+    case uvIndexRecorded = "uv-index.recorded"
+    case airQualityRecorded = "air-quality.recorded"
 
     /// The current schema version of the payload. Bump it with a new schema file when a change is not backwards compatible.
     public var schemaVersion: Int { 1 }
@@ -51,6 +55,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported: .diagnosisResults
         case .careTeamGranted, .careTeamRevoked: .careTeam
         case .accessRecorded: .audit
+        case .areaRegistered, .uvIndexRecorded, .airQualityRecorded: .environment
         }
     }
 
@@ -81,6 +86,9 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .careTeamGranted: CareTeamGranted.self
         case .careTeamRevoked: CareTeamRevoked.self
         case .accessRecorded: AccessRecorded.self
+        case .areaRegistered: AreaRegistered.self
+        case .uvIndexRecorded: UVIndexRecorded.self
+        case .airQualityRecorded: AirQualityRecorded.self
         }
     }
 
@@ -97,4 +105,10 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
 /// A Swift type that is the payload of exactly one event type.
 public protocol EventPayload: Codable, Sendable, Equatable {
     static var eventType: EventType { get }
+    /// The Kafka key of an event that names no patient (a patient's events are keyed by the patient).
+    var messageKey: String? { get }
+}
+
+extension EventPayload {
+    public var messageKey: String? { nil }
 }

@@ -22,6 +22,9 @@ public enum Topic: String, CaseIterable, Sendable, Codable {
     case careTeam = "caretide.care-team"
     /// Who accessed which patient's data, and every refused request (every service → operators' SIEM).
     case audit = "caretide.audit"
+    /// Areas, UV index and air-quality readings from operators' feeds, keyed by area code (ingest-service →
+    /// notification-service).
+    case environment = "caretide.environment"
     /// Messages a consumer could not accept, with the reason in the `dead-letter-reason` header.
     case deadLetter = "caretide.dead-letter"
 

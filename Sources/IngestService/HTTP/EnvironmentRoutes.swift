@@ -1,0 +1,124 @@
+import CaretideIdentity
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+import Hummingbird
+
+/// Operators' environmental feeds, for UV and air-quality alerts downstream:
+/// - `PUT  /v1/areas/{areaCode}`: register an area (name, centre point, IANA time zone), or change it
+/// - `GET  /v1/areas`: the registered areas, by code (paged)
+/// - `POST /v1/areas/{areaCode}/uv-index`: a UV index reading (now, the day's maximum, solar noon)
+/// - `POST /v1/areas/{areaCode}/air-quality`: a US AQI value, or PM2.5 / PM10 / O3 concentrations, or both
+/// A reading for an area not registered is a 404 naming it. The same area, kind and time again is a duplicate (200,
+/// nothing new). Every change is an event on `caretide.environment`, keyed by area.
+struct EnvironmentRoutes: Sendable {
+    let context: ServiceContext
+
+    struct Receipt: Encodable, Sendable {
+        let areaCode: String
+        /// registered, updated, unchanged (areas); recorded, duplicate (readings).
+        let status: String
+        let eventId: UUID?
+
+        var httpStatus: HTTPResponse.Status { ["registered", "recorded"].contains(status) ? .created : .ok }
+    }
+
+    func register(on routes: APIRoutes) {
+        routes.put(
+            "v1/areas/:areaCode", access: .operatorFeeds, summary: "Register an area for environmental readings, or change it",
+            body: ["area.request"]
+        ) { request, requestContext in
+            let code = try Self.areaCode(requestContext)
+            let body = try await request.validatedJSON(schema: "area.request", context: requestContext)
+            let timeZone = body["timeZone"]?.stringValue ?? ""
+            guard TimeZone(identifier: timeZone) != nil else {
+                throw HTTPProblem(
+                    status: .unprocessableContent, error: "the area cannot be registered",
+                    violations: [SchemaViolation(pointer: JSONPointer(tokens: ["timeZone"]), message: "must be an IANA time zone, e.g. Europe/Lisbon")])
+            }
+            let area = AreaRegistered(
+                areaCode: code, name: body["name"]?.stringValue ?? "", latitude: body["latitude"]?.numberValue ?? 0,
+                longitude: body["longitude"]?.numberValue ?? 0, timeZone: timeZone)
+            let requestID = requestContext.requestID
+            let receipt = try await context.transaction { handler in
+                let outcome = try await EnvironmentStore(handler).register(area)
+                guard outcome != .unchanged else { return Receipt(areaCode: code, status: "unchanged", eventId: nil) }
+                let envelope = EventEnvelope(producer: handler.producer, patientID: nil, traceID: requestID, payload: area)
+                try await handler.publish(envelope)
+                return Receipt(areaCode: code, status: outcome == .registered ? "registered" : "updated", eventId: envelope.eventID)
+            }
+            return try jsonResponse(receipt, status: receipt.httpStatus)
+        }
+        routes.get("v1/areas", access: .referenceData, summary: "The registered areas, by code", paged: true) { request, _ in
+            try jsonResponse(try await EnvironmentStore.areas(page: .from(request), on: context.database.client, logger: context.logger))
+        }
+        routes.post(
+            "v1/areas/:areaCode/uv-index", access: .operatorFeeds, summary: "Record a UV index reading of a registered area",
+            body: ["uv-index.request"]
+        ) { request, requestContext in
+            let code = try Self.areaCode(requestContext)
+            let body = try await request.validatedJSON(schema: "uv-index.request", context: requestContext)
+            let reading = UVIndexRecorded(
+                areaCode: code, observedAt: body["observedAt"]?.stringValue.flatMap(Timestamp.parse) ?? Date(), uvIndex: body["uvIndex"]?.numberValue ?? 0,
+                dailyMax: body["dailyMax"]?.numberValue, solarNoon: body["solarNoon"]?.stringValue.flatMap(Timestamp.parse))
+            var violations = Self.futureViolations(reading.observedAt)
+            if let dailyMax = reading.dailyMax, dailyMax < reading.uvIndex {
+                violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["dailyMax"]), message: "must not be below uvIndex"))
+            }
+            return try await record(reading, kind: "uv-index", observedAt: reading.observedAt, body: body, violations: violations, request: requestContext)
+        }
+        routes.post(
+            "v1/areas/:areaCode/air-quality", access: .operatorFeeds,
+            summary: "Record an air-quality reading of a registered area (US AQI, or PM2.5 / PM10 / O3)", body: ["air-quality.request"]
+        ) { request, requestContext in
+            let code = try Self.areaCode(requestContext)
+            let body = try await request.validatedJSON(schema: "air-quality.request", context: requestContext)
+            let reading = AirQualityRecorded(
+                areaCode: code, observedAt: body["observedAt"]?.stringValue.flatMap(Timestamp.parse) ?? Date(), aqi: body["aqi"]?.numberValue,
+                pm25: body["pm25"]?.numberValue, pm10: body["pm10"]?.numberValue, o3: body["o3"]?.numberValue)
+            var violations = Self.futureViolations(reading.observedAt)
+            if [reading.aqi, reading.pm25, reading.pm10, reading.o3].allSatisfy({ $0 == nil }) {
+                violations += ["aqi", "pm25", "pm10", "o3"].map { SchemaViolation(pointer: JSONPointer(tokens: [$0]), message: "one of aqi, pm25, pm10 and o3 is required") }
+            }
+            return try await record(reading, kind: "air-quality", observedAt: reading.observedAt, body: body, violations: violations, request: requestContext)
+        }
+    }
+
+    /// Stores a reading of a registered area and announces it; a duplicate answers the first's receipt.
+    private func record<P: EventPayload>(
+        _ reading: P, kind: String, observedAt: Date, body: JSONValue, violations: [SchemaViolation], request: CaretideRequestContext
+    ) async throws -> Response {
+        guard violations.isEmpty else { throw HTTPProblem(status: .unprocessableContent, error: "the reading cannot be recorded", violations: violations) }
+        let code = reading.messageKey ?? ""
+        let bodyText = try CaretideJSON.encodeToString(body)
+        let requestID = request.requestID
+        let receipt = try await context.transaction { handler in
+            let store = EnvironmentStore(handler)
+            guard try await store.areaExists(code) else {
+                throw HTTPProblem(
+                    status: .notFound, error: "no such area; register it first with PUT /v1/areas/{areaCode}",
+                    violations: [SchemaViolation(pointer: JSONPointer(tokens: ["areaCode"]), message: "is not a registered area")])
+            }
+            let envelope = EventEnvelope(producer: handler.producer, patientID: nil, traceID: requestID, payload: reading)
+            guard try await store.insertReading(area: code, kind: kind, observedAt: observedAt, bodyText: bodyText, eventID: envelope.eventID) else {
+                return Receipt(areaCode: code, status: "duplicate", eventId: nil)
+            }
+            try await handler.publish(envelope)
+            return Receipt(areaCode: code, status: "recorded", eventId: envelope.eventID)
+        }
+        return try jsonResponse(receipt, status: receipt.httpStatus)
+    }
+
+    static func futureViolations(_ observedAt: Date) -> [SchemaViolation] {
+        observedAt > Date().addingTimeInterval(RecordRoutes.clockSkew)
+            ? [SchemaViolation(pointer: JSONPointer(tokens: ["observedAt"]), message: RecordRoutes.futureMessage)] : []
+    }
+
+    static func areaCode(_ context: some RequestContext) throws -> String {
+        let code = context.parameters.get("areaCode") ?? ""
+        guard PatientID.isValid(code) else {
+            throw HTTPProblem.invalidPathParameter("areaCode", label: "area code", requirement: "must be 1 to 64 letters, digits or . _ : -")
+        }
+        return code
+    }
+}
