@@ -44,6 +44,9 @@ enum EventSamples {
         EventSample(ExamResultRecorded(examID: "LAB-7", institutionID: "st-mary", revision: 3, reportedAt: takenAt, items: [
             ExamResultLine(code: "2345-7", name: "Glucose", value: 99, unit: "mg/dL", referenceLow: 70, referenceHigh: 99, comment: "fasting"),
         ])),
+        EventSample(ExamResultRecorded(examID: "LAB-8", institutionID: "st-mary", revision: 1, reportedAt: takenAt, items: [
+            ExamResultLine(code: "718-7", name: "Haemoglobin", value: 13.9, unit: "g/dL", referenceLow: 12, referenceHigh: 15.5, comment: nil),
+        ], status: .preliminary)),
         EventSample(ExamResultEnteredInError(examID: "LAB-7", institutionID: "st-mary", markedAt: takenAt)),
         EventSample(AssessmentRecorded(
             assessmentID: UUID(), sourceEventID: UUID(), subjectID: "m-1", kind: .bloodPressure, category: "elevated", severity: .normal,

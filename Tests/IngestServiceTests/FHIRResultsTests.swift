@@ -30,6 +30,7 @@ import Testing
         let report = reports[0]
         #expect(report.examID == "LAB-2026-0101" && report.patientID == "patient-0001" && report.entry == 1)
         #expect(report.body?["reportedAt"] == .string("2026-11-22T05:10:00.000Z"))
+        #expect(report.body?["status"] == .string("final"))
         #expect(report.body?["items"] == .array([
             .object(["code": .string("2093-3"), "name": .string("Cholesterol [Mass/volume] in Serum or Plasma"), "value": .number(245),
                      "unit": .string("mg/dL"), "referenceHigh": .number(200), "comment": .string("Fasting sample")]),
@@ -42,8 +43,8 @@ import Testing
     func statuses() throws {
         let retract = try FHIRResults.reports(in: Self.changing(entry: 1) { $0["status"] = .string("entered-in-error") }).get()
         #expect(retract.count == 1 && retract[0].body == nil && retract[0].examID == "LAB-2026-0101")
-        for status in ["amended", "preliminary"] {
-            #expect(try FHIRResults.reports(in: Self.changing(entry: 1) { $0["status"] = .string(status) }).get()[0].body != nil)
+        for (status, ours) in [("amended", "corrected"), ("preliminary", "preliminary"), ("partial", "preliminary"), ("corrected", "corrected")] {
+            #expect(try FHIRResults.reports(in: Self.changing(entry: 1) { $0["status"] = .string(status) }).get()[0].body?["status"] == .string(ours))
         }
         guard case .failure(let list) = FHIRResults.reports(in: Self.changing(entry: 1) { $0["status"] = .string("cancelled") }) else {
             Issue.record("a cancelled report was taken")

@@ -41,6 +41,7 @@ import Testing
                      "referenceLow": .number(40)]),
         ]))
         #expect(reports[0].itemSegments == [4, 6])
+        #expect(lipids["status"] == .string("final"))
         // No OBR-22: OBR-7 (observed) 06:05 at +01:00.
         #expect(reports[1].body["reportedAt"] == .string("2026-11-22T05:05:00.000Z"))
         #expect(reports[1].body["items"]?.arrayValueForTests?.first?["referenceLow"] == .number(70))
@@ -104,6 +105,15 @@ import Testing
             return
         }
         #expect(missing.problems.first?.code == .requiredFieldMissing)
+
+        let cancelled = Self.fixture.replacingOccurrences(of: "060500+0100||||||||||||||||||F", with: "060500+0100||||||||||||||||||X")
+        guard case .failure(let cancelledList) = ObservationResults.reports(in: try HL7v2.parse(cancelled)) else {
+            Issue.record("a cancelled order's results were taken")
+            return
+        }
+        #expect(cancelledList.problems.map(\.field) == [25])
+        let preliminary = Self.fixture.replacingOccurrences(of: "060500+0100||||||||||||||||||F", with: "060500+0100||||||||||||||||||P")
+        #expect(try ObservationResults.reports(in: HL7v2.parse(preliminary)).get()[1].body["status"] == .string("preliminary"))
 
         let noExamID = Self.fixture.replacingOccurrences(of: "OBR|2|ORD-2|LAB-2026-0002^LIS|", with: "OBR|2|||")
         guard case .failure(let noID) = ObservationResults.reports(in: try HL7v2.parse(noExamID)) else {

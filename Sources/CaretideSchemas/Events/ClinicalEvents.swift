@@ -85,16 +85,33 @@ public struct ExamResultRecorded: EventPayload {
     public var revision: Int
     public var reportedAt: Date
     public var items: [ExamResultLine]
+    /// How final the report is (HL7 v2 table 0123, FHIR DiagnosticReport.status); absent in events from before it
+    /// was carried, which were final.
+    public var status: ExamResultStatus?
 
-    public init(examID: String, institutionID: String, revision: Int = 1, reportedAt: Date, items: [ExamResultLine]) {
+    public init(
+        examID: String, institutionID: String, revision: Int = 1, reportedAt: Date, items: [ExamResultLine], status: ExamResultStatus? = nil
+    ) {
         self.examID = examID
         self.institutionID = institutionID
         self.revision = revision
         self.reportedAt = reportedAt
         self.items = items
+        self.status = status
     }
 
-    enum CodingKeys: String, CodingKey { case examID = "examId", institutionID = "institutionId", revision, reportedAt, items }
+    enum CodingKeys: String, CodingKey { case examID = "examId", institutionID = "institutionId", revision, reportedAt, items, status }
+}
+
+/// The status of an exam report, as HL7 v2 (OBR-25, table 0123) and FHIR R4 (DiagnosticReport.status) give it. A
+/// report retracted as entered in error is not a status here but its own event (`exam-result.entered-in-error`).
+public enum ExamResultStatus: String, Codable, Sendable, CaseIterable {
+    /// Some or all results are available but not verified (HL7 P, A, R; FHIR registered, partial, preliminary).
+    case preliminary
+    /// Verified and complete (HL7 F; FHIR final).
+    case final
+    /// A correction of a report already sent (HL7 C; FHIR corrected, amended, appended).
+    case corrected
 }
 
 /// An exam report was marked entered-in-error (`caretide.exam-results`): nothing downstream may act on it any more.

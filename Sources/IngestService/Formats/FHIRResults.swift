@@ -110,7 +110,10 @@ enum FHIRResults {
             }
             reports.append(Report(
                 examID: examID,
-                body: .object(["patientId": .string(patientID), "reportedAt": .string(reported.map(Timestamp.format) ?? ""), "items": .array(items)]),
+                body: .object([
+                    "patientId": .string(patientID), "reportedAt": .string(reported.map(Timestamp.format) ?? ""), "items": .array(items),
+                    "status": .string(Self.status(status)),
+                ]),
                 patientID: patientID, entry: index))
         }
         for (index, entry) in entries.enumerated() where entry["resource"]?["resourceType"]?.stringValue == "Observation" && !used.contains(index) {
@@ -120,6 +123,15 @@ enum FHIRResults {
             issues.append(Issue(code: "required", diagnostics: "the Bundle holds no DiagnosticReport", expression: "Bundle.entry"))
         }
         return issues.isEmpty ? .success(reports) : .failure(IssueList(issues))
+    }
+
+    /// DiagnosticReport.status as Caretide's report status (one of `storedStatuses`).
+    static func status(_ fhir: String) -> String {
+        switch fhir {
+        case "final": "final"
+        case "amended", "corrected", "appended": "corrected"
+        default: "preliminary"  // registered, partial, preliminary
+        }
     }
 
     struct IssueList: Error, Equatable {

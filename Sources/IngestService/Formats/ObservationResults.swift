@@ -77,6 +77,18 @@ enum ObservationResults {
             if reported == nil {
                 problems.append(Problem(segment: "OBR", sequence: obrIndex + 1, field: 7, code: .dataTypeError, reason: "OBR-22, OBR-7 or MSH-7 must give when the results were reported (YYYYMMDDHHMM[SS][+ZZZZ])"))
             }
+            // OBR-25 (HL7 table 0123); empty is taken as final, as most senders of finished results leave it so.
+            let status: String? = switch obr.value(25) {
+            case "", "F": "final"
+            case "P", "A", "R": "preliminary"
+            case "C": "corrected"
+            default: nil
+            }
+            if status == nil {
+                problems.append(Problem(
+                    segment: "OBR", sequence: obrIndex + 1, field: 25, code: .dataTypeError,
+                    reason: "OBR-25 must be F, P, A, R or C: results that were cancelled or not yet produced are not taken"))
+            }
             var items: [JSONValue] = []
             var itemSegments: [Int] = []
             for index in (obrIndex + 1)..<end {
@@ -106,6 +118,7 @@ enum ObservationResults {
                 examID: examID,
                 body: .object([
                     "patientId": .string(patientID), "reportedAt": .string(reported.map(Timestamp.format) ?? ""), "items": .array(items),
+                    "status": .string(status ?? "final"),
                 ]),
                 itemSegments: itemSegments, reportSegment: obrIndex + 1))
         }

@@ -16,10 +16,12 @@ struct ExamResultRoutes: Sendable {
         recordType: "exam-result", requestSchema: "exam-result.request", eventType: .examResultRecorded,
         payload: { body, id, revision in
             let (institution, exam) = split(id)
-            return .object([
+            var payload: [String: JSONValue] = [
                 "examId": .string(exam), "institutionId": .string(institution), "revision": .number(Double(revision)),
                 "reportedAt": body["reportedAt"] ?? .null, "items": body["items"] ?? .null,
-            ])
+            ]
+            if let status = body["status"] { payload["status"] = status }
+            return .object(payload)
         },
         observedAt: { ($0 as? ExamResultRecorded)?.reportedAt ?? Date() },
         observedAtField: "/reportedAt",
