@@ -15,7 +15,8 @@ enum DiagnosisInput {
         case .bloodPressureRecorded, .pulseRecorded, .bodyMeasurementRecorded, .glucoseRecorded, .hba1cRecorded, .lipidPanelRecorded,
             .measurementDeleted, .npiInputsRecorded, .melanomaRiskProfileRecorded, .examResultRecorded, .examResultEnteredInError,
             .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .alertRaised, .alertWithdrawn,
-            .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported, .careTeamGranted, .careTeamRevoked, .accessRecorded:
+            .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported, .careTeamGranted, .careTeamRevoked, .accessRecorded,
+            .areaRegistered, .uvIndexRecorded, .airQualityRecorded:
             self = .notConsumed(event.eventType)
         }
     }

@@ -21,7 +21,9 @@ enum NotificationInput {
             .alertRaised, .alertWithdrawn, .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused,
             .ontologyReleaseImported,
             // Care-team events are applied by the runtime's projection before the handler.
-            .careTeamGranted, .careTeamRevoked, .accessRecorded:
+            .careTeamGranted, .careTeamRevoked, .accessRecorded,
+            // Environmental readings are announced for the UV and air-quality alerts still to be built (notifications issue).
+            .areaRegistered, .uvIndexRecorded, .airQualityRecorded:
             self = .notConsumed(event.eventType)
         }
     }

@@ -20,7 +20,7 @@ enum ScoringInput {
         case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .alertRaised, .alertWithdrawn,
             .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported,
             // Care-team events are applied by the runtime's projection before the handler.
-            .careTeamGranted, .careTeamRevoked, .accessRecorded:
+            .careTeamGranted, .careTeamRevoked, .accessRecorded, .areaRegistered, .uvIndexRecorded, .airQualityRecorded:
             self = .notConsumed(event.eventType)
         }
     }
