@@ -80,14 +80,12 @@ struct ExamResultBatch: Sendable {
         func prefixed(_ violations: [SchemaViolation]) -> [SchemaViolation] {
             violations.map { SchemaViolation(pointer: JSONPointer(tokens: prefix + JSONPointer(parsing: $0.pointer).tokens), message: $0.message) }
         }
-        let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.requestSchema, report)
-        guard schemaViolations.isEmpty else { return refused("the report is invalid", prefixed(schemaViolations)) }
         do {
+            let violations = try records.violations(definition, body: report, recordID: recordID)
+            guard violations.isEmpty else { return refused("the report is invalid or cannot be assessed", prefixed(violations)) }
             guard let size = try? CaretideJSON.encode(report).count, size <= Outbox.maximumEventBytes else {
                 return refused("the report is larger than one event may be (\(Outbox.maximumEventBytes) bytes)", [SchemaViolation(pointer: JSONPointer(tokens: prefix), message: "is too large")])
             }
-            let ruleViolations = try records.ruleViolations(definition, body: report, recordID: recordID)
-            guard ruleViolations.isEmpty else { return refused("the values cannot be assessed", prefixed(ruleViolations)) }
             let receipt = try await records.store(
                 definition, mode: .put, patientID: report["patientId"]?.stringValue ?? "", recordID: recordID, body: report, request: context)
             let status = switch receipt.status {

@@ -47,9 +47,7 @@ struct FHIRRoutes: Sendable {
         for report in reports {
             guard let body = report.body else { continue }
             let recordID = AssessmentEngine.examSubjectID(institutionID: institution, examID: report.examID)
-            var violations = SchemaCatalog.bundled.validateRequest(definition.requestSchema, body)
-            if violations.isEmpty { violations = try records.ruleViolations(definition, body: body, recordID: recordID) }
-            issues += violations.map {
+            issues += try records.violations(definition, body: body, recordID: recordID).map {
                 .init(code: "invalid", diagnostics: "\($0.pointer.isEmpty ? "the report" : $0.pointer): \($0.message)",
                       expression: "Bundle.entry[\(report.entry)].resource")
             }

@@ -60,9 +60,7 @@ struct HL7v2Routes: Sendable {
         var problems: [ObservationResults.Problem] = []
         for report in reports {
             let recordID = AssessmentEngine.examSubjectID(institutionID: institution, examID: report.examID)
-            var violations = SchemaCatalog.bundled.validateRequest(definition.requestSchema, report.body)
-            if violations.isEmpty { violations = try records.ruleViolations(definition, body: report.body, recordID: recordID) }
-            problems += violations.map { Self.problem($0, in: report) }
+            problems += try records.violations(definition, body: report.body, recordID: recordID).map { Self.problem($0, in: report) }
         }
         guard problems.isEmpty else { return Acknowledgement(code: "AE", to: message, institution: institution, problems: problems) }
         for report in reports {

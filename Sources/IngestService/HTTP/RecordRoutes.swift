@@ -43,6 +43,15 @@ struct RecordRoutes: Sendable {
         return body
     }
 
+    /// What a request of this kind would be told of `body` before anything is stored: its schema first, then, when
+    /// its form is right, the clinical rules and the clock. For bodies that arrive inside another document (a batch, an
+    /// offline upload, an HL7 v2 or FHIR message).
+    func violations(_ definition: RecordDefinition, body: JSONValue, recordID: String, now: Date = Date()) throws -> [SchemaViolation] {
+        let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.requestSchema, body)
+        guard schemaViolations.isEmpty else { return schemaViolations }
+        return try ruleViolations(definition, body: body, recordID: recordID, now: now)
+    }
+
     /// What the clinical rules and the clock say of a body that passed its schema: each value they cannot assess, and
     /// a time of observation in the future.
     func ruleViolations(_ definition: RecordDefinition, body: JSONValue, recordID: String, now: Date = Date()) throws -> [SchemaViolation] {

@@ -226,13 +226,12 @@ struct SyncRoutes: Sendable {
 
     /// What a single POST of the record would be told: its schema, its id, the clinical rules and the clock.
     private func recordViolations(_ record: JSONValue, definition: RecordDefinition, id: String, now: Date) -> [SchemaViolation] {
-        let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.requestSchema, record)
-        guard schemaViolations.isEmpty else { return schemaViolations }
-        guard record["measurementId"]?.stringValue?.lowercased() == id else {
-            return [SchemaViolation(pointer: JSONPointer(tokens: ["measurementId"]), message: "must equal the change's id")]
-        }
         do {
-            return try records.ruleViolations(definition, body: record, recordID: id, now: now)
+            var violations = try records.violations(definition, body: record, recordID: id, now: now)
+            if let given = record["measurementId"]?.stringValue, given.lowercased() != id {
+                violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["measurementId"]), message: "must equal the change's id"))
+            }
+            return violations
         } catch let problem as HTTPProblem {
             return problem.violations
         } catch {
