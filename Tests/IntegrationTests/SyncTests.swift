@@ -58,7 +58,7 @@ import Testing
     func feedInCommitOrder() async throws {
         let stack = try await TestStack.start([IngestService.definition])
         let base = stack.baseURL(IngestService.name)
-        let ids = (0..<4).map { _ in UUID().uuidString.lowercased() }
+        let ids = (0..<10).map { _ in UUID().uuidString.lowercased() }
         for (offset, id) in ids.enumerated() {
             let reply = try await HTTP.post("\(base)/v1/patients/p-feed/measurements/blood-pressure", json: Self.json(Self.reading(id, systolic: 120 + offset)))
             #expect(reply.status == 201)
@@ -76,9 +76,11 @@ import Testing
         #expect((after[0]["record"] as? [String: Any])?["systolic"] as? Int == 150 && after[0]["revision"] as? Int == 2)
         #expect(after[1]["deleted"] as? Bool == true && after[1]["record"] == nil && after[1]["deletedAt"] is String)
 
-        // From the start, in pages of one: each record once, in commit order, the last page saying no more.
-        let (paged, _) = try await Self.readAll(base, patient: "p-feed", limit: 1)
-        #expect(paged.map { $0["id"] as? String } == [ids[2], ids[3], ids[0], ids[1]])
+        // From the start, in pages of one and of three: each record once, in commit order, the last page saying no more.
+        for limit in [1, 3] {
+            let (paged, _) = try await Self.readAll(base, patient: "p-feed", limit: limit)
+            #expect(paged.map { $0["id"] as? String } == Array(ids[2...]) + [ids[0], ids[1]])
+        }
 
         // Another patient's feed is not this one's, and a cursor of another kind is refused.
         #expect(try await Self.feed(base, patient: "p-other").changes.isEmpty)
