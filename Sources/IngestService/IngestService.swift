@@ -12,7 +12,8 @@ public enum IngestService {
 
     public static var definition: ServiceDefinition { definition(sync: SyncSettings()) }
 
-    public static func definition(sync: SyncSettings) -> ServiceDefinition {
+    /// - Parameter releaseCheck: how often delayed exam reports are looked at for release.
+    public static func definition(sync: SyncSettings, releaseCheck: Duration = .seconds(30)) -> ServiceDefinition {
         // Patients grant and revoke here, so ingest-service writes the grants it checks itself.
         ServiceDefinition(
             name: name, schema: "ingest", migrations: IngestMigrations.track, careTeam: .owner,
@@ -22,12 +23,15 @@ public enum IngestService {
                 SyncRoutes(records: records).register(on: routes)
                 ClinicalInputRoutes(records: records).register(on: routes)
                 ExamResultRoutes(records: records).register(on: routes)
+                ReleaseRoutes(records: records).register(on: routes)
                 HL7v2Routes(records: records).register(on: routes)
                 FHIRRoutes(records: records).register(on: routes)
                 CareTeamRoutes(context: context).register(on: routes)
                 EnvironmentRoutes(context: context).register(on: routes)
             },
-            backgroundServices: { context in [TombstonePurge(settings: sync, context: context)] })
+            backgroundServices: { context in
+                [TombstonePurge(settings: sync, context: context), ExamRelease.Job(context: context, interval: releaseCheck)]
+            })
     }
 }
 
@@ -131,6 +135,23 @@ enum IngestMigrations {
                 received_at timestamptz NOT NULL DEFAULT now(),
                 PRIMARY KEY (area_code, kind, observed_at))
             """,
+        ]),
+        // Release rules (`ReleasePolicy`): an institution's rules as one document, and each exam report's release state.
+        Migration(version: 5, name: "exam report release", statements: [
+            "CREATE TABLE release_rules (institution_id text PRIMARY KEY, rules jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())",
+            """
+            CREATE TABLE report_releases (
+                record_id text PRIMARY KEY,
+                patient_id text NOT NULL,
+                revision integer NOT NULL,
+                decision text NOT NULL,
+                release_at timestamptz,
+                hold_reason text,
+                released_revision integer,
+                released_at timestamptz)
+            """,
+            // The release job's question: which delayed reports are due and not yet released at their revision.
+            "CREATE INDEX report_releases_due ON report_releases (release_at) WHERE decision = 'after'",
         ]),
     ])
 }

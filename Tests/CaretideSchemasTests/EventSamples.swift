@@ -48,6 +48,7 @@ enum EventSamples {
             ExamResultLine(code: "718-7", name: "Haemoglobin", value: 13.9, unit: "g/dL", referenceLow: 12, referenceHigh: 15.5, comment: nil),
         ], status: .preliminary)),
         EventSample(ExamResultEnteredInError(examID: "LAB-7", institutionID: "st-mary", markedAt: takenAt)),
+        EventSample(ExamResultReleased(examID: "LAB-7", institutionID: "st-mary", revision: 2, releasedAt: takenAt, how: .afterDelay)),
         EventSample(AssessmentRecorded(
             assessmentID: UUID(), sourceEventID: UUID(), subjectID: "m-1", kind: .bloodPressure, category: "elevated", severity: .normal,
             tip: "bloodPressure.elevated", ruleSetVersion: "2026.11.1", observedAt: takenAt, supersedes: UUID(), values: ["systolic": 128, "diastolic": 79])),

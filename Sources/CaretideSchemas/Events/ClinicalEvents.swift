@@ -114,6 +114,38 @@ public enum ExamResultStatus: String, Codable, Sendable, CaseIterable {
     case corrected
 }
 
+/// An exam report's revision became visible to its patient (ingest-service → `caretide.exam-results`): at once, after
+/// the institution's delay, or when a clinician released a held report. `exam-result.recorded` says the result exists;
+/// this says the patient may see it.
+public struct ExamResultReleased: EventPayload {
+    public static let eventType = EventType.examResultReleased
+    public var examID: String
+    public var institutionID: String
+    public var revision: Int
+    public var releasedAt: Date
+    public var how: ReleaseHow
+
+    public init(examID: String, institutionID: String, revision: Int, releasedAt: Date, how: ReleaseHow) {
+        self.examID = examID
+        self.institutionID = institutionID
+        self.revision = revision
+        self.releasedAt = releasedAt
+        self.how = how
+    }
+
+    enum CodingKeys: String, CodingKey { case examID = "examId", institutionID = "institutionId", revision, releasedAt, how }
+}
+
+/// How a report came to be released.
+public enum ReleaseHow: String, Codable, Sendable, CaseIterable {
+    /// The institution's rules release it on arrival.
+    case immediately
+    /// After the delay the rules set.
+    case afterDelay = "after-delay"
+    /// A clinician of the institution released it (a held report, or a delayed one early).
+    case reviewed
+}
+
 /// An exam report was marked entered-in-error (`caretide.exam-results`): nothing downstream may act on it any more.
 public struct ExamResultEnteredInError: EventPayload {
     public static let eventType = EventType.examResultEnteredInError

@@ -15,6 +15,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case melanomaRiskProfileRecorded = "melanoma-risk-profile.recorded"
     case examResultRecorded = "exam-result.recorded"
     case examResultEnteredInError = "exam-result.entered-in-error"
+    case examResultReleased = "exam-result.released"
     // Computed by scoring-service.
     case assessmentRecorded = "assessment.recorded"
     case assessmentWithdrawn = "assessment.withdrawn"
@@ -48,7 +49,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
             .measurements
         case .npiInputsRecorded: .npi
         case .melanomaRiskProfileRecorded: .riskProfiles
-        case .examResultRecorded, .examResultEnteredInError: .examResults
+        case .examResultRecorded, .examResultEnteredInError, .examResultReleased: .examResults
         case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged: .scores
         case .alertRaised, .alertWithdrawn: .alerts
         case .diagnosisRequested, .ontologyUpdateRequested: .diagnosisRequests
@@ -72,6 +73,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .melanomaRiskProfileRecorded: MelanomaRiskProfileRecorded.self
         case .examResultRecorded: ExamResultRecorded.self
         case .examResultEnteredInError: ExamResultEnteredInError.self
+        case .examResultReleased: ExamResultReleased.self
         case .assessmentRecorded: AssessmentRecorded.self
         case .assessmentWithdrawn: AssessmentWithdrawn.self
         case .examResultFlagged: ExamResultFlagged.self

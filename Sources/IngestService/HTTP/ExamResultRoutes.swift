@@ -28,7 +28,8 @@ struct ExamResultRoutes: Sendable {
         deletion: { id, at in
             let (institution, exam) = split(id)
             return ExamResultEnteredInError(examID: exam, institutionID: institution, markedAt: at)
-        })
+        },
+        onStored: ExamRelease.decide)
 
     static func split(_ recordID: String) -> (institution: String, exam: String) {
         let parts = recordID.split(separator: "/", maxSplits: 1).map(String.init)

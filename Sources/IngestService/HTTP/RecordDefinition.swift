@@ -1,3 +1,4 @@
+import CaretideRuntime
 import CaretideSchemas
 import Foundation
 
@@ -18,6 +19,17 @@ struct RecordDefinition: Sendable {
     let observedAtField: String?
     /// The event announcing a deletion (or an entered-in-error mark), if the kind can be deleted.
     let deletion: (@Sendable (_ recordID: String, _ at: Date) -> any EventPayload)?
+    /// What else a new revision sets off in its transaction, after its event (an exam report's release).
+    var onStored: (@Sendable (_ handler: HandlerContext, _ stored: StoredRevision) async throws -> Void)? = nil
+}
+
+/// A revision just stored, for `RecordDefinition.onStored`.
+struct StoredRevision: Sendable {
+    let payload: any EventPayload
+    let patientID: String
+    let recordID: String
+    let revision: Int
+    let traceID: String
 }
 
 extension JSONValue {

@@ -86,6 +86,7 @@ struct RecordRoutes: Sendable {
                 eventID: envelope.eventID)
             {
                 try await handler.publish(envelope)
+                try await definition.onStored?(handler, StoredRevision(payload: first, patientID: patientID, recordID: recordID, revision: 1, traceID: requestID))
                 return Receipt(id: recordID, revision: 1, eventId: envelope.eventID, status: "recorded")
             }
 
@@ -107,6 +108,8 @@ struct RecordRoutes: Sendable {
                 type: definition.recordType, id: recordID, revision: revision, bodyText: bodyText, observedAt: definition.observedAt(corrected),
                 eventID: correction.eventID)
             try await handler.publish(correction)
+            try await definition.onStored?(
+                handler, StoredRevision(payload: corrected, patientID: patientID, recordID: recordID, revision: revision, traceID: requestID))
             return Receipt(id: recordID, revision: revision, eventId: correction.eventID, status: "corrected")
         }
     }

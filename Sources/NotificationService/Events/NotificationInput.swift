@@ -23,7 +23,9 @@ enum NotificationInput {
             // Care-team events are applied by the runtime's projection before the handler.
             .careTeamGranted, .careTeamRevoked, .accessRecorded,
             // Environmental readings are announced for the UV and air-quality alerts still to be built (notifications issue).
-            .areaRegistered, .uvIndexRecorded, .airQualityRecorded:
+            .areaRegistered, .uvIndexRecorded, .airQualityRecorded,
+            // Releases are announced for the "results ready" notifications still to be built (notifications issue).
+            .examResultReleased:
             self = .notConsumed(event.eventType)
         }
     }

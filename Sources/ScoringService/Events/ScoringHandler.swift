@@ -24,6 +24,8 @@ struct ScoringHandler: EventHandler {
         case .assess:
             // One event is a run of one: the same set-based path as a batch.
             try await assess([event], context: context)
+        case .nothingToDo:
+            return
         case .notConsumed(let type):
             throw UnprocessableEvent("scoring-service does not consume \(type.rawValue)")
         }

@@ -1,0 +1,68 @@
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+import ServiceLifecycle
+
+/// Releases exam reports to their patients under their institution's rules (`ReleasePolicy`): each new revision is
+/// decided in the transaction that stores it and, when released at once, announced there with
+/// `exam-result.released`; delayed ones are released by `ExamRelease.Job` when due, held ones by a clinician
+/// (`POST …/exam-results/{examId}/release`).
+enum ExamRelease {
+    /// `RecordDefinition.onStored` of exam reports.
+    @Sendable static func decide(_ handler: HandlerContext, _ stored: StoredRevision) async throws {
+        guard let report = stored.payload as? ExamResultRecorded else { return }
+        let store = ReleaseStore(handler)
+        let decision = ReleasePolicy.decide(
+            try await store.rules(institutionID: report.institutionID),
+            items: report.items.map { .init(code: $0.code, abnormal: ReleasePolicy.isAbnormal($0)) })
+        let now = Date()
+        if try await store.decide(recordID: stored.recordID, patientID: stored.patientID, revision: stored.revision, decision: decision, now: now) {
+            try await announce(report.examID, institution: report.institutionID, revision: stored.revision, patientID: stored.patientID, how: .immediately,
+                               at: now, traceID: stored.traceID, handler: handler)
+        }
+    }
+
+    static func announce(
+        _ examID: String, institution: String, revision: Int, patientID: String, how: ReleaseHow, at now: Date, traceID: String?, handler: HandlerContext
+    ) async throws {
+        try await handler.publish(EventEnvelope(
+            producer: handler.producer, patientID: patientID, traceID: traceID,
+            payload: ExamResultReleased(examID: examID, institutionID: institution, revision: revision, releasedAt: now, how: how)))
+    }
+
+    /// Releases delayed reports when their time comes, checking every `interval`.
+    struct Job: Service {
+        let context: ServiceContext
+        let interval: Duration
+
+        func run() async throws {
+            let logger = context.logger
+            try? await cancelWhenGracefulShutdown {
+                guard await context.readiness.waitUntilMigrated(unless: { Task.isCancelled }) else { return }
+                while !Task.isCancelled {
+                    do {
+                        var released = 0
+                        repeat {
+                            released = try await context.transaction { handler in
+                                let store = ReleaseStore(handler)
+                                let now = Date()
+                                let due = try await store.due(now: now, limit: 100)
+                                for report in due {
+                                    let (institution, exam) = ExamResultRoutes.split(report.recordID)
+                                    try await announce(exam, institution: institution, revision: report.revision, patientID: report.patientID,
+                                                       how: .afterDelay, at: now, traceID: nil, handler: handler)
+                                    try await store.markReleased(recordID: report.recordID, revision: report.revision, at: now)
+                                }
+                                return due.count
+                            }
+                            if released > 0 { logger.info("released delayed exam reports", metadata: ["count": "\(released)"]) }
+                        } while released == 100 && !Task.isCancelled
+                    } catch {
+                        logger.warning("cannot release delayed exam reports; retrying at the next check", metadata: error.logMetadata)
+                    }
+                    try await Task.sleep(for: interval)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The SQL of exam report release: institutions' rules and each report's release state.
+struct ReleaseStore: TransactionalStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    func rules(institutionID: String) async throws -> [ReleasePolicy.Rule] {
+        guard let text = try await connection.query(
+            "SELECT rules::text FROM release_rules WHERE institution_id = \(institutionID)", logger: logger
+        ).collectAll().first?.decode(String.self) else { return [] }
+        return try JSONValueDecoder.decode([ReleasePolicy.Rule].self, from: CaretideJSON.parse(Array(text.utf8)))
+    }
+
+    func replaceRules(institutionID: String, rulesText: String) async throws {
+        try await connection.query(
+            """
+            INSERT INTO release_rules (institution_id, rules) VALUES (\(institutionID), \(rulesText)::jsonb)
+            ON CONFLICT (institution_id) DO UPDATE SET rules = excluded.rules, updated_at = now()
+            """, logger: logger)
+    }
+
+    /// Records the decision for a report's new revision; returns whether it is released now.
+    func decide(recordID: String, patientID: String, revision: Int, decision: ReleasePolicy.Decision, now: Date) async throws -> Bool {
+        let (kind, releaseAt, reason): (String, Date?, String?) = switch decision {
+        case .immediately: ("immediately", nil, nil)
+        case .after(let hours): ("after", now.addingTimeInterval(Double(hours) * 3600), nil)
+        case .hold(let reason): ("hold", nil, reason)
+        }
+        let released = decision == .immediately
+        try await connection.query(
+            """
+            INSERT INTO report_releases (record_id, patient_id, revision, decision, release_at, hold_reason, released_revision, released_at)
+            VALUES (\(recordID), \(patientID), \(revision), \(kind), \(releaseAt), \(reason), \(released ? revision : nil), \(released ? now : nil))
+            ON CONFLICT (record_id) DO UPDATE SET revision = excluded.revision, decision = excluded.decision, release_at = excluded.release_at,
+                hold_reason = excluded.hold_reason,
+                released_revision = coalesce(excluded.released_revision, report_releases.released_revision),
+                released_at = coalesce(excluded.released_at, report_releases.released_at)
+            """, logger: logger)
+        return released
+    }
+
+    /// A report not yet released at its current revision, locked; nil when there is none or it is released.
+    func pending(recordID: String) async throws -> (patientID: String, revision: Int)? {
+        try await connection.query(
+            """
+            SELECT patient_id, revision FROM report_releases
+            WHERE record_id = \(recordID) AND released_revision IS DISTINCT FROM revision FOR UPDATE
+            """, logger: logger
+        ).collectAll().first.map { try $0.decode((String, Int).self) }
+    }
+
+    /// Delayed reports whose time has come, locked (others' locks skipped, so two jobs never release one twice).
+    func due(now: Date, limit: Int) async throws -> [(recordID: String, patientID: String, revision: Int)] {
+        try await connection.query(
+            """
+            SELECT record_id, patient_id, revision FROM report_releases
+            WHERE decision = 'after' AND release_at <= \(now) AND released_revision IS DISTINCT FROM revision
+            ORDER BY release_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+            """, logger: logger
+        ).collectAll().map { try $0.decode((String, String, Int).self) }.map { ($0.0, $0.1, $0.2) }
+    }
+
+    func markReleased(recordID: String, revision: Int, at now: Date) async throws {
+        try await connection.query(
+            "UPDATE report_releases SET released_revision = \(revision), released_at = \(now) WHERE record_id = \(recordID)", logger: logger)
+    }
+
+    /// One released report as its patient reads it.
+    struct ReleasedReport {
+        let recordID: String
+        let revision: Int
+        let releasedAt: Date
+        let reportedAt: Date
+        let body: String
+    }
+
+    /// A page of the patient's reports released at their current revision, newest report first.
+    static func released(patientID: String, page: PageRequest, on client: PostgresClient, logger: Logger) async throws -> [ReleasedReport] {
+        let after = page.after
+        guard after == nil || after?.date != nil else { throw PageRequest.badCursor }
+        return try await client.fetchAll(
+            """
+            SELECT r.record_id, r.revision, rr.released_at, r.observed_at, r.body::text FROM records r
+            JOIN report_releases rr ON rr.record_id = r.record_id AND rr.released_revision = r.revision
+            WHERE r.record_type = 'exam-result' AND r.patient_id = \(patientID) AND r.deleted_at IS NULL
+              AND (\(after == nil) OR (r.observed_at, r.record_id) < (\(after?.date ?? Date()), \(after?.id ?? "")))
+            ORDER BY r.observed_at DESC, r.record_id DESC LIMIT \(page.limit + 1)
+            """, as: (String, Int, Date, Date, String).self, logger: logger
+        ).map { ReleasedReport(recordID: $0.0, revision: $0.1, releasedAt: $0.2, reportedAt: $0.3, body: $0.4) }
+    }
+}
