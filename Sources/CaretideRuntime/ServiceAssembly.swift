@@ -116,7 +116,7 @@ public struct ServiceAssembly: Sendable {
             .init(service: relay),
         ]
         if let keyRefresh { services.append(.init(service: keyRefresh)) }
-        services.append(.init(service: IdempotencyKeys.Expiry(keys: idempotency, readiness: readiness)))
+        services.append(.init(service: idempotency.expiry(readiness: readiness)))
         services += definition.backgroundServices(context).map { .init(service: $0) }
         if let consumer { services.append(.init(service: consumer)) }
         services.append(.init(service: application))

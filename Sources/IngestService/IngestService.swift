@@ -30,7 +30,7 @@ public enum IngestService {
                 EnvironmentRoutes(context: context).register(on: routes)
             },
             backgroundServices: { context in
-                [TombstonePurge(settings: sync, context: context), ExamRelease.Job(context: context, interval: releaseCheck)]
+                [TombstonePurge.job(settings: sync, context: context), ExamRelease.job(interval: releaseCheck, context: context)]
             })
     }
 }

@@ -139,10 +139,8 @@ struct AuthenticationMiddleware: RouterMiddleware {
     static func bearerToken(_ header: String) -> String? {
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        // Foundation's trimmingCharacters cost more than verifying a remembered token; HTTP whitespace is SP and HTAB.
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = parts[1].firstIndex(where: { !isBlank($0) }), let last = parts[1].lastIndex(where: { !isBlank($0) }) else { return nil }
-        return String(parts[1][first...last])
+        let token = parts[1].trimmingBlanks()
+        return token.isEmpty ? nil : token
     }
 }
 

@@ -31,7 +31,7 @@ extension CaretideRequestContext {
 
     /// 32 random lowercase hex digits, the form of a W3C trace id, written directly: every request makes one, and
     /// Foundation's string replacing cost as much as the rest of the request's own work.
-    static func newRequestID() -> String {
+    public static func newRequestID() -> String {
         var generator = SystemRandomNumberGenerator()
         var digits = [UInt8]()
         digits.reserveCapacity(32)

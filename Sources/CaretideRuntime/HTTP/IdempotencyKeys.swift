@@ -5,7 +5,6 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
-import ServiceLifecycle
 import Synchronization
 
 /// `Idempotency-Key` on POST (the IETF httpapi draft of that name): a client that did not hear the answer sends the
@@ -104,23 +103,11 @@ final class IdempotencyKeys: Sendable {
     }
 
     /// Forgets keys older than a day, every hour.
-    struct Expiry: Service {
-        let keys: IdempotencyKeys
-        let readiness: ReadinessState
-
-        func run() async throws {
-            try? await cancelWhenGracefulShutdown {
-                guard await readiness.waitUntilMigrated(unless: { Task.isCancelled }) else { return }
-                while !Task.isCancelled {
-                    do {
-                        try await keys.database.client.query(
-                            "DELETE FROM idempotency_keys WHERE created_at < now() - \(IdempotencyKeys.retention)::interval", logger: keys.logger)
-                    } catch {
-                        keys.logger.warning("expired idempotency keys could not be removed", metadata: error.logMetadata)
-                    }
-                    try await Task.sleep(for: .seconds(3600))
-                }
-            }
+    func expiry(readiness: ReadinessState) -> PeriodicJob {
+        PeriodicJob(name: "idempotency key expiry", interval: .seconds(3600), readiness: readiness, logger: logger) { [database, logger] in
+            try await database.client.query(
+                "DELETE FROM idempotency_keys WHERE created_at < now() - \(Self.retention)::interval", logger: logger)
+            return 0
         }
     }
 }

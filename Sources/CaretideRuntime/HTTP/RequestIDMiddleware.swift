@@ -6,6 +6,7 @@ import Hummingbird
 struct RequestIDMiddleware: RouterMiddleware {
     typealias Context = CaretideRequestContext
 
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         if let id = Self.requestID(traceparent: request.headers[.traceparent], requestID: request.headers[.requestID]) {
@@ -44,6 +45,11 @@ struct RequestIDMiddleware: RouterMiddleware {
         else { return nil }
         return header
     }
+}
+
+extension CaretideRequestContext {
+    /// An id a caller names for itself (a sync device), under the rule of request ids, or nil for anything else.
+    public static func callerChosenID(_ text: String?) -> String? { RequestIDMiddleware.wellFormed(text) }
 }
 
 extension HTTPField.Name {

@@ -73,8 +73,11 @@ public struct TipCatalog: Sendable {
 }
 
 extension StringProtocol {
-    /// Without leading and trailing spaces and tabs (Foundation's trimming is slow and needs a character set).
-    fileprivate func trimmingBlanks() -> String {
-        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+    /// Without leading and trailing spaces and tabs (HTTP's optional whitespace): Foundation's trimming is slow and
+    /// wants a character set, and every request's Authorization header is trimmed.
+    func trimmingBlanks() -> String {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isBlank($0) }), let last = lastIndex(where: { !isBlank($0) }) else { return "" }
+        return String(self[first...last])
     }
 }

@@ -106,17 +106,12 @@ struct SyncRoutes: Sendable {
 
     static func deviceID(_ request: Request) throws -> String? {
         guard let text = request.uri.queryParameters.get("device") else { return nil }
-        let allowed = text.utf8.allSatisfy { byte in
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
-                || byte == UInt8(ascii: "-")
-        }
-        guard (1...64).contains(text.utf8.count), allowed else {
+        guard let device = CaretideRequestContext.callerChosenID(text) else {
             throw HTTPProblem(
                 status: .badRequest, error: "the query is invalid",
                 violations: [SchemaViolation(pointer: JSONPointer(tokens: ["device"]), message: "must be 1 to 64 of A-Z a-z 0-9 . _ -")])
         }
-        return text
+        return device
     }
 
     // MARK: - The upload
@@ -272,7 +267,7 @@ struct SyncRoutes: Sendable {
             let outcome = LastWriterWins.decide(upload.change, stored: existing?.version)
             switch outcome {
             case .insert, .revise:
-                let revision = (existing?.version.revision ?? 0) + 1
+                let revision = LastWriterWins.apply(outcome, of: upload.change, to: existing?.version)?.revision ?? 1
                 let body = upload.change.body ?? .null
                 let payload = try records.decodePayload(upload.definition, body: body, recordID: upload.id, revision: revision)
                 let envelope = handler.envelope(of: payload, patientID: patientID, traceID: requestID)

@@ -1,7 +1,6 @@
 import CaretideRuntime
 import CaretideSchemas
 import Foundation
-import ServiceLifecycle
 
 /// Releases exam reports to their patients under their institution's rules (`ReleasePolicy`): each new revision is
 /// decided in the transaction that stores it and, when released at once, announced there with
@@ -31,37 +30,20 @@ enum ExamRelease {
     }
 
     /// Releases delayed reports when their time comes, checking every `interval`.
-    struct Job: Service {
-        let context: ServiceContext
-        let interval: Duration
-
-        func run() async throws {
-            let logger = context.logger
-            try? await cancelWhenGracefulShutdown {
-                guard await context.readiness.waitUntilMigrated(unless: { Task.isCancelled }) else { return }
-                while !Task.isCancelled {
-                    do {
-                        var released = 0
-                        repeat {
-                            released = try await context.transaction { handler in
-                                let store = ReleaseStore(handler)
-                                let now = Date()
-                                let due = try await store.due(now: now, limit: 100)
-                                for report in due {
-                                    let (institution, exam) = ExamResultRoutes.split(report.recordID)
-                                    try await announce(exam, institution: institution, revision: report.revision, patientID: report.patientID,
-                                                       how: .afterDelay, at: now, traceID: nil, handler: handler)
-                                    try await store.markReleased(recordID: report.recordID, revision: report.revision, at: now)
-                                }
-                                return due.count
-                            }
-                            if released > 0 { logger.info("released delayed exam reports", metadata: ["count": "\(released)"]) }
-                        } while released == 100 && !Task.isCancelled
-                    } catch {
-                        logger.warning("cannot release delayed exam reports; retrying at the next check", metadata: error.logMetadata)
-                    }
-                    try await Task.sleep(for: interval)
+    static func job(interval: Duration, context: ServiceContext) -> PeriodicJob {
+        PeriodicJob(name: "delayed exam report release", interval: interval, fullBatch: 100, context: context) {
+            try await context.transaction { handler in
+                let store = ReleaseStore(handler)
+                let now = Date()
+                let due = try await store.due(now: now, limit: 100)
+                for report in due {
+                    let (institution, exam) = ExamResultRoutes.split(report.recordID)
+                    try await announce(
+                        exam, institution: institution, revision: report.revision, patientID: report.patientID, how: .afterDelay, at: now, traceID: nil,
+                        handler: handler)
+                    try await store.markReleased(recordID: report.recordID, revision: report.revision, at: now)
                 }
+                return due.count
             }
         }
     }

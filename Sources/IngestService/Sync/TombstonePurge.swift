@@ -1,7 +1,6 @@
 import CaretideRuntime
 import CaretideStore
 import Foundation
-import ServiceLifecycle
 
 /// How long offline sync keeps what it needs.
 public struct SyncSettings: Sendable, Equatable {
@@ -37,29 +36,14 @@ public struct SyncSettings: Sendable, Equatable {
 }
 
 /// Removes old tombstones in batches every `purgeInterval` (`ChangeFeedStore.purgeTombstones`).
-struct TombstonePurge: Service {
-    let settings: SyncSettings
-    let context: ServiceContext
+enum TombstonePurge {
     static let batchSize = 1_000
 
-    func run() async throws {
-        let logger = context.logger
-        try? await cancelWhenGracefulShutdown {
-            guard await context.readiness.waitUntilMigrated(unless: { Task.isCancelled }) else { return }
-            while !Task.isCancelled {
-                do {
-                    var purged = 0
-                    repeat {
-                        let cutoff = Date().addingTimeInterval(-Double(settings.tombstoneRetention.components.seconds))
-                        purged = try await ChangeFeedStore.purgeTombstones(
-                            before: cutoff, limit: Self.batchSize, database: context.database, timeout: context.limits.transactionTimeout, logger: logger)
-                        if purged > 0 { logger.info("purged sync tombstones", metadata: ["count": "\(purged)"]) }
-                    } while purged == Self.batchSize && !Task.isCancelled
-                } catch {
-                    logger.warning("cannot purge sync tombstones; retrying at the next round", metadata: error.logMetadata)
-                }
-                try await Task.sleep(for: settings.purgeInterval)
-            }
+    static func job(settings: SyncSettings, context: ServiceContext) -> PeriodicJob {
+        PeriodicJob(name: "sync tombstone purge", interval: settings.purgeInterval, fullBatch: batchSize, context: context) {
+            let cutoff = Date().addingTimeInterval(-Double(settings.tombstoneRetention.components.seconds))
+            return try await ChangeFeedStore.purgeTombstones(
+                before: cutoff, limit: batchSize, database: context.database, timeout: context.limits.transactionTimeout, logger: context.logger)
         }
     }
 }

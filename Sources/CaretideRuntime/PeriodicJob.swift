@@ -1,0 +1,54 @@
+import Logging
+import ServiceLifecycle
+
+/// Work a service repeats on a timer (purging tombstones, releasing delayed reports, forgetting old idempotency keys):
+/// once the schema is migrated, `round` runs every `interval`, and again at once while it reports a full batch. A
+/// failed round is logged and retried at the next one; a graceful shutdown ends the wait.
+public struct PeriodicJob: Service {
+    let name: String
+    let interval: Duration
+    /// A round that handled this many items runs again without waiting (nil: never).
+    let fullBatch: Int?
+    let readiness: ReadinessState
+    let logger: Logger
+    /// One round; returns how many items it handled.
+    let round: @Sendable () async throws -> Int
+
+    public init(
+        name: String, interval: Duration, fullBatch: Int? = nil, context: ServiceContext, round: @escaping @Sendable () async throws -> Int
+    ) {
+        self.name = name
+        self.interval = interval
+        self.fullBatch = fullBatch
+        self.readiness = context.readiness
+        self.logger = context.logger
+        self.round = round
+    }
+
+    init(name: String, interval: Duration, readiness: ReadinessState, logger: Logger, round: @escaping @Sendable () async throws -> Int) {
+        self.name = name
+        self.interval = interval
+        self.fullBatch = nil
+        self.readiness = readiness
+        self.logger = logger
+        self.round = round
+    }
+
+    public func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            guard await readiness.waitUntilMigrated(unless: { Task.isCancelled }) else { return }
+            while !Task.isCancelled {
+                do {
+                    var handled = 0
+                    repeat {
+                        handled = try await round()
+                        if handled > 0 { logger.info("periodic job round", metadata: ["job": "\(name)", "count": "\(handled)"]) }
+                    } while handled == fullBatch && !Task.isCancelled
+                } catch {
+                    logger.warning("periodic job failed; retrying at the next round", metadata: error.logMetadata.merging(["job": "\(name)"]) { $1 })
+                }
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+}
