@@ -17,7 +17,7 @@ topics_source = (root / "Sources" / "CaretideSchemas" / "Events" / "Topic.swift"
 
 problems = []
 products = set(re.findall(r'\.executable\(name: "([^"]+)"', package))
-topics = set(re.findall(r'case \w+ = "(caretide\.[a-z.-]+)"', topics_source))
+topics = set(re.findall(r'case \w+ = "(caretide\.[a-z0-9.-]+)"', topics_source))
 services = compose.get("services", {})
 
 for product in products:
@@ -57,7 +57,7 @@ for name, spec in services.items():
         if dependency not in services:
             problems.append(f"compose service {name} depends on undefined service {dependency}")
 
-created = set(re.findall(r"caretide\.[a-z.-]+", " ".join(services.get("kafka-topics", {}).get("command", []))))
+created = set(re.findall(r"caretide\.[a-z0-9.-]+", " ".join(services.get("kafka-topics", {}).get("command", []))))
 if created != topics:
     problems.append(f"compose creates topics {sorted(created)} but the code uses {sorted(topics)}")
 

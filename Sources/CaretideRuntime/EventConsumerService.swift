@@ -15,7 +15,7 @@ import Synchronization
 public final class EventConsumerService: Service, Sendable {
     let name: String
     let topics: [Topic]
-    let handler: any EventHandler
+    let messages: ConsumedMessages
     let kafka: KafkaConfiguration
     let database: Database
     let producer: KafkaProducer
@@ -37,13 +37,12 @@ public final class EventConsumerService: Service, Sendable {
     let parallelism = 3
 
     public init(
-        name: String, topics: [Topic], handler: any EventHandler, kafka: KafkaConfiguration, database: Database,
-        producer: KafkaProducer, relay: OutboxRelay, readiness: ReadinessState, metrics: ServiceMetrics, codec: EventCodec,
-        logger: Logger, limits: RuntimeLimits, progress: ProgressMonitor
+        name: String, topics: [Topic], messages: ConsumedMessages, kafka: KafkaConfiguration, database: Database, producer: KafkaProducer, relay: OutboxRelay, readiness: ReadinessState, metrics: ServiceMetrics,
+        codec: EventCodec, logger: Logger, limits: RuntimeLimits, progress: ProgressMonitor
     ) {
         self.name = name
         self.topics = topics
-        self.handler = handler
+        self.messages = messages
         self.kafka = kafka
         self.database = database
         self.producer = producer
@@ -57,7 +56,7 @@ public final class EventConsumerService: Service, Sendable {
         self.deadLetters = DeadLetters(
             consumer: name, producer: producer, database: database, metrics: metrics, logger: logger,
             publishDeadline: limits.deadLetterPublishDeadline)
-        for lane in 0..<parallelism { progress.register(Self.laneName(lane), minimumThreshold: handler.transactionTimeout) }
+        for lane in 0..<parallelism { progress.register(Self.laneName(lane), minimumThreshold: messages.transactionTimeout) }
     }
 
     static func laneName(_ lane: Int) -> String { "consumer lane \(lane)" }
@@ -151,6 +150,13 @@ public final class EventConsumerService: Service, Sendable {
     /// shutdown interrupted a retry, in which case nothing of the batch may be committed.
     private func apply(_ messages: [IncomingMessage]) async -> Bool {
         let start = ContinuousClock.now
+        if case .inbound(let inbound) = self.messages {
+            for message in messages {
+                metrics.eventConsumed(topic: message.topic)
+                guard await applyInbound(message, inbound) else { return false }
+            }
+            return true
+        }
         var accepted: [(message: IncomingMessage, event: ValidatedEvent)] = []
         for message in messages {
             metrics.eventConsumed(topic: message.topic)
@@ -198,6 +204,7 @@ public final class EventConsumerService: Service, Sendable {
     /// redeliveries), given to the handler at once if it takes batches. Returns how many events were new.
     @discardableResult
     private func applyInOneTransaction(_ events: [ValidatedEvent], logger: Logger) async throws -> Int {
+        guard case .events(let handler) = messages else { return 0 }
         let context = (codec: codec, producer: name, logger: logger, handler: handler)
         return try await database.transaction(timeout: handler.transactionTimeout ?? limits.transactionTimeout) { connection in
             let fresh = try await ProcessedEvents.claim(events.map(\.eventID), consumer: self.name, on: connection, logger: context.logger)
@@ -221,12 +228,32 @@ public final class EventConsumerService: Service, Sendable {
         var logger = self.logger
         logger[metadataKey: "eventId"] = "\(event.eventID)"
         logger[metadataKey: "eventType"] = "\(event.eventType.rawValue)"
+        return await untilDurable(message, receivedAt: start, logger: logger) { logger in
+            let applied = try await applyInOneTransaction([event], logger: logger) > 0
+            if applied { relay.wake() } else { logger.debug("duplicate event ignored") }
+        }
+    }
 
+    /// Hands an inbound message to its handler, unless it was applied before, and records it applied.
+    private func applyInbound(_ message: IncomingMessage, _ handler: any InboundMessageHandler) async -> Bool {
+        await untilDurable(message, receivedAt: .now, logger: logger) { [database] logger in
+            guard try await !InboundMessages.wasApplied(message, on: database, logger: logger) else {
+                return logger.debug("inbound message applied before; skipped", metadata: message.metadata)
+            }
+            try await handler.handle(message)
+            try await InboundMessages.markApplied(message, on: database, logger: logger)
+        }
+    }
+
+    /// Runs `attempt` until it succeeds (retrying what is transient with backoff) or the message is dead-lettered.
+    /// Returns false only when shutdown interrupted a retry, in which case the message must not be committed.
+    private func untilDurable(
+        _ message: IncomingMessage, receivedAt start: ContinuousClock.Instant, logger: Logger, _ attempt: (Logger) async throws -> Void
+    ) async -> Bool {
         var backoff = Backoff()
         while true {
             do {
-                let applied = try await applyInOneTransaction([event], logger: logger) > 0
-                if applied { relay.wake() } else { logger.debug("duplicate event ignored") }
+                try await attempt(logger)
                 metrics.processingLatency(topic: message.topic, ContinuousClock.now - start)
                 return true
             } catch let error as UnprocessableEvent {
@@ -235,16 +262,16 @@ public final class EventConsumerService: Service, Sendable {
             } catch let error as EventTooLarge {
                 metrics.eventFailed(topic: message.topic)
                 return await deadLetter(message, reason: error.description)
-            } catch where TransientError.isTransient(error) {
+            } catch where TransientError.isTransient(error) || error is RetryLater {
                 guard !stopping.load(ordering: .acquiring) else { return false }
                 let delay = backoff.next()
-                logger.warning("database unavailable; retrying the event", metadata: error.logMetadata.merging(["retryIn": "\(delay)"]) { $1 })
+                logger.warning("database unavailable; retrying the message", metadata: error.logMetadata.merging(["retryIn": "\(delay)"]) { $1 })
                 try? await Task.sleep(for: delay)
             } catch {
-                // Not transient and not a known refusal: a defect or a constraint the event breaks. Park it in the
+                // Not transient and not a known refusal: a defect or a constraint the message breaks. Park it in the
                 // dead-letter topic rather than block the partition forever.
                 metrics.eventFailed(topic: message.topic)
-                logger.error("event processing failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+                logger.error("message processing failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
                 return await deadLetter(message, reason: "processing failed: \(String(describing: type(of: error)))")
             }
         }
@@ -263,6 +290,18 @@ public final class EventConsumerService: Service, Sendable {
             byTopic[partition.topic, default: 0] += partition.lag + inFlight.count(topic: partition.topic, partition: partition.partition)
         }
         for (topic, lag) in byTopic { metrics.consumerLag(topic: topic, lag) }
+    }
+}
+
+/// What a consumer's topics carry, and who applies it.
+public enum ConsumedMessages: Sendable {
+    /// Caretide events, validated, deduplicated by event id and applied in the transaction that records them.
+    case events(any EventHandler)
+    /// Messages from outside Caretide on inbound topics, each given whole to the handler (`InboundMessageHandler`).
+    case inbound(any InboundMessageHandler)
+
+    var transactionTimeout: Duration? {
+        if case .events(let handler) = self { handler.transactionTimeout } else { nil }
     }
 }
 

@@ -45,17 +45,26 @@ public struct ServiceAssembly: Sendable {
         let migrations = MigrationService(
             migrator: Migrator(tracks: [IdentityMigrations.track, definition.migrations]), database: database, readiness: readiness, logger: logger)
 
-        var consumer: EventConsumerService?
+        var context = ServiceContext(
+            name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger, limits: limits)
+        if let directory = configuration.tipTranslations { context.tips = try TipCatalog.load(directory: directory) }
+
         var consumed = definition.consumedTopics
-        var eventHandler = definition.handler
+        var consumedMessages = definition.handler.map(ConsumedMessages.events)
         if definition.careTeam == .projection, let handler = definition.handler {
             consumed.append(.careTeam)
-            eventHandler = CareTeamProjectingHandler(service: handler)
+            consumedMessages = .events(CareTeamProjectingHandler(service: handler))
+        }
+        if let inbound = definition.inbound {
+            precondition(consumedMessages == nil, "\(definition.name): a service consumes Caretide events or inbound topics, not both")
+            consumed = inbound.topics
+            consumedMessages = .inbound(inbound.handler(context))
         }
         metrics.prepare(consumedTopics: consumed.map(\.name))
-        if let handler = eventHandler, !consumed.isEmpty {
+        var consumer: EventConsumerService?
+        if let consumedMessages, !consumed.isEmpty {
             consumer = EventConsumerService(
-                name: definition.name, topics: consumed, handler: handler, kafka: configuration.kafka,
+                name: definition.name, topics: consumed, messages: consumedMessages, kafka: configuration.kafka,
                 database: database, producer: producer, relay: relay, readiness: readiness, metrics: metrics, codec: codec,
                 logger: logger, limits: limits, progress: progress)
         }
@@ -75,9 +84,6 @@ public struct ServiceAssembly: Sendable {
         operational.register(on: router, metrics: configuration.metricsPort == nil)
         let api = router.group().add(middleware: AuthenticationMiddleware(authenticator: authenticator))
         let routes = RouteTable()
-        var context = ServiceContext(
-            name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger, limits: limits)
-        if let directory = configuration.tipTranslations { context.tips = try TipCatalog.load(directory: directory) }
         let audit = AuditTrail(database: database, codec: codec, producer: definition.name, logger: logger, timeout: limits.transactionTimeout)
         let idempotency = IdempotencyKeys(database: database, logger: logger)
         let apiRoutes = APIRoutes(

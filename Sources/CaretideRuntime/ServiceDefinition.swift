@@ -15,6 +15,8 @@ public struct ServiceDefinition: Sendable {
     /// Topics consumed by `handler`; empty when the service consumes nothing.
     public var consumedTopics: [Topic]
     public var handler: (any EventHandler)?
+    /// Inbound topics (messages from outside Caretide) and their handler; a service consumes events or these, not both.
+    public var inbound: InboundTopics?
     /// Adds the service's own HTTP routes, each behind authentication and the access rules.
     public var routes: @Sendable (APIRoutes, ServiceContext) -> Void
     /// How the service knows care-team grants; a service that serves patient data must know them.
@@ -24,7 +26,7 @@ public struct ServiceDefinition: Sendable {
 
     public init(
         name: String, schema: String, migrations: MigrationTrack, consumedTopics: [Topic] = [], handler: (any EventHandler)? = nil,
-        careTeam: CareTeamSource = .none,
+        inbound: InboundTopics? = nil, careTeam: CareTeamSource = .none,
         routes: @escaping @Sendable (APIRoutes, ServiceContext) -> Void = { _, _ in },
         backgroundServices: @escaping @Sendable (ServiceContext) -> [any Service] = { _ in [] }
     ) {
@@ -33,6 +35,7 @@ public struct ServiceDefinition: Sendable {
         self.migrations = migrations
         self.consumedTopics = consumedTopics
         self.handler = handler
+        self.inbound = inbound
         self.careTeam = careTeam
         self.backgroundServices = backgroundServices
         self.routes = routes
@@ -72,10 +75,10 @@ public struct ServiceContext: Sendable {
     /// Like `transaction(_:)`, and records the request's audit entry in the same transaction, with the status
     /// `status` gives the result: the write and its audit record commit together, in one transaction.
     public func transaction<Result: Sendable>(
-        auditing request: CaretideRequestContext, status: @escaping @Sendable (Result) -> Int,
+        auditing origin: WriteOrigin, status: @escaping @Sendable (Result) -> Int,
         _ body: @escaping @Sendable (HandlerContext) async throws -> Result
     ) async throws -> Result {
-        guard let audit = request.audit else { return try await transaction(body) }
+        guard let audit = origin.audit else { return try await transaction(body) }
         let (codec, name) = (self.codec, self.name)
         do {
             // The write's events wait until its outcome is known, then leave with the audit row and its event in one

@@ -16,7 +16,10 @@ public enum IngestService {
     public static func definition(sync: SyncSettings, releaseCheck: Duration = .seconds(30)) -> ServiceDefinition {
         // Patients grant and revoke here, so ingest-service writes the grants it checks itself.
         ServiceDefinition(
-            name: name, schema: "ingest", migrations: IngestMigrations.track, careTeam: .owner,
+            name: name, schema: "ingest", migrations: IngestMigrations.track,
+            // Hospital pipelines' result feeds on Kafka: the same checks and storage as the HTTP door.
+            inbound: InboundTopics(topics: InboundResults.topics) { InboundResults(records: RecordRoutes(context: $0)) },
+            careTeam: .owner,
             routes: { routes, context in
                 let records = RecordRoutes(context: context)
                 MeasurementRoutes(records: records).register(on: routes)

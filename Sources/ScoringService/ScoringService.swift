@@ -15,6 +15,7 @@ public enum ScoringService {
             consumedTopics: [.measurements, .npi, .riskProfiles, .examResults], handler: ScoringHandler(), careTeam: .projection
         ) { routes, context in
             AssessmentRoutes(context: context).register(on: routes)
+            ClinicalHistoryRoutes(context: context).register(on: routes)
         }
     }
 }

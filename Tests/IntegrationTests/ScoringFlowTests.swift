@@ -230,6 +230,50 @@ import Testing
         let events = try await pipeline.nextScores(2)
         #expect(events.compactMap { $0.payload(as: AssessmentRecorded.self) }.first?.category == "poor")
         #expect(events.compactMap { $0.payload(as: CareTrackingFlagged.self) }.first?.rule == .npiPrognosticGroupChanged)
+
+        // The patient reads the NPI history with groups and curves, oldest diagnosis first.
+        let scoring = pipeline.stack.baseURL(ScoringService.name)
+        let history = try await HTTP.get(scoring + "/v1/patients/p-onc/npi").items()
+        #expect(history.map { $0["group"] as? String } == ["excellent", "poor"])
+        #expect(history.first?["npiId"] as? String == npiID)
+        #expect(history.first?["npi"] as? Double == 2.3 && history.last?["fiveYearSurvivalPercent"] as? Int == 50)
+        #expect((history.first?["inputs"] as? [String: Any])?["tumourSizeCm"] as? Double == 1.5)
+        #expect(history.first?["tipText"] as? String != nil)
+        let curve = history.last?["survivalCurve"] as? [[String: Any]] ?? []
+        #expect(curve.map { $0["monthsSinceDiagnosis"] as? Int } == Array(stride(from: 0, through: 60, by: 6)))
+        #expect(curve.first?["survivalProbability"] as? Double == 1 && curve.last?["survivalProbability"] as? Double == 0.5)
+
+        // The current melanoma risk category comes first, with the factors it was made of.
+        let risk = try await HTTP.get(scoring + "/v1/patients/p-onc/melanoma-risk").items()
+        #expect(risk.count == 1 && risk.first?["category"] as? String == "higher")
+        #expect((risk.first?["factors"] as? [String: Any])?["hairColour"] as? String == "red")
+        #expect(risk.first?["selfExaminationIntervalMonths"] as? Int != nil)
+
+        // The whole history filters by kind; another patient's reads are refused.
+        let onlyNPI = try await HTTP.get(scoring + "/v1/patients/p-onc/assessments?kind=nottinghamPrognosticIndex").items()
+        #expect(onlyNPI.count == 2 && onlyNPI.allSatisfy { $0["kind"] as? String == "nottinghamPrognosticIndex" && $0["inputs"] != nil })
+        #expect(try await HTTP.get(scoring + "/v1/patients/p-onc/assessments?kind=npi").status == 400)
+        let stranger = Caller.identity(.init(subject: "p-other", role: .patient))
+        #expect(try await HTTP.get(scoring + "/v1/patients/p-onc/npi", as: stranger).status == 403)
+        try await pipeline.stop()
+    }
+
+    @Test("a patient reads exam reports only as released, from ingest: scoring lists their assessments to the care team, not to the patient")
+    func examAssessmentsNotToPatient() async throws {
+        let pipeline = try await Pipeline.start()
+        #expect(try await HTTP.send(method: "PUT", pipeline.ingest + "/v1/institutions/st-mary/release-rules",
+            json: #"{"rules": [{"testCode": "*", "release": "hold", "reason": "discuss with the patient first"}]}"#).status == 200)
+        #expect(try await HTTP.send(method: "PUT", pipeline.ingest + "/v1/institutions/st-mary/exam-results/HELD-1",
+            json: #"{"patientId": "p-held", "reportedAt": "2026-11-22T06:10:00Z", "items": [{"code": "2345-7", "name": "Glucose", "value": 182, "unit": "mg/dL", "referenceLow": 70, "referenceHigh": 99}]}"#).status == 201)
+        _ = try await pipeline.nextScores(1)
+        let scoring = pipeline.stack.baseURL(ScoringService.name) + "/v1/patients/p-held/assessments"
+        #expect(try await HTTP.get(scoring).items().isEmpty)
+        #expect(try await HTTP.get(pipeline.ingest + "/v1/patients/p-held/exam-results").items().isEmpty)
+        // The patient's consultant sees the held report's assessment.
+        let consultant = Caller.identity(.init(subject: "dr-held", role: .consultant))
+        #expect(try await HTTP.send(method: "PUT", pipeline.ingest + "/v1/patients/p-held/care-team/dr-held", json: "{}").status == 200)
+        try await eventually("scoring applied the grant", timeout: .seconds(30)) { try await HTTP.get(scoring, as: consultant).status == 200 }
+        #expect(try await HTTP.get(scoring, as: consultant).items().map { $0["kind"] as? String } == ["examResult"])
         try await pipeline.stop()
     }
 

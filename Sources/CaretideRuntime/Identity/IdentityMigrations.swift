@@ -1,7 +1,7 @@
 import CaretideStore
 
-/// The tables of the identity layer, in every service's schema: the service's projection of care-team grants and
-/// its audit trail.
+/// The tables of the layer every service shares, in each service's schema: the projection of care-team grants, the
+/// audit trail, idempotency keys and the inbound messages applied.
 enum IdentityMigrations {
     static let track = MigrationTrack(name: "identity", migrations: [
         Migration(version: 1, name: "care-team grants and access audit", statements: [
@@ -51,6 +51,18 @@ enum IdentityMigrations {
                 PRIMARY KEY (owner, key))
             """,
             "CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at)",
+        ]),
+        // Messages from inbound topics already applied (`InboundMessages`), kept a day.
+        Migration(version: 3, name: "inbound messages applied", statements: [
+            """
+            CREATE TABLE inbound_messages (
+                topic text NOT NULL,
+                partition integer NOT NULL,
+                message_offset bigint NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (topic, partition, message_offset))
+            """,
+            "CREATE INDEX inbound_messages_age ON inbound_messages (applied_at)",
         ]),
     ])
 }

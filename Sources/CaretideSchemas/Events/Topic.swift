@@ -25,6 +25,13 @@ public enum Topic: String, CaseIterable, Sendable, Codable {
     /// Areas, UV index and air-quality readings from operators' feeds, keyed by area code (ingest-service →
     /// notification-service).
     case environment = "caretide.environment"
+    /// Inbound: hospital pipelines' exam reports as JSON, the body of `POST …/exam-results` (`{"reports": […]}`),
+    /// keyed by institution id (pipelines → ingest-service). Not Caretide events: no envelope, no event headers.
+    case inboundExamResults = "caretide.inbound.exam-results"
+    /// Inbound: exam reports as HL7 FHIR R4 Bundles, keyed by institution id (pipelines → ingest-service).
+    case inboundFHIR = "caretide.inbound.fhir"
+    /// Inbound: lab results as HL7 v2 ORU^R01 messages (ER7 text), keyed by institution id (pipelines → ingest-service).
+    case inboundHL7v2 = "caretide.inbound.hl7v2"
     /// Messages a consumer could not accept, with the reason in the `dead-letter-reason` header.
     case deadLetter = "caretide.dead-letter"
 

@@ -33,7 +33,7 @@ struct CareTeamRoutes: Sendable {
                     violations: [SchemaViolation(pointer: JSONPointer(tokens: ["expiresAt"]), message: "must be in the future")])
             }
             let grant = CareTeamGranted(consultantID: consultantID, grantedAt: now, expiresAt: body.expiresAt)
-            try await context.transaction(auditing: requestContext, status: { 200 }) { handler in
+            try await context.transaction(auditing: requestContext.origin, status: { 200 }) { handler in
                 let envelope = EventEnvelope(producer: handler.producer, patientID: patientID, traceID: requestContext.requestID, payload: grant)
                 try await CareTeamStore.apply(grant, patientID: patientID, eventID: envelope.eventID, on: handler.connection, logger: handler.logger)
                 try await handler.publish(envelope)
@@ -44,7 +44,7 @@ struct CareTeamRoutes: Sendable {
             "v1/patients/:patientId/care-team/:consultantId", access: .patientData(.manage), summary: "Revoke a consultant's access"
         ) { _, requestContext in
             let (patientID, consultantID) = try Self.pair(requestContext)
-            try await context.transaction(auditing: requestContext, status: { 204 }) { handler in
+            try await context.transaction(auditing: requestContext.origin, status: { 204 }) { handler in
                 // Revoking what is not granted changes nothing and announces nothing.
                 guard try await CareTeamStore.lockUnrevoked(patientID: patientID, consultantID: consultantID, on: handler.connection, logger: handler.logger)
                 else { return }

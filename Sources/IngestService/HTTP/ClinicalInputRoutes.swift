@@ -38,7 +38,7 @@ struct ClinicalInputRoutes: Sendable {
                 let patientID = try PatientID.fromPath(context)
                 let id = try context.uuidParameter(parameter, label: "id").uuidString.lowercased()
                 let body = try await records.validated(definition, request: request, requestContext: context, recordID: id)
-                let receipt = try await records.store(definition, mode: .put, patientID: patientID, recordID: id, body: body, request: context)
+                let receipt = try await records.store(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
                 return try jsonResponse(receipt, status: receipt.httpStatus)
             }
         }

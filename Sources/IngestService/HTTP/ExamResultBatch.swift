@@ -38,6 +38,12 @@ struct ExamResultBatch: Sendable {
         let institution = context.parameters.get("institutionId") ?? ""
         // Read here rather than by `validatedJSON`, whose bound is one event: a batch holds many.
         let bytes = Array(buffer: try await request.body.collect(upTo: context.maxUploadSize))
+        return try jsonResponse(Answer(results: try await receive(bytes, institution: institution, origin: context.origin)))
+    }
+
+    /// Checks a batch as a whole (a 400 or 422 `HTTPProblem` when it is not one), then stores each report: the HTTP
+    /// and the Kafka door alike.
+    func receive(_ bytes: [UInt8], institution: String, origin: WriteOrigin) async throws -> [Result] {
         let body: JSONValue
         do {
             body = try CaretideJSON.parse(bytes)
@@ -50,21 +56,20 @@ struct ExamResultBatch: Sendable {
 
         var seen: Set<String> = []
         let duplicates = reports.map { !seen.insert($0["examId"]?.stringValue ?? "").inserted }
-        let results = try await withThrowingTaskGroup(of: Result.self) { group in
+        return try await withThrowingTaskGroup(of: Result.self) { group in
             var results: [Result] = []
             for (index, report) in reports.enumerated() {
                 if index >= Self.parallelism, let done = try await group.next() { results.append(done) }
                 let duplicate = duplicates[index]
-                group.addTask { await store(report, index: index, institution: institution, duplicateInBatch: duplicate, context: context) }
+                group.addTask { await store(report, index: index, institution: institution, duplicateInBatch: duplicate, origin: origin) }
             }
             for try await done in group { results.append(done) }
             return results.sorted { $0.index < $1.index }
         }
-        return try jsonResponse(Answer(results: results))
     }
 
     /// One report, stored as its own PUT would be; anything refused becomes its result instead of the request's.
-    private func store(_ item: JSONValue, index: Int, institution: String, duplicateInBatch: Bool, context: CaretideRequestContext) async -> Result {
+    private func store(_ item: JSONValue, index: Int, institution: String, duplicateInBatch: Bool, origin: WriteOrigin) async -> Result {
         let examID = item["examId"]?.stringValue ?? ""
         let at = JSONPointer(tokens: ["reports", String(index)])
         func refused(_ error: String, _ violations: [SchemaViolation]) -> Result {
@@ -87,7 +92,7 @@ struct ExamResultBatch: Sendable {
                 return refused("the report is larger than one event may be (\(Outbox.maximumEventBytes) bytes)", [SchemaViolation(pointer: JSONPointer(tokens: prefix), message: "is too large")])
             }
             let receipt = try await records.store(
-                definition, mode: .put, patientID: report["patientId"]?.stringValue ?? "", recordID: recordID, body: report, request: context)
+                definition, mode: .put, patientID: report["patientId"]?.stringValue ?? "", recordID: recordID, body: report, origin: origin)
             let status = switch receipt.status {
             case "recorded": "accepted"
             case "unchanged": "duplicate"

@@ -47,7 +47,7 @@ struct ExamResultRoutes: Sendable {
             let body = try await records.validated(Self.definition, request: request, requestContext: context, recordID: id)
             // The patient comes from the body (institutions upload for many patients); the schema checked its form.
             let patientID = body["patientId"]?.stringValue ?? ""
-            let receipt = try await records.store(Self.definition, mode: .put, patientID: patientID, recordID: id, body: body, request: context)
+            let receipt = try await records.store(Self.definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
             return try jsonResponse(receipt, status: receipt.httpStatus)
         }
         let batch = ExamResultBatch(records: records)
@@ -64,7 +64,7 @@ struct ExamResultRoutes: Sendable {
         ) { _, context in
             let id = try Self.recordID(context)
             let patientID = try await records.patientOwning(Self.definition, recordID: id)
-            return try jsonResponse(try await records.delete(Self.definition, patientID: patientID, recordID: id, request: context))
+            return try jsonResponse(try await records.delete(Self.definition, patientID: patientID, recordID: id, origin: context.origin))
         }
     }
 

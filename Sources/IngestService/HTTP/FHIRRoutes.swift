@@ -24,13 +24,13 @@ struct FHIRRoutes: Sendable {
         ) { request, context in
             let institution = context.parameters.get("institutionId") ?? ""
             let bytes = Array(buffer: try await request.body.collect(upTo: context.maxUploadSize))
-            let (status, answer) = try await receive(bytes, institution: institution, context: context)
+            let (status, answer) = try await receive(bytes, institution: institution, origin: context.origin)
             return Response(
                 status: status, headers: [.contentType: Self.mediaType], body: ResponseBody(byteBuffer: ByteBuffer(bytes: try CaretideJSON.encode(answer))))
         }
     }
 
-    func receive(_ bytes: [UInt8], institution: String, context: CaretideRequestContext) async throws -> (HTTPResponse.Status, JSONValue) {
+    func receive(_ bytes: [UInt8], institution: String, origin: WriteOrigin) async throws -> (HTTPResponse.Status, JSONValue) {
         let bundle: JSONValue
         do {
             bundle = try CaretideJSON.parse(bytes)
@@ -59,12 +59,12 @@ struct FHIRRoutes: Sendable {
             let recordID = AssessmentEngine.examSubjectID(institutionID: institution, examID: report.examID)
             do {
                 if let body = report.body {
-                    let receipt = try await records.store(definition, mode: .put, patientID: report.patientID, recordID: recordID, body: body, request: context)
+                    let receipt = try await records.store(definition, mode: .put, patientID: report.patientID, recordID: recordID, body: body, origin: origin)
                     outcomes[report.entry] = (
                         receipt.status == "recorded" ? "201 Created" : "200 OK", "DiagnosticReport/\(report.examID)/_history/\(receipt.revision)")
                 } else {
                     let owner = try await records.patientOwning(definition, recordID: recordID)
-                    let receipt = try await records.delete(definition, patientID: owner, recordID: recordID, request: context)
+                    let receipt = try await records.delete(definition, patientID: owner, recordID: recordID, origin: origin)
                     outcomes[report.entry] = ("200 OK", "DiagnosticReport/\(report.examID)/_history/\(receipt.revision)")
                 }
             } catch let refusal as HTTPProblem {

@@ -24,14 +24,14 @@ struct HL7v2Routes: Sendable {
         ) { request, context in
             let institution = context.parameters.get("institutionId") ?? ""
             let text = String(decoding: try await request.body.collect(upTo: context.maxUploadSize).readableBytesView, as: UTF8.self)
-            let acknowledgement = try await receive(text, institution: institution, context: context)
+            let acknowledgement = try await receive(text, institution: institution, origin: context.origin)
             return Response(
                 status: .ok, headers: [.contentType: Self.mediaType],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: acknowledgement.text)))
         }
     }
 
-    func receive(_ text: String, institution: String, context: CaretideRequestContext) async throws -> Acknowledgement {
+    func receive(_ text: String, institution: String, origin: WriteOrigin) async throws -> Acknowledgement {
         let message: HL7v2.Message
         do {
             message = try HL7v2.parse(text)
@@ -68,7 +68,7 @@ struct HL7v2Routes: Sendable {
             do {
                 _ = try await records.store(
                     definition, mode: .put, patientID: report.body["patientId"]?.stringValue ?? "", recordID: recordID, body: report.body,
-                    request: context)
+                    origin: origin)
             } catch let refusal as HTTPProblem {
                 // The exam id belongs to another patient's report, or was retracted: said, and the reports before it
                 // stand (sending the message again stores them as duplicates).

@@ -33,7 +33,7 @@ struct MeasurementRoutes: Sendable {
             let (patientID, definition) = try Self.route(context)
             let body = try await records.validated(definition, request: request, requestContext: context, recordID: "")
             let id = body["measurementId"]?.stringValue?.lowercased() ?? ""
-            let receipt = try await records.store(definition, mode: .create, patientID: patientID, recordID: id, body: body, request: context)
+            let receipt = try await records.store(definition, mode: .create, patientID: patientID, recordID: id, body: body, origin: context.origin)
             return try jsonResponse(receipt, status: receipt.httpStatus)
         }
         routes.put(
@@ -46,7 +46,7 @@ struct MeasurementRoutes: Sendable {
             guard body["measurementId"]?.stringValue?.lowercased() == id else {
                 throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: ["measurementId"]), message: "must equal the id in the path")])
             }
-            let receipt = try await records.store(definition, mode: .put, patientID: patientID, recordID: id, body: body, request: context)
+            let receipt = try await records.store(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
             return try jsonResponse(receipt, status: receipt.httpStatus)
         }
         routes.delete(
@@ -55,7 +55,7 @@ struct MeasurementRoutes: Sendable {
         ) { _, context in
             let (patientID, definition) = try Self.route(context)
             return try jsonResponse(try await records.delete(
-                definition, patientID: patientID, recordID: try Self.measurementID(context), request: context))
+                definition, patientID: patientID, recordID: try Self.measurementID(context), origin: context.origin))
         }
         routes.get(
             "v1/patients/:patientId/measurements", access: .patientData(.read), summary: "The patient's current measurements, oldest first",

@@ -70,14 +70,13 @@ struct RecordRoutes: Sendable {
 
     static let futureMessage = "must not be in the future (allowed: up to 5 minutes ahead of the server clock)"
 
-    /// - Parameter request: whose request id the events carry as their trace id, and whose audit entry is recorded in
-    ///   the same transaction.
+    /// - Parameter origin: whose trace id the events carry, and whose audit entry is recorded in the same transaction.
     func store(
-        _ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue, request: CaretideRequestContext
+        _ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue, origin: WriteOrigin
     ) async throws -> Receipt {
         let bodyText = try CaretideJSON.encodeToString(body)
-        let requestID = request.requestID
-        return try await context.transaction(auditing: request, status: { $0.httpStatus.code }) { handler in
+        let requestID = origin.traceID
+        return try await context.transaction(auditing: origin, status: { $0.httpStatus.code }) { handler in
             let store = RecordStore(handler)
             let first = try decodePayload(definition, body: body, recordID: recordID, revision: 1)
             let envelope = handler.envelope(of: first, patientID: patientID, traceID: requestID)
@@ -114,10 +113,10 @@ struct RecordRoutes: Sendable {
         }
     }
 
-    func delete(_ definition: RecordDefinition, patientID: String, recordID: String, request: CaretideRequestContext) async throws -> Receipt {
+    func delete(_ definition: RecordDefinition, patientID: String, recordID: String, origin: WriteOrigin) async throws -> Receipt {
         guard let deletion = definition.deletion else { throw HTTPError(.methodNotAllowed) }
-        let requestID = request.requestID
-        return try await context.transaction(auditing: request, status: { $0.httpStatus.code }) { handler in
+        let requestID = origin.traceID
+        return try await context.transaction(auditing: origin, status: { $0.httpStatus.code }) { handler in
             let store = RecordStore(handler)
             // The patient's change number first: the lock order every writer keeps (ChangeFeedStore).
             try await ChangeFeedStore(handler).takeChanges(patientID: patientID, count: 1)

@@ -171,7 +171,7 @@ struct SyncRoutes: Sendable {
             }
         }
         let (requestID, changes) = (context.requestID, accepted)
-        let applied = try await records.context.transaction(auditing: context, status: { _ in 200 }) { handler in
+        let applied = try await records.context.transaction(auditing: context.origin, status: { _ in 200 }) { handler in
             try await apply(changes, patientID: patientID, requestID: requestID, handler: handler)
         }
         for result in applied.results { results[result.index] = result }

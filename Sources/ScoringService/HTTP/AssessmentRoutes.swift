@@ -5,8 +5,14 @@ import CaretideStore
 import Foundation
 import Hummingbird
 
-/// `GET /v1/patients/{patientId}/assessments`: the patient's assessments, oldest observation first, each with whether
-/// it still stands (`superseded_by` and `withdrawn` say why not). `?standing=true` lists only those that stand.
+/// `GET /v1/patients/{patientId}/assessments`: the patient's assessments, oldest observation first, each with what was
+/// assessed (`inputs`) and whether it still stands (`superseded_by` and `withdrawn` say why not). `?standing=true`
+/// lists only those that stand; `?kind=bloodPressure` (repeatable) only those kinds: a measurement history with each
+/// assessment.
+///
+/// A patient reads exam reports only once the institution releases them, from ingest-service
+/// (`GET /v1/patients/{id}/exam-results`); scoring does not know about releases, so it lists exam-report assessments
+/// to the patient's care team and the institution, never to the patient.
 struct AssessmentRoutes: Sendable {
     let context: ServiceContext
 
@@ -14,14 +20,25 @@ struct AssessmentRoutes: Sendable {
         routes.get(
             "v1/patients/:patientId/assessments", access: .patientData(.read),
             summary: "The patient's assessments with their provenance, oldest observation first",
-            query: [.init("standing", "true: only assessments neither superseded nor withdrawn")], paged: true
+            query: [
+                .init("standing", "true: only assessments neither superseded nor withdrawn"),
+                .init("kind", "only this kind (bloodPressure, pulse, bodyMassIndex, glucose, hba1c, lipids, nottinghamPrognosticIndex, melanomaRisk, examResult); repeatable"),
+            ], paged: true
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            let standingOnly = request.uri.queryParameters.get("standing") == "true"
+            var query = AssessmentStore.HistoryQuery(standingOnly: request.uri.queryParameters.get("standing") == "true")
+            var unknown: [SchemaViolation] = []
+            for text in request.uri.queryParameters.getAll("kind") {
+                if let kind = AssessmentKind(rawValue: String(text)) { query.kinds.append(kind) } else {
+                    unknown.append(SchemaViolation(pointer: JSONPointer(tokens: ["kind"]), message: "is not a kind of assessment"))
+                }
+            }
+            if requestContext.identity?.role == .patient { query.excludedKinds = [.examResult] }
             let page = try PageRequest.from(request)
+            guard unknown.isEmpty else { throw HTTPProblem(status: .badRequest, error: "the query is invalid", violations: unknown) }
             let texts = context.tips.texts(acceptLanguage: request.headers[.acceptLanguage])
             var response = try jsonResponse(try await AssessmentStore.history(
-                patientID: patientID, standingOnly: standingOnly, page: page, texts: texts, on: context.database.client, logger: context.logger))
+                patientID: patientID, query: query, page: page, texts: texts, on: context.database.client, logger: context.logger))
             response.headers[.contentLanguage] = texts.language
             return response
         }

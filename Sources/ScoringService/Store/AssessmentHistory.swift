@@ -6,7 +6,8 @@ import Logging
 import PostgresNIO
 
 extension AssessmentStore {
-    /// One assessment as the patient's history shows it.
+    /// One assessment as the patient's history shows it: what was assessed (`inputs`, the recorded event's payload)
+    /// and what the rules made of it.
     struct HistoryEntry: Encodable, Sendable {
         let assessmentId: UUID
         let sourceEventId: UUID
@@ -25,28 +26,44 @@ extension AssessmentStore {
         let supersededBy: UUID?
         let withdrawn: String?
         let values: JSONValue
+        let inputs: JSONValue
     }
 
-    /// A page of the patient's assessments, oldest observation first; `standingOnly` leaves out the superseded and
-    /// the withdrawn.
+    /// Which of a patient's assessments a page lists, and in which order.
+    struct HistoryQuery: Sendable {
+        /// Only these kinds; empty for every kind.
+        var kinds: [AssessmentKind] = []
+        /// Leaves out kinds the caller may not read here (exam reports, for patients: see `AssessmentRoutes`).
+        var excludedKinds: [AssessmentKind] = []
+        /// Leaves out the superseded and the withdrawn.
+        var standingOnly = false
+        var newestFirst = false
+    }
+
+    /// A page of the patient's assessments, by observation time (oldest first unless `query.newestFirst`).
     static func history(
-        patientID: String, standingOnly: Bool, page: PageRequest, texts: TipTexts, on client: PostgresClient, logger: Logger
+        patientID: String, query: HistoryQuery, page: PageRequest, texts: TipTexts, on client: PostgresClient, logger: Logger
     ) async throws -> Page<HistoryEntry> {
         let after = try page.timeAndUUID()
+        let (kinds, excluded) = (query.kinds.map(\.rawValue), query.excludedKinds.map(\.rawValue))
+        // The order's direction is one of two fixed words, never caller text.
+        let direction = query.newestFirst ? "DESC" : "ASC"
+        let beyond = query.newestFirst ? "<" : ">"
         let rows = try await client.fetchAll(
             """
             SELECT assessment_id, source_event_id, kind, subject_id, subject_revision, category, severity, tip, rule_set_version,
-                   observed_at, superseded_by, withdrawal_reason, coalesce(result->'values', '{}'::jsonb)::text
+                   observed_at, superseded_by, withdrawal_reason, coalesce(result->'values', '{}'::jsonb)::text, inputs::text
             FROM assessments
-            WHERE patient_id = \(patientID) AND (NOT \(standingOnly) OR (superseded_by IS NULL AND withdrawn_at IS NULL))
-              AND (\(after == nil) OR (observed_at, assessment_id) > (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
-            ORDER BY observed_at, assessment_id LIMIT \(page.limit + 1)
-            """, as: (UUID, UUID, String, String, Int, String, String, String, String, Date, UUID?, String?, String).self, logger: logger)
+            WHERE patient_id = \(patientID) AND (NOT \(query.standingOnly) OR (superseded_by IS NULL AND withdrawn_at IS NULL))
+              AND (cardinality(\(kinds)::text[]) = 0 OR kind = ANY(\(kinds)::text[])) AND NOT kind = ANY(\(excluded)::text[])
+              AND (\(after == nil) OR (observed_at, assessment_id) \(unescaped: beyond) (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
+            ORDER BY observed_at \(unescaped: direction), assessment_id \(unescaped: direction) LIMIT \(page.limit + 1)
+            """, as: (UUID, UUID, String, String, Int, String, String, String, String, Date, UUID?, String?, String, String).self, logger: logger)
         let entries = try rows.map {
             HistoryEntry(
                 assessmentId: $0.0, sourceEventId: $0.1, kind: $0.2, subjectId: $0.3, subjectRevision: $0.4, category: $0.5, severity: $0.6,
                 tip: $0.7, tipText: texts.text($0.7), severityLabel: texts.text("severity.\($0.6)"), ruleSetVersion: $0.8, observedAt: $0.9, supersededBy: $0.10, withdrawn: $0.11,
-                values: try CaretideJSON.parse(Array($0.12.utf8)))
+                values: try CaretideJSON.parse(Array($0.12.utf8)), inputs: try CaretideJSON.parse(Array($0.13.utf8)))
         }
         return Page(rows: entries, request: page) { .init(date: $0.observedAt, id: $0.assessmentId) }
     }
