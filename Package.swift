@@ -62,7 +62,7 @@ let package = Package(
         // Services: a library each (tests start them in-process) and a thin executable.
         .target(name: "IngestService", dependencies: ["CaretideRuntime", "CaretideDomain", "ClinicalAssessment"]),
         .target(name: "ScoringService", dependencies: ["CaretideRuntime", "CaretideDomain", "ClinicalAssessment"]),
-        .target(name: "NotificationService", dependencies: ["CaretideRuntime", "CaretideDomain"]),
+        .target(name: "NotificationService", dependencies: ["CaretideRuntime", "CaretideDomain", "ClinicalAssessment"]),
         .target(name: "DiagnosisService", dependencies: [
             "CaretideRuntime", "PhenotypeRanking",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

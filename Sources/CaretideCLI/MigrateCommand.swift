@@ -7,7 +7,8 @@ import IngestService
 import NotificationService
 import ScoringService
 
-/// `caretide migrate`: applies every service's migrations to DATABASE_URL (the services also do it at start-up).
+/// `caretide migrate`: applies every service's migrations to DATABASE_URL, the shared layer's (grants, audit,
+/// idempotency keys) included, exactly as each service does at start-up.
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate", abstract: "Apply the database migrations of every service to DATABASE_URL.")
@@ -17,7 +18,7 @@ struct MigrateCommand: AsyncParsableCommand {
         let configuration = try DatabaseURL.fromEnvironment()
         for definition in AllServices.definitions {
             let database = Database(configuration: configuration, schema: definition.schema, logger: logger)
-            let applied = try await database.whileRunning { try await Migrator(tracks: [definition.migrations]).migrate(database, logger: logger) }
+            let applied = try await database.whileRunning { try await Migrator(tracks: definition.migrationTracks).migrate(database, logger: logger) }
             print("\(definition.schema): \(applied.isEmpty ? "up to date" : "applied " + applied.joined(separator: ", "))")
         }
     }

@@ -61,6 +61,21 @@ public enum TipKey: String, Sendable, Codable, CaseIterable {
     case trendRisingFastingGlucose = "trend.risingFastingGlucose"
     case trendNPIGroupWorsened = "trend.npiGroupWorsened"
     case trendNPIGroupImproved = "trend.npiGroupImproved"
+
+    case uvLow = "uv.low"
+    case uvModerate = "uv.moderate"
+    case uvHigh = "uv.high"
+    case uvVeryHigh = "uv.veryHigh"
+    case uvExtreme = "uv.extreme"
+    case uvAllClear = "uv.allClear"
+
+    case airQualityGood = "airQuality.good"
+    case airQualityModerate = "airQuality.moderate"
+    case airQualityUnhealthyForSensitiveGroups = "airQuality.unhealthyForSensitiveGroups"
+    case airQualityUnhealthy = "airQuality.unhealthy"
+    case airQualityVeryUnhealthy = "airQuality.veryUnhealthy"
+    case airQualityHazardous = "airQuality.hazardous"
+    case airQualityAllClear = "airQuality.allClear"
 }
 
 /// A category enum whose cases have a translatable display label in ``Tips/categoryLabelsEnglish``.
@@ -86,6 +101,8 @@ extension TriglycerideCategory: LabelledCategory { public static var labelNamesp
 extension NPIPrognosticGroup: LabelledCategory { public static var labelNamespace: String { "npiPrognosticGroup" } }
 extension MelanomaRiskCategory: LabelledCategory { public static var labelNamespace: String { "melanomaRiskCategory" } }
 extension InterpretationCode: LabelledCategory { public static var labelNamespace: String { "interpretationCode" } }
+extension UVIndexCategory: LabelledCategory { public static var labelNamespace: String { "uvIndexCategory" } }
+extension AirQualityCategory: LabelledCategory { public static var labelNamespace: String { "airQualityCategory" } }
 
 /// All user-facing English text of the module, in one place, keyed — so it can be translated as data.
 ///
@@ -186,6 +203,32 @@ public enum Tips {
             "Your latest tumour assessment places you in a different prognosis group than before. Your care team will discuss it with you.",
         .trendNPIGroupImproved:
             "Your latest tumour assessment places you in a better prognosis group than before. Your care team will discuss it with you.",
+
+        // UV: the WHO guide's protection scheme (none below 3; protection from 3; extra protection from 8), with the
+        // hours of strongest sun around solar noon.
+        .uvLow: "The UV index is low. You can safely stay outside.",
+        .uvModerate:
+            "The UV index is moderate. Protect your skin around midday: seek shade, wear a shirt, hat and sunglasses, and use sunscreen (SPF 30 or more).",
+        .uvHigh:
+            "The UV index is high. Between 10:00 and 16:00 seek shade, wear a shirt, hat and sunglasses, and use sunscreen (SPF 30 or more) again every two hours.",
+        .uvVeryHigh:
+            "The UV index is very high. Avoid being outside between 10:00 and 16:00. If you must, stay in the shade and wear a shirt, hat, sunglasses and sunscreen.",
+        .uvExtreme:
+            "The UV index is extreme: unprotected skin can burn in minutes. Stay indoors or in the shade between 10:00 and 16:00; shirt, hat, sunglasses and sunscreen are a must.",
+        .uvAllClear: "The UV index has fallen below your alert level.",
+        // Air quality: EPA's cautionary statements (EPA-454/B-24-002, Table 5), for particles and ozone.
+        .airQualityGood: "Air quality is good. It's a great day to be active outside.",
+        .airQualityModerate:
+            "Air quality is moderate. If you are unusually sensitive to air pollution, consider making outdoor activities shorter and less intense, and go inside if you have symptoms.",
+        .airQualityUnhealthyForSensitiveGroups:
+            "Air quality is unhealthy for sensitive groups. If you have heart or lung disease such as asthma, make outdoor activities shorter and less intense and take more breaks; keep your reliever medicine with you.",
+        .airQualityUnhealthy:
+            "Air quality is unhealthy. If you have heart or lung disease, consider moving activities inside; everyone else should reduce long or intense outdoor activity.",
+        .airQualityVeryUnhealthy:
+            "Air quality is very unhealthy. If you have heart or lung disease, avoid physical activity outdoors; everyone else should limit it.",
+        .airQualityHazardous:
+            "Air quality is hazardous. Everyone should avoid physical activity outdoors; if you have heart or lung disease, stay indoors and keep activity light.",
+        .airQualityAllClear: "Air quality has improved below your alert level.",
     ]
 
     /// Display labels for every ``LabelledCategory`` case, keyed by ``LabelledCategory/labelKey``.
@@ -249,6 +292,19 @@ public enum Tips {
         "interpretationCode.H": "High",
         "interpretationCode.LL": "Critically low",
         "interpretationCode.HH": "Critically high",
+
+        "uvIndexCategory.low": "Low",
+        "uvIndexCategory.moderate": "Moderate",
+        "uvIndexCategory.high": "High",
+        "uvIndexCategory.veryHigh": "Very high",
+        "uvIndexCategory.extreme": "Extreme",
+
+        "airQualityCategory.good": "Good",
+        "airQualityCategory.moderate": "Moderate",
+        "airQualityCategory.unhealthyForSensitiveGroups": "Unhealthy for sensitive groups",
+        "airQualityCategory.unhealthy": "Unhealthy",
+        "airQualityCategory.veryUnhealthy": "Very unhealthy",
+        "airQualityCategory.hazardous": "Hazardous",
     ]
 
     /// The text for `key` in `table`, falling back to English (and finally to the raw key) when a translation

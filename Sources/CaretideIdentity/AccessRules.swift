@@ -14,12 +14,16 @@ public enum Access: Sendable, Hashable {
     case referenceData
     /// The feeds operators run: areas, UV index and air-quality readings.
     case operatorFeeds
+    /// The caller's own notification inbox (patients and consultants): whose it is comes from the token, never the
+    /// path, so nobody can name another's.
+    case ownInbox
 
     /// Whether an allowed request is audited: everything that reads or writes a patient's data. (Every refused
     /// request is audited, whatever it touches.)
     public var isPatientData: Bool {
         switch self {
-        case .patientData, .institutionResults: true
+        // A consultant's inbox names patients and their findings.
+        case .patientData, .institutionResults, .ownInbox: true
         case .consultantWorkspace, .clinicalTools, .referenceData, .operatorFeeds: false
         }
     }
@@ -30,7 +34,7 @@ public enum Access: Sendable, Hashable {
         case .patientData: "patientId"
         case .institutionResults: "institutionId"
         case .consultantWorkspace: "doctorId"
-        case .clinicalTools, .referenceData, .operatorFeeds: nil
+        case .clinicalTools, .referenceData, .operatorFeeds, .ownInbox: nil
         }
     }
 }
@@ -39,6 +43,8 @@ public enum PatientDataOperation: String, Sendable, Hashable {
     case read, write
     /// Granting and revoking a consultant's access, and reading who accessed the data: the patient alone.
     case manage
+    /// Advice from the patient's consultant to the patient's inbox: consultants with an active grant alone.
+    case advise
 }
 
 /// The scopes a `service` token (a hospital pipeline) may carry, and what each allows.
@@ -79,10 +85,14 @@ public enum AccessRules {
         switch (identity.role, access) {
         case (_, .referenceData):
             return .allowed
+        case (.patient, .patientData(.advise)):
+            return .refused
         case (.patient, .patientData):
             return owner == identity.subject ? .allowed : .refused
-        case (.consultant, .patientData(.read)):
+        case (.consultant, .patientData(.read)), (.consultant, .patientData(.advise)):
             return .allowedWithActiveGrant
+        case (.patient, .ownInbox), (.consultant, .ownInbox):
+            return .allowed
         case (.service, .patientData(.read)):
             return identity.scopes.contains(ServiceScope.patientsRead) ? .allowed : .refused
         case (.service, .patientData(.write)):
@@ -105,7 +115,8 @@ public enum AccessRules {
             (.consultant, .institutionResults), (.patient, .institutionResults), (.operator, _),
             (.patient, .consultantWorkspace), (.institution, .consultantWorkspace), (.service, .consultantWorkspace),
             (.patient, .clinicalTools), (.institution, .clinicalTools), (.institution, .patientData),
-            (.patient, .operatorFeeds), (.consultant, .operatorFeeds), (.institution, .operatorFeeds):
+            (.patient, .operatorFeeds), (.consultant, .operatorFeeds), (.institution, .operatorFeeds), (.service, .patientData(.advise)),
+            (.institution, .ownInbox), (.service, .ownInbox):
             return .refused
         }
     }

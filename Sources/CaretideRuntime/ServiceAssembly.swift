@@ -43,7 +43,7 @@ public struct ServiceAssembly: Sendable {
             database: database, producer: producer, readiness: readiness, metrics: metrics, logger: logger,
             transactionTimeout: limits.transactionTimeout + messageTimeout, progress: progress)
         let migrations = MigrationService(
-            migrator: Migrator(tracks: [IdentityMigrations.track, definition.migrations]), database: database, readiness: readiness, logger: logger)
+            migrator: Migrator(tracks: definition.migrationTracks), database: database, readiness: readiness, logger: logger)
 
         var context = ServiceContext(
             name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger, limits: limits)

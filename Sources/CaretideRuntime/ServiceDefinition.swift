@@ -42,6 +42,12 @@ public struct ServiceDefinition: Sendable {
     }
 }
 
+extension ServiceDefinition {
+    /// Every migration track of the service's schema, in order: the layer every service shares (grants, audit,
+    /// idempotency keys, inbound messages), then the service's own, which may build on it.
+    public var migrationTracks: [MigrationTrack] { [IdentityMigrations.track, migrations] }
+}
+
 /// Where a service's copy of care-team grants comes from.
 public enum CareTeamSource: Sendable {
     /// The service serves no patient data.

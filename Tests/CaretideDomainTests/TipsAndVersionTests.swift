@@ -25,6 +25,7 @@ struct TipsAndVersionTests {
             + labelKeys(TotalCholesterolCategory.self) + labelKeys(LDLCholesterolCategory.self)
             + labelKeys(HDLCholesterolCategory.self) + labelKeys(TriglycerideCategory.self)
             + labelKeys(NPIPrognosticGroup.self) + labelKeys(MelanomaRiskCategory.self) + labelKeys(InterpretationCode.self)
+            + labelKeys(UVIndexCategory.self) + labelKeys(AirQualityCategory.self)
         for key in keys { #expect(Tips.categoryLabelsEnglish[key]?.isEmpty == false, "missing label \(key)") }
         #expect(Set(keys) == Set(Tips.categoryLabelsEnglish.keys))
         #expect(Tips.label(for: BloodPressureCategory.stage1Hypertension) == "High blood pressure (stage 1)")

@@ -22,6 +22,9 @@ import Testing
         #expect(AccessRules.decide(Self.patient, .consultantWorkspace, owner: "p-1") == .refused)
         #expect(AccessRules.decide(Self.patient, .clinicalTools, owner: nil) == .refused)
         #expect(AccessRules.decide(Self.patient, .referenceData, owner: nil) == .allowed)
+        // Advice comes from the care team, not from the patient to themselves.
+        #expect(AccessRules.decide(Self.patient, .patientData(.advise), owner: "p-1") == .refused)
+        #expect(AccessRules.decide(Self.patient, .ownInbox, owner: nil) == .allowed)
     }
 
     @Test("institution staff write results only under their own institution and read no patient's data")
@@ -29,9 +32,10 @@ import Testing
         #expect(AccessRules.decide(Self.staff, .institutionResults, owner: "st-mary") == .allowed)
         #expect(AccessRules.decide(Self.staff, .institutionResults, owner: "st-john") == .refused)
         #expect(AccessRules.decide(Self.staff, .institutionResults, owner: nil) == .refused)
-        for operation in [PatientDataOperation.read, .write, .manage] {
+        for operation in [PatientDataOperation.read, .write, .manage, .advise] {
             #expect(AccessRules.decide(Self.staff, .patientData(operation), owner: "staff-1") == .refused)
         }
+        #expect(AccessRules.decide(Self.staff, .ownInbox, owner: nil) == .refused)
         #expect(AccessRules.decide(Self.staff, .consultantWorkspace, owner: "staff-1") == .refused)
         #expect(AccessRules.decide(Self.staff, .clinicalTools, owner: nil) == .refused)
     }
@@ -45,11 +49,13 @@ import Testing
         #expect(AccessRules.decide(Self.consultant, .consultantWorkspace, owner: "dr-2") == .refused)
         #expect(AccessRules.decide(Self.consultant, .clinicalTools, owner: nil) == .allowed)
         #expect(AccessRules.decide(Self.consultant, .institutionResults, owner: "st-mary") == .refused)
+        #expect(AccessRules.decide(Self.consultant, .patientData(.advise), owner: "p-1") == .allowedWithActiveGrant)
+        #expect(AccessRules.decide(Self.consultant, .ownInbox, owner: nil) == .allowed)
     }
 
     @Test("an operator reads and writes no patient data, not even with their own id in the path")
     func operatorRole() {
-        for access in [Access.patientData(.read), .patientData(.write), .patientData(.manage), .institutionResults, .consultantWorkspace, .clinicalTools] {
+        for access in [Access.patientData(.read), .patientData(.write), .patientData(.manage), .patientData(.advise), .institutionResults, .consultantWorkspace, .clinicalTools, .ownInbox] {
             #expect(AccessRules.decide(Self.operatorIdentity, access, owner: "ops-1") == .refused)
         }
         #expect(AccessRules.decide(Self.operatorIdentity, .referenceData, owner: nil) == .allowed)
@@ -57,7 +63,7 @@ import Testing
 
     @Test("a service client does exactly what its scopes name")
     func service() {
-        for access in [Access.patientData(.read), .patientData(.write), .patientData(.manage), .institutionResults, .consultantWorkspace, .clinicalTools] {
+        for access in [Access.patientData(.read), .patientData(.write), .patientData(.manage), .patientData(.advise), .institutionResults, .consultantWorkspace, .clinicalTools, .ownInbox] {
             #expect(AccessRules.decide(Self.bareService, access, owner: "x") == .refused)
         }
         #expect(AccessRules.decide(Self.service("patients:read"), .patientData(.read), owner: "p-1") == .allowed)

@@ -48,7 +48,7 @@ enum EventSamples {
             ExamResultLine(code: "718-7", name: "Haemoglobin", value: 13.9, unit: "g/dL", referenceLow: 12, referenceHigh: 15.5, comment: nil),
         ], status: .preliminary)),
         EventSample(ExamResultEnteredInError(examID: "LAB-7", institutionID: "st-mary", markedAt: takenAt)),
-        EventSample(ExamResultReleased(examID: "LAB-7", institutionID: "st-mary", revision: 2, releasedAt: takenAt, how: .afterDelay)),
+        EventSample(ExamResultReleased(examID: "LAB-7", institutionID: "st-mary", revision: 2, releasedAt: takenAt, how: .afterDelay, outOfRangeCount: 1)),
         EventSample(AssessmentRecorded(
             assessmentID: UUID(), sourceEventID: UUID(), subjectID: "m-1", kind: .bloodPressure, category: "elevated", severity: .normal,
             tip: "bloodPressure.elevated", ruleSetVersion: "2026.11.1", observedAt: takenAt, supersedes: UUID(), values: ["systolic": 128, "diastolic": 79])),
@@ -63,6 +63,9 @@ enum EventSamples {
         EventSample(AlertRaised(
             alertID: UUID(), sourceEventID: UUID(), aboutID: UUID(), kind: "bloodPressure", severity: .urgent, category: "hypertensiveCrisis",
             messageKey: "alert.bloodPressure.hypertensiveCrisis", raisedAt: takenAt)),
+        EventSample(AlertRaised(
+            alertID: UUID(), sourceEventID: UUID(), aboutID: UUID(), kind: "examResultReady", severity: .normal, category: "released",
+            messageKey: "notification.examResultReady.released", raisedAt: takenAt, recipientID: "patient-1", recipientRole: .patient, outOfRangeCount: 2)),
         EventSample(AlertWithdrawn(alertID: UUID(), sourceEventID: UUID(), reason: .superseded, withdrawnAt: takenAt)),
         EventSample(CareTeamGranted(consultantID: "dr-1", grantedAt: takenAt, expiresAt: takenAt.addingTimeInterval(86_400))),
         EventSample(CareTeamGranted(consultantID: "dr-1", grantedAt: takenAt, expiresAt: nil)),

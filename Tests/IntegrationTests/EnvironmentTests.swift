@@ -4,6 +4,7 @@ import CaretideSchemas
 import CaretideTestSupport
 import Foundation
 import IngestService
+import NotificationService
 import Testing
 
 /// Operators' environmental feeds: areas first, then UV index and air-quality readings, each an event keyed by area.
@@ -62,6 +63,64 @@ import Testing
         let listed = try await HTTP.get("\(base)/v1/areas", as: patient)
         let areas = try listed.items()
         #expect(listed.status == 200 && areas.first?["areaCode"] as? String == "lisbon")
+        try await stack.shutdown()
+    }
+}
+
+/// UV and air-quality alerts: patients subscribe to an area with thresholds that follow from who they are, readings
+/// alert each subscriber at their own threshold, a rise alerts again, a fall below sends one all-clear.
+@Suite(.serialized, .stoppingStacks) struct EnvironmentAlertFlowTests {
+    static func reading(_ url: String, _ json: String) async throws {
+        let reply = try await EnvironmentTests.send("POST", url, json)
+        #expect(reply.status == 201, "\(reply.text)")
+    }
+
+    @Test("each subscriber is alerted at their own threshold with category, advice key and solar noon; rises alert again; all-clear once")
+    func alertsPerSubscriber() async throws {
+        let stack = try await TestStack.start([IngestService.definition, NotificationService.definition])
+        let (ingest, notification) = (stack.baseURL(IngestService.name), stack.baseURL(NotificationService.name))
+        let alerts = try KafkaProbe(stack.kafka, topic: Topic.alerts.name)
+        #expect(try await EnvironmentTests.send("PUT", "\(ingest)/v1/areas/lisbon",
+            #"{"name": "Lisbon", "latitude": 38.72, "longitude": -9.14, "timeZone": "Europe/Lisbon"}"#).status == 201)
+        let subscriptions = notification + "/v1/patients/p-fair/environment-subscriptions"
+        #expect(try await HTTP.send(method: "PUT", subscriptions + "/nowhere", json: "{}", as: .owner).status == 404)
+        try await eventually("notification knows the area") {
+            try await HTTP.send(method: "PUT", subscriptions + "/lisbon", json: #"{"fitzpatrickSkinType": 2, "conditions": ["asthma"]}"#).status == 200
+        }
+        let mine = try await HTTP.get(subscriptions).items()
+        #expect(mine.first?["effectiveUVIndexThreshold"] as? Double == 3 && mine.first?["effectiveAQIThreshold"] as? Int == 51)
+        #expect(try await HTTP.send(method: "PUT", notification + "/v1/patients/p-usual/environment-subscriptions/lisbon", json: "{}").status == 200)
+        #expect(try await HTTP.send(method: "PUT", subscriptions + "/lisbon", json: "{}", as: .identity(Identity(subject: "p-usual", role: .patient))).status == 403)
+
+        let uv = "\(ingest)/v1/areas/lisbon/uv-index"
+        try await Self.reading(uv, #"{"observedAt": "2026-07-01T09:00:00Z", "uvIndex": 4.2}"#)  // moderate: fair skin only
+        try await Self.reading(uv, #"{"observedAt": "2026-07-01T10:00:00Z", "uvIndex": 7.1}"#)  // high: both (a rise for fair skin)
+        try await Self.reading(uv, #"{"observedAt": "2026-07-01T11:00:00Z", "uvIndex": 6.5}"#)  // still high: nobody again
+        try await Self.reading(uv, #"{"observedAt": "2026-07-01T18:00:00Z", "uvIndex": 2.0}"#)  // below both: one all-clear each
+        let air = "\(ingest)/v1/areas/lisbon/air-quality"
+        try await Self.reading(air, #"{"observedAt": "2026-07-01T12:00:00Z", "pm25": 20}"#)  // AQI 71, moderate: asthma only
+        try await Self.reading(air, #"{"observedAt": "2026-07-01T13:00:00Z", "pm25": 260}"#)  // AQI 370, hazardous: both, urgent
+
+        let raised = try await alerts.receive(8).compactMap { try EventCodec().decode($0.value) }
+        func sent(_ patient: String) -> [String] {
+            raised.filter { $0.patientID == patient }.compactMap { $0.payload(as: AlertRaised.self) }.map { "\($0.kind).\($0.category)" }
+        }
+        #expect(sent("p-fair") == ["uvIndex.moderate", "uvIndex.high", "uvIndex.allClear", "airQuality.moderate", "airQuality.hazardous"])
+        #expect(sent("p-usual") == ["uvIndex.high", "uvIndex.allClear", "airQuality.hazardous"])
+        #expect(try await alerts.drain(for: .seconds(2)).isEmpty)
+
+        let inbox = try await HTTP.get(notification + "/v1/inbox", as: .identity(Identity(subject: "p-fair", role: .patient))).items()
+        let hazardous = try #require(inbox.first { $0["category"] as? String == "hazardous" })
+        #expect(hazardous["severity"] as? String == "urgent" && hazardous["value"] as? Double == 370 && hazardous["areaCode"] as? String == "lisbon")
+        let high = try #require(inbox.first { $0["category"] as? String == "high" })
+        // Solar noon in Lisbon (9.14° W) on 1 July: about 12:40 UTC.
+        let peak = try #require((high["peakAt"] as? String).flatMap { Timestamp.parse($0) })
+        #expect(abs(peak.timeIntervalSince(Timestamp.parse("2026-07-01T12:40:00Z")!)) < 5 * 60)
+        #expect(high["messageKey"] as? String == "alert.uvIndex.high")
+
+        #expect(try await HTTP.send(method: "DELETE", subscriptions + "/lisbon").status == 204)
+        #expect(try await HTTP.get(subscriptions).items().isEmpty)
+        await alerts.close()
         try await stack.shutdown()
     }
 }

@@ -127,7 +127,7 @@ import Testing
         try await pipeline.stop()
     }
 
-    @Test("an institution's exam report is flagged item by item; entered-in-error retracts it")
+    @Test("an institution's exam report is flagged item by item, its patient told when it is released; entered-in-error retracts both")
     func examReport() async throws {
         let pipeline = try await Pipeline.start()
         let report = #"{"patientId": "p-exam", "reportedAt": "2026-11-21T06:10:00Z", "items": [{"code": "2345-7", "name": "Glucose", "value": 450, "unit": "mg/dL", "referenceLow": 70, "referenceHigh": 99, "criticalHigh": 400, "comment": "Repeat urgently"}, {"code": "718-7", "name": "Haemoglobin", "value": 13.9, "unit": "g/dL", "referenceLow": 12, "referenceHigh": 15.5}]}"#
@@ -136,8 +136,11 @@ import Testing
         #expect(flagged.items.map(\.interpretation) == [.HH, .N])
         #expect(flagged.items[0].comment == "Repeat urgently")
         #expect(flagged.severity == .urgent)
+        // The patient hears of the report as it is released (at once: the institution has no rules), with how many
+        // items are out of range and no values; the finding itself goes to the care team (there is none here).
         let alert = try #require(try await pipeline.nextAlerts(1)[0].payload(as: AlertRaised.self))
-        #expect(alert.kind == "examResult" && alert.category == "HH")
+        #expect(alert.kind == "examResultReady" && alert.category == "released" && alert.outOfRangeCount == 1)
+        #expect(alert.recipientID == "p-exam" && alert.recipientRole == .patient && alert.severity == .normal)
 
         #expect(try await pipeline.send("POST", "/v1/institutions/st-mary/exam-results/LAB-1/entered-in-error").status == 200)
         #expect(try await pipeline.nextScores(1)[0].payload(as: AssessmentWithdrawn.self)?.reason == .enteredInError)

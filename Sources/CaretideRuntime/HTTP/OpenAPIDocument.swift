@@ -123,7 +123,7 @@ enum OpenAPIDocument {
         switch name {
         case "patientId", "institutionId", "doctorId", "consultantId", "examId":
             .object(["type": .string("string"), "pattern": .string("^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")])
-        case "measurementId", "npiId", "profileId", "queryId":
+        case "measurementId", "npiId", "profileId", "queryId", "notificationId":
             .object(["type": .string("string"), "format": .string("uuid")])
         case "kind":
             .object(["enum": .array(MeasurementKind.allCases.map { .string($0.rawValue) })])
@@ -142,6 +142,7 @@ enum OpenAPIDocument {
         case .clinicalTools: "clinical tools"
         case .referenceData: "reference data"
         case .operatorFeeds: "operator feeds"
+        case .ownInbox: "inboxes"
         }
     }
 

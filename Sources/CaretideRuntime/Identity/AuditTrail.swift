@@ -25,7 +25,9 @@ struct AuditEntry: Sendable {
     var action: AuditAction {
         switch access {
         case .patientData(.read): .read
-        case .patientData(.write), .institutionResults: .write
+        case .patientData(.write), .patientData(.advise), .institutionResults: .write
+        // Reading one's inbox reads what it says about patients; marking it read or acknowledged writes.
+        case .ownInbox: method == .get ? .read : .write
         // Reading one's own access log or care team is a read; granting and revoking are consent.
         case .patientData(.manage): method == .get ? .read : .consent
         case .consultantWorkspace, .clinicalTools, .referenceData: .use

@@ -73,6 +73,19 @@ public enum CareTeamStore {
     }
 }
 
+extension CareTeamStore {
+    /// The consultants whose grant from the patient is in force now, in the caller's transaction (who hears about
+    /// the patient's findings).
+    public static func activeConsultants(patientID: String, on connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        try await connection.fetchAll(
+            """
+            SELECT consultant_id FROM care_team_grants
+            WHERE patient_id = \(patientID) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+            ORDER BY consultant_id
+            """, as: String.self, logger: logger)
+    }
+}
+
 /// `CareTeamGrants` answered from the service's own projection.
 struct DatabaseCareTeamGrants: CareTeamGrants {
     let database: Database

@@ -10,18 +10,30 @@ public struct AlertRaised: EventPayload {
     public var sourceEventID: UUID
     /// The assessment or care-tracking flag the alert is about.
     public var aboutID: UUID
-    /// What the alert is about: an assessment kind (bloodPressure, glucose, …), examResult or careTracking.
+    /// What the alert is about: an assessment kind (bloodPressure, glucose, …), examResult, careTracking,
+    /// examResultReady or advice.
     public var kind: String
-    /// attention or urgent.
+    /// normal for information (results ready, advice); attention or urgent for findings.
     public var severity: Severity
     /// The assessed category or care-tracking rule, e.g. stage2Hypertension.
     public var category: String
     /// Key of the message text shown to the patient.
     public var messageKey: String
     public var raisedAt: Date
+    /// Who is notified; nil for the patient (what every alert was before consultants were notified).
+    public var recipientID: String?
+    public var recipientRole: RecipientRole?
+    /// For examResultReady: how many items are outside their reference range.
+    public var outOfRangeCount: Int?
+    /// For uvIndex and airQuality: the area, the reading's UV index or AQI, and (UV) when the sun is highest.
+    public var areaCode: String?
+    public var value: Double?
+    public var peakAt: Date?
 
     public init(
-        alertID: UUID, sourceEventID: UUID, aboutID: UUID, kind: String, severity: Severity, category: String, messageKey: String, raisedAt: Date
+        alertID: UUID, sourceEventID: UUID, aboutID: UUID, kind: String, severity: Severity, category: String, messageKey: String, raisedAt: Date,
+        recipientID: String? = nil, recipientRole: RecipientRole? = nil, outOfRangeCount: Int? = nil, areaCode: String? = nil, value: Double? = nil,
+        peakAt: Date? = nil
     ) {
         self.alertID = alertID
         self.sourceEventID = sourceEventID
@@ -31,11 +43,23 @@ public struct AlertRaised: EventPayload {
         self.category = category
         self.messageKey = messageKey
         self.raisedAt = raisedAt
+        self.recipientID = recipientID
+        self.recipientRole = recipientRole
+        self.outOfRangeCount = outOfRangeCount
+        self.areaCode = areaCode
+        self.value = value
+        self.peakAt = peakAt
     }
 
     enum CodingKeys: String, CodingKey {
         case alertID = "alertId", sourceEventID = "sourceEventId", aboutID = "aboutId", kind, severity, category, messageKey, raisedAt
+        case recipientID = "recipientId", recipientRole, outOfRangeCount, areaCode, value, peakAt
     }
+}
+
+/// Who a notification is for.
+public enum RecipientRole: String, Codable, Sendable, CaseIterable {
+    case patient, consultant
 }
 
 /// Why an alert no longer stands.

@@ -124,16 +124,19 @@ public struct ExamResultReleased: EventPayload {
     public var revision: Int
     public var releasedAt: Date
     public var how: ReleaseHow
+    /// How many items of the released revision are outside their reference range.
+    public var outOfRangeCount: Int?
 
-    public init(examID: String, institutionID: String, revision: Int, releasedAt: Date, how: ReleaseHow) {
+    public init(examID: String, institutionID: String, revision: Int, releasedAt: Date, how: ReleaseHow, outOfRangeCount: Int? = nil) {
         self.examID = examID
         self.institutionID = institutionID
         self.revision = revision
         self.releasedAt = releasedAt
         self.how = how
+        self.outOfRangeCount = outOfRangeCount
     }
 
-    enum CodingKeys: String, CodingKey { case examID = "examId", institutionID = "institutionId", revision, releasedAt, how }
+    enum CodingKeys: String, CodingKey { case examID = "examId", institutionID = "institutionId", revision, releasedAt, how, outOfRangeCount }
 }
 
 /// How a report came to be released.

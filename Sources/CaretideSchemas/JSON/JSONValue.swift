@@ -23,6 +23,12 @@ public enum JSONValue: Sendable, Equatable, Hashable {
         return nil
     }
 
+    /// The elements of an array; none for anything else.
+    public var elements: [JSONValue] {
+        if case .array(let items) = self { return items }
+        return []
+    }
+
     /// The JSON type name as JSON Schema spells it; integral numbers report "integer".
     public var schemaTypeName: String {
         switch self {

@@ -175,7 +175,5 @@ enum FHIRResults {
 }
 
 extension JSONValue {
-    /// The elements of an array; none for anything else.
-    var elements: [JSONValue] { if case .array(let items) = self { items } else { [] } }
     var firstElement: JSONValue? { elements.first }
 }

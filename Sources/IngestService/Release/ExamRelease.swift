@@ -1,5 +1,6 @@
 import CaretideRuntime
 import CaretideSchemas
+import ClinicalAssessment
 import Foundation
 
 /// Releases exam reports to their patients under their institution's rules (`ReleasePolicy`): each new revision is
@@ -16,17 +17,22 @@ enum ExamRelease {
             items: report.items.map { .init(code: $0.code, abnormal: ReleasePolicy.isAbnormal($0)) })
         let now = Date()
         if try await store.decide(recordID: stored.recordID, patientID: stored.patientID, revision: stored.revision, decision: decision, now: now) {
-            try await announce(report.examID, institution: report.institutionID, revision: stored.revision, patientID: stored.patientID, how: .immediately,
-                               at: now, traceID: stored.traceID, handler: handler)
+            try await announce(
+                report.examID, institution: report.institutionID, revision: stored.revision, patientID: stored.patientID, how: .immediately,
+                outOfRangeCount: report.items.filter(ReleasePolicy.isAbnormal).count, at: now, traceID: stored.traceID, handler: handler)
         }
     }
 
+    /// - Parameter outOfRangeCount: nil to count the stored report's items here.
     static func announce(
-        _ examID: String, institution: String, revision: Int, patientID: String, how: ReleaseHow, at now: Date, traceID: String?, handler: HandlerContext
+        _ examID: String, institution: String, revision: Int, patientID: String, how: ReleaseHow, outOfRangeCount: Int? = nil, at now: Date,
+        traceID: String?, handler: HandlerContext
     ) async throws {
+        let recordID = AssessmentEngine.examSubjectID(institutionID: institution, examID: examID)
+        let count = if let outOfRangeCount { outOfRangeCount } else { try await ReleaseStore(handler).outOfRangeCount(recordID: recordID) }
         try await handler.publish(EventEnvelope(
             producer: handler.producer, patientID: patientID, traceID: traceID,
-            payload: ExamResultReleased(examID: examID, institutionID: institution, revision: revision, releasedAt: now, how: how)))
+            payload: ExamResultReleased(examID: examID, institutionID: institution, revision: revision, releasedAt: now, how: how, outOfRangeCount: count)))
     }
 
     /// Releases delayed reports when their time comes, checking every `interval`.

@@ -65,6 +65,16 @@ struct ReleaseStore: TransactionalStore {
         ).collectAll().map { try $0.decode((String, String, Int).self) }.map { ($0.0, $0.1, $0.2) }
     }
 
+    /// How many items of the stored report are outside their reference range (its current revision: a report is
+    /// released at the revision it holds).
+    func outOfRangeCount(recordID: String) async throws -> Int {
+        guard let text = try await connection.query(
+            "SELECT (body->'items')::text FROM records WHERE record_type = 'exam-result' AND record_id = \(recordID)", logger: logger
+        ).collectAll().first?.decode(String.self) else { return 0 }
+        let items = try JSONValueDecoder.decode([ExamResultLine].self, from: CaretideJSON.parse(Array(text.utf8)))
+        return items.filter(ReleasePolicy.isAbnormal).count
+    }
+
     func markReleased(recordID: String, revision: Int, at now: Date) async throws {
         try await connection.query(
             "UPDATE report_releases SET released_revision = \(revision), released_at = \(now) WHERE record_id = \(recordID)", logger: logger)

@@ -7,6 +7,13 @@ enum NotificationInput {
     case examResultFlagged(ExamResultFlagged)
     case careTrackingFlagged(CareTrackingFlagged)
     case assessmentWithdrawn(AssessmentWithdrawn)
+    case examResultReleased(ExamResultReleased)
+    case examResultEnteredInError(ExamResultEnteredInError)
+    case areaRegistered(AreaRegistered)
+    case uvIndexRecorded(UVIndexRecorded)
+    case airQualityRecorded(AirQualityRecorded)
+    /// An event of a consumed topic that needs nothing here (a report recorded but not yet released).
+    case nothingToDo
     /// A type notification-service does not consume; arriving here it goes to the dead-letter topic with the reason.
     case notConsumed(EventType)
 
@@ -16,16 +23,19 @@ enum NotificationInput {
         case .examResultFlagged: self = .examResultFlagged(try event.payload())
         case .careTrackingFlagged: self = .careTrackingFlagged(try event.payload())
         case .assessmentWithdrawn: self = .assessmentWithdrawn(try event.payload())
+        case .examResultReleased: self = .examResultReleased(try event.payload())
+        case .examResultEnteredInError: self = .examResultEnteredInError(try event.payload())
+        case .areaRegistered: self = .areaRegistered(try event.payload())
+        case .uvIndexRecorded: self = .uvIndexRecorded(try event.payload())
+        case .airQualityRecorded: self = .airQualityRecorded(try event.payload())
+        // The patient hears of a report when it is released, not when it is recorded.
+        case .examResultRecorded: self = .nothingToDo
         case .bloodPressureRecorded, .pulseRecorded, .bodyMeasurementRecorded, .glucoseRecorded, .hba1cRecorded, .lipidPanelRecorded,
-            .measurementDeleted, .npiInputsRecorded, .melanomaRiskProfileRecorded, .examResultRecorded, .examResultEnteredInError,
+            .measurementDeleted, .npiInputsRecorded, .melanomaRiskProfileRecorded,
             .alertRaised, .alertWithdrawn, .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused,
             .ontologyReleaseImported,
             // Care-team events are applied by the runtime's projection before the handler.
-            .careTeamGranted, .careTeamRevoked, .accessRecorded,
-            // Environmental readings are announced for the UV and air-quality alerts still to be built (notifications issue).
-            .areaRegistered, .uvIndexRecorded, .airQualityRecorded,
-            // Releases are announced for the "results ready" notifications still to be built (notifications issue).
-            .examResultReleased:
+            .careTeamGranted, .careTeamRevoked, .accessRecorded:
             self = .notConsumed(event.eventType)
         }
     }

@@ -1,24 +1,80 @@
 import CaretideIdentity
 import CaretideRuntime
+import CaretideSchemas
 import CaretideStore
 import Foundation
 import Hummingbird
 
-/// `GET /v1/patients/{patientId}/alerts`: the patient's alert inbox, newest first; withdrawn alerts are left out unless
-/// `?withdrawn=true`.
+/// Inboxes:
+/// - `GET /v1/patients/{patientId}/alerts`: the patient's inbox, newest first (the patient, or the care team);
+/// - `GET /v1/inbox`: the caller's own inbox (patient or consultant), newest first, `?unread=true` for unread only;
+/// - `GET /v1/inbox/unread-count`: how many stand unread, and how many of those are urgent;
+/// - `POST /v1/inbox/{notificationId}/read` and `…/acknowledge`: marked on the server, so every device of the
+///   recipient sees it (an acknowledged notification is not shown as new again).
+/// Withdrawn notifications are left out unless `?withdrawn=true`. Whose inbox it is comes from the token alone.
 struct InboxRoutes: Sendable {
     let context: ServiceContext
 
+    struct Unread: Encodable, Sendable {
+        let unread: Int
+        let urgent: Int
+    }
+
+    struct Marked: Encodable, Sendable {
+        let notificationId: UUID
+        let readAt: Date
+        let acknowledgedAt: Date?
+    }
+
+    static let withdrawnParameter = QueryParameter("withdrawn", "true: include notifications withdrawn because what they were about was retracted")
+
     func register(on routes: APIRoutes) {
         routes.get(
-            "v1/patients/:patientId/alerts", access: .patientData(.read), summary: "The patient's alert inbox, newest first",
-            query: [.init("withdrawn", "true: include alerts withdrawn because what they were about was retracted")], paged: true
+            "v1/patients/:patientId/alerts", access: .patientData(.read), summary: "The patient's inbox, newest first",
+            query: [Self.withdrawnParameter], paged: true
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            let includeWithdrawn = request.uri.queryParameters.get("withdrawn") == "true"
-            let page = try PageRequest.from(request)
-            return try jsonResponse(try await AlertStore.inbox(
-                patientID: patientID, includeWithdrawn: includeWithdrawn, page: page, on: context.database.client, logger: context.logger))
+            return try await inbox(.init(id: patientID, role: .patient), request: request)
         }
+        routes.get(
+            "v1/inbox", access: .ownInbox, summary: "The caller's own inbox, newest first",
+            query: [Self.withdrawnParameter, .init("unread", "true: only notifications not yet read")], paged: true
+        ) { request, requestContext in
+            try await inbox(try Self.recipient(requestContext), request: request)
+        }
+        routes.get("v1/inbox/unread-count", access: .ownInbox, summary: "How many notifications of the caller's inbox stand unread, and how many are urgent") {
+            _, requestContext in
+            let (all, urgent) = try await NotificationStore.unread(try Self.recipient(requestContext), on: context.database.client, logger: context.logger)
+            return try jsonResponse(Unread(unread: all, urgent: urgent))
+        }
+        for mark in [NotificationStore.Mark.read, .acknowledged] {
+            let path = mark == .read ? "read" : "acknowledge"
+            routes.post(
+                "v1/inbox/:notificationId/\(path)", access: .ownInbox,
+                summary: mark == .read ? "Mark one of the caller's notifications read" : "Acknowledge one of the caller's notifications (and read it)",
+                body: [], bodyLimit: APIRoutes.noBody
+            ) { _, requestContext in
+                let id = try requestContext.uuidParameter("notificationId", label: "notification id")
+                guard let marked = try await NotificationStore.mark(
+                    id, mark, for: try Self.recipient(requestContext), on: context.database.client, logger: context.logger)
+                else { throw HTTPProblem(status: .notFound, error: "no such notification") }
+                return try jsonResponse(Marked(notificationId: id, readAt: marked.readAt, acknowledgedAt: marked.acknowledgedAt))
+            }
+        }
+    }
+
+    private func inbox(_ recipient: NotificationStore.Recipient, request: Request) async throws -> Response {
+        let query = NotificationStore.InboxQuery(
+            includeWithdrawn: request.uri.queryParameters.get("withdrawn") == "true", unreadOnly: request.uri.queryParameters.get("unread") == "true")
+        let page = try PageRequest.from(request)
+        return try jsonResponse(try await NotificationStore.inbox(recipient, query: query, page: page, on: context.database.client, logger: context.logger))
+    }
+
+    /// The caller as a recipient. With authentication disabled (development only) there is no caller: nobody's inbox.
+    static func recipient(_ context: CaretideRequestContext) throws -> NotificationStore.Recipient {
+        guard let identity = context.identity, let role = RecipientRole(rawValue: identity.role.rawValue) else {
+            throw HTTPProblem(status: .forbidden, error: "only patients and consultants have an inbox")
+        }
+        return .init(id: identity.subject, role: role)
     }
 }

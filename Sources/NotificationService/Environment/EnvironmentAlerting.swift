@@ -1,0 +1,89 @@
+import CaretideDomain
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+
+/// UV and air-quality alerts: a reading of an area is decided for each patient subscribed to it, against the
+/// patient's thresholds and alert-fatigue state (`EnvironmentAlertState`); an alert says the category, what to do
+/// (its tip) and, for UV, when the sun is highest; an all-clear follows when the value falls back below the
+/// threshold. Readings are judged at the time they were observed, so a replay decides the same, and one older than
+/// the last decided is skipped.
+struct EnvironmentAlerting {
+    let context: HandlerContext
+    let event: ValidatedEvent
+
+    /// What a reading means, whoever is subscribed.
+    struct Reading {
+        let kind: EnvironmentStore.Kind
+        let area: String
+        let observedAt: Date
+        let value: Double
+        /// The band's name (`UVIndexCategory` or `AirQualityCategory` raw value) and rank.
+        let category: String
+        let rank: Int
+        let severity: Severity
+        let peakAt: Date?
+        let exceeds: (EnvironmentThresholds) -> Bool
+    }
+
+    func uvIndex(_ reading: UVIndexRecorded) async throws {
+        guard let area = try await EnvironmentStore(context).area(reading.areaCode) else { return }
+        let category = UVIndexCategory(uvIndex: reading.uvIndex)
+        try await decide(Reading(
+            kind: .uvIndex, area: reading.areaCode, observedAt: reading.observedAt, value: reading.uvIndex, category: category.rawValue,
+            rank: category.rank, severity: .attention,
+            peakAt: reading.solarNoon ?? SolarNoon.of(reading.observedAt, timeZone: area.timeZone, longitude: area.longitude),
+            exceeds: { reading.uvIndex >= $0.uvIndex }), timeZone: area.timeZone)
+    }
+
+    func airQuality(_ reading: AirQualityRecorded) async throws {
+        guard let area = try await EnvironmentStore(context).area(reading.areaCode) else { return }
+        let assessment: AirQualityAssessment
+        do {
+            assessment = try AirQualityIndex.assess(aqi: reading.aqi, pm25: reading.pm25, pm10: reading.pm10, o3: reading.o3)
+        } catch {
+            throw UnprocessableEvent("the air-quality reading cannot be classified: \(error.issues.map(\.field).joined(separator: ", "))")
+        }
+        // Hazardous air is urgent: it goes through quiet hours (EPA: everyone should avoid outdoor activity).
+        try await decide(Reading(
+            kind: .airQuality, area: reading.areaCode, observedAt: reading.observedAt, value: Double(assessment.aqi),
+            category: assessment.category.rawValue, rank: assessment.category.rank, severity: assessment.category == .hazardous ? .urgent : .attention,
+            peakAt: nil, exceeds: { assessment.aqi >= $0.aqi }), timeZone: area.timeZone)
+    }
+
+    private func decide(_ reading: Reading, timeZone: TimeZone) async throws {
+        let store = EnvironmentStore(context)
+        let day = Self.localDay(reading.observedAt, timeZone)
+        var notifications: [NotificationStore.Row] = []
+        for var subscriber in try await store.subscribers(area: reading.area, kind: reading.kind) {
+            if let last = subscriber.lastObservedAt, last >= reading.observedAt { continue }
+            let decision = subscriber.state.decide(
+                level: reading.rank, aboveThreshold: reading.exceeds(subscriber.thresholds), now: reading.observedAt, day: day)
+            try await store.save(subscriber.state, patientID: subscriber.patientID, area: reading.area, kind: reading.kind, observedAt: reading.observedAt)
+            let (category, severity): (String, Severity)
+            switch decision {
+            case .none: continue
+            case .alert: (category, severity) = (reading.category, reading.severity)
+            case .allClear: (category, severity) = ("allClear", .normal)
+            }
+            notifications.append(NotificationStore.Row(
+                alert: AlertRaised(
+                    alertID: UUID.timeOrdered(), sourceEventID: event.eventID, aboutID: event.eventID, kind: reading.kind.rawValue, severity: severity,
+                    category: category, messageKey: "alert.\(reading.kind.rawValue).\(category)", raisedAt: Date(), recipientID: subscriber.patientID,
+                    recipientRole: .patient, areaCode: reading.area, value: reading.value, peakAt: decision == .allClear ? nil : reading.peakAt),
+                patientID: subscriber.patientID, subjectID: reading.area, text: nil))
+        }
+        for row in try await NotificationStore(context).insert(notifications) {
+            // Keyed by the subscriber: the reading itself belongs to no patient.
+            try await context.publish(EventEnvelope(producer: context.producer, patientID: row.patientID, traceID: event.traceID, payload: row.alert))
+        }
+    }
+
+    /// yyyy-MM-dd of `instant` in the area's time zone.
+    static func localDay(_ instant: Date, _ timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day], from: instant)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+}

@@ -1,0 +1,43 @@
+import CaretideDomain
+import CaretideIdentity
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+import Hummingbird
+
+/// `POST /v1/patients/{patientId}/advice`: a consultant whose grant from the patient is in force sends advice to the
+/// patient's inbox (care tracking's closed loop). Stored and announced in one transaction with the request's audit
+/// entry; the announcement on `caretide.alerts` carries no text.
+struct AdviceRoutes: Sendable {
+    let context: ServiceContext
+
+    static let schema = "advice.request"
+
+    struct Receipt: Encodable, Sendable {
+        let notificationId: UUID
+        let adviceId: UUID
+    }
+
+    func register(on routes: APIRoutes) {
+        routes.post(
+            "v1/patients/:patientId/advice", access: .patientData(.advise),
+            summary: "A consultant of the patient's care team sends advice to the patient's inbox", body: [Self.schema]
+        ) { request, requestContext in
+            let patientID = try PatientID.fromPath(requestContext)
+            let body = try await request.validatedJSON(schema: Self.schema, context: requestContext)
+            let text = body["text"]?.stringValue ?? ""
+            let severity: Severity = body["severity"]?.stringValue == Severity.attention.rawValue ? .attention : .normal
+            let consultant = requestContext.identity?.subject
+            let adviceID = UUID.timeOrdered()
+            let alert = AlertRaised(
+                alertID: UUID.timeOrdered(), sourceEventID: adviceID, aboutID: adviceID, kind: "advice", severity: severity, category: "fromConsultant",
+                messageKey: "alert.advice.fromConsultant", raisedAt: Date(), recipientID: patientID, recipientRole: .patient)
+            let traceID = requestContext.requestID
+            try await context.transaction(auditing: requestContext.origin, status: { 201 }) { handler in
+                _ = try await NotificationStore(handler).insert([.init(alert: alert, patientID: patientID, subjectID: consultant, text: text)])
+                try await handler.publish(EventEnvelope(producer: handler.producer, patientID: patientID, traceID: traceID, payload: alert))
+            }
+            return try jsonResponse(Receipt(notificationId: alert.alertID, adviceId: adviceID), status: .created)
+        }
+    }
+}

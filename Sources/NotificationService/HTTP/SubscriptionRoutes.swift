@@ -1,0 +1,53 @@
+import CaretideIdentity
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+import Hummingbird
+
+/// A patient's UV and air-quality alert subscriptions, one per registered area:
+/// - `PUT /v1/patients/{patientId}/environment-subscriptions/{areaCode}`: subscribe, or replace the subscription
+///   (404 for an area not registered);
+/// - `GET /v1/patients/{patientId}/environment-subscriptions`: the subscriptions, by area, with the thresholds in force;
+/// - `DELETE /v1/patients/{patientId}/environment-subscriptions/{areaCode}`: unsubscribe.
+struct SubscriptionRoutes: Sendable {
+    let context: ServiceContext
+
+    static let schema = "environment-subscription.request"
+
+    func register(on routes: APIRoutes) {
+        let path = "v1/patients/:patientId/environment-subscriptions"
+        routes.put(
+            "\(path)/:areaCode", access: .patientData(.write),
+            summary: "Subscribe to UV and air-quality alerts for a registered area, with the patient's thresholds", body: [Self.schema]
+        ) { request, requestContext in
+            let patientID = try PatientID.fromPath(requestContext)
+            let areaCode = try PatientID.fromPath(requestContext, parameter: "areaCode", label: "area code")
+            let body = try await request.validatedJSON(schema: Self.schema, context: requestContext)
+            let subscription = EnvironmentStore.subscription(
+                areaCode: areaCode, uvIndex: body["uvIndex"] != .bool(false), airQuality: body["airQuality"] != .bool(false),
+                uvIndexThreshold: body["uvIndexThreshold"]?.numberValue, aqiThreshold: body["aqiThreshold"]?.numberValue.map { Int($0) },
+                fitzpatrickSkinType: body["fitzpatrickSkinType"]?.numberValue.map { Int($0) },
+                conditions: (body["conditions"]?.elements ?? []).compactMap(\.stringValue), updatedAt: Date())
+            let subscribed = try await context.transaction(auditing: requestContext.origin, status: { $0 ? 200 : 404 }) { handler in
+                try await EnvironmentStore(handler).subscribe(patientID: patientID, subscription)
+            }
+            guard subscribed else { throw HTTPProblem(status: .notFound, error: "no such area: an operator registers areas first") }
+            return try jsonResponse(subscription)
+        }
+        routes.get(path, access: .patientData(.read), summary: "The patient's UV and air-quality alert subscriptions, by area", paged: true) {
+            request, requestContext in
+            let patientID = try PatientID.fromPath(requestContext)
+            return try jsonResponse(try await EnvironmentStore.subscriptions(
+                patientID: patientID, page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
+        }
+        routes.delete("\(path)/:areaCode", access: .patientData(.write), summary: "Unsubscribe from an area's alerts") { _, requestContext in
+            let patientID = try PatientID.fromPath(requestContext)
+            let areaCode = try PatientID.fromPath(requestContext, parameter: "areaCode", label: "area code")
+            let removed = try await context.transaction(auditing: requestContext.origin, status: { $0 ? 204 : 404 }) { handler in
+                try await EnvironmentStore(handler).unsubscribe(patientID: patientID, areaCode: areaCode)
+            }
+            guard removed else { throw HTTPProblem(status: .notFound, error: "no subscription to this area") }
+            return Response(status: .noContent)
+        }
+    }
+}

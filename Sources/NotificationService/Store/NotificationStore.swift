@@ -1,0 +1,146 @@
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The SQL of notification-service's `notifications` table, every recipient's inbox: what the handler writes inside
+/// an event's transaction (an instance on that transaction), and what the inbox routes read and mark.
+struct NotificationStore: TransactionalStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// One notification as stored: the event it is published as, and what only the inbox shows (`text`).
+    struct Row: Sendable {
+        let alert: AlertRaised
+        let patientID: String?
+        let subjectID: String?
+        /// Free text (a consultant's advice): kept for the inbox, never published or logged.
+        let text: String?
+    }
+
+    /// Inserts each notification unless its source event already notified that recipient; returns those inserted.
+    func insert(_ rows: [Row]) async throws -> [Row] {
+        var inserted: [Row] = []
+        for row in rows {
+            let alert = row.alert
+            let fresh = try await !connection.fetchAll(
+                """
+                INSERT INTO notifications (notification_id, recipient_id, recipient_role, patient_id, kind, severity, category, message_key, text,
+                                           out_of_range_count, area_code, value, peak_at, about_id, subject_id, source_event_id, created_at)
+                VALUES (\(alert.alertID), \(alert.recipientID ?? row.patientID ?? ""), \(alert.recipientRole?.rawValue ?? RecipientRole.patient.rawValue),
+                        \(row.patientID), \(alert.kind), \(alert.severity.rawValue), \(alert.category), \(alert.messageKey), \(row.text),
+                        \(alert.outOfRangeCount), \(alert.areaCode), \(alert.value), \(alert.peakAt), \(alert.aboutID), \(row.subjectID),
+                        \(alert.sourceEventID), \(alert.raisedAt))
+                ON CONFLICT (source_event_id, recipient_role, recipient_id) DO NOTHING RETURNING 1
+                """, as: Int.self, logger: logger
+            ).isEmpty
+            if fresh { inserted.append(row) }
+        }
+        return inserted
+    }
+
+    /// Withdraws the standing notifications about `about` (an assessment or flag), or about the subject `subjectID`
+    /// (an exam report); returns their ids.
+    func withdraw(about: UUID? = nil, subjectID: String? = nil, reason: AlertWithdrawalReason) async throws -> [UUID] {
+        try await connection.fetchAll(
+            """
+            UPDATE notifications SET withdrawn_at = now(), withdrawal_reason = \(reason.rawValue)
+            WHERE withdrawn_at IS NULL AND (about_id = \(about) OR subject_id = \(subjectID)) RETURNING notification_id
+            """, as: UUID.self, logger: logger)
+    }
+}
+
+extension NotificationStore {
+    /// Whose inbox: the token's subject in its role.
+    struct Recipient: Sendable {
+        let id: String
+        let role: RecipientRole
+    }
+
+    /// One notification of an inbox.
+    struct Notification: Encodable, Sendable {
+        let notificationId: UUID
+        let patientId: String?
+        let kind: String
+        let severity: String
+        let category: String
+        let messageKey: String
+        let text: String?
+        let outOfRangeCount: Int?
+        let areaCode: String?
+        let value: Double?
+        let peakAt: Date?
+        let aboutId: UUID?
+        let sourceEventId: UUID
+        let createdAt: Date
+        let read: Bool
+        let acknowledged: Bool
+        let withdrawn: String?
+    }
+
+    /// Which of an inbox's notifications a page lists.
+    struct InboxQuery: Sendable {
+        var includeWithdrawn = false
+        var unreadOnly = false
+    }
+
+    /// A page of the recipient's inbox, newest first. A consultant sees (and marks) only notifications about patients
+    /// whose grant is in force now: a revoked grant takes what the consultant was told with it.
+    static func inbox(
+        _ recipient: Recipient, query: InboxQuery, page: PageRequest, on client: PostgresClient, logger: Logger
+    ) async throws -> Page<Notification> {
+        let after = try page.timeAndUUID()
+        let rows = try await client.fetchAll(
+            """
+            SELECT notification_id, patient_id, kind, severity, category, message_key, text, out_of_range_count, area_code, value, peak_at,
+                   about_id, source_event_id, created_at, read_at IS NOT NULL, acknowledged_at IS NOT NULL, withdrawal_reason
+            FROM notifications n
+            WHERE recipient_role = \(recipient.role.rawValue) AND recipient_id = \(recipient.id)
+              AND (\(query.includeWithdrawn) OR withdrawn_at IS NULL) AND (NOT \(query.unreadOnly) OR read_at IS NULL)
+              AND (\(recipient.role != .consultant) OR grant_in_force(n.patient_id, \(recipient.id)))
+              AND (\(after == nil) OR (created_at, notification_id) < (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
+            ORDER BY created_at DESC, notification_id DESC LIMIT \(page.limit + 1)
+            """, as: (UUID, String?, String, String, String, String, String?, Int?, String?, Double?, Date?, UUID?, UUID, Date, Bool, Bool, String?).self,
+            logger: logger)
+        let notifications = rows.map {
+            Notification(
+                notificationId: $0.0, patientId: $0.1, kind: $0.2, severity: $0.3, category: $0.4, messageKey: $0.5, text: $0.6, outOfRangeCount: $0.7,
+                areaCode: $0.8, value: $0.9, peakAt: $0.10, aboutId: $0.11, sourceEventId: $0.12, createdAt: $0.13, read: $0.14, acknowledged: $0.15,
+                withdrawn: $0.16)
+        }
+        return Page(rows: notifications, request: page) { .init(date: $0.createdAt, id: $0.notificationId) }
+    }
+
+    /// Unread notifications that stand, and how many of them are urgent.
+    static func unread(_ recipient: Recipient, on client: PostgresClient, logger: Logger) async throws -> (all: Int, urgent: Int) {
+        let row = try await client.fetchAll(
+            """
+            SELECT count(*)::int, (count(*) FILTER (WHERE severity = 'urgent'))::int FROM notifications n
+            WHERE recipient_role = \(recipient.role.rawValue) AND recipient_id = \(recipient.id) AND read_at IS NULL AND withdrawn_at IS NULL
+              AND (\(recipient.role != .consultant) OR grant_in_force(n.patient_id, \(recipient.id)))
+            """, as: (Int, Int).self, logger: logger)
+        return (row.first?.0 ?? 0, row.first?.1 ?? 0)
+    }
+
+    enum Mark: String, Sendable {
+        case read, acknowledged
+    }
+
+    /// Marks one of the recipient's notifications read (or acknowledged, which reads it too); the first time counts.
+    /// Nil when the recipient has no such notification.
+    static func mark(
+        _ notificationID: UUID, _ mark: Mark, for recipient: Recipient, on client: PostgresClient, logger: Logger
+    ) async throws -> (readAt: Date, acknowledgedAt: Date?)? {
+        let acknowledge = mark == .acknowledged
+        return try await client.fetchAll(
+            """
+            UPDATE notifications n SET read_at = coalesce(read_at, now()),
+                acknowledged_at = CASE WHEN \(acknowledge) THEN coalesce(acknowledged_at, now()) ELSE acknowledged_at END
+            WHERE notification_id = \(notificationID) AND recipient_role = \(recipient.role.rawValue) AND recipient_id = \(recipient.id)
+              AND (\(recipient.role != .consultant) OR grant_in_force(n.patient_id, \(recipient.id)))
+            RETURNING read_at, acknowledged_at
+            """, as: (Date, Date?).self, logger: logger
+        ).first.map { (readAt: $0.0, acknowledgedAt: $0.1) }
+    }
+}

@@ -1,0 +1,140 @@
+import CaretideIdentity
+import CaretideSchemas
+import CaretideTestSupport
+import Foundation
+import IngestService
+import NotificationService
+import ScoringService
+import Testing
+
+/// Notifications for every recipient: the care team hears of a patient's findings while the patient's grant is in
+/// force, consultants advise, patients hear of results as they are released, and each reads and marks only their own
+/// inbox.
+@Suite(.serialized, .stoppingStacks) struct NotificationTests {
+    static let services = [IngestService.definition, ScoringService.definition, NotificationService.definition]
+    static let consultant = Caller.identity(Identity(subject: "dr-care", role: .consultant))
+    static let otherConsultant = Caller.identity(Identity(subject: "dr-other", role: .consultant))
+
+    static func urgentReading(_ ingest: String, patient: String) async throws {
+        let reply = try await HTTP.post(ingest + "/v1/patients/\(patient)/measurements/blood-pressure",
+            json: #"{"measurementId": "\#(UUID())", "systolic": 190, "diastolic": 100, "takenAt": "2026-11-20T08:00:00Z"}"#)
+        #expect(reply.status == 201, "\(reply.text)")
+    }
+
+    @Test("a consultant with the patient's grant is told of an urgent finding, reads and acknowledges it in their own inbox, and loses it when the grant is revoked")
+    func careTracking() async throws {
+        let stack = try await TestStack.start(Self.services)
+        let alerts = try KafkaProbe(stack.kafka, topic: Topic.alerts.name)
+        let (ingest, notification) = (stack.baseURL(IngestService.name), stack.baseURL(NotificationService.name))
+        #expect(try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-care/care-team/dr-care", json: "{}").status == 200)
+        try await eventually("notification applied the grant", timeout: .seconds(30)) {
+            try await HTTP.get(notification + "/v1/patients/p-care/alerts", as: Self.consultant).status == 200
+        }
+        try await Self.urgentReading(ingest, patient: "p-care")
+
+        // One notification for the patient, one for the consultant, both urgent, both on the alerts topic.
+        let raised = try await alerts.receive(2).compactMap { try EventCodec().decode($0.value).payload(as: AlertRaised.self) }
+        #expect(Set(raised.map { "\($0.recipientRole?.rawValue ?? "")/\($0.recipientID ?? "")" }) == ["patient/p-care", "consultant/dr-care"])
+        #expect(raised.allSatisfy { $0.severity == .urgent && $0.category == "hypertensiveCrisis" })
+
+        let inbox = try await HTTP.get(notification + "/v1/inbox", as: Self.consultant).items()
+        #expect(inbox.count == 1 && inbox.first?["patientId"] as? String == "p-care" && inbox.first?["severity"] as? String == "urgent")
+        let unread = try await HTTP.get(notification + "/v1/inbox/unread-count", as: Self.consultant).json() as? [String: Any]
+        #expect(unread?["unread"] as? Int == 1 && unread?["urgent"] as? Int == 1)
+        #expect(try await HTTP.get(notification + "/v1/inbox", as: Self.otherConsultant).items().isEmpty)
+
+        // Marked on the server: every device sees it. Nobody else can mark it.
+        let id = try #require(inbox.first?["notificationId"] as? String)
+        #expect(try await HTTP.send(method: "POST", notification + "/v1/inbox/\(id)/acknowledge", as: Self.otherConsultant).status == 404)
+        #expect(try await HTTP.send(method: "POST", notification + "/v1/inbox/\(id)/acknowledge", as: .identity(Identity(subject: "p-care", role: .patient))).status == 404)
+        let acknowledged = try await HTTP.send(method: "POST", notification + "/v1/inbox/\(id)/acknowledge", as: Self.consultant)
+        let acknowledgedBody = try acknowledged.json() as? [String: Any]
+        #expect(acknowledged.status == 200 && acknowledgedBody?["acknowledgedAt"] != nil)
+        let afterwards = try await HTTP.get(notification + "/v1/inbox/unread-count", as: Self.consultant).json() as? [String: Any]
+        #expect(afterwards?["unread"] as? Int == 0)
+        #expect(try await HTTP.get(notification + "/v1/inbox", as: Self.consultant).items().first?["acknowledged"] as? Bool == true)
+        #expect(try await HTTP.get(notification + "/v1/inbox?unread=true", as: Self.consultant).items().isEmpty)
+        // The patient's own inbox is theirs: their notification, unread.
+        let own = try await HTTP.get(notification + "/v1/inbox", as: .identity(Identity(subject: "p-care", role: .patient))).items()
+        #expect(own.count == 1 && own.first?["read"] as? Bool == false)
+
+        // Revoked: what the consultant was told about the patient goes with the grant.
+        #expect(try await HTTP.send(method: "DELETE", ingest + "/v1/patients/p-care/care-team/dr-care").status == 204)
+        try await eventually("the consultant's inbox no longer shows the patient", timeout: .seconds(30)) {
+            try await HTTP.get(notification + "/v1/inbox", as: Self.consultant).items().isEmpty
+        }
+        await alerts.close()
+        try await stack.shutdown()
+    }
+
+    @Test("a consultant's advice reaches the patient's inbox with its text; the alerts topic says only that advice arrived")
+    func advice() async throws {
+        let stack = try await TestStack.start(Self.services)
+        let alerts = try KafkaProbe(stack.kafka, topic: Topic.alerts.name)
+        let (ingest, notification) = (stack.baseURL(IngestService.name), stack.baseURL(NotificationService.name))
+        let url = notification + "/v1/patients/p-advice/advice"
+        let advice = #"{"text": "Measure twice a week and bring the readings to your next visit.", "severity": "attention"}"#
+        // Without a grant, and from the patient, refused.
+        #expect(try await HTTP.post(url, json: advice, as: Self.consultant).status == 403)
+        #expect(try await HTTP.post(url, json: advice).status == 403)
+        #expect(try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-advice/care-team/dr-care", json: "{}").status == 200)
+        try await eventually("notification applied the grant", timeout: .seconds(30)) {
+            try await HTTP.post(url, json: advice, as: Self.consultant).status == 201
+        }
+        #expect(try await HTTP.post(url, json: #"{"text": ""}"#, as: Self.consultant).status == 400)
+
+        let inbox = try await HTTP.get(notification + "/v1/inbox", as: .identity(Identity(subject: "p-advice", role: .patient))).items()
+        #expect(inbox.count == 1 && inbox.first?["kind"] as? String == "advice" && inbox.first?["severity"] as? String == "attention")
+        #expect(inbox.first?["text"] as? String == "Measure twice a week and bring the readings to your next visit.")
+        let published = try await alerts.receive(1)
+        #expect(!String(decoding: published[0].value, as: UTF8.self).contains("Measure twice"))
+        #expect(try EventCodec().decode(published[0].value).payload(as: AlertRaised.self)?.kind == "advice")
+        // The advice was audited as a write by the consultant.
+        let log = try await HTTP.get(notification + "/v1/patients/p-advice/access-log").items()
+        #expect(log.contains { $0["subject"] as? String == "dr-care" && $0["action"] as? String == "write" })
+        await alerts.close()
+        try await stack.shutdown()
+    }
+
+    @Test("the patient is told when a report is released, and again when a revision is, with the count out of range; the care team hears of the finding at once")
+    func resultsReady() async throws {
+        let stack = try await TestStack.start(Self.services)
+        let (ingest, notification) = (stack.baseURL(IngestService.name), stack.baseURL(NotificationService.name))
+        #expect(try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-ready/care-team/dr-care", json: "{}").status == 200)
+        try await eventually("notification applied the grant", timeout: .seconds(30)) {
+            try await HTTP.get(notification + "/v1/patients/p-ready/alerts", as: Self.consultant).status == 200
+        }
+        #expect(try await HTTP.send(method: "PUT", ingest + "/v1/institutions/st-mary/release-rules",
+            json: #"{"rules": [{"testCode": "*", "abnormalOnly": true, "release": "hold", "reason": "discuss first"}]}"#).status == 200)
+        func report(_ glucose: Double, _ haemoglobin: Double) -> String {
+            #"{"patientId": "p-ready", "reportedAt": "2026-11-21T06:10:00Z", "items": [{"code": "2345-7", "name": "Glucose", "value": \#(glucose), "unit": "mg/dL", "referenceLow": 70, "referenceHigh": 99}, {"code": "718-7", "name": "Haemoglobin", "value": \#(haemoglobin), "unit": "g/dL", "referenceLow": 12, "referenceHigh": 15.5}]}"#
+        }
+        let patient = Caller.identity(Identity(subject: "p-ready", role: .patient))
+        #expect(try await HTTP.send(method: "PUT", ingest + "/v1/institutions/st-mary/exam-results/R-1", json: report(182, 11)).status == 201)
+        // Held: the consultant hears of the finding, the patient of nothing yet.
+        try await eventually("the consultant is told of the finding") {
+            try await HTTP.get(notification + "/v1/inbox", as: Self.consultant).items().first?["kind"] as? String == "examResult"
+        }
+        #expect(try await HTTP.get(notification + "/v1/inbox", as: patient).items().isEmpty)
+
+        #expect(try await HTTP.send(method: "POST", ingest + "/v1/institutions/st-mary/exam-results/R-1/release").status == 200)
+        try await eventually("the patient is told the results are ready") {
+            try await HTTP.get(notification + "/v1/inbox", as: patient).items().first?["kind"] as? String == "examResultReady"
+        }
+        let ready = try await HTTP.get(notification + "/v1/inbox", as: patient).items()
+        #expect(ready.count == 1 && ready.first?["category"] as? String == "released" && ready.first?["outOfRangeCount"] as? Int == 2)
+
+        // A normal revision is released at once: revised, nothing out of range.
+        #expect(try await HTTP.send(method: "PUT", ingest + "/v1/institutions/st-mary/exam-results/R-1", json: report(90, 13)).status == 200)
+        try await eventually("the patient is told of the revision") {
+            try await HTTP.get(notification + "/v1/inbox", as: patient).items().first?["category"] as? String == "revised"
+        }
+        #expect(try await HTTP.get(notification + "/v1/inbox", as: patient).items().first?["outOfRangeCount"] as? Int == 0)
+
+        // Entered in error: the results-ready notices are withdrawn.
+        #expect(try await HTTP.send(method: "POST", ingest + "/v1/institutions/st-mary/exam-results/R-1/entered-in-error").status == 200)
+        try await eventually("the notices are withdrawn") { try await HTTP.get(notification + "/v1/inbox", as: patient).items().isEmpty }
+        #expect(try await HTTP.get(notification + "/v1/inbox?withdrawn=true", as: patient).items().allSatisfy { $0["withdrawn"] as? String == "enteredInError" })
+        try await stack.shutdown()
+    }
+}
