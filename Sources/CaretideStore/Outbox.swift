@@ -33,7 +33,7 @@ public enum Outbox {
         public init<P: EventPayload>(_ envelope: EventEnvelope<P>, codec: EventCodec) throws {
             eventID = envelope.eventID
             topic = P.eventType.topic.name
-            key = envelope.patientID ?? envelope.payload.messageKey
+            key = envelope.payload.partitionKey ?? envelope.patientID
             eventType = P.eventType.rawValue
             schemaVersion = P.eventType.schemaVersion
             traceID = envelope.traceID

@@ -10,15 +10,40 @@ public enum NotificationService {
     public static let name = "notification-service"
     public static let defaultPort = 8082
 
-    public static var definition: ServiceDefinition {
+    public static var definition: ServiceDefinition { definition() }
+
+    /// - Parameters:
+    ///   - reminderCheck: how often due reminders, held announcements and escalations are looked for
+    ///     (`REMINDER_CHECK_INTERVAL_SECONDS`).
+    ///   - escalationDelay: how long an urgent finding waits for a consultant's acknowledgement (30 minutes).
+    public static func definition(reminderCheck: Duration = .seconds(30), escalationDelay: Duration = .seconds(30 * 60)) -> ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "notification", migrations: NotificationMigrations.track, consumedTopics: [.scores, .examResults, .environment],
-            handler: AlertHandler(), careTeam: .projection
-        ) { routes, context in
-            InboxRoutes(context: context).register(on: routes)
-            AdviceRoutes(context: context).register(on: routes)
-            SubscriptionRoutes(context: context).register(on: routes)
+            handler: AlertHandler(escalationDelay: escalationDelay), careTeam: .projection,
+            routes: { routes, context in
+                InboxRoutes(context: context).register(on: routes)
+                AdviceRoutes(context: context).register(on: routes)
+                SubscriptionRoutes(context: context).register(on: routes)
+                ReminderRoutes(context: context).register(on: routes)
+            },
+            backgroundServices: { context in
+                [
+                    ReminderScheduler.job(interval: reminderCheck, context: context), ReminderScheduler.releaseJob(interval: reminderCheck, context: context),
+                    Escalation.job(interval: reminderCheck, context: context),
+                ]
+            })
+    }
+}
+
+extension NotificationService {
+    /// `REMINDER_CHECK_INTERVAL_SECONDS` (1–3600, default 30): how often due reminders and announcements held for quiet
+    /// hours are looked for, so how late either may go at most; or an error naming the variable.
+    public static func reminderCheck(_ environment: [String: String]) throws(InvalidConfiguration) -> Duration {
+        guard let text = environment["REMINDER_CHECK_INTERVAL_SECONDS"] else { return .seconds(30) }
+        guard let seconds = Int(text), (1...3600).contains(seconds) else {
+            throw InvalidConfiguration(problems: ["REMINDER_CHECK_INTERVAL_SECONDS must be a whole number of seconds from 1 to 3600"])
         }
+        return .seconds(seconds)
     }
 }
 
@@ -126,6 +151,88 @@ enum NotificationMigrations {
             "ALTER TABLE notifications ADD COLUMN area_code text",
             "ALTER TABLE notifications ADD COLUMN value double precision",
             "ALTER TABLE notifications ADD COLUMN peak_at timestamptz",
+        ]),
+        // Reminders (`ReminderScheduler`): a schedule and the occurrence due next; a row per occurrence fired, whose key
+        // makes firing one twice impossible. A rule's reminder (a melanoma risk category's self-check) is one per
+        // patient, rule and topic.
+        Migration(version: 5, name: "reminders", statements: [
+            """
+            CREATE TABLE reminders (
+                reminder_id uuid PRIMARY KEY,
+                patient_id text NOT NULL,
+                topic text NOT NULL,
+                note text,
+                repeats text NOT NULL,
+                starts_on text NOT NULL,
+                at_time text NOT NULL,
+                time_zone text NOT NULL,
+                dates text[] NOT NULL,
+                origin text NOT NULL,
+                next_index integer,
+                next_due_at timestamptz,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                cancelled_at timestamptz)
+            """,
+            "CREATE INDEX reminders_due ON reminders (next_due_at) WHERE next_due_at IS NOT NULL AND cancelled_at IS NULL",
+            "CREATE INDEX reminders_by_patient ON reminders (patient_id, created_at)",
+            "CREATE UNIQUE INDEX reminders_one_per_rule ON reminders (patient_id, origin, topic) WHERE origin <> 'patient' AND cancelled_at IS NULL",
+            """
+            CREATE TABLE reminder_occurrences (
+                reminder_id uuid NOT NULL REFERENCES reminders,
+                occurrence_index integer NOT NULL,
+                occurrence_id uuid NOT NULL UNIQUE,
+                due_at timestamptz NOT NULL,
+                fired_at timestamptz NOT NULL,
+                late boolean NOT NULL,
+                PRIMARY KEY (reminder_id, occurrence_index))
+            """,
+        ]),
+        // Each recipient's time zone and quiet hours, and the announcements held until those end.
+        Migration(version: 6, name: "quiet hours", statements: [
+            """
+            CREATE TABLE recipient_preferences (
+                recipient_role text NOT NULL,
+                recipient_id text NOT NULL,
+                time_zone text NOT NULL,
+                quiet_from text,
+                quiet_to text,
+                updated_at timestamptz NOT NULL,
+                PRIMARY KEY (recipient_role, recipient_id))
+            """,
+            """
+            CREATE TABLE held_alerts (
+                alert_id uuid PRIMARY KEY,
+                patient_id text,
+                deliver_at timestamptz NOT NULL,
+                envelope jsonb NOT NULL)
+            """,
+            "CREATE INDEX held_alerts_due ON held_alerts (deliver_at)",
+        ]),
+        // Urgent findings waiting for a consultant's acknowledgement (`Escalation`).
+        Migration(version: 7, name: "escalation of urgent findings", statements: [
+            """
+            CREATE TABLE escalations (
+                about_id uuid PRIMARY KEY,
+                patient_id text NOT NULL,
+                institution_id text,
+                kind text NOT NULL,
+                category text NOT NULL,
+                source_event_id uuid NOT NULL,
+                due_at timestamptz NOT NULL,
+                outcome text,
+                closed_at timestamptz)
+            """,
+            "CREATE INDEX escalations_due ON escalations (due_at) WHERE outcome IS NULL",
+        ]),
+        // The alerts topic's contract: each recipient's messages numbered without gaps (`NotificationDelivery`).
+        Migration(version: 8, name: "per-recipient message numbers", statements: [
+            """
+            CREATE TABLE recipient_sequences (
+                recipient_role text NOT NULL,
+                recipient_id text NOT NULL,
+                last_sequence bigint NOT NULL,
+                PRIMARY KEY (recipient_role, recipient_id))
+            """,
         ]),
     ])
 }

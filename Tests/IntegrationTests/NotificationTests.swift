@@ -137,4 +137,79 @@ import Testing
         #expect(try await HTTP.get(notification + "/v1/inbox?withdrawn=true", as: patient).items().allSatisfy { $0["withdrawn"] as? String == "enteredInError" })
         try await stack.shutdown()
     }
+
+    @Test("during quiet hours a notification reaches the inbox at once and its announcement waits until they end; urgent ones go through")
+    func quietHours() async throws {
+        let stack = try await TestStack.start([
+            IngestService.definition, ScoringService.definition, NotificationService.definition(reminderCheck: .milliseconds(200)),
+        ])
+        let alerts = try KafkaProbe(stack.kafka, topic: Topic.alerts.name)
+        let (ingest, notification) = (stack.baseURL(IngestService.name), stack.baseURL(NotificationService.name))
+        let patient = Caller.identity(Identity(subject: "p-quiet", role: .patient))
+        // Quiet from an hour ago to an hour from now, on the patient's clock.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Asia/Kolkata")!
+        func local(_ date: Date) -> String { String(format: "%02d:%02d", calendar.component(.hour, from: date), calendar.component(.minute, from: date)) }
+        let preferences = #"{"timeZone": "Asia/Kolkata", "quietHours": {"from": "\#(local(Date().addingTimeInterval(-3600)))", "to": "\#(local(Date().addingTimeInterval(3600)))"}}"#
+        #expect(try await HTTP.send(method: "PUT", notification + "/v1/inbox/preferences", json: preferences, as: patient).status == 200)
+        #expect(try await HTTP.get(notification + "/v1/inbox/preferences", as: patient).text.contains("Asia/Kolkata"))
+        #expect(try await HTTP.send(method: "PUT", notification + "/v1/inbox/preferences", json: #"{"timeZone": "Nowhere/Land"}"#, as: patient).status == 400)
+
+        // Stage 2 (attention): in the inbox at once, not announced.
+        #expect(try await HTTP.post(ingest + "/v1/patients/p-quiet/measurements/blood-pressure",
+            json: #"{"measurementId": "\#(UUID())", "systolic": 150, "diastolic": 95, "takenAt": "2026-11-20T08:00:00Z"}"#).status == 201)
+        try await eventually("the notification is in the inbox") { try await HTTP.get(notification + "/v1/inbox", as: patient).items().count == 1 }
+        // Crisis (urgent): announced at once.
+        try await Self.urgentReading(ingest, patient: "p-quiet")
+        let first = try await alerts.receive(1)
+        #expect(try EventCodec().decode(first[0].value).payload(as: AlertRaised.self)?.severity == .urgent)
+        #expect(try await alerts.drain(for: .seconds(2)).isEmpty)
+
+        // When the quiet hours end, the held announcement leaves, once.
+        try await stack.withDatabase(schema: "notification") { database, logger in
+            try await database.client.query("UPDATE held_alerts SET deliver_at = now() - interval '1 second'", logger: logger)
+        }
+        let released = try await alerts.receive(1)
+        #expect(try EventCodec().decode(released[0].value).payload(as: AlertRaised.self)?.severity == .attention)
+        #expect(try await alerts.drain(for: .seconds(2)).isEmpty)
+        await alerts.close()
+        try await stack.shutdown()
+    }
+
+    @Test("an urgent finding no consultant acknowledges in time escalates to the on-call channel, once; an acknowledged one does not")
+    func escalation() async throws {
+        let stack = try await TestStack.start([
+            IngestService.definition, ScoringService.definition, NotificationService.definition(reminderCheck: .milliseconds(200)),
+        ])
+        let alerts = try KafkaProbe(stack.kafka, topic: Topic.alerts.name)
+        let (ingest, notification) = (stack.baseURL(IngestService.name), stack.baseURL(NotificationService.name))
+        for patient in ["p-late", "p-seen"] {
+            #expect(try await HTTP.send(method: "PUT", ingest + "/v1/patients/\(patient)/care-team/dr-care", json: "{}").status == 200)
+        }
+        try await eventually("notification applied the grants", timeout: .seconds(30)) {
+            try await HTTP.get(notification + "/v1/patients/p-seen/alerts", as: Self.consultant).status == 200
+        }
+        try await Self.urgentReading(ingest, patient: "p-late")
+        try await Self.urgentReading(ingest, patient: "p-seen")
+        _ = try await alerts.receive(4)
+        // The consultant acknowledges one of the two in time.
+        let seen = try #require(try await HTTP.get(notification + "/v1/inbox", as: Self.consultant).items().first { $0["patientId"] as? String == "p-seen" })
+        #expect(try await HTTP.send(method: "POST", notification + "/v1/inbox/\(seen["notificationId"] as? String ?? "")/acknowledge", as: Self.consultant).status == 200)
+        // Thirty minutes pass.
+        try await stack.withDatabase(schema: "notification") { database, logger in
+            try await database.client.query("UPDATE escalations SET due_at = now() - interval '1 second'", logger: logger)
+        }
+        let escalated = try await alerts.receive(1).compactMap { try EventCodec().decode($0.value) }
+        let alert = try #require(escalated.first?.payload(as: AlertRaised.self))
+        #expect(escalated.first?.patientID == "p-late")
+        #expect(alert.kind == "escalation" && alert.recipientRole == .onCall && alert.recipientID == "on-call" && alert.severity == .urgent)
+        #expect(try await alerts.drain(for: .seconds(2)).isEmpty)
+        let outcomes = try await stack.withDatabase(schema: "notification") { database, logger in
+            try await database.client.query("SELECT patient_id, outcome FROM escalations ORDER BY patient_id", logger: logger).collectAll()
+                .map { try $0.decode((String, String).self) }
+        }
+        #expect(outcomes.map { "\($0.0):\($0.1)" } == ["p-late:escalated", "p-seen:acknowledged"])
+        await alerts.close()
+        try await stack.shutdown()
+    }
 }

@@ -29,11 +29,19 @@ public struct AlertRaised: EventPayload {
     public var areaCode: String?
     public var value: Double?
     public var peakAt: Date?
+    /// For reminder: true when the occurrence fires more than five minutes after it fell due (the service was down).
+    public var late: Bool?
+    /// The recipient's message number on `caretide.alerts`: 1, 2, 3… with no gap, raised and withdrawn alike, so a
+    /// consumer sees when it missed one.
+    public var sequence: Int?
+
+    /// Keyed by recipient: one recipient's messages stay in order in one partition.
+    public var partitionKey: String? { recipientID }
 
     public init(
         alertID: UUID, sourceEventID: UUID, aboutID: UUID, kind: String, severity: Severity, category: String, messageKey: String, raisedAt: Date,
         recipientID: String? = nil, recipientRole: RecipientRole? = nil, outOfRangeCount: Int? = nil, areaCode: String? = nil, value: Double? = nil,
-        peakAt: Date? = nil
+        peakAt: Date? = nil, late: Bool? = nil, sequence: Int? = nil
     ) {
         self.alertID = alertID
         self.sourceEventID = sourceEventID
@@ -49,17 +57,21 @@ public struct AlertRaised: EventPayload {
         self.areaCode = areaCode
         self.value = value
         self.peakAt = peakAt
+        self.late = late
+        self.sequence = sequence
     }
 
     enum CodingKeys: String, CodingKey {
         case alertID = "alertId", sourceEventID = "sourceEventId", aboutID = "aboutId", kind, severity, category, messageKey, raisedAt
-        case recipientID = "recipientId", recipientRole, outOfRangeCount, areaCode, value, peakAt
+        case recipientID = "recipientId", recipientRole, outOfRangeCount, areaCode, value, peakAt, late, sequence
     }
 }
 
 /// Who a notification is for.
 public enum RecipientRole: String, Codable, Sendable, CaseIterable {
     case patient, consultant
+    /// An institution's on-call channel: an urgent finding no consultant acknowledged in time escalates there.
+    case onCall
 }
 
 /// Why an alert no longer stands.
@@ -78,13 +90,28 @@ public struct AlertWithdrawn: EventPayload {
     public var sourceEventID: UUID
     public var reason: AlertWithdrawalReason
     public var withdrawnAt: Date
+    /// The withdrawn alert's recipient, and this message's number in the recipient's sequence (see `AlertRaised`).
+    public var recipientID: String?
+    public var recipientRole: RecipientRole?
+    public var sequence: Int?
 
-    public init(alertID: UUID, sourceEventID: UUID, reason: AlertWithdrawalReason, withdrawnAt: Date) {
+    /// Keyed like the alert it withdraws.
+    public var partitionKey: String? { recipientID }
+
+    public init(
+        alertID: UUID, sourceEventID: UUID, reason: AlertWithdrawalReason, withdrawnAt: Date, recipientID: String? = nil,
+        recipientRole: RecipientRole? = nil, sequence: Int? = nil
+    ) {
         self.alertID = alertID
         self.sourceEventID = sourceEventID
         self.reason = reason
         self.withdrawnAt = withdrawnAt
+        self.recipientID = recipientID
+        self.recipientRole = recipientRole
+        self.sequence = sequence
     }
 
-    enum CodingKeys: String, CodingKey { case alertID = "alertId", sourceEventID = "sourceEventId", reason, withdrawnAt }
+    enum CodingKeys: String, CodingKey {
+        case alertID = "alertId", sourceEventID = "sourceEventId", reason, withdrawnAt, recipientID = "recipientId", recipientRole, sequence
+    }
 }

@@ -20,7 +20,7 @@ public struct AreaRegistered: EventPayload {
         self.timeZone = timeZone
     }
 
-    public var messageKey: String? { areaCode }
+    public var partitionKey: String? { areaCode }
 }
 
 /// The UV index of an area (WHO Global Solar UV Index), from an operator's feed.
@@ -44,7 +44,7 @@ public struct UVIndexRecorded: EventPayload {
         self.solarNoon = solarNoon
     }
 
-    public var messageKey: String? { areaCode }
+    public var partitionKey: String? { areaCode }
 }
 
 /// The air quality of an area, from an operator's feed: a US AQI value (EPA, 0–500), or the concentrations it is
@@ -71,5 +71,5 @@ public struct AirQualityRecorded: EventPayload {
         self.o3 = o3
     }
 
-    public var messageKey: String? { areaCode }
+    public var partitionKey: String? { areaCode }
 }

@@ -107,10 +107,11 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
 /// A Swift type that is the payload of exactly one event type.
 public protocol EventPayload: Codable, Sendable, Equatable {
     static var eventType: EventType { get }
-    /// The Kafka key of an event that names no patient (a patient's events are keyed by the patient).
-    var messageKey: String? { get }
+    /// The Kafka key when it is not the patient's id: the area of an environmental event, the recipient of a
+    /// notification. Nil (the default) keys by the patient.
+    var partitionKey: String? { get }
 }
 
 extension EventPayload {
-    public var messageKey: String? { nil }
+    public var partitionKey: String? { nil }
 }

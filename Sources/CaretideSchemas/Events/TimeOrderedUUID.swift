@@ -21,3 +21,23 @@ extension UUID {
             UInt8(truncatingIfNeeded: low >> 16), UInt8(truncatingIfNeeded: low >> 24)))
     }
 }
+
+extension UUID {
+    /// The same RFC 9562 version-8 UUID for the same name, in every process: the 128-bit FNV-1a hash of its UTF-8
+    /// bytes with the version and variant bits set. For ids a consumer de-duplicates on (a notification's id from its
+    /// source and recipient): made again, the id is the same. Not for secrets: FNV is not cryptographic.
+    public static func named(_ name: String) -> UUID {
+        var hash: UInt128 = 0x6c62272e07bb014262b821756295c58d
+        let prime: UInt128 = 0x0000000001000000000000000000013B
+        for byte in name.utf8 {
+            hash ^= UInt128(byte)
+            hash &*= prime
+        }
+        var bytes = (0..<16).map { UInt8(truncatingIfNeeded: hash >> (8 * UInt128(15 - $0))) }
+        bytes[6] = 0x80 | (bytes[6] & 0x0F)  // version 8
+        bytes[8] = 0x80 | (bytes[8] & 0x3F)  // variant 10
+        return UUID(uuid: (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+}

@@ -89,7 +89,7 @@ struct EnvironmentRoutes: Sendable {
         _ reading: P, kind: String, observedAt: Date, body: JSONValue, violations: [SchemaViolation], request: CaretideRequestContext
     ) async throws -> Response {
         guard violations.isEmpty else { throw HTTPProblem(status: .unprocessableContent, error: "the reading cannot be recorded", violations: violations) }
-        let code = reading.messageKey ?? ""
+        let code = reading.partitionKey ?? ""
         let bodyText = try CaretideJSON.encodeToString(body)
         let requestID = request.requestID
         let receipt = try await context.transaction { handler in

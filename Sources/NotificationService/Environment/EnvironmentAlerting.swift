@@ -73,10 +73,8 @@ struct EnvironmentAlerting {
                     recipientRole: .patient, areaCode: reading.area, value: reading.value, peakAt: decision == .allClear ? nil : reading.peakAt),
                 patientID: subscriber.patientID, subjectID: reading.area, text: nil))
         }
-        for row in try await NotificationStore(context).insert(notifications) {
-            // Keyed by the subscriber: the reading itself belongs to no patient.
-            try await context.publish(EventEnvelope(producer: context.producer, patientID: row.patientID, traceID: event.traceID, payload: row.alert))
-        }
+        // Each keyed by its subscriber: the reading itself belongs to no patient.
+        try await NotificationDelivery.deliver(notifications, traceID: event.traceID, context: context)
     }
 
     /// yyyy-MM-dd of `instant` in the area's time zone.

@@ -15,6 +15,9 @@ import PostgresNIO
 ///   its own, a report entered in error its results-ready notices;
 /// - a UV index or air-quality reading alerts the patients subscribed to its area (`EnvironmentAlerting`).
 struct AlertHandler: EventHandler {
+    /// How long an urgent finding waits for a consultant's acknowledgement before it escalates (`Escalation`).
+    let escalationDelay: Duration
+
     /// What one notification says, for whichever recipients receive it.
     struct Notice {
         let about: UUID
@@ -24,12 +27,15 @@ struct AlertHandler: EventHandler {
         var messageKey: String { "alert.\(kind).\(category)" }
         var subjectID: String?
         var outOfRangeCount: Int?
+        /// The institution that reported the finding (whose on-call channel hears of it if nobody acknowledges it).
+        var institutionID: String?
     }
 
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
         switch try NotificationInput(event) {
         case .assessmentRecorded(let assessment):
             if let previous = assessment.supersedes { try await withdraw(about: previous, reason: .superseded, event: event, context: context) }
+            if assessment.kind == .melanomaRisk { try await recommendSelfCheck(assessment, event: event, context: context) }
             guard assessment.severity >= .attention else { return }
             let notice = Notice(about: assessment.assessmentID, kind: assessment.kind.rawValue, severity: assessment.severity, category: assessment.category)
             try await notify(notice, patient: true, careTeam: true, event: event, context: context)
@@ -39,7 +45,7 @@ struct AlertHandler: EventHandler {
             let worst = exam.items.max { $0.severity < $1.severity }
             let notice = Notice(
                 about: exam.assessmentID, kind: AssessmentKind.examResult.rawValue, severity: exam.severity,
-                category: worst?.interpretation.rawValue ?? InterpretationCode.N.rawValue)
+                category: worst?.interpretation.rawValue ?? InterpretationCode.N.rawValue, institutionID: exam.institutionID)
             try await notify(notice, patient: false, careTeam: true, event: event, context: context)
         case .careTrackingFlagged(let flag):
             let notice = Notice(about: flag.flagID, kind: "careTracking", severity: max(flag.severity, .attention), category: flag.rule.rawValue)
@@ -86,18 +92,34 @@ struct AlertHandler: EventHandler {
                     outOfRangeCount: notice.outOfRangeCount),
                 patientID: patientID, subjectID: notice.subjectID, text: nil)
         }
-        for row in try await NotificationStore(context).insert(rows) {
-            try await context.publish(context.envelope(for: row.alert, causedBy: event))
+        try await NotificationDelivery.deliver(rows, traceID: event.traceID, context: context)
+        if careTeam, notice.severity == .urgent {
+            try await Escalation(context).watch(
+                about: notice.about, patientID: patientID, institutionID: notice.institutionID, kind: notice.kind, category: notice.category,
+                sourceEventID: event.eventID, dueAt: now.addingTimeInterval(Double(escalationDelay.components.seconds)))
         }
+    }
+
+    /// A melanoma risk category recommends how often to check one's skin (docs/clinical-rules.md §7): the patient gets
+    /// that reminder, replacing the one an earlier category set, from the next day at 09:00 in the patient's time zone
+    /// (`PUT /v1/inbox/preferences`; UTC until they set one).
+    private func recommendSelfCheck(_ assessment: AssessmentRecorded, event: ValidatedEvent, context: HandlerContext) async throws {
+        guard let patientID = event.patientID, let months = assessment.values["selfExaminationIntervalMonths"],
+            let repeats = ReminderRepeat(months: Int(months))
+        else { return }
+        let zone = try await PreferenceStore(context).timeZone(of: .init(id: patientID, role: .patient)) ?? TimeZone(identifier: "UTC")!
+        let tomorrow = LocalDate(event.occurredAt.addingTimeInterval(86_400), in: zone)
+        let schedule = ReminderSchedule(repeats: repeats, startsOn: tomorrow, at: LocalTime("09:00")!, timeZone: zone)
+        try await ReminderStore(context).replace(
+            .init(id: UUID.timeOrdered(), patientID: patientID, topic: "skinCheck", note: nil, schedule: schedule, origin: "melanomaRisk"),
+            now: event.occurredAt)
     }
 
     private func withdraw(
         about: UUID? = nil, subjectID: String? = nil, reason: AlertWithdrawalReason, event: ValidatedEvent, context: HandlerContext
     ) async throws {
-        let withdrawn = try await NotificationStore(context).withdraw(about: about, subjectID: subjectID, reason: reason)
-        for alertID in withdrawn {
-            try await context.publish(context.envelope(
-                for: AlertWithdrawn(alertID: alertID, sourceEventID: event.eventID, reason: reason, withdrawnAt: Date()), causedBy: event))
-        }
+        if let about { try await Escalation(context).cancel(about: about) }
+        try await NotificationDelivery.withdraw(about: about, subjectID: subjectID, reason: reason, cause: event, context: context)
     }
+
 }

@@ -34,8 +34,7 @@ struct AdviceRoutes: Sendable {
                 messageKey: "alert.advice.fromConsultant", raisedAt: Date(), recipientID: patientID, recipientRole: .patient)
             let traceID = requestContext.requestID
             try await context.transaction(auditing: requestContext.origin, status: { 201 }) { handler in
-                _ = try await NotificationStore(handler).insert([.init(alert: alert, patientID: patientID, subjectID: consultant, text: text)])
-                try await handler.publish(EventEnvelope(producer: handler.producer, patientID: patientID, traceID: traceID, payload: alert))
+                try await NotificationDelivery.deliver([.init(alert: alert, patientID: patientID, subjectID: consultant, text: text)], traceID: traceID, context: handler)
             }
             return try jsonResponse(Receipt(notificationId: alert.alertID, adviceId: adviceID), status: .created)
         }

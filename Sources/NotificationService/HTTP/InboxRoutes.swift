@@ -47,6 +47,7 @@ struct InboxRoutes: Sendable {
             let (all, urgent) = try await NotificationStore.unread(try Self.recipient(requestContext), on: context.database.client, logger: context.logger)
             return try jsonResponse(Unread(unread: all, urgent: urgent))
         }
+        registerPreferences(on: routes)
         for mark in [NotificationStore.Mark.read, .acknowledged] {
             let path = mark == .read ? "read" : "acknowledge"
             routes.post(
@@ -60,6 +61,37 @@ struct InboxRoutes: Sendable {
                 else { throw HTTPProblem(status: .notFound, error: "no such notification") }
                 return try jsonResponse(Marked(notificationId: id, readAt: marked.readAt, acknowledgedAt: marked.acknowledgedAt))
             }
+        }
+    }
+
+    static let preferencesSchema = "inbox-preferences.request"
+
+    /// `PUT` and `GET /v1/inbox/preferences`: the caller's time zone and quiet hours.
+    func registerPreferences(on routes: APIRoutes) {
+        routes.put("v1/inbox/preferences", access: .ownInbox, summary: "Set the caller's time zone and quiet hours", body: [Self.preferencesSchema]) {
+            request, requestContext in
+            let recipient = try Self.recipient(requestContext)
+            let body = try await request.validatedJSON(schema: Self.preferencesSchema, context: requestContext)
+            let zone = body["timeZone"]?.stringValue ?? ""
+            guard TimeZone(identifier: zone) != nil else {
+                throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: ["timeZone"]), message: "must be an IANA time zone, e.g. Europe/Lisbon")])
+            }
+            let window = body["quietHours"].flatMap { quiet in
+                quiet["from"]?.stringValue.flatMap { from in quiet["to"]?.stringValue.map { PreferenceStore.Preferences.Window(from: from, to: $0) } }
+            }
+            let preferences = PreferenceStore.Preferences(timeZone: zone, quietHours: window, updatedAt: Date())
+            try await context.transaction(auditing: requestContext.origin, status: { 200 }) { handler in
+                try await PreferenceStore(handler).save(recipient, preferences)
+            }
+            return try jsonResponse(preferences)
+        }
+        routes.get("v1/inbox/preferences", access: .ownInbox, summary: "The caller's time zone and quiet hours") { _, requestContext in
+            let recipient = try Self.recipient(requestContext)
+            let found = try await context.database.client.withConnection { connection in
+                try await PreferenceStore(connection: connection, logger: context.logger).preferences(of: recipient)
+            }
+            guard let found else { throw HTTPProblem(status: .notFound, error: "no preferences set") }
+            return try jsonResponse(found)
         }
     }
 

@@ -17,6 +17,21 @@ struct NotificationStore: TransactionalStore {
         let subjectID: String?
         /// Free text (a consultant's advice): kept for the inbox, never published or logged.
         let text: String?
+
+        /// The notification's id is made from its source and its recipient, never drawn: the same source notifying
+        /// the same recipient again (a redelivered event, a retried round) is the same notification, stored once,
+        /// and a consumer of `caretide.alerts` de-duplicates on it.
+        init(alert: AlertRaised, patientID: String?, subjectID: String?, text: String?) {
+            var alert = alert
+            let recipient = Recipient(id: alert.recipientID ?? patientID ?? "", role: alert.recipientRole ?? .patient)
+            alert.alertID = .named("notification/\(alert.sourceEventID.uuidString.lowercased())/\(recipient.role.rawValue)/\(recipient.id)")
+            self.alert = alert
+            self.patientID = patientID
+            self.subjectID = subjectID
+            self.text = text
+        }
+
+        var recipient: Recipient { Recipient(id: alert.recipientID ?? patientID ?? "", role: alert.recipientRole ?? .patient) }
     }
 
     /// Inserts each notification unless its source event already notified that recipient; returns those inserted.
@@ -32,7 +47,7 @@ struct NotificationStore: TransactionalStore {
                         \(row.patientID), \(alert.kind), \(alert.severity.rawValue), \(alert.category), \(alert.messageKey), \(row.text),
                         \(alert.outOfRangeCount), \(alert.areaCode), \(alert.value), \(alert.peakAt), \(alert.aboutID), \(row.subjectID),
                         \(alert.sourceEventID), \(alert.raisedAt))
-                ON CONFLICT (source_event_id, recipient_role, recipient_id) DO NOTHING RETURNING 1
+                ON CONFLICT DO NOTHING RETURNING 1
                 """, as: Int.self, logger: logger
             ).isEmpty
             if fresh { inserted.append(row) }
@@ -41,19 +56,23 @@ struct NotificationStore: TransactionalStore {
     }
 
     /// Withdraws the standing notifications about `about` (an assessment or flag), or about the subject `subjectID`
-    /// (an exam report); returns their ids.
-    func withdraw(about: UUID? = nil, subjectID: String? = nil, reason: AlertWithdrawalReason) async throws -> [UUID] {
+    /// (an exam report); returns each with its recipient.
+    func withdraw(about: UUID? = nil, subjectID: String? = nil, reason: AlertWithdrawalReason) async throws
+        -> [(id: UUID, recipient: Recipient, patientID: String?)]
+    {
         try await connection.fetchAll(
             """
             UPDATE notifications SET withdrawn_at = now(), withdrawal_reason = \(reason.rawValue)
-            WHERE withdrawn_at IS NULL AND (about_id = \(about) OR subject_id = \(subjectID)) RETURNING notification_id
-            """, as: UUID.self, logger: logger)
+            WHERE withdrawn_at IS NULL AND (about_id = \(about) OR subject_id = \(subjectID))
+            RETURNING notification_id, recipient_id, recipient_role, patient_id
+            """, as: (UUID, String, String, String?).self, logger: logger
+        ).map { ($0.0, Recipient(id: $0.1, role: RecipientRole(rawValue: $0.2) ?? .patient), $0.3) }
     }
 }
 
 extension NotificationStore {
     /// Whose inbox: the token's subject in its role.
-    struct Recipient: Sendable {
+    struct Recipient: Sendable, Hashable {
         let id: String
         let role: RecipientRole
     }

@@ -1,0 +1,84 @@
+import CaretideDomain
+import CaretideIdentity
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+import Hummingbird
+
+/// A patient's reminders (`ReminderSchedule`, fired by `ReminderScheduler`):
+/// - `POST /v1/patients/{patientId}/reminders`: a reminder at a local time in the patient's IANA time zone; an
+///   impossible date or an unknown time zone is a 400 naming the field;
+/// - `GET /v1/patients/{patientId}/reminders`: the standing ones (the patient's own and those a rule made), each
+///   with when it is next due;
+/// - `DELETE /v1/patients/{patientId}/reminders/{reminderId}`: cancelled, no further occurrence fires.
+struct ReminderRoutes: Sendable {
+    let context: ServiceContext
+
+    static let schema = "reminder.request"
+
+    struct Created: Encodable, Sendable {
+        let reminderId: UUID
+        let status: String
+        /// The next occurrences (up to three), to show the patient what they set.
+        let next: [Date]
+    }
+
+    func register(on routes: APIRoutes) {
+        let path = "v1/patients/:patientId/reminders"
+        routes.post(path, access: .patientData(.write), summary: "Set a reminder at a local time in the patient's time zone", body: [Self.schema]) {
+            request, requestContext in
+            let patientID = try PatientID.fromPath(requestContext)
+            let body = try await request.validatedJSON(schema: Self.schema, context: requestContext)
+            let schedule = try Self.schedule(body)
+            let reminder = ReminderStore.Reminder(
+                id: body["reminderId"]?.stringValue.flatMap(UUID.init(uuidString:)) ?? UUID.timeOrdered(), patientID: patientID,
+                topic: body["topic"]?.stringValue ?? "other", note: body["note"]?.stringValue, schedule: schedule, origin: "patient")
+            let now = Date()
+            let created = try await context.transaction(auditing: requestContext.origin, status: { $0 ? 201 : 200 }) { handler in
+                try await ReminderStore(handler).insert(reminder, now: now)
+            }
+            var upcoming: [Date] = []
+            var from = now
+            while upcoming.count < 3, let next = schedule.next(atOrAfter: from) {
+                upcoming.append(next.at)
+                from = next.at.addingTimeInterval(1)
+            }
+            return try jsonResponse(
+                Created(reminderId: reminder.id, status: created ? "created" : "duplicate", next: upcoming), status: created ? .created : .ok)
+        }
+        routes.get(path, access: .patientData(.read), summary: "The patient's standing reminders, oldest first, each with when it is next due", paged: true) {
+            request, requestContext in
+            let patientID = try PatientID.fromPath(requestContext)
+            return try jsonResponse(try await ReminderStore.standing(
+                patientID: patientID, page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
+        }
+        routes.delete("\(path)/:reminderId", access: .patientData(.write), summary: "Cancel a reminder") { _, requestContext in
+            let patientID = try PatientID.fromPath(requestContext)
+            let id = try requestContext.uuidParameter("reminderId", label: "reminder id")
+            let cancelled = try await context.transaction(auditing: requestContext.origin, status: { $0 ? 204 : 404 }) { handler in
+                try await ReminderStore(handler).cancel(id, patientID: patientID)
+            }
+            guard cancelled else { throw HTTPProblem(status: .notFound, error: "no such reminder") }
+            return Response(status: .noContent)
+        }
+    }
+
+    /// The schedule of a request the schema accepted, or a 400 naming each field the calendar refuses.
+    static func schedule(_ body: JSONValue) throws -> ReminderSchedule {
+        var violations: [SchemaViolation] = []
+        let repeats = ReminderRepeat(rawValue: body["repeats"]?.stringValue ?? "") ?? .once
+        let zone = TimeZone(identifier: body["timeZone"]?.stringValue ?? "")
+        if zone == nil { violations.append(.init(pointer: JSONPointer(tokens: ["timeZone"]), message: "must be an IANA time zone, e.g. Europe/Lisbon")) }
+        let dates = (body["dates"]?.elements ?? []).compactMap { $0.stringValue.flatMap(LocalDate.init) }
+        let startsOn = body["startsOn"]?.stringValue.flatMap(LocalDate.init) ?? dates.min()
+        if repeats == .onDates, dates.isEmpty {
+            violations.append(.init(pointer: JSONPointer(tokens: ["dates"]), message: "must list the dates for onDates"))
+        } else if repeats != .onDates, body["startsOn"] == nil {
+            violations.append(.init(pointer: JSONPointer(tokens: ["startsOn"]), message: "must give the first date"))
+        }
+        guard violations.isEmpty, let zone, let startsOn, let at = LocalTime(body["at"]?.stringValue ?? "") else {
+            throw HTTPProblem.invalidBody(violations)
+        }
+        return ReminderSchedule(repeats: repeats, startsOn: startsOn, at: at, timeZone: zone, dates: dates)
+    }
+}

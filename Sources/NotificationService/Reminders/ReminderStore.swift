@@ -1,0 +1,130 @@
+import CaretideDomain
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+import Logging
+import PostgresNIO
+
+/// notification-service's persisted reminders: each with its schedule and the occurrence due next, and a row per
+/// occurrence fired, whose key (reminder, occurrence number) makes firing it twice impossible, whichever replica
+/// tries.
+struct ReminderStore: TransactionalStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// A reminder as stored: who, what, and when.
+    struct Reminder: Sendable {
+        let id: UUID
+        let patientID: String
+        let topic: String
+        let note: String?
+        let schedule: ReminderSchedule
+        /// patient, or the rule that made it (melanomaRisk).
+        let origin: String
+    }
+
+    /// Stores a new reminder due at its first occurrence from `now` on; false when the id is taken (a duplicate).
+    func insert(_ reminder: Reminder, now: Date) async throws -> Bool {
+        let next = reminder.schedule.next(atOrAfter: now)
+        let schedule = reminder.schedule
+        return try await !connection.fetchAll(
+            """
+            INSERT INTO reminders (reminder_id, patient_id, topic, note, repeats, starts_on, at_time, time_zone, dates, origin, next_index, next_due_at)
+            VALUES (\(reminder.id), \(reminder.patientID), \(reminder.topic), \(reminder.note), \(schedule.repeats.rawValue),
+                    \(schedule.startsOn.description), \(schedule.at.description), \(schedule.timeZone.identifier), \(schedule.dates.map(\.description)),
+                    \(reminder.origin), \(next?.index), \(next?.at))
+            ON CONFLICT (reminder_id) DO NOTHING RETURNING 1
+            """, as: Int.self, logger: logger
+        ).isEmpty
+    }
+
+    /// A rule's reminder for the patient (one per rule and topic): made, or its schedule replaced.
+    func replace(_ reminder: Reminder, now: Date) async throws {
+        try await connection.query(
+            """
+            UPDATE reminders SET cancelled_at = now(), next_due_at = NULL
+            WHERE patient_id = \(reminder.patientID) AND origin = \(reminder.origin) AND topic = \(reminder.topic) AND cancelled_at IS NULL
+            """, logger: logger)
+        _ = try await insert(reminder, now: now)
+    }
+
+    /// Cancels a patient's reminder (its occurrences stop); false when there is none standing.
+    func cancel(_ id: UUID, patientID: String) async throws -> Bool {
+        try await !connection.fetchAll(
+            """
+            UPDATE reminders SET cancelled_at = now(), next_due_at = NULL
+            WHERE reminder_id = \(id) AND patient_id = \(patientID) AND cancelled_at IS NULL RETURNING 1
+            """, as: Int.self, logger: logger
+        ).isEmpty
+    }
+
+    /// Reminders due by `now`, locked; those another replica holds are skipped (it fires them).
+    func due(now: Date, limit: Int) async throws -> [(reminder: Reminder, nextIndex: Int)] {
+        let rows = try await connection.fetchAll(
+            """
+            SELECT reminder_id, patient_id, topic, note, repeats, starts_on, at_time, time_zone, dates, origin, next_index FROM reminders
+            WHERE cancelled_at IS NULL AND next_due_at <= \(now)
+            ORDER BY next_due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+            """, as: (UUID, String, String, String?, String, String, String, String, [String], String, Int).self, logger: logger)
+        return rows.compactMap { row in
+            guard let schedule = Self.schedule(repeats: row.4, startsOn: row.5, at: row.6, timeZone: row.7, dates: row.8) else { return nil }
+            return (Reminder(id: row.0, patientID: row.1, topic: row.2, note: row.3, schedule: schedule, origin: row.9), row.10)
+        }
+    }
+
+    /// Records an occurrence fired; false when it already was.
+    func fire(_ reminderID: UUID, index: Int, occurrenceID: UUID, dueAt: Date, late: Bool) async throws -> Bool {
+        try await !connection.fetchAll(
+            """
+            INSERT INTO reminder_occurrences (reminder_id, occurrence_index, occurrence_id, due_at, fired_at, late)
+            VALUES (\(reminderID), \(index), \(occurrenceID), \(dueAt), now(), \(late))
+            ON CONFLICT (reminder_id, occurrence_index) DO NOTHING RETURNING 1
+            """, as: Int.self, logger: logger
+        ).isEmpty
+    }
+
+    func advance(_ reminderID: UUID, to index: Int, dueAt: Date?) async throws {
+        try await connection.query(
+            "UPDATE reminders SET next_index = \(index), next_due_at = \(dueAt) WHERE reminder_id = \(reminderID)", logger: logger)
+    }
+
+    static func schedule(repeats: String, startsOn: String, at: String, timeZone: String, dates: [String]) -> ReminderSchedule? {
+        guard let repeats = ReminderRepeat(rawValue: repeats), let startsOn = LocalDate(startsOn), let at = LocalTime(at),
+            let zone = TimeZone(identifier: timeZone)
+        else { return nil }
+        return ReminderSchedule(repeats: repeats, startsOn: startsOn, at: at, timeZone: zone, dates: dates.compactMap(LocalDate.init))
+    }
+}
+
+extension ReminderStore {
+    /// A reminder as the patient reads it.
+    struct Listed: Encodable, Sendable {
+        let reminderId: UUID
+        let topic: String
+        let note: String?
+        let repeats: String
+        let startsOn: String
+        let dates: [String]
+        let at: String
+        let timeZone: String
+        let origin: String
+        let nextDueAt: Date?
+        let createdAt: Date
+    }
+
+    /// A page of the patient's standing reminders, oldest first.
+    static func standing(patientID: String, page: PageRequest, on client: PostgresClient, logger: Logger) async throws -> Page<Listed> {
+        let after = try page.timeAndUUID()
+        let rows = try await client.fetchAll(
+            """
+            SELECT reminder_id, topic, note, repeats, starts_on, dates, at_time, time_zone, origin, next_due_at, created_at FROM reminders
+            WHERE patient_id = \(patientID) AND cancelled_at IS NULL
+              AND (\(after == nil) OR (created_at, reminder_id) > (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
+            ORDER BY created_at, reminder_id LIMIT \(page.limit + 1)
+            """, as: (UUID, String, String?, String, String, [String], String, String, String, Date?, Date).self, logger: logger)
+        return Page(rows: rows.map {
+            Listed(reminderId: $0.0, topic: $0.1, note: $0.2, repeats: $0.3, startsOn: $0.4, dates: $0.5, at: $0.6, timeZone: $0.7, origin: $0.8,
+                   nextDueAt: $0.9, createdAt: $0.10)
+        }, request: page) { .init(date: $0.createdAt, id: $0.reminderId) }
+    }
+}

@@ -1,0 +1,150 @@
+import CaretideDomain
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Puts notifications in their recipients' inboxes and on `caretide.alerts`, in the caller's transaction.
+///
+/// The contract of the topic: every message is keyed by its recipient; an alert's id is the same whenever the same
+/// source notifies the same recipient (`NotificationStore.Row`), so consumers de-duplicate on it; and every message
+/// to a recipient, raised or withdrawn, carries the recipient's next number, 1, 2, 3… without gaps. Numbers are taken
+/// from the recipient's counter row, locked until the transaction commits, at the moment a message is enqueued, so
+/// they follow the order the recipient's messages leave in.
+///
+/// Every notification reaches the inbox at once; its message waits while the recipient's quiet hours last, unless it
+/// is urgent, and leaves (numbered then) when they end (`releaseDue`). A notification withdrawn while it waits is
+/// never published, nor is its withdrawal.
+struct NotificationDelivery: TransactionalStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// Stores the notifications not stored before and publishes (or holds) the message of each; returns those stored.
+    @discardableResult
+    static func deliver(_ rows: [NotificationStore.Row], traceID: String?, context: HandlerContext) async throws -> [NotificationStore.Row] {
+        let stored = try await NotificationStore(context).insert(rows)
+        let preferences = PreferenceStore(context)
+        let now = Date()
+        var leaving: [Message] = []
+        for row in stored {
+            let envelope = EventEnvelope(producer: context.producer, patientID: row.patientID, traceID: traceID, payload: row.alert)
+            if let quiet = try await preferences.quietHours(of: row.recipient) {
+                let deliverAt = quiet.delivery(of: row.alert.severity, arrivingAt: now)
+                if deliverAt > now {
+                    try await NotificationDelivery(context).hold(envelope, until: deliverAt, codec: context.codec)
+                    continue
+                }
+            }
+            leaving.append(.raised(envelope))
+        }
+        try await publish(leaving, context: context)
+        return stored
+    }
+
+    /// Withdraws the standing notifications about `about` or `subjectID` and tells their recipients, unless a
+    /// notification's message was still held: then neither it nor its withdrawal is ever published.
+    static func withdraw(
+        about: UUID? = nil, subjectID: String? = nil, reason: AlertWithdrawalReason, cause: ValidatedEvent, context: HandlerContext
+    ) async throws {
+        let withdrawn = try await NotificationStore(context).withdraw(about: about, subjectID: subjectID, reason: reason)
+        let neverPublished = try await NotificationDelivery(context).forgetHeld(withdrawn.map(\.id))
+        let now = Date()
+        try await publish(withdrawn.filter { !neverPublished.contains($0.id) }.map { notification in
+            .withdrawn(EventEnvelope(
+                producer: context.producer, patientID: notification.patientID, traceID: cause.traceID,
+                payload: AlertWithdrawn(
+                    alertID: notification.id, sourceEventID: cause.eventID, reason: reason, withdrawnAt: now, recipientID: notification.recipient.id,
+                    recipientRole: notification.recipient.role)))
+        }, context: context)
+    }
+
+    /// A message for `caretide.alerts`, numbered as it is enqueued.
+    enum Message {
+        case raised(EventEnvelope<AlertRaised>)
+        case withdrawn(EventEnvelope<AlertWithdrawn>)
+
+        var recipient: NotificationStore.Recipient {
+            switch self {
+            case .raised(let envelope): .init(id: envelope.payload.recipientID ?? envelope.patientID ?? "", role: envelope.payload.recipientRole ?? .patient)
+            case .withdrawn(let envelope): .init(id: envelope.payload.recipientID ?? envelope.patientID ?? "", role: envelope.payload.recipientRole ?? .patient)
+            }
+        }
+    }
+
+    /// Numbers each message in its recipient's sequence and enqueues them, in order.
+    static func publish(_ messages: [Message], context: HandlerContext) async throws {
+        guard !messages.isEmpty else { return }
+        var counts: [NotificationStore.Recipient: Int] = [:]
+        for message in messages { counts[message.recipient, default: 0] += 1 }
+        // One statement for every recipient, in a fixed order, so concurrent transactions lock counters alike.
+        let recipients = counts.keys.sorted { ($0.role.rawValue, $0.id) < ($1.role.rawValue, $1.id) }
+        let last = try await context.connection.fetchAll(
+            """
+            INSERT INTO recipient_sequences (recipient_role, recipient_id, last_sequence)
+            SELECT role, id, n FROM unnest(\(recipients.map(\.role.rawValue)), \(recipients.map(\.id)), \(recipients.map { Int64(counts[$0]!) }))
+                AS t(role, id, n)
+            ORDER BY role, id
+            ON CONFLICT (recipient_role, recipient_id) DO UPDATE SET last_sequence = recipient_sequences.last_sequence + excluded.last_sequence
+            RETURNING recipient_role, recipient_id, last_sequence
+            """, as: (String, String, Int64).self, logger: context.logger)
+        var next: [NotificationStore.Recipient: Int] = [:]
+        for (role, id, lastSequence) in last {
+            guard let role = RecipientRole(rawValue: role) else { continue }
+            let recipient = NotificationStore.Recipient(id: id, role: role)
+            next[recipient] = Int(lastSequence) - (counts[recipient] ?? 0) + 1
+        }
+        var entries: [Outbox.Entry] = []
+        for message in messages {
+            let recipient = message.recipient
+            let sequence = next[recipient, default: 1]
+            next[recipient] = sequence + 1
+            switch message {
+            case .raised(var envelope):
+                envelope.payload.sequence = sequence
+                entries.append(try Outbox.Entry(envelope, codec: context.codec))
+            case .withdrawn(var envelope):
+                envelope.payload.sequence = sequence
+                entries.append(try Outbox.Entry(envelope, codec: context.codec))
+            }
+        }
+        try await context.publish(entries)
+    }
+
+    func hold(_ envelope: EventEnvelope<AlertRaised>, until deliverAt: Date, codec: EventCodec) async throws {
+        let body = String(decoding: try codec.encode(envelope), as: UTF8.self)
+        try await connection.query(
+            """
+            INSERT INTO held_alerts (alert_id, patient_id, deliver_at, envelope) VALUES
+                (\(envelope.payload.alertID), \(envelope.patientID), \(deliverAt), \(body)::jsonb)
+            ON CONFLICT (alert_id) DO NOTHING
+            """, logger: logger)
+    }
+
+    /// Forgets held messages of withdrawn notifications; returns the ids that were never published.
+    func forgetHeld(_ alertIDs: [UUID]) async throws -> Set<UUID> {
+        guard !alertIDs.isEmpty else { return [] }
+        return Set(try await connection.fetchAll(
+            "DELETE FROM held_alerts WHERE alert_id = ANY(\(alertIDs)) RETURNING alert_id", as: UUID.self, logger: logger))
+    }
+
+    /// Publishes held messages whose quiet hours have ended (locked, so replicas share them); returns how many.
+    static func releaseDue(limit: Int, context: HandlerContext) async throws -> Int {
+        let due = try await context.connection.fetchAll(
+            """
+            DELETE FROM held_alerts WHERE alert_id IN (
+                SELECT alert_id FROM held_alerts WHERE deliver_at <= now() ORDER BY deliver_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING envelope::text
+            """, as: String.self, logger: context.logger)
+        let messages: [Message] = try due.compactMap { text in
+            let event = try context.codec.decode(Array(text.utf8))
+            return event.payload(as: AlertRaised.self).map {
+                .raised(EventEnvelope(
+                    eventID: event.eventID, occurredAt: event.occurredAt, producer: event.producer, patientID: event.patientID, traceID: event.traceID,
+                    payload: $0))
+            }
+        }
+        try await publish(messages, context: context)
+        return due.count
+    }
+}

@@ -1,0 +1,109 @@
+import CaretideIdentity
+import CaretideSchemas
+import CaretideTestSupport
+import Foundation
+import IngestService
+import NotificationService
+import PostgresNIO
+import ScoringService
+import Testing
+
+/// Reminders: set in the patient's own time zone, refused when the calendar cannot hold them, fired exactly once per
+/// occurrence with two replicas running, caught up once (late) after downtime, and set by a melanoma risk category.
+@Suite(.serialized, .stoppingStacks) struct ReminderTests {
+    static func count(_ stack: TestStack, _ sql: String) async throws -> Int {
+        try await stack.withDatabase(schema: "notification") { database, logger in
+            try await database.client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collectAll().first?.decode(Int.self) ?? -1
+        }
+    }
+
+    @Test("impossible dates and unknown zones are refused naming the field; a reminder lists its next occurrences")
+    func validation() async throws {
+        let stack = try await TestStack.start([NotificationService.definition(reminderCheck: .seconds(1))])
+        let url = stack.baseURL(NotificationService.name) + "/v1/patients/p-rem/reminders"
+        let leap = try await HTTP.post(url, json: #"{"topic": "skinCheck", "repeats": "monthly", "startsOn": "2023-02-29", "at": "09:00", "timeZone": "Europe/Lisbon"}"#)
+        #expect(leap.status == 400 && leap.text.contains("/startsOn"))
+        let zone = try await HTTP.post(url, json: #"{"topic": "skinCheck", "repeats": "weekly", "startsOn": "2026-12-01", "at": "09:00", "timeZone": "Mars/Olympus"}"#)
+        #expect(zone.status == 400 && zone.text.contains("/timeZone"))
+        let noDates = try await HTTP.post(url, json: #"{"topic": "glucose", "repeats": "onDates", "at": "07:00", "timeZone": "UTC"}"#)
+        #expect(noDates.status == 400 && noDates.text.contains("/dates"))
+        #expect(try await HTTP.post(url, json: #"{"topic": "skinCheck", "repeats": "weekly", "startsOn": "2026-12-01", "at": "25:00", "timeZone": "UTC"}"#).status == 400)
+
+        let id = UUID().uuidString.lowercased()
+        let monthly = #"{"reminderId": "\#(id)", "topic": "skinCheck", "repeats": "monthly", "startsOn": "2030-01-31", "at": "01:30", "timeZone": "Europe/Lisbon"}"#
+        let created = try await HTTP.post(url, json: monthly)
+        #expect(created.status == 201)
+        let next = (try created.json() as? [String: Any])?["next"] as? [String] ?? []
+        // From the 31st: February's last day, then the 31st again; 31 March 2030 is Lisbon's spring-forward night, whose
+        // 01:30 does not exist and is read with the winter offset.
+        #expect(next == ["2030-01-31T01:30:00.000Z", "2030-02-28T01:30:00.000Z", "2030-03-31T01:30:00.000Z"])
+        #expect(try await HTTP.post(url, json: monthly).status == 200)
+        #expect(try await HTTP.get(url).items().count == 1)
+        #expect(try await HTTP.post(url, json: monthly, as: .identity(Identity(subject: "p-else", role: .patient))).status == 403)
+        #expect(try await HTTP.send(method: "DELETE", url + "/\(id)").status == 204)
+        #expect(try await HTTP.get(url).items().isEmpty)
+        try await stack.shutdown()
+    }
+
+    @Test("two replicas fire each occurrence exactly once; after downtime every missed occurrence fires once, marked late")
+    func exactlyOnce() async throws {
+        let stack = try await TestStack.start([
+            NotificationService.definition(reminderCheck: .milliseconds(200)), NotificationService.definition(reminderCheck: .milliseconds(200)),
+        ])
+        let alerts = try KafkaProbe(stack.kafka, topic: Topic.alerts.name)
+        let url = stack.baseURL(NotificationService.name) + "/v1/patients/p-twice/reminders"
+        // Due within the next minute (a once reminder at the coming minute), and a weekly one whose service "was down"
+        // for three weeks.
+        let soon = Date().addingTimeInterval(60)
+        let utc = TimeZone(identifier: "UTC")!
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = utc
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: soon)
+        let day = String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+        let at = String(format: "%02d:%02d", parts.hour!, parts.minute!)
+        #expect(try await HTTP.post(url, json: #"{"topic": "bloodPressure", "repeats": "once", "startsOn": "\#(day)", "at": "\#(at)", "timeZone": "UTC"}"#).status == 201)
+        let weeklyID = UUID().uuidString.lowercased()
+        #expect(try await HTTP.post(url, json: #"{"reminderId": "\#(weeklyID)", "topic": "skinCheck", "note": "Check the mole on the left shoulder", "repeats": "weekly", "startsOn": "\#(day)", "at": "\#(at)", "timeZone": "UTC"}"#).status == 201)
+        try await stack.withDatabase(schema: "notification") { database, logger in
+            let weekly = UUID(uuidString: weeklyID)!
+            // As if the service had been down since three weeks before: the weekly reminder was due then.
+            try await database.client.query(
+                """
+                UPDATE reminders SET starts_on = to_char((now() - interval '21 days 1 hour') AT TIME ZONE 'UTC', 'YYYY-MM-DD'),
+                       at_time = to_char((now() - interval '1 hour') AT TIME ZONE 'UTC', 'HH24:MI'), next_index = 0,
+                       next_due_at = now() - interval '21 days 1 hour'
+                WHERE reminder_id = \(weekly)
+                """, logger: logger)
+        }
+        // Three missed weeks and this week's (an hour ago): four late; then the once reminder on time.
+        let fired = try await alerts.receive(5, timeout: .seconds(120)).compactMap { try EventCodec().decode($0.value).payload(as: AlertRaised.self) }
+        #expect(fired.filter { $0.category == "skinCheck" }.count == 4 && fired.filter { $0.category == "skinCheck" }.allSatisfy { $0.late == true })
+        #expect(fired.filter { $0.category == "bloodPressure" }.map(\.late) == [false])
+        #expect(try await alerts.drain(for: .seconds(2)).isEmpty)
+        #expect(try await Self.count(stack, "SELECT count(*)::int FROM reminder_occurrences") == 5)
+        #expect(try await Self.count(stack, "SELECT count(*)::int FROM notifications WHERE kind = 'reminder'") == 5)
+        let inbox = try await HTTP.get(stack.baseURL(NotificationService.name) + "/v1/inbox", as: .identity(Identity(subject: "p-twice", role: .patient))).items()
+        #expect(inbox.contains { $0["text"] as? String == "Check the mole on the left shoulder" })
+        await alerts.close()
+        try await stack.shutdown()
+    }
+
+    @Test("a melanoma risk category sets its recommended self-check reminder, and a new category replaces it")
+    func melanomaSelfCheck() async throws {
+        let stack = try await TestStack.start([IngestService.definition, ScoringService.definition, NotificationService.definition])
+        let ingest = stack.baseURL(IngestService.name)
+        let profile = #"{"age": 46, "sex": "female", "fitzpatrickSkinType": 1, "eyeColour": "blueOrGrey", "hairColour": "red", "commonMoles": "over100", "atypicalMoleCount": 6, "freckling": "many", "familyHistory": "moreThanOneFirstDegreeRelative", "personalHistory": "melanoma", "immunosuppression": ["organTransplant"], "sunburnHistory": true}"#
+        #expect(try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-skin/melanoma-risk-profiles/\(UUID())", json: profile).status == 201)
+        let reminders = stack.baseURL(NotificationService.name) + "/v1/patients/p-skin/reminders"
+        try await eventually("the self-check reminder is set") { try await HTTP.get(reminders).items().count == 1 }
+        let reminder = try #require(try await HTTP.get(reminders).items().first)
+        #expect(reminder["topic"] as? String == "skinCheck" && reminder["origin"] as? String == "melanomaRisk" && reminder["repeats"] as? String == "monthly")
+        // A lower category: still one reminder, every three months.
+        let lower = #"{"age": 30, "sex": "male", "fitzpatrickSkinType": 4, "eyeColour": "brownOrBlack", "hairColour": "darkBrownOrBlack", "commonMoles": "upTo15", "atypicalMoleCount": 0, "freckling": "noneOrFew", "familyHistory": "none", "personalHistory": "none", "immunosuppression": [], "sunburnHistory": false}"#
+        #expect(try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-skin/melanoma-risk-profiles/\(UUID())", json: lower).status == 201)
+        try await eventually("the reminder follows the new category") {
+            try await HTTP.get(reminders).items().map { $0["repeats"] as? String } == ["everyThreeMonths"]
+        }
+        try await stack.shutdown()
+    }
+}
