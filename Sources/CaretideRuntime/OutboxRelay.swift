@@ -32,7 +32,7 @@ public final class OutboxRelay: Service, Sendable {
 
     public init(
         database: Database, producer: KafkaProducer, readiness: ReadinessState, metrics: ServiceMetrics, logger: Logger,
-        batchSize: Int = 500, idleInterval: Duration = .milliseconds(250), transactionTimeout: Duration, progress: ProgressMonitor
+        batchSize: Int = 5_000, idleInterval: Duration = .milliseconds(250), transactionTimeout: Duration, progress: ProgressMonitor
     ) {
         self.database = database
         self.producer = producer

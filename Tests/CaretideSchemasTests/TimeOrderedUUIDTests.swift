@@ -23,4 +23,16 @@ import Testing
             #expect(earlier != UUID.timeOrdered(at: Date(timeIntervalSince1970: Double(milliseconds) / 1000)))
         }
     }
+
+    @Test("named UUIDs: the same name gives the same version-8 id in every process, different names different ids")
+    func named() async {
+        // FNV-1a 128 of "" is its offset basis; the id is fixed forever, whichever process makes it.
+        #expect(UUID.named("").uuidString.lowercased() == "6c62272e-07bb-8142-a2b8-21756295c58d")
+        #expect(UUID.named("notification/a/patient/p-1") == UUID.named("notification/a/patient/p-1"))
+        await propertyCheck(input: Gen.int(in: 0...1_000_000), Gen.int(in: 1...1_000)) { base, step in
+            let one = UUID.named("n/\(base)"), other = UUID.named("n/\(base + step)")
+            #expect(one != other)
+            #expect(one.uuid.6 >> 4 == 8 && one.uuid.8 >> 6 == 2)
+        }
+    }
 }

@@ -212,4 +212,51 @@ import Testing
         await alerts.close()
         try await stack.shutdown()
     }
+
+    @Test("the alerts contract: keyed by recipient, one id per source and recipient, each recipient's messages numbered without gaps under concurrency")
+    func alertsContract() async throws {
+        let stack = try await TestStack.start(Self.services)
+        let alerts = try KafkaProbe(stack.kafka, topic: Topic.alerts.name)
+        let (ingest, notification) = (stack.baseURL(IngestService.name), stack.baseURL(NotificationService.name))
+        #expect(try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-seq/care-team/dr-care", json: "{}").status == 200)
+        try await eventually("notification applied the grant", timeout: .seconds(30)) {
+            try await HTTP.get(notification + "/v1/patients/p-seq/alerts", as: Self.consultant).status == 200
+        }
+        // Twenty readings at once, then one corrected: twenty raised for each recipient, then a withdrawal and a
+        // raise for each.
+        let ids = (0..<20).map { _ in UUID().uuidString.lowercased() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for id in ids {
+                group.addTask {
+                    let reply = try await HTTP.post(ingest + "/v1/patients/p-seq/measurements/blood-pressure",
+                        json: #"{"measurementId": "\#(id)", "systolic": 190, "diastolic": 100, "takenAt": "2026-11-20T08:00:00Z"}"#)
+                    #expect(reply.status == 201)
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-seq/measurements/blood-pressure/\(ids[0])",
+            json: #"{"measurementId": "\#(ids[0])", "systolic": 185, "diastolic": 100, "takenAt": "2026-11-20T08:00:00Z"}"#).status == 200)
+        // At least 22 each (care-tracking flags about the run of readings may add more), collected until quiet.
+        let messages = try await alerts.receive(44, timeout: .seconds(120)) + (try await alerts.drain(for: .seconds(3)))
+        for recipient in ["p-seq", "dr-care"] {
+            let mine = messages.filter { $0.key == recipient }
+            let sequences = try mine.map { message -> Int in
+                let event = try EventCodec().decode(message.value)
+                return event.payload(as: AlertRaised.self)?.sequence ?? event.payload(as: AlertWithdrawn.self)?.sequence ?? 0
+            }
+            // In the order they arrive in the recipient's partition: 1, 2, 3… with no gap.
+            #expect(sequences.count >= 22 && sequences == Array(1...sequences.count), "\(recipient): \(sequences)")
+        }
+        // A withdrawal names the alert it withdraws, for the same recipient.
+        let withdrawals = try messages.compactMap { try EventCodec().decode($0.value).payload(as: AlertWithdrawn.self) }
+        let raised = try messages.compactMap { try EventCodec().decode($0.value).payload(as: AlertRaised.self) }
+        #expect(withdrawals.count == 2 && withdrawals.allSatisfy { withdrawal in raised.contains { $0.alertID == withdrawal.alertID && $0.recipientID == withdrawal.recipientID } })
+        // The id is made from the source and the recipient: anyone can recompute it to de-duplicate.
+        #expect(raised.allSatisfy {
+            $0.alertID == UUID.named("notification/\($0.sourceEventID.uuidString.lowercased())/\($0.recipientRole?.rawValue ?? "")/\($0.recipientID ?? "")")
+        })
+        await alerts.close()
+        try await stack.shutdown()
+    }
 }

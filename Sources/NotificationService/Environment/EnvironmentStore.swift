@@ -66,12 +66,14 @@ struct EnvironmentStore: TransactionalStore {
         }
     }
 
-    func save(_ state: EnvironmentAlertState, patientID: String, area: String, kind: Kind, observedAt: Date) async throws {
-        let text = try CaretideJSON.encodeToString(state)
+    /// Stores the subscribers' states after a reading, in one statement.
+    func save(_ states: [(patientID: String, state: EnvironmentAlertState)], area: String, kind: Kind, observedAt: Date) async throws {
+        guard !states.isEmpty else { return }
+        let texts = try states.map { try CaretideJSON.encodeToString($0.state) }
         try await connection.query(
             """
             INSERT INTO environment_alert_states (patient_id, area_code, kind, state, last_observed_at)
-            VALUES (\(patientID), \(area), \(kind.rawValue), \(text)::jsonb, \(observedAt))
+            SELECT patient, \(area), \(kind.rawValue), state::jsonb, \(observedAt) FROM unnest(\(states.map(\.patientID)), \(texts)) AS t(patient, state)
             ON CONFLICT (patient_id, area_code, kind) DO UPDATE SET state = excluded.state, last_observed_at = excluded.last_observed_at
             """, logger: logger)
     }

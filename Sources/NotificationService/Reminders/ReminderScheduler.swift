@@ -10,8 +10,8 @@ import Foundation
 enum ReminderScheduler {
     /// An occurrence fired this long after it fell due is late.
     static let lateAfter: TimeInterval = 5 * 60
-    /// Reminders taken per round; a full round runs again at once.
-    static let batch = 100
+    /// Reminders taken per round (each a key lock of the outbox's ordering); a full round runs again at once.
+    static let batch = 500
     /// Occurrences of one reminder fired per round (a long outage is caught up over several rounds).
     static let occurrencesPerRound = 50
 
@@ -24,31 +24,39 @@ enum ReminderScheduler {
 
     static func job(interval: Duration, context: ServiceContext) -> PeriodicJob {
         PeriodicJob(name: "reminders", interval: interval, fullBatch: batch, context: context) {
-            try await context.transaction { handler in
-                let store = ReminderStore(handler)
-                let now = Date()
-                let due = try await store.due(now: now, limit: batch)
-                var notifications: [NotificationStore.Row] = []
-                for (reminder, first) in due {
-                    var index = first
-                    while let at = reminder.schedule.occurrence(index), at <= now, index - first < occurrencesPerRound {
-                        let occurrenceID = UUID.named("reminder/\(reminder.id.uuidString.lowercased())/\(index)")
-                        let late = now.timeIntervalSince(at) > lateAfter
-                        if try await store.fire(reminder.id, index: index, occurrenceID: occurrenceID, dueAt: at, late: late) {
-                            notifications.append(NotificationStore.Row(
-                                alert: AlertRaised(
-                                    alertID: UUID.timeOrdered(), sourceEventID: occurrenceID, aboutID: reminder.id, kind: "reminder", severity: .normal,
-                                    category: reminder.topic, messageKey: "alert.reminder.\(reminder.topic)", raisedAt: now, recipientID: reminder.patientID,
-                                    recipientRole: .patient, late: late),
-                                patientID: reminder.patientID, subjectID: nil, text: reminder.note))
-                        }
-                        index += 1
-                    }
-                    try await store.advance(reminder.id, to: index, dueAt: reminder.schedule.occurrence(index))
-                }
-                try await NotificationDelivery.deliver(notifications, traceID: nil, context: handler)
-                return due.count
-            }
+            try await context.transaction { handler in try await fireDue(now: Date(), context: handler) }
         }
+    }
+
+    /// One round: the due reminders' occurrences up to `now`, fired in a few statements whatever their number.
+    static func fireDue(now: Date, context: HandlerContext) async throws -> Int {
+        let store = ReminderStore(context)
+        let due = try await store.due(now: now, limit: batch)
+        var occurrences: [ReminderStore.Occurrence] = []
+        var advanced: [(id: UUID, index: Int, dueAt: Date?)] = []
+        var reminders: [UUID: ReminderStore.Reminder] = [:]
+        for (reminder, first) in due {
+            reminders[reminder.id] = reminder
+            var index = first
+            while let at = reminder.schedule.occurrence(index), at <= now, index - first < occurrencesPerRound {
+                occurrences.append(.init(
+                    reminderID: reminder.id, index: index, id: .named("reminder/\(reminder.id.uuidString.lowercased())/\(index)"), dueAt: at,
+                    late: now.timeIntervalSince(at) > lateAfter))
+                index += 1
+            }
+            advanced.append((reminder.id, index, reminder.schedule.occurrence(index)))
+        }
+        let notifications = try await store.fire(occurrences).compactMap { occurrence -> NotificationStore.Row? in
+            guard let reminder = reminders[occurrence.reminderID] else { return nil }
+            return NotificationStore.Row(
+                alert: AlertRaised(
+                    alertID: UUID.timeOrdered(), sourceEventID: occurrence.id, aboutID: reminder.id, kind: "reminder", severity: .normal,
+                    category: reminder.topic, messageKey: "alert.reminder.\(reminder.topic)", raisedAt: now, recipientID: reminder.patientID,
+                    recipientRole: .patient, late: occurrence.late),
+                patientID: reminder.patientID, subjectID: nil, text: reminder.note)
+        }
+        try await store.advance(advanced)
+        try await NotificationDelivery.deliver(notifications, traceID: nil, context: context)
+        return due.count
     }
 }

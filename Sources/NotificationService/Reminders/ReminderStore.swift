@@ -72,20 +72,40 @@ struct ReminderStore: TransactionalStore {
         }
     }
 
-    /// Records an occurrence fired; false when it already was.
-    func fire(_ reminderID: UUID, index: Int, occurrenceID: UUID, dueAt: Date, late: Bool) async throws -> Bool {
-        try await !connection.fetchAll(
-            """
-            INSERT INTO reminder_occurrences (reminder_id, occurrence_index, occurrence_id, due_at, fired_at, late)
-            VALUES (\(reminderID), \(index), \(occurrenceID), \(dueAt), now(), \(late))
-            ON CONFLICT (reminder_id, occurrence_index) DO NOTHING RETURNING 1
-            """, as: Int.self, logger: logger
-        ).isEmpty
+    /// An occurrence about to fire.
+    struct Occurrence: Sendable {
+        let reminderID: UUID
+        let index: Int
+        let id: UUID
+        let dueAt: Date
+        let late: Bool
     }
 
-    func advance(_ reminderID: UUID, to index: Int, dueAt: Date?) async throws {
+    /// Records occurrences fired, in one statement; returns those not recorded before (the others already fired).
+    func fire(_ occurrences: [Occurrence]) async throws -> [Occurrence] {
+        guard !occurrences.isEmpty else { return [] }
+        let fired = Set(try await connection.fetchAll(
+            """
+            INSERT INTO reminder_occurrences (reminder_id, occurrence_index, occurrence_id, due_at, fired_at, late)
+            SELECT reminder, index, id, due, now(), late
+            FROM unnest(\(occurrences.map(\.reminderID)), \(occurrences.map { Int64($0.index) }), \(occurrences.map(\.id)), \(occurrences.map(\.dueAt)),
+                        \(occurrences.map(\.late))) AS t(reminder, index, id, due, late)
+            ON CONFLICT DO NOTHING RETURNING occurrence_id
+            """, as: UUID.self, logger: logger) as [UUID])
+        return occurrences.filter { fired.contains($0.id) }
+    }
+
+    /// Moves each reminder to the occurrence it waits for next (no due time: its schedule has ended), in one statement.
+    func advance(_ reminders: [(id: UUID, index: Int, dueAt: Date?)]) async throws {
+        guard !reminders.isEmpty else { return }
+        // PostgresNIO binds no arrays of optionals: an ended schedule travels as the epoch, which `nullif` turns back.
+        let epoch = Date(timeIntervalSince1970: 0)
         try await connection.query(
-            "UPDATE reminders SET next_index = \(index), next_due_at = \(dueAt) WHERE reminder_id = \(reminderID)", logger: logger)
+            """
+            UPDATE reminders r SET next_index = t.index, next_due_at = nullif(t.due, \(epoch))
+            FROM unnest(\(reminders.map(\.id)), \(reminders.map { Int64($0.index) }), \(reminders.map { $0.dueAt ?? epoch })) AS t(id, index, due)
+            WHERE r.reminder_id = t.id
+            """, logger: logger)
     }
 
     static func schedule(repeats: String, startsOn: String, at: String, timeZone: String, dates: [String]) -> ReminderSchedule? {

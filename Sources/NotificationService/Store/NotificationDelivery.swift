@@ -1,6 +1,7 @@
 import CaretideDomain
 import CaretideRuntime
 import CaretideSchemas
+import CaretideStore
 import Foundation
 import Logging
 import PostgresNIO
@@ -24,17 +25,14 @@ struct NotificationDelivery: TransactionalStore {
     @discardableResult
     static func deliver(_ rows: [NotificationStore.Row], traceID: String?, context: HandlerContext) async throws -> [NotificationStore.Row] {
         let stored = try await NotificationStore(context).insert(rows)
-        let preferences = PreferenceStore(context)
+        let quiet = try await PreferenceStore(context).quietHours(of: Set(stored.map(\.recipient)))
         let now = Date()
         var leaving: [Message] = []
         for row in stored {
             let envelope = EventEnvelope(producer: context.producer, patientID: row.patientID, traceID: traceID, payload: row.alert)
-            if let quiet = try await preferences.quietHours(of: row.recipient) {
-                let deliverAt = quiet.delivery(of: row.alert.severity, arrivingAt: now)
-                if deliverAt > now {
-                    try await NotificationDelivery(context).hold(envelope, until: deliverAt, codec: context.codec)
-                    continue
-                }
+            if let deliverAt = quiet[row.recipient]?.delivery(of: row.alert.severity, arrivingAt: now), deliverAt > now {
+                try await NotificationDelivery(context).hold(envelope, until: deliverAt, codec: context.codec)
+                continue
             }
             leaving.append(.raised(envelope))
         }
@@ -60,9 +58,16 @@ struct NotificationDelivery: TransactionalStore {
     }
 
     /// A message for `caretide.alerts`, numbered as it is enqueued.
-    enum Message {
+    enum Message: Sendable {
         case raised(EventEnvelope<AlertRaised>)
         case withdrawn(EventEnvelope<AlertWithdrawn>)
+
+        func entry(_ codec: EventCodec) throws -> Outbox.Entry {
+            switch self {
+            case .raised(let envelope): try Outbox.Entry(envelope, codec: codec)
+            case .withdrawn(let envelope): try Outbox.Entry(envelope, codec: codec)
+            }
+        }
 
         var recipient: NotificationStore.Recipient {
             switch self {
@@ -94,7 +99,8 @@ struct NotificationDelivery: TransactionalStore {
             let recipient = NotificationStore.Recipient(id: id, role: role)
             next[recipient] = Int(lastSequence) - (counts[recipient] ?? 0) + 1
         }
-        var entries: [Outbox.Entry] = []
+        var numbered: [Message] = []
+        numbered.reserveCapacity(messages.count)
         for message in messages {
             let recipient = message.recipient
             let sequence = next[recipient, default: 1]
@@ -102,14 +108,28 @@ struct NotificationDelivery: TransactionalStore {
             switch message {
             case .raised(var envelope):
                 envelope.payload.sequence = sequence
-                entries.append(try Outbox.Entry(envelope, codec: context.codec))
+                numbered.append(.raised(envelope))
             case .withdrawn(var envelope):
                 envelope.payload.sequence = sequence
-                entries.append(try Outbox.Entry(envelope, codec: context.codec))
+                numbered.append(.withdrawn(envelope))
             }
         }
-        try await context.publish(entries)
+        // In statements of a bounded size (a reading of an area may notify a hundred thousand subscribers), each
+        // chunk encoded while the one before is written: encoding and PostgreSQL then use both cores.
+        let codec = context.codec
+        let chunks = stride(from: 0, to: numbered.count, by: publishChunk).map { Array(numbered[$0..<min($0 + publishChunk, numbered.count)]) }
+        var encoding = Task { try chunks[0].map { try $0.entry(codec) } }
+        for index in chunks.indices {
+            let entries = try await encoding.value
+            if index + 1 < chunks.count {
+                let chunk = chunks[index + 1]
+                encoding = Task { try chunk.map { try $0.entry(codec) } }
+            }
+            try await context.publish(entries)
+        }
     }
+
+    static let publishChunk = 2_000
 
     func hold(_ envelope: EventEnvelope<AlertRaised>, until deliverAt: Date, codec: EventCodec) async throws {
         let body = String(decoding: try codec.encode(envelope), as: UTF8.self)

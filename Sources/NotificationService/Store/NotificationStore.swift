@@ -34,25 +34,29 @@ struct NotificationStore: TransactionalStore {
         var recipient: Recipient { Recipient(id: alert.recipientID ?? patientID ?? "", role: alert.recipientRole ?? .patient) }
     }
 
-    /// Inserts each notification unless its source event already notified that recipient; returns those inserted.
+    /// Inserts each notification unless its source already notified that recipient; returns those inserted. One
+    /// statement for any number (a reading of an area with many subscribers): absent values travel as sentinels
+    /// (`''`, -1, NaN, the epoch) that `nullif` turns back, since PostgresNIO binds no arrays of optionals.
     func insert(_ rows: [Row]) async throws -> [Row] {
-        var inserted: [Row] = []
-        for row in rows {
-            let alert = row.alert
-            let fresh = try await !connection.fetchAll(
-                """
-                INSERT INTO notifications (notification_id, recipient_id, recipient_role, patient_id, kind, severity, category, message_key, text,
-                                           out_of_range_count, area_code, value, peak_at, about_id, subject_id, source_event_id, created_at)
-                VALUES (\(alert.alertID), \(alert.recipientID ?? row.patientID ?? ""), \(alert.recipientRole?.rawValue ?? RecipientRole.patient.rawValue),
-                        \(row.patientID), \(alert.kind), \(alert.severity.rawValue), \(alert.category), \(alert.messageKey), \(row.text),
-                        \(alert.outOfRangeCount), \(alert.areaCode), \(alert.value), \(alert.peakAt), \(alert.aboutID), \(row.subjectID),
-                        \(alert.sourceEventID), \(alert.raisedAt))
-                ON CONFLICT DO NOTHING RETURNING 1
-                """, as: Int.self, logger: logger
-            ).isEmpty
-            if fresh { inserted.append(row) }
-        }
-        return inserted
+        guard !rows.isEmpty else { return [] }
+        let alerts = rows.map(\.alert)
+        let epoch = Date(timeIntervalSince1970: 0)
+        let ids: [UUID] = try await connection.fetchAll(
+            """
+            INSERT INTO notifications (notification_id, recipient_id, recipient_role, patient_id, kind, severity, category, message_key, text,
+                                       out_of_range_count, area_code, value, peak_at, about_id, subject_id, source_event_id, created_at)
+            SELECT id, recipient, role, nullif(patient, ''), kind, severity, category, message_key, nullif(text, ''), nullif(count, -1),
+                   nullif(area, ''), nullif(value, 'NaN'), nullif(peak, \(epoch)), about, nullif(subject, ''), source, created
+            FROM unnest(\(alerts.map(\.alertID)), \(rows.map(\.recipient.id)), \(rows.map(\.recipient.role.rawValue)), \(rows.map { $0.patientID ?? "" }),
+                        \(alerts.map(\.kind)), \(alerts.map(\.severity.rawValue)), \(alerts.map(\.category)), \(alerts.map(\.messageKey)),
+                        \(rows.map { $0.text ?? "" }), \(alerts.map { Int64($0.outOfRangeCount ?? -1) }), \(alerts.map { $0.areaCode ?? "" }),
+                        \(alerts.map { $0.value ?? .nan }), \(alerts.map { $0.peakAt ?? epoch }), \(alerts.map(\.aboutID)), \(rows.map { $0.subjectID ?? "" }),
+                        \(alerts.map(\.sourceEventID)), \(alerts.map(\.raisedAt)))
+                 AS t(id, recipient, role, patient, kind, severity, category, message_key, text, count, area, value, peak, about, subject, source, created)
+            ON CONFLICT DO NOTHING RETURNING notification_id
+            """, as: UUID.self, logger: logger)
+        let inserted = Set(ids)
+        return rows.filter { inserted.contains($0.alert.alertID) }
     }
 
     /// Withdraws the standing notifications about `about` (an assessment or flag), or about the subject `subjectID`

@@ -48,11 +48,22 @@ struct PreferenceStore: TransactionalStore {
         try await preferences(of: recipient).flatMap { TimeZone(identifier: $0.timeZone) }
     }
 
-    /// The recipient's quiet hours, when they set them.
-    func quietHours(of recipient: NotificationStore.Recipient) async throws -> QuietHours? {
-        guard let preferences = try await preferences(of: recipient), let window = preferences.quietHours,
-            let zone = TimeZone(identifier: preferences.timeZone), let from = LocalTime(window.from), let to = LocalTime(window.to)
-        else { return nil }
-        return QuietHours(from: from, to: to, timeZone: zone)
+    /// The quiet hours of those of `recipients` who set them, in one query.
+    func quietHours(of recipients: Set<NotificationStore.Recipient>) async throws -> [NotificationStore.Recipient: QuietHours] {
+        guard !recipients.isEmpty else { return [:] }
+        let list = Array(recipients)
+        let rows = try await connection.fetchAll(
+            """
+            SELECT p.recipient_role, p.recipient_id, p.time_zone, p.quiet_from, p.quiet_to FROM recipient_preferences p
+            JOIN unnest(\(list.map(\.role.rawValue)), \(list.map(\.id))) AS r(role, id) ON p.recipient_role = r.role AND p.recipient_id = r.id
+            WHERE p.quiet_from IS NOT NULL AND p.quiet_to IS NOT NULL
+            """, as: (String, String, String, String, String).self, logger: logger)
+        var found: [NotificationStore.Recipient: QuietHours] = [:]
+        for (role, id, zone, from, to) in rows {
+            guard let role = RecipientRole(rawValue: role), let zone = TimeZone(identifier: zone), let from = LocalTime(from), let to = LocalTime(to)
+            else { continue }
+            found[.init(id: id, role: role)] = QuietHours(from: from, to: to, timeZone: zone)
+        }
+        return found
     }
 }
