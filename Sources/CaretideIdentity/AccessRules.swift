@@ -4,7 +4,8 @@ public enum Access: Sendable, Hashable {
     /// The data of the patient named by the route's `{patientId}`: measurements, clinical inputs, assessments, alerts,
     /// care team, access log.
     case patientData(PatientDataOperation)
-    /// Exam reports under the route's `{institutionId}`.
+    /// An institution's own data under the route's `{institutionId}`: exam reports, release rules, appointment slots
+    /// and bookings.
     case institutionResults
     /// A consultant's own workspace under the route's `{doctorId}` (diagnosis saved queries).
     case consultantWorkspace
@@ -14,9 +15,11 @@ public enum Access: Sendable, Hashable {
     case referenceData
     /// The feeds operators run: areas, UV index and air-quality readings.
     case operatorFeeds
-    /// The caller's own notification inbox (patients and consultants): whose it is comes from the token, never the
-    /// path, so nobody can name another's.
+    /// The caller's own notification inbox (a patient's, a consultant's, or the institution's of its staff): whose it
+    /// is comes from the token, never the path, so nobody can name another's.
     case ownInbox
+    /// Health information and activities operators broadcast to patients' inboxes.
+    case broadcasts
 
     /// Whether an allowed request is audited: everything that reads or writes a patient's data. (Every refused
     /// request is audited, whatever it touches.)
@@ -24,7 +27,7 @@ public enum Access: Sendable, Hashable {
         switch self {
         // A consultant's inbox names patients and their findings.
         case .patientData, .institutionResults, .ownInbox: true
-        case .consultantWorkspace, .clinicalTools, .referenceData, .operatorFeeds: false
+        case .consultantWorkspace, .clinicalTools, .referenceData, .operatorFeeds, .broadcasts: false
         }
     }
 
@@ -34,7 +37,7 @@ public enum Access: Sendable, Hashable {
         case .patientData: "patientId"
         case .institutionResults: "institutionId"
         case .consultantWorkspace: "doctorId"
-        case .clinicalTools, .referenceData, .operatorFeeds, .ownInbox: nil
+        case .clinicalTools, .referenceData, .operatorFeeds, .ownInbox, .broadcasts: nil
         }
     }
 }
@@ -59,8 +62,10 @@ public enum ServiceScope {
     public static let diagnosisRank = "diagnosis:rank"
     /// Feeds areas, UV index and air-quality readings (an environmental data gateway).
     public static let environmentWrite = "environment:write"
+    /// Broadcasts health information to patients' inboxes (a health-promotion system).
+    public static let broadcastsWrite = "broadcasts:write"
 
-    public static let all = [patientsRead, patientsWrite, examResultsWrite, diagnosisRank, environmentWrite]
+    public static let all = [patientsRead, patientsWrite, examResultsWrite, diagnosisRank, environmentWrite, broadcastsWrite]
 }
 
 /// The outcome of the rules for one caller and one route.
@@ -93,6 +98,9 @@ public enum AccessRules {
             return .allowedWithActiveGrant
         case (.patient, .ownInbox), (.consultant, .ownInbox):
             return .allowed
+        case (.institution, .ownInbox):
+            // The institution's inbox, shared by its staff.
+            return identity.institutionID == nil ? .refused : .allowed
         case (.service, .patientData(.read)):
             return identity.scopes.contains(ServiceScope.patientsRead) ? .allowed : .refused
         case (.service, .patientData(.write)):
@@ -111,12 +119,16 @@ public enum AccessRules {
             return .allowed
         case (.service, .operatorFeeds):
             return identity.scopes.contains(ServiceScope.environmentWrite) ? .allowed : .refused
+        case (.operator, .broadcasts):
+            return .allowed
+        case (.service, .broadcasts):
+            return identity.scopes.contains(ServiceScope.broadcastsWrite) ? .allowed : .refused
         case (.consultant, .patientData(.write)), (.consultant, .patientData(.manage)), (.service, .patientData(.manage)),
             (.consultant, .institutionResults), (.patient, .institutionResults), (.operator, _),
             (.patient, .consultantWorkspace), (.institution, .consultantWorkspace), (.service, .consultantWorkspace),
             (.patient, .clinicalTools), (.institution, .clinicalTools), (.institution, .patientData),
             (.patient, .operatorFeeds), (.consultant, .operatorFeeds), (.institution, .operatorFeeds), (.service, .patientData(.advise)),
-            (.institution, .ownInbox), (.service, .ownInbox):
+            (.service, .ownInbox), (.patient, .broadcasts), (.consultant, .broadcasts), (.institution, .broadcasts):
             return .refused
         }
     }

@@ -25,11 +25,13 @@ public enum NotificationService {
                 AdviceRoutes(context: context).register(on: routes)
                 SubscriptionRoutes(context: context).register(on: routes)
                 ReminderRoutes(context: context).register(on: routes)
+                BroadcastRoutes(context: context).register(on: routes)
+                AppointmentRoutes(context: context).register(on: routes)
             },
             backgroundServices: { context in
                 [
                     ReminderScheduler.job(interval: reminderCheck, context: context), ReminderScheduler.releaseJob(interval: reminderCheck, context: context),
-                    Escalation.job(interval: reminderCheck, context: context),
+                    Escalation.job(interval: reminderCheck, context: context), Broadcasts.job(interval: reminderCheck, context: context),
                 ]
             })
     }
@@ -236,6 +238,50 @@ enum NotificationMigrations {
                 last_sequence bigint NOT NULL,
                 PRIMARY KEY (recipient_role, recipient_id))
             """,
+        ]),
+        // Broadcasts to many inboxes, delivered in batches from where the last one stopped (`Broadcasts`).
+        Migration(version: 9, name: "broadcasts", statements: [
+            """
+            CREATE TABLE broadcasts (
+                broadcast_id uuid PRIMARY KEY,
+                kind text NOT NULL,
+                text text NOT NULL,
+                audience text NOT NULL,
+                area_code text,
+                patient_ids text[] NOT NULL,
+                delivered_through text NOT NULL DEFAULT '',
+                delivered integer NOT NULL DEFAULT 0,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                completed_at timestamptz)
+            """,
+            "CREATE INDEX broadcasts_delivering ON broadcasts (created_at) WHERE completed_at IS NULL",
+        ]),
+        // Appointments (`Appointments`): one standing booking per slot, by the index, not by a check before the insert.
+        Migration(version: 10, name: "appointments", statements: [
+            """
+            CREATE TABLE slots (
+                institution_id text NOT NULL,
+                slot_id text NOT NULL,
+                service text NOT NULL,
+                starts_at timestamptz NOT NULL,
+                ends_at timestamptz NOT NULL,
+                location text,
+                PRIMARY KEY (institution_id, slot_id))
+            """,
+            "CREATE INDEX slots_by_start ON slots (starts_at)",
+            """
+            CREATE TABLE appointments (
+                appointment_id uuid PRIMARY KEY,
+                patient_id text NOT NULL,
+                institution_id text NOT NULL,
+                slot_id text NOT NULL,
+                booked_at timestamptz NOT NULL DEFAULT now(),
+                cancelled_at timestamptz,
+                cancelled_by text,
+                FOREIGN KEY (institution_id, slot_id) REFERENCES slots)
+            """,
+            "CREATE UNIQUE INDEX appointments_one_per_slot ON appointments (institution_id, slot_id) WHERE cancelled_at IS NULL",
+            "CREATE INDEX appointments_by_patient ON appointments (patient_id)",
         ]),
     ])
 }

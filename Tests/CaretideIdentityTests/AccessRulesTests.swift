@@ -35,7 +35,8 @@ import Testing
         for operation in [PatientDataOperation.read, .write, .manage, .advise] {
             #expect(AccessRules.decide(Self.staff, .patientData(operation), owner: "staff-1") == .refused)
         }
-        #expect(AccessRules.decide(Self.staff, .ownInbox, owner: nil) == .refused)
+        #expect(AccessRules.decide(Self.staff, .ownInbox, owner: nil) == .allowed)
+        #expect(AccessRules.decide(Identity(subject: "staff-x", role: .institution), .ownInbox, owner: nil) == .refused)
         #expect(AccessRules.decide(Self.staff, .consultantWorkspace, owner: "staff-1") == .refused)
         #expect(AccessRules.decide(Self.staff, .clinicalTools, owner: nil) == .refused)
     }
@@ -59,6 +60,11 @@ import Testing
             #expect(AccessRules.decide(Self.operatorIdentity, access, owner: "ops-1") == .refused)
         }
         #expect(AccessRules.decide(Self.operatorIdentity, .referenceData, owner: nil) == .allowed)
+        #expect(AccessRules.decide(Self.operatorIdentity, .broadcasts, owner: nil) == .allowed)
+        for identity in [Self.patient, Self.staff, Self.consultant, Self.bareService] {
+            #expect(AccessRules.decide(identity, .broadcasts, owner: nil) == .refused)
+        }
+        #expect(AccessRules.decide(Self.service("broadcasts:write"), .broadcasts, owner: nil) == .allowed)
     }
 
     @Test("a service client does exactly what its scopes name")

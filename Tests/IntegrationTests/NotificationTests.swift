@@ -259,4 +259,42 @@ import Testing
         await alerts.close()
         try await stack.shutdown()
     }
+
+    @Test("an operator's broadcast reaches every known patient's inbox once, an area's subscribers, or listed patients; nobody else may send one")
+    func broadcasts() async throws {
+        let stack = try await TestStack.start([NotificationService.definition(reminderCheck: .milliseconds(200))])
+        let notification = stack.baseURL(NotificationService.name)
+        let operatorCaller = Caller.identity(Identity(subject: "ops-1", role: .operator))
+        // Patients notification-service knows: by their preferences and reminders.
+        for patient in ["p-b1", "p-b2", "p-b3"] {
+            #expect(try await HTTP.send(method: "PUT", notification + "/v1/inbox/preferences", json: #"{"timeZone": "UTC"}"#,
+                as: .identity(Identity(subject: patient, role: .patient))).status == 200)
+        }
+        #expect(try await HTTP.post(notification + "/v1/patients/p-b4/reminders",
+            json: #"{"topic": "weight", "repeats": "weekly", "startsOn": "2030-01-01", "at": "08:00", "timeZone": "UTC"}"#).status == 201)
+        let url = notification + "/v1/broadcasts"
+        let everyone = #"{"broadcastId": "6f1d2c3b-0000-4000-8000-00000000b001", "kind": "healthInformation", "text": "Flu vaccination is open from Monday.", "audience": {"all": true}}"#
+        #expect(try await HTTP.post(url, json: everyone, as: .identity(Identity(subject: "p-b1", role: .patient))).status == 403)
+        #expect(try await HTTP.post(url, json: #"{"kind": "gossip", "text": "x", "audience": {}}"#, as: operatorCaller).status == 400)
+        #expect(try await HTTP.post(url, json: everyone, as: operatorCaller).status == 202)
+        #expect(try await HTTP.post(url, json: everyone, as: operatorCaller).status == 200)
+        try await eventually("the broadcast is delivered") {
+            (try await HTTP.get(url + "/6f1d2c3b-0000-4000-8000-00000000b001", as: operatorCaller).json() as? [String: Any])?["completed"] as? Bool == true
+        }
+        let status = try await HTTP.get(url + "/6f1d2c3b-0000-4000-8000-00000000b001", as: operatorCaller).json() as? [String: Any]
+        #expect(status?["delivered"] as? Int == 4)
+        for patient in ["p-b1", "p-b2", "p-b3", "p-b4"] {
+            let inbox = try await HTTP.get(notification + "/v1/inbox", as: .identity(Identity(subject: patient, role: .patient))).items()
+            #expect(inbox.count == 1 && inbox.first?["kind"] as? String == "broadcast" && inbox.first?["text"] as? String == "Flu vaccination is open from Monday.")
+        }
+        // Listed patients only.
+        let listed = #"{"kind": "activity", "text": "Guided walk on Saturday.", "audience": {"patientIds": ["p-b2", "p-new"]}}"#
+        #expect(try await HTTP.post(url, json: listed, as: operatorCaller).status == 202)
+        try await eventually("the listed patients have it") {
+            try await HTTP.get(notification + "/v1/inbox", as: .identity(Identity(subject: "p-new", role: .patient))).items().count == 1
+        }
+        #expect(try await HTTP.get(notification + "/v1/inbox", as: .identity(Identity(subject: "p-b1", role: .patient))).items().count == 1)
+        #expect(try await HTTP.get(notification + "/v1/inbox", as: .identity(Identity(subject: "p-b2", role: .patient))).items().count == 2)
+        try await stack.shutdown()
+    }
 }

@@ -123,7 +123,7 @@ enum OpenAPIDocument {
         switch name {
         case "patientId", "institutionId", "doctorId", "consultantId", "examId":
             .object(["type": .string("string"), "pattern": .string("^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")])
-        case "measurementId", "npiId", "profileId", "queryId", "notificationId":
+        case "measurementId", "npiId", "profileId", "queryId", "notificationId", "reminderId", "broadcastId":
             .object(["type": .string("string"), "format": .string("uuid")])
         case "kind":
             .object(["enum": .array(MeasurementKind.allCases.map { .string($0.rawValue) })])
@@ -143,6 +143,7 @@ enum OpenAPIDocument {
         case .referenceData: "reference data"
         case .operatorFeeds: "operator feeds"
         case .ownInbox: "inboxes"
+        case .broadcasts: "broadcasts"
         }
     }
 

@@ -31,7 +31,7 @@ struct AuditEntry: Sendable {
         // Reading one's own access log or care team is a read; granting and revoking are consent.
         case .patientData(.manage): method == .get ? .read : .consent
         case .consultantWorkspace, .clinicalTools, .referenceData: .use
-        case .operatorFeeds: .write
+        case .operatorFeeds, .broadcasts: .write
         }
     }
 

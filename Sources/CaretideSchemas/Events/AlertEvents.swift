@@ -70,6 +70,8 @@ public struct AlertRaised: EventPayload {
 /// Who a notification is for.
 public enum RecipientRole: String, Codable, Sendable, CaseIterable {
     case patient, consultant
+    /// An institution's staff (its inbox: bookings and cancellations of its appointments).
+    case institution
     /// An institution's on-call channel: an urgent finding no consultant acknowledged in time escalates there.
     case onCall
 }

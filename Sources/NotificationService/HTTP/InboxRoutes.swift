@@ -102,10 +102,15 @@ struct InboxRoutes: Sendable {
         return try jsonResponse(try await NotificationStore.inbox(recipient, query: query, page: page, on: context.database.client, logger: context.logger))
     }
 
-    /// The caller as a recipient. With authentication disabled (development only) there is no caller: nobody's inbox.
+    /// The caller as a recipient: a patient or consultant by their subject, institution staff as their institution.
+    /// With authentication disabled (development only) there is no caller: nobody's inbox.
     static func recipient(_ context: CaretideRequestContext) throws -> NotificationStore.Recipient {
         guard let identity = context.identity, let role = RecipientRole(rawValue: identity.role.rawValue) else {
-            throw HTTPProblem(status: .forbidden, error: "only patients and consultants have an inbox")
+            throw HTTPProblem(status: .forbidden, error: "only patients, consultants and institutions have an inbox")
+        }
+        if role == .institution {
+            guard let institution = identity.institutionID else { throw HTTPProblem(status: .forbidden, error: "the token names no institution") }
+            return .init(id: institution, role: .institution)
         }
         return .init(id: identity.subject, role: role)
     }

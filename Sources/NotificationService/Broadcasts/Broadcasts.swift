@@ -1,0 +1,118 @@
+import CaretideDomain
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Health information and activities operators send to many patients' inboxes. A broadcast is stored at once and
+/// delivered by a job in batches, in patient-id order from where the last batch stopped, so a broadcast to a hundred
+/// thousand patients neither holds one transaction for long nor delivers anyone twice (each recipient's notification
+/// id is made from the broadcast and the recipient).
+struct Broadcasts: TransactionalStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    static let batch = 2_000
+
+    enum Audience: Sendable, Equatable {
+        case all
+        case area(String)
+        case patients([String])
+    }
+
+    struct Broadcast: Sendable {
+        let id: UUID
+        let kind: String
+        let text: String
+        let audience: Audience
+    }
+
+    /// Stores a broadcast to deliver; false when the id is taken.
+    func insert(_ broadcast: Broadcast) async throws -> Bool {
+        let (scope, area, patients): (String, String?, [String]) = switch broadcast.audience {
+        case .all: ("all", nil, [])
+        case .area(let code): ("area", code, [])
+        case .patients(let ids): ("patients", nil, ids.sorted())
+        }
+        return try await !connection.fetchAll(
+            """
+            INSERT INTO broadcasts (broadcast_id, kind, text, audience, area_code, patient_ids)
+            VALUES (\(broadcast.id), \(broadcast.kind), \(broadcast.text), \(scope), \(area), \(patients))
+            ON CONFLICT (broadcast_id) DO NOTHING RETURNING 1
+            """, as: Int.self, logger: logger
+        ).isEmpty
+    }
+
+    /// Delivers the next batch of the oldest broadcast still delivering (locked: replicas take different ones);
+    /// returns how many patients it reached.
+    static func deliverNext(context: HandlerContext) async throws -> Int {
+        guard let (id, kind, text, audience, area, listed, after) = try await context.connection.fetchAll(
+            """
+            SELECT broadcast_id, kind, text, audience, area_code, patient_ids, delivered_through FROM broadcasts
+            WHERE completed_at IS NULL ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED
+            """, as: (UUID, String, String, String, String?, [String], String).self, logger: context.logger
+        ).first else { return 0 }
+        let patients: [String] = switch audience {
+        case "area":
+            try await context.connection.fetchAll(
+                """
+                SELECT patient_id FROM environment_subscriptions WHERE area_code = \(area ?? "") AND patient_id > \(after)
+                ORDER BY patient_id LIMIT \(batch)
+                """, as: String.self, logger: context.logger)
+        case "patients":
+            Array(listed.filter { $0 > after }.prefix(batch))
+        default:
+            // Every patient notification-service knows of.
+            try await context.connection.fetchAll(
+                """
+                SELECT patient_id FROM (
+                    SELECT patient_id FROM notifications WHERE recipient_role = 'patient' AND patient_id > \(after)
+                    UNION SELECT patient_id FROM environment_subscriptions WHERE patient_id > \(after)
+                    UNION SELECT patient_id FROM reminders WHERE patient_id > \(after)
+                    UNION SELECT recipient_id FROM recipient_preferences WHERE recipient_role = 'patient' AND recipient_id > \(after)
+                    UNION SELECT patient_id FROM care_team_grants WHERE patient_id > \(after)) known
+                WHERE patient_id IS NOT NULL ORDER BY patient_id LIMIT \(batch)
+                """, as: String.self, logger: context.logger)
+        }
+        let now = Date()
+        try await NotificationDelivery.deliver(patients.map { patient in
+            NotificationStore.Row(
+                alert: AlertRaised(
+                    alertID: UUID.timeOrdered(), sourceEventID: id, aboutID: id, kind: "broadcast", severity: .normal, category: kind,
+                    messageKey: "alert.broadcast.\(kind)", raisedAt: now, recipientID: patient, recipientRole: .patient),
+                patientID: patient, subjectID: nil, text: text)
+        }, traceID: nil, context: context)
+        try await context.connection.query(
+            """
+            UPDATE broadcasts SET delivered_through = \(patients.last ?? after), delivered = delivered + \(patients.count),
+                   completed_at = CASE WHEN \(patients.count < batch) THEN now() END
+            WHERE broadcast_id = \(id)
+            """, logger: context.logger)
+        // A batch that reached nobody still moved the broadcast on (to completed).
+        return max(patients.count, 1)
+    }
+
+    static func job(interval: Duration, context: ServiceContext) -> PeriodicJob {
+        PeriodicJob(name: "broadcast delivery", interval: interval, fullBatch: 1, context: context) {
+            try await context.transaction { handler in try await deliverNext(context: handler) }
+        }
+    }
+
+    /// A broadcast's progress as operators read it.
+    struct Status: Encodable, Sendable {
+        let broadcastId: UUID
+        let kind: String
+        let audience: String
+        let delivered: Int
+        let completed: Bool
+        let createdAt: Date
+    }
+
+    static func status(_ id: UUID, on client: PostgresClient, logger: Logger) async throws -> Status? {
+        try await client.fetchAll(
+            "SELECT kind, audience, delivered, completed_at IS NOT NULL, created_at FROM broadcasts WHERE broadcast_id = \(id)",
+            as: (String, String, Int, Bool, Date).self, logger: logger
+        ).first.map { Status(broadcastId: id, kind: $0.0, audience: $0.1, delivered: $0.2, completed: $0.3, createdAt: $0.4) }
+    }
+}
