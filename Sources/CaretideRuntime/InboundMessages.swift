@@ -56,4 +56,12 @@ enum InboundMessages {
 
     /// Only a message whose offset was not committed can come again; a day is far beyond that.
     static let retention = "1 day"
+
+    /// Forgets messages applied longer ago than `retention`, every hour.
+    static func expiry(database: Database, readiness: ReadinessState, logger: Logger) -> PeriodicJob {
+        PeriodicJob(name: "inbound message expiry", interval: .seconds(3600), readiness: readiness, logger: logger) {
+            try await database.client.query("DELETE FROM inbound_messages WHERE applied_at < now() - \(retention)::interval", logger: logger)
+            return 0
+        }
+    }
 }

@@ -123,6 +123,9 @@ public struct ServiceAssembly: Sendable {
         ]
         if let keyRefresh { services.append(.init(service: keyRefresh)) }
         services.append(.init(service: idempotency.expiry(readiness: readiness)))
+        if definition.inbound != nil {
+            services.append(.init(service: InboundMessages.expiry(database: database, readiness: readiness, logger: logger)))
+        }
         services += definition.backgroundServices(context).map { .init(service: $0) }
         if let consumer { services.append(.init(service: consumer)) }
         services.append(.init(service: application))

@@ -30,7 +30,7 @@ public enum NotificationService {
             },
             backgroundServices: { context in
                 [
-                    ReminderScheduler.job(interval: reminderCheck, context: context), ReminderScheduler.releaseJob(interval: reminderCheck, context: context),
+                    ReminderScheduler.job(interval: reminderCheck, context: context), NotificationDelivery.releaseJob(interval: reminderCheck, context: context),
                     Escalation.job(interval: reminderCheck, context: context), Broadcasts.job(interval: reminderCheck, context: context),
                 ]
             })

@@ -102,14 +102,11 @@ final class IdempotencyKeys: Sendable {
         return nil
     }
 
-    /// Forgets keys (and inbound messages applied) older than a day, every hour.
+    /// Forgets keys older than a day, every hour.
     func expiry(readiness: ReadinessState) -> PeriodicJob {
         PeriodicJob(name: "idempotency key expiry", interval: .seconds(3600), readiness: readiness, logger: logger) { [database, logger] in
             try await database.client.query(
                 "DELETE FROM idempotency_keys WHERE created_at < now() - \(Self.retention)::interval", logger: logger)
-            // The same hourly sweep keeps the record of inbound messages applied short.
-            try await database.client.query(
-                "DELETE FROM inbound_messages WHERE applied_at < now() - \(InboundMessages.retention)::interval", logger: logger)
             return 0
         }
     }

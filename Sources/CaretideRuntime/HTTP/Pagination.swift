@@ -99,4 +99,15 @@ public struct Page<Item: Encodable & Sendable>: Encodable, Sendable {
         items = try kept.map(item)
         nextCursor = rows.count > request.limit ? kept.last.map { cursor($0).encoded } : nil
     }
+
+    init(items: [Item], nextCursor: String?) {
+        self.items = items
+        self.nextCursor = nextCursor
+    }
+
+    /// The same page with each item made into another (or left out); the cursor is the page's, so paging goes on
+    /// where the rows it was read from stopped.
+    public func compactMap<Other>(_ transform: (Item) throws -> Other?) rethrows -> Page<Other> {
+        Page<Other>(items: try items.compactMap(transform), nextCursor: nextCursor)
+    }
 }

@@ -15,13 +15,6 @@ enum ReminderScheduler {
     /// Occurrences of one reminder fired per round (a long outage is caught up over several rounds).
     static let occurrencesPerRound = 50
 
-    /// Held notifications whose recipient's quiet hours have ended are announced by the same clock.
-    static func releaseJob(interval: Duration, context: ServiceContext) -> PeriodicJob {
-        PeriodicJob(name: "quiet-hours release", interval: interval, fullBatch: batch, context: context) {
-            try await context.transaction { handler in try await NotificationDelivery.releaseDue(limit: batch, context: handler) }
-        }
-    }
-
     static func job(interval: Duration, context: ServiceContext) -> PeriodicJob {
         PeriodicJob(name: "reminders", interval: interval, fullBatch: batch, context: context) {
             try await context.transaction { handler in try await fireDue(now: Date(), context: handler) }

@@ -71,7 +71,7 @@ struct NotificationDelivery: TransactionalStore {
 
         var recipient: NotificationStore.Recipient {
             switch self {
-            case .raised(let envelope): .init(id: envelope.payload.recipientID ?? envelope.patientID ?? "", role: envelope.payload.recipientRole ?? .patient)
+            case .raised(let envelope): NotificationStore.Row.recipient(of: envelope.payload, patientID: envelope.patientID)
             case .withdrawn(let envelope): .init(id: envelope.payload.recipientID ?? envelope.patientID ?? "", role: envelope.payload.recipientRole ?? .patient)
             }
         }
@@ -147,6 +147,15 @@ struct NotificationDelivery: TransactionalStore {
         return Set(try await connection.fetchAll(
             "DELETE FROM held_alerts WHERE alert_id = ANY(\(alertIDs)) RETURNING alert_id", as: UUID.self, logger: logger))
     }
+
+    /// Announces held messages whose recipients' quiet hours have ended, every `interval`.
+    static func releaseJob(interval: Duration, context: ServiceContext) -> PeriodicJob {
+        PeriodicJob(name: "quiet-hours release", interval: interval, fullBatch: releaseBatch, context: context) {
+            try await context.transaction { handler in try await releaseDue(limit: releaseBatch, context: handler) }
+        }
+    }
+
+    static let releaseBatch = 500
 
     /// Publishes held messages whose quiet hours have ended (locked, so replicas share them); returns how many.
     static func releaseDue(limit: Int, context: HandlerContext) async throws -> Int {

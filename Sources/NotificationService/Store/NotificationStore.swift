@@ -23,7 +23,7 @@ struct NotificationStore: TransactionalStore {
         /// and a consumer of `caretide.alerts` de-duplicates on it.
         init(alert: AlertRaised, patientID: String?, subjectID: String?, text: String?) {
             var alert = alert
-            let recipient = Recipient(id: alert.recipientID ?? patientID ?? "", role: alert.recipientRole ?? .patient)
+            let recipient = Self.recipient(of: alert, patientID: patientID)
             alert.alertID = .named("notification/\(alert.sourceEventID.uuidString.lowercased())/\(recipient.role.rawValue)/\(recipient.id)")
             self.alert = alert
             self.patientID = patientID
@@ -31,7 +31,12 @@ struct NotificationStore: TransactionalStore {
             self.text = text
         }
 
-        var recipient: Recipient { Recipient(id: alert.recipientID ?? patientID ?? "", role: alert.recipientRole ?? .patient) }
+        var recipient: Recipient { Self.recipient(of: alert, patientID: patientID) }
+
+        /// Who an alert is for: its recipient, or (an alert from before recipients) its patient.
+        static func recipient(of alert: AlertRaised, patientID: String?) -> Recipient {
+            Recipient(id: alert.recipientID ?? patientID ?? "", role: alert.recipientRole ?? .patient)
+        }
     }
 
     /// Inserts each notification unless its source already notified that recipient; returns those inserted. One

@@ -90,7 +90,7 @@ struct ClinicalHistoryRoutes: Sendable {
         let history = try await AssessmentStore.history(
             patientID: patientID, query: .init(kinds: [kind], standingOnly: true, newestFirst: newestFirst), page: page, texts: texts,
             on: context.database.client, logger: context.logger)
-        var response = try jsonResponse(PageOf(items: history.items.compactMap(item), nextCursor: history.nextCursor))
+        var response = try jsonResponse(history.compactMap(item))
         response.headers[.contentLanguage] = texts.language
         return response
     }
@@ -99,10 +99,4 @@ struct ClinicalHistoryRoutes: Sendable {
         guard case .object(let members) = object else { return object }
         return .object(members.filter { !keys.contains($0.key) })
     }
-}
-
-/// A page whose items were made from another page's, keeping its cursor.
-struct PageOf<Item: Encodable & Sendable>: Encodable, Sendable {
-    let items: [Item]
-    let nextCursor: String?
 }
