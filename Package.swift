@@ -21,11 +21,14 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.10.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        // Webhook delivery (notification-service): a pooled HTTP client with bounded waits, and HMAC signatures.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // Ground floor: pure modules, no I/O.
         // The JSON Schemas at the top of the repository, bundled so the services validate against those very files.
-        .target(name: "CaretideSchemaFiles", path: "Schemas", resources: [.copy("envelope.v1.schema.json"), .copy("events"), .copy("api")]),
+        .target(name: "CaretideSchemaFiles", path: "Schemas", resources: [.copy("envelope.v1.schema.json"), .copy("events"), .copy("api"), .copy("asyncapi.yaml")]),
         .target(name: "CaretideDomain"),
         // Human Phenotype Ontology parsing and Phenomizer ranking with p-values (pure); diagnosis-service will serve it.
         .target(name: "PhenotypeRanking"),
@@ -62,7 +65,11 @@ let package = Package(
         // Services: a library each (tests start them in-process) and a thin executable.
         .target(name: "IngestService", dependencies: ["CaretideRuntime", "CaretideDomain", "ClinicalAssessment"]),
         .target(name: "ScoringService", dependencies: ["CaretideRuntime", "CaretideDomain", "ClinicalAssessment"]),
-        .target(name: "NotificationService", dependencies: ["CaretideRuntime", "CaretideDomain", "ClinicalAssessment"]),
+        .target(name: "NotificationService", dependencies: [
+            "CaretideRuntime", "CaretideDomain", "ClinicalAssessment",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .target(name: "DiagnosisService", dependencies: [
             "CaretideRuntime", "PhenotypeRanking",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -93,6 +100,7 @@ let package = Package(
             "CaretideSchemas", "CaretideDomain", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "ClinicalAssessmentTests", dependencies: ["ClinicalAssessment"]),
+        .testTarget(name: "NotificationServiceTests", dependencies: ["NotificationService", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "PhenotypeRankingTests",
             dependencies: ["PhenotypeRanking", .product(name: "PropertyBased", package: "swift-property-based")],
@@ -118,6 +126,9 @@ let package = Package(
             "CaretideTestSupport", "CaretideLocalStack", "CaretideIdentity", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideSchemas",
             "IngestService", "ScoringService", "NotificationService", "DiagnosisService", "PhenotypeRanking",
             .product(name: "PostgresNIO", package: "postgres-nio"),
+            // A webhook receiver on loopback, and the signature check a receiver makes.
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
     ]
 )

@@ -20,5 +20,39 @@ for path in sorted(root.rglob("*.schema.json")):
     except Exception as error:  # report every file, then fail
         failures += 1
         print(f"{path.relative_to(root)}: {error}", file=sys.stderr)
-print(f"schemas checked: {len(list(root.rglob('*.schema.json')))}, invalid: {failures}")
+# The AsyncAPI catalogue: every reference resolves, to a file beside it or to a place inside it.
+import yaml  # noqa: E402
+
+catalogue = yaml.safe_load((root / "asyncapi.yaml").read_text())
+if catalogue.get("asyncapi") != "3.0.0":
+    failures += 1
+    print("asyncapi.yaml: not an AsyncAPI 3.0.0 document", file=sys.stderr)
+
+
+def references(node):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref":
+                yield value
+            else:
+                yield from references(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from references(item)
+
+
+reference_count = 0
+for reference in references(catalogue):
+    reference_count += 1
+    if reference.startswith("#/"):
+        node = catalogue
+        for token in reference[2:].split("/"):
+            node = node.get(token) if isinstance(node, dict) else None
+        if node is None:
+            failures += 1
+            print(f"asyncapi.yaml: {reference} points nowhere", file=sys.stderr)
+    elif not (root / reference).resolve().is_file():
+        failures += 1
+        print(f"asyncapi.yaml: {reference} is not a file beside it", file=sys.stderr)
+print(f"schemas checked: {len(list(root.rglob('*.schema.json')))}, asyncapi references: {reference_count}, invalid: {failures}")
 sys.exit(1 if failures else 0)

@@ -20,6 +20,9 @@ public enum Access: Sendable, Hashable {
     case ownInbox
     /// Health information and activities operators broadcast to patients' inboxes.
     case broadcasts
+    /// Where notifications leave Caretide besides the topic: webhooks, their secrets and their delivery records
+    /// (operators alone: it is administration, and a delivery record names recipients by id only).
+    case deliveryChannels
 
     /// Whether an allowed request is audited: everything that reads or writes a patient's data. (Every refused
     /// request is audited, whatever it touches.)
@@ -27,7 +30,7 @@ public enum Access: Sendable, Hashable {
         switch self {
         // A consultant's inbox names patients and their findings.
         case .patientData, .institutionResults, .ownInbox: true
-        case .consultantWorkspace, .clinicalTools, .referenceData, .operatorFeeds, .broadcasts: false
+        case .consultantWorkspace, .clinicalTools, .referenceData, .operatorFeeds, .broadcasts, .deliveryChannels: false
         }
     }
 
@@ -37,7 +40,7 @@ public enum Access: Sendable, Hashable {
         case .patientData: "patientId"
         case .institutionResults: "institutionId"
         case .consultantWorkspace: "doctorId"
-        case .clinicalTools, .referenceData, .operatorFeeds, .ownInbox, .broadcasts: nil
+        case .clinicalTools, .referenceData, .operatorFeeds, .ownInbox, .broadcasts, .deliveryChannels: nil
         }
     }
 }
@@ -123,12 +126,15 @@ public enum AccessRules {
             return .allowed
         case (.service, .broadcasts):
             return identity.scopes.contains(ServiceScope.broadcastsWrite) ? .allowed : .refused
+        case (.operator, .deliveryChannels):
+            return .allowed
         case (.consultant, .patientData(.write)), (.consultant, .patientData(.manage)), (.service, .patientData(.manage)),
             (.consultant, .institutionResults), (.patient, .institutionResults), (.operator, _),
             (.patient, .consultantWorkspace), (.institution, .consultantWorkspace), (.service, .consultantWorkspace),
             (.patient, .clinicalTools), (.institution, .clinicalTools), (.institution, .patientData),
             (.patient, .operatorFeeds), (.consultant, .operatorFeeds), (.institution, .operatorFeeds), (.service, .patientData(.advise)),
-            (.service, .ownInbox), (.patient, .broadcasts), (.consultant, .broadcasts), (.institution, .broadcasts):
+            (.service, .ownInbox), (.patient, .broadcasts), (.consultant, .broadcasts), (.institution, .broadcasts),
+            (.patient, .deliveryChannels), (.consultant, .deliveryChannels), (.institution, .deliveryChannels), (.service, .deliveryChannels):
             return .refused
         }
     }

@@ -44,6 +44,9 @@ public struct PeriodicJob: Service {
                         handled = try await round()
                         if handled > 0 { logger.info("periodic job round", metadata: ["job": "\(name)", "count": "\(handled)"]) }
                     } while handled == fullBatch && !Task.isCancelled
+                } catch where Task.isCancelled {
+                    // Shutting down: the round was cut short, not failed.
+                    return
                 } catch {
                     logger.warning("periodic job failed; retrying at the next round", metadata: error.logMetadata.merging(["job": "\(name)"]) { $1 })
                 }

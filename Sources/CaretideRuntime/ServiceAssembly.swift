@@ -46,7 +46,7 @@ public struct ServiceAssembly: Sendable {
             migrator: Migrator(tracks: definition.migrationTracks), database: database, readiness: readiness, logger: logger)
 
         var context = ServiceContext(
-            name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger, limits: limits)
+            name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger, limits: limits, metrics: metrics)
         if let directory = configuration.tipTranslations { context.tips = try TipCatalog.load(directory: directory) }
 
         var consumed = definition.consumedTopics

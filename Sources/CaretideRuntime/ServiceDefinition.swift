@@ -68,6 +68,8 @@ public struct ServiceContext: Sendable {
     public let readiness: ReadinessState
     public let logger: Logger
     public let limits: RuntimeLimits
+    /// The service's own metrics, for the counters a background job keeps.
+    public let metrics: ServiceMetrics
     /// The languages tips and labels are answered in (`Accept-Language`).
     public var tips = TipCatalog()
 

@@ -31,6 +31,24 @@ public final class ServiceMetrics: Sendable {
     /// An outbox row moved aside because the broker refused it for good.
     public func outboxRowParked(topic: String) { counter("caretide_outbox_parked_total", topic: topic).increment() }
 
+    /// One attempt to deliver a message to a webhook, by what followed it: `delivered`, `retry` or `dead`.
+    public func webhookAttempt(outcome: String) { counter("caretide_webhook_attempts_total", dimensions: [("outcome", outcome)]).increment() }
+
+    /// Whether the service is ready (1) or not (0), and each readiness check, as `/readyz` would answer now.
+    func readiness(_ checks: [String: Bool]) {
+        gauge("caretide_ready", dimensions: []).record(checks.values.allSatisfy { $0 } ? 1 : 0)
+        for (check, passing) in checks { gauge("caretide_readiness_check", dimensions: [("check", check)]).record(passing ? 1 : 0) }
+    }
+
+    /// Events in the outbox not yet published.
+    func outboxPending(_ count: Int) { gauge("caretide_outbox_pending", dimensions: []).record(count) }
+
+    /// How long the oldest piece of scheduled work a job should have done is overdue (0: none), after its last round.
+    /// (The label is `scheduler`, not `job`: Prometheus keeps `job` for the scrape target.)
+    public func schedulerOverdue(_ scheduler: String, seconds: Double) {
+        gauge("caretide_scheduler_overdue_seconds", dimensions: [("scheduler", scheduler)]).record(seconds)
+    }
+
     /// Time from receiving a message to committing its effects.
     public func processingLatency(topic: String, _ duration: Duration) {
         timer("caretide_event_processing_seconds", dimensions: [("topic", topic)]).recordNanoseconds(duration.nanoseconds)

@@ -55,17 +55,41 @@ public struct EventCodec: Sendable {
         guard let typeName = document["eventType"]?.stringValue, let type = EventType(rawValue: typeName) else {
             throw EventRejection(reason: "unknown event type", violations: [SchemaViolation(pointer: JSONPointer(tokens: ["eventType"]), message: "is not an event type this service knows")])
         }
-        guard document["schemaVersion"]?.numberValue == Double(type.schemaVersion) else {
-            throw EventRejection(reason: "unsupported schema version", violations: [SchemaViolation(pointer: JSONPointer(tokens: ["schemaVersion"]), message: "must be \(type.schemaVersion) for \(type.rawValue)")])
+        // Versions (docs/operations.md, "Upgrading"): the current and the previous one are read against their own
+        // schemas; the next one is tolerated when, without the members this consumer does not know, it is a valid
+        // current payload (a version that only added optional fields); anything else is refused with the versions
+        // that would be accepted.
+        let current = catalog.currentVersions[type] ?? type.schemaVersion
+        let version = document["schemaVersion"]?.numberValue.flatMap { Int(exactly: $0) } ?? 0
+        var payload = document["payload"] ?? .null
+        let schema: JSONSchema
+        if version == current {
+            schema = catalog.payloads[type]!
+        } else if let previous = catalog.previousPayloads[type], previous.version == version {
+            schema = previous.schema
+        } else if version == current + 1, case .object(let members) = payload {
+            schema = catalog.payloads[type]!
+            let known = schema.topLevelProperties
+            payload = .object(members.filter { known.contains($0.key) })
+        } else {
+            let accepted = ([catalog.previousPayloads[type]?.version, current, current + 1].compactMap { $0 }).map(String.init).joined(separator: ", ")
+            throw EventRejection(reason: "unsupported schema version", violations: [
+                SchemaViolation(pointer: JSONPointer(tokens: ["schemaVersion"]), message: "must be one of \(accepted) for \(type.rawValue)"),
+            ])
         }
-        let payloadViolations = catalog.payloads[type]!.validate(document["payload"] ?? .null).map {
+        let payloadViolations = schema.validate(payload).map {
             SchemaViolation(pointer: JSONPointer(tokens: ["payload"] + JSONPointer(parsing: $0.pointer).tokens), message: $0.message)
         }
         guard payloadViolations.isEmpty else {
             throw EventRejection(reason: "invalid payload for \(type.rawValue)", violations: payloadViolations)
         }
+        var read = document
+        if case .object(var members) = document {
+            members["payload"] = payload
+            read = .object(members)
+        }
         do {
-            return try Self.decodeTyped(type.payloadType, from: document)
+            return try Self.decodeTyped(type.payloadType, from: read)
         } catch {
             // The schema and the Swift type disagree: a defect, but still a clear rejection rather than a crash.
             throw EventRejection(reason: "payload does not decode as \(type.rawValue)")

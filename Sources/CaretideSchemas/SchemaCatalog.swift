@@ -5,7 +5,12 @@ import Foundation
 /// loaded once and shared: the envelope, one schema per event payload, and the HTTP request bodies.
 public struct SchemaCatalog: Sendable {
     public let envelope: JSONSchema
+    /// Each event type's current payload schema: the highest version whose file exists.
     public let payloads: [EventType: JSONSchema]
+    /// The current version of each event type's payload, and the version before it, if its file exists: consumers
+    /// accept both (docs/operations.md, "Upgrading").
+    public let currentVersions: [EventType: Int]
+    public let previousPayloads: [EventType: (version: Int, schema: JSONSchema)]
     /// Request-body schemas by file name without extension, e.g. "blood-pressure-reading.request".
     public let requests: [String: JSONSchema]
 
@@ -42,8 +47,23 @@ public struct SchemaCatalog: Sendable {
         }
         envelope = try load("envelope.v1.schema.json")
         var payloads: [EventType: JSONSchema] = [:]
-        for type in EventType.allCases { payloads[type] = try load(type.schemaPath) }
+        var currentVersions: [EventType: Int] = [:]
+        var previousPayloads: [EventType: (version: Int, schema: JSONSchema)] = [:]
+        for type in EventType.allCases {
+            // Version 1 must exist; every further version is a file of its own beside it.
+            var version = 1
+            var schema = try load("events/\(type.rawValue).v1.schema.json")
+            while FileManager.default.fileExists(atPath: directory.appendingPathComponent("events/\(type.rawValue).v\(version + 1).schema.json").path) {
+                previousPayloads[type] = (version, schema)
+                version += 1
+                schema = try load("events/\(type.rawValue).v\(version).schema.json")
+            }
+            payloads[type] = schema
+            currentVersions[type] = version
+        }
         self.payloads = payloads
+        self.currentVersions = currentVersions
+        self.previousPayloads = previousPayloads
         var requests: [String: JSONSchema] = [:]
         let apiDirectory = directory.appendingPathComponent("api")
         for file in (try? FileManager.default.contentsOfDirectory(atPath: apiDirectory.path)) ?? [] where file.hasSuffix(".schema.json") {

@@ -10,7 +10,7 @@ public final class Database: Service, Sendable {
     public let client: PostgresClient
     public let schema: String
     public let configuration: DatabaseConfiguration
-    let logger: Logger
+    public let logger: Logger
 
     public init(configuration: DatabaseConfiguration, schema: String, logger: Logger) {
         precondition(schema.allSatisfy { $0.isLetter || $0 == "_" }, "schema names are fixed identifiers")

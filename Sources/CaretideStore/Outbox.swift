@@ -20,13 +20,14 @@ public struct OutboxRecord: Sendable, Equatable {
 public enum Outbox {
     /// An encoded event ready for the outbox.
     public struct Entry: Sendable {
-        let eventID: UUID
+        public let eventID: UUID
         let topic: String
         let key: String?
-        let eventType: String
+        public let eventType: String
         let schemaVersion: Int
         let traceID: String?
-        let body: [UInt8]
+        /// The encoded envelope, as the message's value will be.
+        public let body: [UInt8]
 
         /// - Throws: ``EventTooLarge`` when the encoded event is over ``Outbox/maximumEventBytes``: the broker would
         ///   refuse it, so it must be refused before anything is stored.

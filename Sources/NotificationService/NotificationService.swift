@@ -16,7 +16,10 @@ public enum NotificationService {
     ///   - reminderCheck: how often due reminders, held announcements and escalations are looked for
     ///     (`REMINDER_CHECK_INTERVAL_SECONDS`).
     ///   - escalationDelay: how long an urgent finding waits for a consultant's acknowledgement (30 minutes).
-    public static func definition(reminderCheck: Duration = .seconds(30), escalationDelay: Duration = .seconds(30 * 60)) -> ServiceDefinition {
+    ///   - webhookRetry: when webhook deliveries are tried again, and how often at most.
+    public static func definition(
+        reminderCheck: Duration = .seconds(30), escalationDelay: Duration = .seconds(30 * 60), webhookRetry: WebhookRetryPolicy = .standard
+    ) -> ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "notification", migrations: NotificationMigrations.track, consumedTopics: [.scores, .examResults, .environment],
             handler: AlertHandler(escalationDelay: escalationDelay), careTeam: .projection,
@@ -27,11 +30,14 @@ public enum NotificationService {
                 ReminderRoutes(context: context).register(on: routes)
                 BroadcastRoutes(context: context).register(on: routes)
                 AppointmentRoutes(context: context).register(on: routes)
+                WebhookRoutes(context: context).register(on: routes)
             },
             backgroundServices: { context in
                 [
                     ReminderScheduler.job(interval: reminderCheck, context: context), NotificationDelivery.releaseJob(interval: reminderCheck, context: context),
                     Escalation.job(interval: reminderCheck, context: context), Broadcasts.job(interval: reminderCheck, context: context),
+                    // Due deliveries are looked for every second: a webhook is a delivery channel, not a reminder.
+                    WebhookSender(context: context, interval: .seconds(1), policy: webhookRetry), Webhooks.expiryJob(context: context),
                 ]
             })
     }

@@ -65,6 +65,11 @@ import Testing
             #expect(AccessRules.decide(identity, .broadcasts, owner: nil) == .refused)
         }
         #expect(AccessRules.decide(Self.service("broadcasts:write"), .broadcasts, owner: nil) == .allowed)
+        // Webhooks are the operators' alone: no scope opens them to a service client.
+        #expect(AccessRules.decide(Self.operatorIdentity, .deliveryChannels, owner: nil) == .allowed)
+        for identity in [Self.patient, Self.staff, Self.consultant, Self.bareService, Identity(subject: "lab-feed", role: .service, scopes: Set(ServiceScope.all))] {
+            #expect(AccessRules.decide(identity, .deliveryChannels, owner: nil) == .refused)
+        }
     }
 
     @Test("a service client does exactly what its scopes name")

@@ -106,6 +106,21 @@ public final class TestStack: Sendable {
 
     var isShutDown: Bool { stopped.load(ordering: .acquiring) }
 
+    /// The environment a service started as a process of its own (to be killed, or restarted on another database)
+    /// needs to join this stack: its database, broker and consumer settings, the tests' identity provider, a free
+    /// port, warnings only.
+    public func processEnvironment() async throws -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["DATABASE_URL"] = database.url
+        environment["KAFKA_BROKERS"] = broker.bootstrapServers
+        for (key, value) in Self.consumerProperties { environment[KafkaConfiguration.environmentVariable(forProperty: key)] = value }
+        environment["HTTP_HOST"] = "127.0.0.1"
+        environment["HTTP_PORT"] = "0"
+        environment["LOG_LEVEL"] = "warning"
+        environment.merge(try await TestIdentity.shared.environment()) { _, test in test }
+        return environment
+    }
+
     /// Runs `body` with a connection pool on the test database, outside any service.
     public func withDatabase<T: Sendable>(schema: String, _ body: @Sendable (Database, Logger) async throws -> T) async throws -> T {
         let logger = TestLogging.logger("sql")

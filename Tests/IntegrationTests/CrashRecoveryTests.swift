@@ -36,14 +36,7 @@ import Testing
         }
         await producer.shutdown()
 
-        var environment = ProcessInfo.processInfo.environment
-        environment["DATABASE_URL"] = stack.database.url
-        environment["KAFKA_BROKERS"] = stack.broker.bootstrapServers
-        for (key, value) in TestStack.consumerProperties { environment[KafkaConfiguration.environmentVariable(forProperty: key)] = value }
-        environment["HTTP_HOST"] = "127.0.0.1"
-        environment["HTTP_PORT"] = "0"
-        environment["LOG_LEVEL"] = "warning"
-        environment.merge(try await TestIdentity.shared.environment()) { _, test in test }
+        let environment = try await stack.processEnvironment()
         let executable = Paths.executable("scoring-service")
 
         func scoredCount() async throws -> Int {

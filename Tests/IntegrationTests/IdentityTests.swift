@@ -149,6 +149,10 @@ import Testing
             #expect(fresh.contains(#"caretide_events_dead_lettered_total{topic="\#(topic)"} 0"#), "\(topic)")
             #expect(fresh.contains(#"caretide_consumer_lag{topic="\#(topic)"} 0"#), "\(topic)")
         }
+        // Readiness and the outbox's backlog, as the alert rules read them (deploy/prometheus/caretide-rules.yml).
+        #expect(fresh.contains("caretide_ready 1"), "\(fresh)")
+        #expect(fresh.contains(#"caretide_readiness_check{check="database"} 1"#))
+        #expect(fresh.contains("caretide_outbox_pending 0"))
         #expect(try await HTTP.get(base + "/v1/patients/patient-3/assessments").status == 200)
         #expect(try await HTTP.get(base + "/v1/patients/patient-4/assessments", as: .identity(Identity(subject: "patient-3", role: .patient))).status == 403)
         #expect(try await HTTP.get(base + "/no/such/path/patient-3", as: .anonymous).status == 404)

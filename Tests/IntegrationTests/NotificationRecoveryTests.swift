@@ -43,15 +43,8 @@ import Testing
     @Test("the scheduler killed in the middle of a due batch and restarted fires every occurrence exactly once")
     func killedMidBatch() async throws {
         let stack = try await TestStack.start([], partitions: 12)
-        var environment = ProcessInfo.processInfo.environment
-        environment["DATABASE_URL"] = stack.database.url
-        environment["KAFKA_BROKERS"] = stack.broker.bootstrapServers
-        for (key, value) in TestStack.consumerProperties { environment[KafkaConfiguration.environmentVariable(forProperty: key)] = value }
-        environment["HTTP_HOST"] = "127.0.0.1"
-        environment["HTTP_PORT"] = "0"
-        environment["LOG_LEVEL"] = "warning"
+        var environment = try await stack.processEnvironment()
         environment["REMINDER_CHECK_INTERVAL_SECONDS"] = "1"
-        environment.merge(try await TestIdentity.shared.environment()) { _, test in test }
         let executable = Paths.executable("notification-service")
         func count(_ sql: String) async throws -> Int {
             try await stack.withDatabase(schema: "notification") { database, logger in

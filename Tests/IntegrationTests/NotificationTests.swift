@@ -67,6 +67,29 @@ import Testing
         try await stack.shutdown()
     }
 
+    @Test("alert fatigue: a second attention finding of the same kind and category the same day does not alert again; another category or an urgent one does")
+    func oneAttentionAlertPerCategoryAndDay() async throws {
+        let stack = try await TestStack.start(Self.services)
+        let (ingest, notification) = (stack.baseURL(IngestService.name), stack.baseURL(NotificationService.name))
+        let patient = Caller.identity(Identity(subject: "p-fatigue", role: .patient))
+        for (systolic, diastolic) in [(150, 95), (152, 96), (134, 84), (190, 100)] {
+            let reply = try await HTTP.post(ingest + "/v1/patients/p-fatigue/measurements/blood-pressure",
+                json: #"{"measurementId": "\#(UUID())", "systolic": \#(systolic), "diastolic": \#(diastolic), "takenAt": "2026-11-20T08:00:00Z"}"#, as: patient)
+            #expect(reply.status == 201)
+        }
+        // The crisis is the last reading of the patient's partition: once it is in, the others were decided.
+        func readings() async throws -> [[String: Any]] {
+            try await HTTP.get(notification + "/v1/inbox", as: patient).items().filter { $0["kind"] as? String == "bloodPressure" }
+        }
+        try await eventually("the crisis is in the inbox") { try await readings().contains { $0["severity"] as? String == "urgent" } }
+        let categories = try await readings().compactMap { $0["category"] as? String }
+        #expect(categories.sorted() == ["hypertensiveCrisis", "stage1Hypertension", "stage2Hypertension"])
+        // Every reading was still assessed: the finding is on record, only the repeated alert is held back.
+        let assessed = try await HTTP.get(stack.baseURL(ScoringService.name) + "/v1/patients/p-fatigue/assessments?kind=bloodPressure", as: patient).items()
+        #expect(assessed.count == 4)
+        try await stack.shutdown()
+    }
+
     @Test("a consultant's advice reaches the patient's inbox with its text; the alerts topic says only that advice arrived")
     func advice() async throws {
         let stack = try await TestStack.start(Self.services)

@@ -18,6 +18,13 @@ import Testing
             let base = stack.baseURL(service)
             let reply = try await HTTP.get(base + "/openapi.json", as: .anonymous)
             #expect(reply.status == 200)
+            // The event catalogue beside it, with the event schemas it references, open like the document.
+            let catalogue = try await HTTP.get(base + "/asyncapi.yaml", as: .anonymous)
+            #expect(catalogue.status == 200 && catalogue.text.hasPrefix("# Caretide's event catalogue") && catalogue.text.contains("asyncapi: 3.0.0"))
+            #expect(try await HTTP.get(base + "/schemas/asyncapi.yaml", as: .anonymous).text == catalogue.text)
+            #expect(try await HTTP.get(base + "/schemas/events/alert.raised.v1.schema.json", as: .anonymous).status == 200)
+            #expect(try await HTTP.get(base + "/schemas/envelope.v1.schema.json", as: .anonymous).status == 200)
+            #expect(try await HTTP.get(base + "/schemas/events/..%2Fapi%2Fnpi.request.schema.json", as: .anonymous).status == 404)
             let document = try #require(try reply.json() as? [String: Any])
             #expect(document["openapi"] as? String == "3.1.0")
             let schemes = (document["components"] as? [String: Any])?["securitySchemes"] as? [String: Any]

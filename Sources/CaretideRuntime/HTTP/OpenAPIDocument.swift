@@ -144,6 +144,7 @@ enum OpenAPIDocument {
         case .operatorFeeds: "operator feeds"
         case .ownInbox: "inboxes"
         case .broadcasts: "broadcasts"
+        case .deliveryChannels: "webhooks"
         }
     }
 

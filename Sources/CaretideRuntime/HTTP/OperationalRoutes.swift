@@ -33,6 +33,14 @@ struct OperationalRoutes: Sendable {
     func registerMetrics(on router: Router<CaretideRequestContext>) {
         router.get("metrics") { _, _ in
             metrics.report(progress)
+            // Readiness and the outbox's backlog as gauges, read at scrape time, so alert rules see what `/readyz`
+            // would answer; a database that cannot answer counts the backlog as unknown (the series keeps its value).
+            var checks = await readinessChecks()
+            checks["progress"] = progress.problems().isEmpty
+            metrics.readiness(checks)
+            if checks["database"] == true, let pending = try? await Outbox.pendingCount(database, logger: database.logger) {
+                metrics.outboxPending(pending)
+            }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))

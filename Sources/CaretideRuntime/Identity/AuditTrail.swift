@@ -32,6 +32,7 @@ struct AuditEntry: Sendable {
         case .patientData(.manage): method == .get ? .read : .consent
         case .consultantWorkspace, .clinicalTools, .referenceData: .use
         case .operatorFeeds, .broadcasts: .write
+        case .deliveryChannels: method == .get ? .read : .write
         }
     }
 

@@ -53,6 +53,9 @@ public struct JSONSchema: Sendable {
 
     /// The violations of `instance` against this schema, sorted by pointer; empty when valid. At most
     /// `maximumViolations` of them, then one at the root saying how many more there were.
+    /// The members the schema names at its top level (`properties`): what a consumer knows of an object.
+    public var topLevelProperties: Set<String> { Set(root.properties.keys) }
+
     public func validate(_ instance: JSONValue) -> [SchemaViolation] {
         var violations = ViolationSink(limit: Self.maximumViolations)
         root.check(instance, at: .root, into: &violations)

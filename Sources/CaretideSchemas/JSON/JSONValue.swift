@@ -18,6 +18,11 @@ public enum JSONValue: Sendable, Equatable, Hashable {
         return nil
     }
 
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
     public var numberValue: Double? {
         if case .number(let value) = self { return value }
         return nil

@@ -83,6 +83,16 @@ struct AlertHandler: EventHandler {
             recipients += try await CareTeamStore.activeConsultants(patientID: patientID, on: context.connection, logger: context.logger)
                 .map { ($0, .consultant) }
         }
+        if notice.severity == .attention {
+            // Alert fatigue: one attention alert per recipient, kind and category a day (the recipient's day); a
+            // finding in another category, or an urgent one, alerts at once. Urgent findings are never held back:
+            // each may be the one that needs acting on, and each is escalated on its own.
+            let alerted = try await NotificationStore(context).alertedToday(
+                recipients.map { .init(id: $0.0, role: $0.1) }, patientID: patientID, kind: notice.kind, category: notice.category,
+                severities: [.attention, .urgent])
+            recipients.removeAll { alerted.contains(.init(id: $0.0, role: $0.1)) }
+            guard !recipients.isEmpty else { return }
+        }
         let now = Date()
         let rows = recipients.map { recipient, role in
             NotificationStore.Row(

@@ -12,7 +12,8 @@ import PostgresNIO
 /// source notifies the same recipient (`NotificationStore.Row`), so consumers de-duplicate on it; and every message
 /// to a recipient, raised or withdrawn, carries the recipient's next number, 1, 2, 3… without gaps. Numbers are taken
 /// from the recipient's counter row, locked until the transaction commits, at the moment a message is enqueued, so
-/// they follow the order the recipient's messages leave in.
+/// they follow the order the recipient's messages leave in. Each message is queued for the webhooks of its
+/// recipient's group in the same statement sequence (`Webhooks`), so a webhook gets exactly what the topic gets.
 ///
 /// Every notification reaches the inbox at once; its message waits while the recipient's quiet hours last, unless it
 /// is urgent, and leaves (numbered then) when they end (`releaseDue`). A notification withdrawn while it waits is
@@ -69,6 +70,13 @@ struct NotificationDelivery: TransactionalStore {
             }
         }
 
+        var alertID: UUID {
+            switch self {
+            case .raised(let envelope): envelope.payload.alertID
+            case .withdrawn(let envelope): envelope.payload.alertID
+            }
+        }
+
         var recipient: NotificationStore.Recipient {
             switch self {
             case .raised(let envelope): NotificationStore.Row.recipient(of: envelope.payload, patientID: envelope.patientID)
@@ -117,6 +125,7 @@ struct NotificationDelivery: TransactionalStore {
         // In statements of a bounded size (a reading of an area may notify a hundred thousand subscribers), each
         // chunk encoded while the one before is written: encoding and PostgreSQL then use both cores.
         let codec = context.codec
+        let webhookRoles = try await Webhooks.activeRoles(context: context)
         let chunks = stride(from: 0, to: numbered.count, by: publishChunk).map { Array(numbered[$0..<min($0 + publishChunk, numbered.count)]) }
         var encoding = Task { try chunks[0].map { try $0.entry(codec) } }
         for index in chunks.indices {
@@ -126,6 +135,13 @@ struct NotificationDelivery: TransactionalStore {
                 encoding = Task { try chunk.map { try $0.entry(codec) } }
             }
             try await context.publish(entries)
+            if !webhookRoles.isEmpty {
+                try await Webhooks.enqueueDeliveries(zip(chunks[index], entries).compactMap { message, entry in
+                    let recipient = message.recipient
+                    guard webhookRoles.contains(recipient.role) else { return nil }
+                    return Webhooks.Outgoing(role: recipient.role, recipientID: recipient.id, alertID: message.alertID, entry: entry)
+                }, context: context)
+            }
         }
     }
 

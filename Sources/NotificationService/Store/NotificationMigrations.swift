@@ -235,5 +235,40 @@ enum NotificationMigrations {
             "CREATE UNIQUE INDEX appointments_one_per_slot ON appointments (institution_id, slot_id) WHERE cancelled_at IS NULL",
             "CREATE INDEX appointments_by_patient ON appointments (patient_id)",
         ]),
+        // Webhooks per recipient group (`Webhooks`): every message to the group leaves for the receiver's URL too,
+        // signed, retried with backoff, and kept as a dead letter after the last try.
+        Migration(version: 11, name: "webhooks", statements: [
+            """
+            CREATE TABLE webhooks (
+                webhook_id uuid PRIMARY KEY,
+                recipient_role text NOT NULL,
+                url text NOT NULL,
+                secret text NOT NULL,
+                include_text boolean NOT NULL,
+                description text,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                disabled_at timestamptz)
+            """,
+            "CREATE INDEX webhooks_active ON webhooks (recipient_role) WHERE disabled_at IS NULL",
+            """
+            CREATE TABLE webhook_deliveries (
+                webhook_id uuid NOT NULL REFERENCES webhooks,
+                event_id uuid NOT NULL,
+                event_type text NOT NULL,
+                alert_id uuid NOT NULL,
+                recipient_id text NOT NULL,
+                body text NOT NULL,
+                status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'dead', 'cancelled')),
+                attempts integer NOT NULL DEFAULT 0,
+                next_attempt_at timestamptz NOT NULL DEFAULT now(),
+                last_status integer,
+                last_error text,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                finished_at timestamptz,
+                PRIMARY KEY (webhook_id, event_id))
+            """,
+            "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'",
+            "CREATE INDEX webhook_deliveries_by_status ON webhook_deliveries (webhook_id, status, created_at DESC)",
+        ]),
     ])
 }

@@ -1,3 +1,4 @@
+import CaretideDomain
 import CaretideRuntime
 import CaretideSchemas
 import Foundation
@@ -62,6 +63,26 @@ struct NotificationStore: TransactionalStore {
             """, as: UUID.self, logger: logger)
         let inserted = Set(ids)
         return rows.filter { inserted.contains($0.alert.alertID) }
+    }
+
+    /// Of `recipients`, those who already have a standing notification about the patient of this kind and category,
+    /// at `severity` or above, raised on their own local day (their time zone, UTC until they set one): alert fatigue
+    /// allows one such alert per recipient, kind and day unless the category changes (`AlertHandler.notify`).
+    func alertedToday(
+        _ recipients: [Recipient], patientID: String, kind: String, category: String, severities: [Severity]
+    ) async throws -> Set<Recipient> {
+        guard !recipients.isEmpty else { return [] }
+        return Set(try await connection.fetchAll(
+            """
+            SELECT DISTINCT n.recipient_role, n.recipient_id
+            FROM unnest(\(recipients.map(\.role.rawValue)), \(recipients.map(\.id))) AS r(role, id)
+            JOIN notifications n ON n.recipient_role = r.role AND n.recipient_id = r.id
+            LEFT JOIN recipient_preferences p ON p.recipient_role = r.role AND p.recipient_id = r.id
+            WHERE n.patient_id = \(patientID) AND n.kind = \(kind) AND n.category = \(category) AND n.withdrawn_at IS NULL
+              AND n.severity = ANY(\(severities.map(\.rawValue))) AND n.created_at > now() - interval '2 days'
+              AND (n.created_at AT TIME ZONE coalesce(p.time_zone, 'UTC'))::date = (now() AT TIME ZONE coalesce(p.time_zone, 'UTC'))::date
+            """, as: (String, String).self, logger: logger
+        ).compactMap { role, id in RecipientRole(rawValue: role).map { Recipient(id: id, role: $0) } })
     }
 
     /// Withdraws the standing notifications about `about` (an assessment or flag), or about the subject `subjectID`
