@@ -49,15 +49,13 @@ public struct ServiceAssembly: Sendable {
             name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger, limits: limits, metrics: metrics)
         if let directory = configuration.tipTranslations { context.tips = try TipCatalog.load(directory: directory) }
 
-        var consumed = definition.consumedTopics
+        let consumed = definition.topicsConsumed
         var consumedMessages = definition.handler.map(ConsumedMessages.events)
         if definition.careTeam == .projection, let handler = definition.handler {
-            consumed.append(.careTeam)
             consumedMessages = .events(CareTeamProjectingHandler(service: handler))
         }
         if let inbound = definition.inbound {
             precondition(consumedMessages == nil, "\(definition.name): a service consumes Caretide events or inbound topics, not both")
-            consumed = inbound.topics
             consumedMessages = .inbound(inbound.handler(context))
         }
         metrics.prepare(consumedTopics: consumed.map(\.name))

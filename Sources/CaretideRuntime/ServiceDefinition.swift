@@ -46,6 +46,14 @@ extension ServiceDefinition {
     /// Every migration track of the service's schema, in order: the layer every service shares (grants, audit,
     /// idempotency keys, inbound messages), then the service's own, which may build on it.
     public var migrationTracks: [MigrationTrack] { [IdentityMigrations.track, migrations] }
+
+    /// Every topic the service's consumer reads: its events' topics and, where it keeps a projection of grants,
+    /// `caretide.care-team`; or its inbound topics.
+    public var topicsConsumed: [Topic] {
+        if let inbound { return inbound.topics }
+        guard handler != nil else { return [] }
+        return careTeam == .projection ? consumedTopics + [.careTeam] : consumedTopics
+    }
 }
 
 /// Where a service's copy of care-team grants comes from.

@@ -13,7 +13,10 @@ public enum TestPostgres {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // World-traversable so that the postgres system user can reach its data directory when tests run as root.
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
-        let server = try await LocalPostgres.start(in: directory, fsync: false, logger: TestLogging.logger("postgres"))
+        // Every test's services hold pools of their own (up to 20 connections each) and tests run side by side: at
+        // 200 connections a pg_dump was once refused for want of a slot.
+        let server = try await LocalPostgres.start(
+            in: directory, fsync: false, settings: ["max_connections": "1000"], logger: TestLogging.logger("postgres"))
         StopAtExit.register(server, directory: directory)
         return server
     }

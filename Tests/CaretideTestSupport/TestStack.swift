@@ -108,7 +108,7 @@ public final class TestStack: Sendable {
 
     /// The environment a service started as a process of its own (to be killed, or restarted on another database)
     /// needs to join this stack: its database, broker and consumer settings, the tests' identity provider, a free
-    /// port, warnings only.
+    /// port, warnings only, and an end with the test process.
     public func processEnvironment() async throws -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = database.url
@@ -117,6 +117,8 @@ public final class TestStack: Sendable {
         environment["HTTP_HOST"] = "127.0.0.1"
         environment["HTTP_PORT"] = "0"
         environment["LOG_LEVEL"] = "warning"
+        // A test that fails before it stops its process must not leave the process behind.
+        environment["CARETIDE_EXIT_WITH_PARENT"] = "1"
         environment.merge(try await TestIdentity.shared.environment()) { _, test in test }
         return environment
     }
