@@ -18,3 +18,7 @@ def response_size_bounded(ctx, response, case):
     allowed = max(ANSWER_FLOOR, AMPLIFICATION * sent)
     if len(response.content) > allowed:
         raise AssertionError(f"a {len(response.content)}-byte answer to a {sent}-byte request (at most {allowed})")
+
+
+# HL7 v2 messages are ER7 text: sent as text, like text/plain (a generated value that is not a string goes as its JSON).
+schemathesis.serializer.alias("x-application/hl7-v2+er7", "text/plain")

@@ -40,12 +40,15 @@ public struct RouteDocumentation: Sendable, Hashable {
     public let query: [QueryParameter]
     /// Whether the route answers pages (`?limit=&cursor=`).
     public let paged: Bool
+    /// The media type the route reads and answers in, when not JSON (an HL7 standard's own: FHIR, v2 ER7).
+    public let mediaType: String
 
-    public init(summary: String, bodySchemas: [String] = [], query: [QueryParameter] = [], paged: Bool = false) {
+    public init(summary: String, bodySchemas: [String] = [], query: [QueryParameter] = [], paged: Bool = false, mediaType: String = "application/json") {
         self.summary = summary
         self.bodySchemas = bodySchemas
         self.query = query
         self.paged = paged
+        self.mediaType = mediaType
     }
 }
 
@@ -88,12 +91,15 @@ public struct APIRoutes {
         on(.delete, path, access: access, bodyLimit: Self.noBody, RouteDocumentation(summary: summary), handler)
     }
 
-    /// - Parameter body: the request schemas under `Schemas/api/` the body is validated against; none for a route
-    ///   that reads no body (then give `bodyLimit: APIRoutes.noBody`).
+    /// - Parameters:
+    ///   - body: the request schemas under `Schemas/api/` the body is validated against; none for a route that reads
+    ///     no body (then give `bodyLimit: APIRoutes.noBody`) or reads another format than JSON.
+    ///   - mediaType: what the route reads and answers, when not JSON.
     public func post(
-        _ path: String, access: Access, summary: String, body: [String], bodyLimit: Int = recordBodyLimit, _ handler: @escaping Handler
+        _ path: String, access: Access, summary: String, body: [String], bodyLimit: Int = recordBodyLimit, mediaType: String = "application/json",
+        _ handler: @escaping Handler
     ) {
-        on(.post, path, access: access, bodyLimit: bodyLimit, RouteDocumentation(summary: summary, bodySchemas: body), handler)
+        on(.post, path, access: access, bodyLimit: bodyLimit, RouteDocumentation(summary: summary, bodySchemas: body, mediaType: mediaType), handler)
     }
 
     public func put(

@@ -87,7 +87,12 @@ enum OpenAPIDocument {
             "responses": .object(responses(route)),
         ]
         let schemas = route.documentation.bodySchemas.map { JSONValue.object(["$ref": .string("/schemas/api/\($0).schema.json")]) }
-        if !schemas.isEmpty {
+        if route.documentation.mediaType != "application/json" {
+            // Checked by the standard's own rules, not a JSON Schema of ours.
+            operation["requestBody"] = .object([
+                "required": .bool(true), "content": .object([route.documentation.mediaType: .object(["schema": .object([:])])]),
+            ])
+        } else if !schemas.isEmpty {
             operation["requestBody"] = .object([
                 "required": .bool(true),
                 "content": .object(["application/json": .object(["schema": schemas.count == 1 ? schemas[0] : .object(["oneOf": .array(schemas)])])]),
@@ -97,20 +102,26 @@ enum OpenAPIDocument {
     }
 
     static func responses(_ route: RouteDescription) -> [String: JSONValue] {
+        let mediaType = route.documentation.mediaType
         func problem(_ description: String) -> JSONValue {
-            .object([
-                "description": .string(description),
-                "content": .object(["application/json": .object(["schema": .object(["$ref": .string("#/components/schemas/Problem")])])]),
-            ])
+            var content: [String: JSONValue] = ["application/json": .object(["schema": .object(["$ref": .string("#/components/schemas/Problem")])])]
+            // A route speaking an HL7 standard refuses what it has read in that standard's form (a FHIR
+            // OperationOutcome); what is refused before (the token, the access rules) stays a problem document.
+            if mediaType != "application/json" { content[mediaType] = .object(["schema": .object([:])]) }
+            return .object(["description": .string(description), "content": .object(content)])
         }
         var responses: [String: JSONValue] = [
-            "2XX": .object(["description": .string("done"), "content": .object(["application/json": .object(["schema": .object([:])])])]),
+            "2XX": .object(["description": .string("done"), "content": .object([mediaType: .object(["schema": .object([:])])])]),
             "400": problem("a malformed path parameter, query or body, every failing field named by JSON Pointer"),
             "401": problem("no valid bearer token; WWW-Authenticate says why (RFC 6750)"),
             "403": problem("the caller may not do this (the same answer whether or not the record exists)"),
             "404": problem("no such record"),
             "503": problem("the database or the identity provider's keys are unavailable; send the request again"),
         ]
+        if route.method == .delete {
+            // Where there is nothing left to show.
+            responses["204"] = .object(["description": .string("done; no body")])
+        }
         if route.bodyLimit > APIRoutes.noBody || !route.documentation.bodySchemas.isEmpty {
             responses["413"] = problem("the body, or the event it would become, is larger than this operation accepts")
             responses["409"] = problem("the id is used by another record, or the record was deleted")

@@ -20,7 +20,7 @@ struct FHIRRoutes: Sendable {
         routes.post(
             "v1/institutions/:institutionId/fhir", access: .institutionResults,
             summary: "Receive exam reports as a FHIR R4 Bundle (transaction or collection) of DiagnosticReport and Observation; a 422 OperationOutcome names whatever cannot be mapped, and nothing is stored",
-            body: [], bodyLimit: Outbox.maximumEventBytes
+            body: [], bodyLimit: Outbox.maximumEventBytes, mediaType: Self.mediaType
         ) { request, context in
             let institution = context.parameters.get("institutionId") ?? ""
             let bytes = Array(buffer: try await request.body.collect(upTo: context.maxUploadSize))

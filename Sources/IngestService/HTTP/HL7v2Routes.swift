@@ -20,7 +20,7 @@ struct HL7v2Routes: Sendable {
         routes.post(
             "v1/institutions/:institutionId/hl7v2", access: .institutionResults,
             summary: "Receive an HL7 v2 ORU^R01 message (ER7 text); the answer is an HL7 ACK: AA stored, AE with an ERR per problem and nothing stored, AR not an ORU^R01",
-            body: [], bodyLimit: Outbox.maximumEventBytes
+            body: [], bodyLimit: Outbox.maximumEventBytes, mediaType: "x-application/hl7-v2+er7"
         ) { request, context in
             let institution = context.parameters.get("institutionId") ?? ""
             let text = String(decoding: try await request.body.collect(upTo: context.maxUploadSize).readableBytesView, as: UTF8.self)
