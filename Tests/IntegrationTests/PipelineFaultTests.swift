@@ -82,6 +82,7 @@ import Glibc
         // measurement id and Idempotency-Key on every retry, as a client that cannot tell whether a lost answer was a
         // stored reading.
         let accepted = Recorder<UUID>()
+        let abandoned = Recorder<String>()
         let stopping = StopFlag()
         let ingest = services.baseURL("ingest-service")
         let load = Task {
@@ -95,13 +96,18 @@ import Glibc
                             index += 1
                             let body = #"{"measurementId": "\#(id)", "systolic": 190, "diastolic": 100, "takenAt": "2026-11-22T07:00:00Z"}"#
                             let deadline = ContinuousClock.now + .seconds(120)
+                            var answers: [Int] = []
                             while ContinuousClock.now < deadline {
                                 let reply = try? await HTTP.send(
                                     method: "POST", ingest + "/v1/patients/\(patient)/measurements/blood-pressure", body: Data(body.utf8),
                                     as: .identity(Identity(subject: patient, role: .patient)), headers: ["Idempotency-Key": id.uuidString])
-                                if reply?.status == 201 { accepted.append(id); break }
+                                // 201 recorded; 200 "duplicate" when an earlier try was stored but its answer lost with the
+                                // process before it was kept for the key (the documented contract of Idempotency-Key).
+                                if reply?.status == 201 || reply?.status == 200 { accepted.append(id); break }
+                                answers.append(reply?.status ?? 0)
                                 try await Task.sleep(for: .milliseconds(200))
                             }
+                            if !accepted.values.contains(id) { abandoned.append("\(id.uuidString.lowercased()): \(answers)") }
                         }
                     }
                 }
@@ -170,9 +176,10 @@ import Glibc
         }
         let unassessed = expected.subtracting(assessments.keys)
         let unnotified = Set(assessments.values.joined()).subtracting(notified.keys)
-        #expect(unassessed.isEmpty, "\(unassessed.count) of \(expected.count) accepted readings never assessed: \(unassessed.prefix(5))")
-        #expect(Set(assessments.keys).isSubset(of: expected), "assessed though never accepted")
-        #expect(unnotified.isEmpty, "\(unnotified.count) assessments never notified: \(unnotified.prefix(5))")
+        #expect(unassessed.isEmpty, "\(unassessed.count) of \(expected.count) accepted readings never assessed: \(Array(unassessed.prefix(5)))")
+        let unaccepted = Set(assessments.keys).subtracting(expected)
+        #expect(unaccepted.isEmpty, "\(unaccepted.count) assessed though never accepted: \(Array(unaccepted.prefix(5))); given up: \(Array(abandoned.values.prefix(5)))")
+        #expect(unnotified.isEmpty, "\(unnotified.count) assessments never notified: \(Array(unnotified.prefix(5)))")
         #expect(assessments.values.allSatisfy { $0.count == 1 }, "one assessment per reading")
         #expect(notified.values.allSatisfy { $0 == 1 }, "one notification per assessment")
 
