@@ -173,8 +173,10 @@ struct HostileCorpus: Decodable {
             if let text = spec.text {
                 bytes = Array(text.utf8)
             } else if let hex = spec.hex {
-                let digits = Array(hex.utf8)
-                bytes = stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+                guard let decoded = WebhookReceiver.hexBytes(hex) else {
+                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an even number of hex digits: \(hex)")
+                }
+                bytes = decoded
             } else {
                 bytes = (spec.parts ?? []).flatMap { part in Array(repeating: Array(part.text.utf8), count: part.times ?? 1).joined() }
             }

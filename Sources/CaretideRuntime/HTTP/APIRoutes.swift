@@ -42,8 +42,10 @@ public struct RouteDocumentation: Sendable, Hashable {
     public let paged: Bool
     /// The media type the route reads and answers in, when not JSON (an HL7 standard's own: FHIR, v2 ER7).
     public let mediaType: String
+    public static let json = "application/json"
+    var speaksJSON: Bool { mediaType == Self.json }
 
-    public init(summary: String, bodySchemas: [String] = [], query: [QueryParameter] = [], paged: Bool = false, mediaType: String = "application/json") {
+    public init(summary: String, bodySchemas: [String] = [], query: [QueryParameter] = [], paged: Bool = false, mediaType: String = json) {
         self.summary = summary
         self.bodySchemas = bodySchemas
         self.query = query
@@ -96,7 +98,7 @@ public struct APIRoutes {
     ///     no body (then give `bodyLimit: APIRoutes.noBody`) or reads another format than JSON.
     ///   - mediaType: what the route reads and answers, when not JSON.
     public func post(
-        _ path: String, access: Access, summary: String, body: [String], bodyLimit: Int = recordBodyLimit, mediaType: String = "application/json",
+        _ path: String, access: Access, summary: String, body: [String], bodyLimit: Int = recordBodyLimit, mediaType: String = RouteDocumentation.json,
         _ handler: @escaping Handler
     ) {
         on(.post, path, access: access, bodyLimit: bodyLimit, RouteDocumentation(summary: summary, bodySchemas: body, mediaType: mediaType), handler)

@@ -87,7 +87,7 @@ enum OpenAPIDocument {
             "responses": .object(responses(route)),
         ]
         let schemas = route.documentation.bodySchemas.map { JSONValue.object(["$ref": .string("/schemas/api/\($0).schema.json")]) }
-        if route.documentation.mediaType != "application/json" {
+        if !route.documentation.speaksJSON {
             // Checked by the standard's own rules, not a JSON Schema of ours.
             operation["requestBody"] = .object([
                 "required": .bool(true), "content": .object([route.documentation.mediaType: .object(["schema": .object([:])])]),
@@ -107,7 +107,7 @@ enum OpenAPIDocument {
             var content: [String: JSONValue] = ["application/json": .object(["schema": .object(["$ref": .string("#/components/schemas/Problem")])])]
             // A route speaking an HL7 standard refuses what it has read in that standard's form (a FHIR
             // OperationOutcome); what is refused before (the token, the access rules) stays a problem document.
-            if mediaType != "application/json" { content[mediaType] = .object(["schema": .object([:])]) }
+            if !route.documentation.speaksJSON { content[mediaType] = .object(["schema": .object([:])]) }
             return .object(["description": .string(description), "content": .object(content)])
         }
         var responses: [String: JSONValue] = [

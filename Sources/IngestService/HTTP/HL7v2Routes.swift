@@ -14,19 +14,19 @@ import NIOCore
 struct HL7v2Routes: Sendable {
     let records: RecordRoutes
 
-    static let mediaType = "x-application/hl7-v2+er7; charset=utf-8"
+    static let mediaType = "x-application/hl7-v2+er7"
 
     func register(on routes: APIRoutes) {
         routes.post(
             "v1/institutions/:institutionId/hl7v2", access: .institutionResults,
             summary: "Receive an HL7 v2 ORU^R01 message (ER7 text); the answer is an HL7 ACK: AA stored, AE with an ERR per problem and nothing stored, AR not an ORU^R01",
-            body: [], bodyLimit: Outbox.maximumEventBytes, mediaType: "x-application/hl7-v2+er7"
+            body: [], bodyLimit: Outbox.maximumEventBytes, mediaType: Self.mediaType
         ) { request, context in
             let institution = context.parameters.get("institutionId") ?? ""
             let text = String(decoding: try await request.body.collect(upTo: context.maxUploadSize).readableBytesView, as: UTF8.self)
             let acknowledgement = try await receive(text, institution: institution, origin: context.origin)
             return Response(
-                status: .ok, headers: [.contentType: Self.mediaType],
+                status: .ok, headers: [.contentType: Self.mediaType + "; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: acknowledgement.text)))
         }
     }
