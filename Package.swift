@@ -24,6 +24,8 @@ let package = Package(
         // Webhook delivery (notification-service): a pooled HTTP client with bounded waits, and HMAC signatures.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // `caretide bench pipeline`: latency percentiles without keeping every sample.
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // Ground floor: pure modules, no I/O.
@@ -88,6 +90,9 @@ let package = Package(
             "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideIdentity", "PhenotypeRanking",
             "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            // `caretide bench pipeline` drives a running stack over HTTP and records latencies in HdrHistograms.
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
 
         // Shared by the test targets: the tests' own PostgreSQL, an in-process stack, HTTP and Kafka probes.

@@ -4,5 +4,5 @@ import ArgumentParser
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure throughput and latency (use a release build: swift build -c release).",
-        subcommands: [DomainBench.self, ScoringBench.self, PhenotypeBench.self, AuthBench.self])
+        subcommands: [DomainBench.self, ScoringBench.self, PhenotypeBench.self, AuthBench.self, PipelineBench.self])
 }

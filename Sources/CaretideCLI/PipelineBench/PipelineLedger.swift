@@ -1,0 +1,188 @@
+import Foundation
+import Histogram
+import Synchronization
+
+/// What the bench sent and what came of it, by trace id: the requests' acceptance, the assessments on
+/// `caretide.scores` and the alerts on `caretide.alerts` that carry the same trace, and the latencies between them.
+/// Shared by the traffic lanes (which record acceptances) and the watcher (which records arrivals).
+final class PipelineLedger: Sendable {
+    /// One accepted request and what it caused so far.
+    struct Trace {
+        let kind: PipelineKind
+        let expectedAssessments: Int
+        let expectedAlerts: Int
+        var acceptedAt: ContinuousClock.Instant?
+        /// Assessment ids by subject (measurement, NPI or profile id): more than one for a subject is a duplicate.
+        var assessments: [String: Set<UUID>] = [:]
+        /// Alert ids by what an alert is for (source event, recipient, category): more than one is a duplicate.
+        var alerts: [String: Set<UUID>] = [:]
+        /// Care-tracking alerts that followed (the trend rules over the patient's series), by purpose.
+        var followOns: [String: Set<UUID>] = [:]
+        /// Arrivals seen before the request's answer reached the bench (the relay can beat the HTTP answer).
+        var early: [ContinuousClock.Instant] = []
+        /// Answered with an error or not at all: nothing should follow.
+        var refused = false
+
+        var assessmentCount: Int { assessments.values.reduce(0) { $0 + $1.count } }
+        var alertCount: Int { alerts.values.reduce(0) { $0 + $1.count } }
+        var complete: Bool { assessments.count >= expectedAssessments && alerts.count >= expectedAlerts }
+    }
+
+    struct State {
+        var traces: [String: Trace] = [:]
+        /// End-to-end latency per kind, in microseconds.
+        var endToEnd: [PipelineKind: Histogram<UInt64>] = [:]
+        /// The HTTP answer's latency per kind, in microseconds.
+        var answered: [PipelineKind: Histogram<UInt64>] = [:]
+        var acceptedEvents: [PipelineKind: Int] = [:]
+        var acceptedRequests: [PipelineKind: Int] = [:]
+        var refused: [PipelineKind: [Int: Int]] = [:]
+        var failed: [PipelineKind: Int] = [:]
+        /// The same message (event id) delivered twice: at-least-once transport, dropped by consumers by its id.
+        var redelivered = 0
+        var seenEvents: Set<UUID> = []
+        /// Messages with the bench's trace prefix but a trace it never sent (another run's, on the same stack).
+        var unknownTraces = 0
+        var lastArrival: ContinuousClock.Instant?
+        var downstream = 0
+    }
+
+    private let state = Mutex(State())
+
+    private static func histogram() -> Histogram<UInt64> {
+        // 1 µs to 10 minutes, three significant digits.
+        Histogram(lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+    }
+
+    private static func microseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
+    }
+
+    /// A request is about to be sent: what it causes is expected under its trace id from now on (the outbox relay
+    /// can publish before the HTTP answer reaches the bench).
+    func sending(_ request: PipelineRequest, trace: String) {
+        guard request.kind.flowsThroughPipeline else { return }
+        state.withLock { $0.traces[trace] = Trace(kind: request.kind, expectedAssessments: request.assessments, expectedAlerts: request.alerts) }
+    }
+
+    /// A request was answered with success: its events count, and its latency clock starts.
+    func accepted(_ request: PipelineRequest, trace: String, sentAt: ContinuousClock.Instant, at now: ContinuousClock.Instant) {
+        state.withLock { state in
+            state.acceptedEvents[request.kind, default: 0] += request.events
+            state.acceptedRequests[request.kind, default: 0] += 1
+            state.answered[request.kind, default: Self.histogram()].record(Self.microseconds(now - sentAt))
+            guard var record = state.traces[trace] else { return }
+            record.acceptedAt = now
+            // What arrived before the answer was faster than the answer: no latency after acceptance.
+            for _ in record.early { state.endToEnd[request.kind, default: Self.histogram()].record(0) }
+            record.early = []
+            state.traces[trace] = record
+        }
+    }
+
+    /// A request answered with an error (or no answer): nothing it would have caused is expected, and anything that
+    /// arrives for it anyway is reported.
+    func refused(_ request: PipelineRequest, trace: String, status: Int?) {
+        state.withLock { state in
+            if let status { state.refused[request.kind, default: [:]][status, default: 0] += 1 } else { state.failed[request.kind, default: 0] += 1 }
+            state.traces[trace]?.refused = true
+        }
+    }
+
+    /// A downstream message (an assessment or an alert) with one of the bench's trace ids.
+    enum Arrival {
+        case assessment(eventID: UUID, assessmentID: UUID, subjectID: String)
+        /// `purpose`: what the alert is for (source event, recipient, category); two alert ids for one is a duplicate.
+        case alert(eventID: UUID, alertID: UUID, purpose: String)
+        /// A care-tracking alert the request's reading completed (three stage-2 readings in a row, say).
+        case followOn(eventID: UUID, alertID: UUID, purpose: String)
+    }
+
+    func arrived(_ arrival: Arrival, trace: String, at now: ContinuousClock.Instant) {
+        state.withLock { state in
+            let eventID: UUID
+            switch arrival {
+            case .assessment(let id, _, _), .alert(let id, _, _), .followOn(let id, _, _): eventID = id
+            }
+            guard state.seenEvents.insert(eventID).inserted else { state.redelivered += 1; return }
+            state.downstream += 1
+            state.lastArrival = now
+            guard var record = state.traces[trace] else { state.unknownTraces += 1; return }
+            let ends: Bool
+            switch arrival {
+            case .assessment(_, let assessment, let subject):
+                ends = record.kind.endsAtAssessment
+                record.assessments[subject, default: []].insert(assessment)
+            case .alert(_, let alert, let purpose):
+                ends = !record.kind.endsAtAssessment
+                record.alerts[purpose, default: []].insert(alert)
+            case .followOn(_, let alert, let purpose):
+                ends = false
+                record.followOns[purpose, default: []].insert(alert)
+            }
+            if ends {
+                if let acceptedAt = record.acceptedAt {
+                    state.endToEnd[record.kind, default: Self.histogram()].record(Self.microseconds(now - acceptedAt))
+                } else {
+                    record.early.append(now)
+                }
+            }
+            state.traces[trace] = record
+        }
+    }
+
+    var snapshot: State { state.withLock { $0 } }
+
+    /// Accepted requests still waiting for something downstream.
+    var incomplete: Int { state.withLock { $0.traces.values.count { $0.acceptedAt != nil && !$0.complete } } }
+}
+
+extension PipelineKind {
+    /// Kinds whose pipeline ends at the assessment (no notification is due); the others end at an alert.
+    var endsAtAssessment: Bool { self == .reading || self == .sync || self == .npi || self == .risk }
+}
+
+/// The reconciliation at the end: per kind, what was expected, what arrived, what is missing and what came twice.
+struct PipelineReconciliation {
+    struct Row {
+        var requests = 0
+        var expectedAssessments = 0, assessments = 0, missingAssessments = 0, duplicateAssessments = 0
+        var expectedAlerts = 0, alerts = 0, missingAlerts = 0, duplicateAlerts = 0, extraAlerts = 0
+        var followOns = 0
+    }
+
+    let rows: [PipelineKind: Row]
+    /// Assessments and alerts caused by requests answered with an error, or not answered at all.
+    let causedUnanswered: Int
+
+    init(_ state: PipelineLedger.State) {
+        var rows: [PipelineKind: Row] = [:]
+        var causedUnanswered = 0
+        for trace in state.traces.values {
+            guard trace.acceptedAt != nil else {
+                causedUnanswered += trace.assessmentCount + trace.alertCount
+                continue
+            }
+            var row = rows[trace.kind] ?? Row()
+            row.requests += 1
+            row.expectedAssessments += trace.expectedAssessments
+            row.assessments += trace.assessments.count
+            row.missingAssessments += max(0, trace.expectedAssessments - trace.assessments.count)
+            row.duplicateAssessments += trace.assessments.values.reduce(0) { $0 + $1.count - 1 }
+            row.expectedAlerts += trace.expectedAlerts
+            row.alerts += trace.alerts.count
+            row.missingAlerts += max(0, trace.expectedAlerts - trace.alerts.count)
+            row.extraAlerts += max(0, trace.alerts.count - trace.expectedAlerts)
+            row.duplicateAlerts += trace.alerts.values.reduce(0) { $0 + $1.count - 1 } + trace.followOns.values.reduce(0) { $0 + $1.count - 1 }
+            row.followOns += trace.followOns.count
+            rows[trace.kind] = row
+        }
+        self.rows = rows
+        self.causedUnanswered = causedUnanswered
+    }
+
+    var lost: Int { rows.values.reduce(0) { $0 + $1.missingAssessments + $1.missingAlerts } }
+    var duplicated: Int { rows.values.reduce(0) { $0 + $1.duplicateAssessments + $1.duplicateAlerts } }
+    var extra: Int { rows.values.reduce(0) { $0 + $1.extraAlerts } }
+}

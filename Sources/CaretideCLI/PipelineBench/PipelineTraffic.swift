@@ -1,0 +1,110 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import PhenotypeRanking
+import Synchronization
+
+/// Sends the mix over HTTP: `lanes` concurrent senders, each with a generator of its own (reproducible for a seed),
+/// held to a total rate of events per second when one is set.
+final class PipelineTraffic: Sendable {
+    let mix: PipelineMix
+    let ledger: PipelineLedger
+    let client: HTTPClient
+    let baseURLs: [PipelineService: String]
+    let tokens: [PipelineCaller: String]
+    let pacer: Pacer?
+    let diagnosis: Bool
+    let tracePrefix: String
+    let seed: UInt64
+    private let traces = Atomic<Int>(0)
+    let inFlight = Atomic<Int>(0)
+
+    init(
+        mix: PipelineMix, ledger: PipelineLedger, client: HTTPClient, baseURLs: [PipelineService: String], tokens: [PipelineCaller: String],
+        rate: Int, diagnosis: Bool, tracePrefix: String, seed: UInt64
+    ) {
+        self.mix = mix
+        self.ledger = ledger
+        self.client = client
+        self.baseURLs = baseURLs
+        self.tokens = tokens
+        self.pacer = rate > 0 ? Pacer(eventsPerSecond: rate) : nil
+        self.diagnosis = diagnosis
+        self.tracePrefix = tracePrefix
+        self.seed = seed
+    }
+
+    /// Runs `lanes` senders until `deadline`.
+    func run(lanes: Int, until deadline: ContinuousClock.Instant) async {
+        await withTaskGroup(of: Void.self) { group in
+            for lane in 0..<lanes {
+                group.addTask { [self] in
+                    var generator = SplitMix64(seed: seed &+ UInt64(lane) &* 0x9E37_79B9_7F4A_7C15)
+                    var environmentSequence = 0
+                    while ContinuousClock.now < deadline {
+                        let kind = mix.kind(using: &generator, diagnosis: diagnosis)
+                        let request = mix.request(kind, lane: lane, environmentSequence: environmentSequence, using: &generator)
+                        if kind == .environment { environmentSequence += 1 }
+                        if let pacer { try? await pacer.wait(for: request.events) }
+                        guard ContinuousClock.now < deadline else { break }
+                        await send(request)
+                    }
+                }
+            }
+        }
+    }
+
+    /// A W3C trace id (32 lowercase hex digits): the run's prefix, then a counter.
+    private func nextTrace() -> String {
+        let number = traces.wrappingAdd(1, ordering: .relaxed).oldValue
+        let digits = String(number, radix: 16)
+        return tracePrefix + String(repeating: "0", count: 32 - tracePrefix.count - digits.count) + digits
+    }
+
+    func send(_ request: PipelineRequest) async {
+        let trace = nextTrace()
+        var http = HTTPClientRequest(url: baseURLs[request.service]! + request.path)
+        http.method = .init(rawValue: request.method)
+        http.headers.add(name: "Content-Type", value: "application/json")
+        http.headers.add(name: "Authorization", value: "Bearer \(tokens[request.caller]!)")
+        // The trace id travels with every event the request causes, to the alert on caretide.alerts.
+        http.headers.add(name: "traceparent", value: "00-\(trace)-00000000000000b1-01")
+        http.body = .bytes(ByteBuffer(bytes: request.body))
+        ledger.sending(request, trace: trace)
+        inFlight.add(1, ordering: .relaxed)
+        defer { inFlight.subtract(1, ordering: .relaxed) }
+        let sentAt = ContinuousClock.now
+        do {
+            let response = try await client.execute(http, timeout: .seconds(60))
+            _ = try await response.body.collect(upTo: 4 << 20)
+            let status = Int(response.status.code)
+            if status == 200 || status == 201 {
+                ledger.accepted(request, trace: trace, sentAt: sentAt, at: .now)
+            } else {
+                ledger.refused(request, trace: trace, status: status)
+            }
+        } catch {
+            ledger.refused(request, trace: trace, status: nil)
+        }
+    }
+
+    /// Holds the senders to a total rate: each takes the next free slot for its events. Slots missed while every
+    /// sender was busy are made up, but at most a quarter of a second of them, so the rate asked is the rate sent
+    /// without bursts that would measure a different load.
+    final class Pacer: Sendable {
+        private let interval: Duration
+        private let next = Mutex<ContinuousClock.Instant>(.now)
+        private static let catchUp = Duration.milliseconds(250)
+
+        init(eventsPerSecond: Int) { interval = .seconds(1) / eventsPerSecond }
+
+        func wait(for events: Int) async throws {
+            let slot = next.withLock { next in
+                let slot = max(next, .now - Self.catchUp)
+                next = slot + interval * events
+                return slot
+            }
+            try await Task.sleep(until: slot, clock: .continuous)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import CaretideKafka
+import CaretideSchemas
+import Foundation
+import Logging
+
+/// Reads `caretide.scores` and `caretide.alerts` as an outside consumer would (a group of its own, from the end of
+/// each partition, committing nothing) and hands the ledger every assessment and alert that carries one of the
+/// run's trace ids.
+struct PipelineWatcher: Sendable {
+    let consumer: KafkaConsumer
+    let ledger: PipelineLedger
+    /// The first characters of every trace id of this run: other messages are skipped without being decoded.
+    let tracePrefix: String
+
+    init(kafka: KafkaConfiguration, ledger: PipelineLedger, tracePrefix: String, logger: Logger) throws {
+        var configuration = kafka
+        configuration.properties["auto.offset.reset"] = "latest"
+        configuration.properties["enable.auto.commit"] = "false"
+        consumer = try KafkaConsumer(
+            configuration: configuration, groupID: "caretide-bench-\(UUID().uuidString.lowercased())",
+            topics: [Topic.scores.name, Topic.alerts.name], logger: logger)
+        self.ledger = ledger
+        self.tracePrefix = tracePrefix
+    }
+
+    /// Only the members the bench reads.
+    private struct Envelope: Decodable {
+        let eventId: UUID
+        let eventType: String
+        let payload: Payload
+        struct Payload: Decodable {
+            let assessmentId: UUID?
+            let subjectId: String?
+            let alertId: UUID?
+            let sourceEventId: UUID?
+            let recipientId: String?
+            let category: String?
+            let kind: String?
+        }
+    }
+
+    func run() async throws {
+        let decoder = JSONDecoder()
+        let traceHeader = Array(EventHeader.traceID.utf8)
+        let prefix = Array(tracePrefix.utf8)
+        while !Task.isCancelled {
+            let messages = try await consumer.pollBatch(maxMessages: 1_000, timeout: .milliseconds(50))
+            let now = ContinuousClock.now
+            for message in messages {
+                guard let header = message.headerFields.first(where: { Array($0.name.utf8) == traceHeader }), let value = header.value,
+                      value.starts(with: prefix), let envelope = try? decoder.decode(Envelope.self, from: Data(message.value))
+                else { continue }
+                let trace = String(decoding: value, as: UTF8.self)
+                let payload = envelope.payload
+                switch envelope.eventType {
+                case EventType.assessmentRecorded.rawValue:
+                    guard let assessment = payload.assessmentId, let subject = payload.subjectId else { continue }
+                    ledger.arrived(.assessment(eventID: envelope.eventId, assessmentID: assessment, subjectID: subject), trace: trace, at: now)
+                case EventType.alertRaised.rawValue:
+                    guard let alert = payload.alertId, let source = payload.sourceEventId else { continue }
+                    let purpose = "\(source.lowercased)|\(payload.recipientId ?? "")|\(payload.category ?? "")"
+                    // Care-tracking alerts follow from a patient's series (the trend rules), not from one request.
+                    let arrival: PipelineLedger.Arrival = payload.kind == "careTracking"
+                        ? .followOn(eventID: envelope.eventId, alertID: alert, purpose: purpose)
+                        : .alert(eventID: envelope.eventId, alertID: alert, purpose: purpose)
+                    ledger.arrived(arrival, trace: trace, at: now)
+                default:
+                    continue
+                }
+            }
+        }
+    }
+
+    func close() async { await consumer.close() }
+}
