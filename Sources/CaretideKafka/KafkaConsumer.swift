@@ -13,7 +13,12 @@ internal import Dispatch
 public final class KafkaConsumer: Sendable {
     let runtime: ConsumerRuntime
 
-    public init(configuration: KafkaConfiguration, groupID: String, topics: [String], logger: Logger) throws {
+    /// - Parameter onOffsetReset: told when the position committed for a partition is no longer on the broker (its
+    ///   retention deleted the messages first) and the consumer jumps to `auto.offset.reset`: messages were skipped.
+    public init(
+        configuration: KafkaConfiguration, groupID: String, topics: [String], logger: Logger,
+        onOffsetReset: (@Sendable (OffsetReset) -> Void)? = nil
+    ) throws {
         guard !topics.isEmpty else {
             throw KafkaError(code: .configuration, message: "A Kafka consumer needs at least one topic")
         }
@@ -31,7 +36,7 @@ public final class KafkaConsumer: Sendable {
         let client = try RDKafkaClient(
             kind: .consumer,
             properties: properties,
-            context: RDKafkaCallbackContext(logger: logger)
+            context: RDKafkaCallbackContext(logger: logger, onOffsetReset: onOffsetReset)
         ) { conf in
             rd_kafka_conf_set_offset_commit_cb(conf) { _, error, offsets, opaque in
                 ConsumerRuntime.offsetCommitReport(error, offsets: offsets, opaque: opaque)

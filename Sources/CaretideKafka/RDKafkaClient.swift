@@ -6,9 +6,12 @@ internal import Logging
 /// callbacks may use it unretained.
 final class RDKafkaCallbackContext: Sendable {
     let logger: Logger
+    /// Told of every partition whose committed position the broker no longer holds (see `OffsetReset`).
+    let onOffsetReset: (@Sendable (OffsetReset) -> Void)?
 
-    init(logger: Logger) {
+    init(logger: Logger, onOffsetReset: (@Sendable (OffsetReset) -> Void)? = nil) {
         self.logger = logger
+        self.onOffsetReset = onOffsetReset
     }
 
     static func from(_ opaque: UnsafeMutableRawPointer?) -> RDKafkaCallbackContext? {
@@ -115,13 +118,22 @@ final class RDKafkaClient: @unchecked Sendable {
         // syslog levels: 0-3 error, 4 warning, 5-6 notice/info, 7 debug. Its errors and warnings surface at warning
         // (they explain a stalled pipeline); the chatter below them stays at debug.
         let facilityName = facility.map { String(cString: $0) } ?? ""
+        let textValue = text.map { String(cString: $0) } ?? ""
+        if let reset = OffsetReset(syslogLevel: level, facility: facilityName, text: textValue) {
+            // Messages were skipped: said at error, once per partition and reset, and counted by the service.
+            context.logger.error(
+                "the broker no longer holds this consumer's position: the messages between were skipped",
+                metadata: ["topic": "\(reset.topic)", "partition": "\(reset.partition)", "kafka.log": "\(textValue)"])
+            context.onOffsetReset?(reset)
+            return
+        }
         let logLevel = Self.logLevel(syslogLevel: level, facility: facilityName)
         context.logger.log(
             level: logLevel,
             "librdkafka log",
             metadata: [
                 "kafka.facility": "\(facilityName)",
-                "kafka.log": "\(text.map { String(cString: $0) } ?? "")",
+                "kafka.log": "\(textValue)",
                 "kafka.syslog_level": "\(level)",
             ]
         )

@@ -71,7 +71,8 @@ public final class EventConsumerService: Service, Sendable {
         try await withGracefulShutdownHandler {
             guard await readiness.waitUntilMigrated(unless: { stopping.load(ordering: .acquiring) }) else { return }
             let consumer = try KafkaConsumer(
-                configuration: kafka, groupID: "caretide-\(name)", topics: topics.map(\.name), logger: logger)
+                configuration: kafka, groupID: "caretide-\(name)", topics: topics.map(\.name), logger: logger,
+                onOffsetReset: { [metrics] reset in metrics.offsetReset(topic: reset.topic) })
             started.store(true, ordering: .releasing)
             logger.info("consuming", metadata: ["topics": "\(topics.map(\.name).joined(separator: ","))"])
             let lanes = (0..<parallelism).map { _ in MessageLane(capacity: 2 * maxBatchSize) }

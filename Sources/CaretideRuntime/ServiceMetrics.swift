@@ -28,6 +28,8 @@ public final class ServiceMetrics: Sendable {
     public func eventDeadLettered(topic: String) { counter("caretide_events_dead_lettered_total", topic: topic).increment() }
     /// A consumed message kept in PostgreSQL because even the dead-letter topic refused it.
     public func eventParked(topic: String) { counter("caretide_events_parked_total", topic: topic).increment() }
+    /// A partition whose committed position the broker no longer held: messages were skipped (`OffsetReset`).
+    public func offsetReset(topic: String) { counter("caretide_consumer_offset_resets_total", topic: topic).increment() }
     /// An outbox row moved aside because the broker refused it for good.
     public func outboxRowParked(topic: String) { counter("caretide_outbox_parked_total", topic: topic).increment() }
 
@@ -65,7 +67,10 @@ public final class ServiceMetrics: Sendable {
     /// already names them, so a rate or an alert sees "none yet" rather than no series at all.
     func prepare(consumedTopics: [String]) {
         for topic in consumedTopics {
-            for label in ["caretide_events_consumed_total", "caretide_events_failed_total", "caretide_events_dead_lettered_total", "caretide_events_parked_total"] {
+            for label in [
+                "caretide_events_consumed_total", "caretide_events_failed_total", "caretide_events_dead_lettered_total", "caretide_events_parked_total",
+                "caretide_consumer_offset_resets_total",
+            ] {
                 _ = counter(label, topic: topic)
             }
             _ = timer("caretide_event_processing_seconds", dimensions: [("topic", topic)])
