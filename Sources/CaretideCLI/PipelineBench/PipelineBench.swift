@@ -153,22 +153,15 @@ struct PipelineBench: AsyncParsableCommand {
     }
 
     static func put(_ client: HTTPClient, _ url: String, token: String, body: String) async throws -> Int {
-        var request = HTTPClientRequest(url: url)
-        request.method = .PUT
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        request.body = .bytes(ByteBuffer(string: body))
+        let request = PipelineTraffic.request("PUT", url, token: token, body: ByteBuffer(string: body))
         let response = try await client.execute(request, timeout: .seconds(30))
         _ = try await response.body.collect(upTo: 1 << 20)
         return Int(response.status.code)
     }
 
     static func canRank(client: HTTPClient, baseURL: String, token: String) async -> Bool {
-        var request = HTTPClientRequest(url: baseURL + "/v1/rankings")
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        request.body = .bytes(ByteBuffer(string: #"{"phenotypes":["\#(PipelineMix.phenotypes[0])"]}"#))
+        let request = PipelineTraffic.request(
+            "POST", baseURL + "/v1/rankings", token: token, body: ByteBuffer(string: #"{"phenotypes":["\#(PipelineMix.phenotypes[0])"]}"#))
         guard let response = try? await client.execute(request, timeout: .seconds(30)) else { return false }
         _ = try? await response.body.collect(upTo: 4 << 20)
         return response.status.code == 200

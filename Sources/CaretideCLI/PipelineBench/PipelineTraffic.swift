@@ -63,13 +63,11 @@ final class PipelineTraffic: Sendable {
 
     func send(_ request: PipelineRequest) async {
         let trace = nextTrace()
-        var http = HTTPClientRequest(url: baseURLs[request.service]! + request.path)
-        http.method = .init(rawValue: request.method)
-        http.headers.add(name: "Content-Type", value: "application/json")
-        http.headers.add(name: "Authorization", value: "Bearer \(tokens[request.caller]!)")
+        var http = Self.request(
+            request.method, baseURLs[request.service]! + request.path, token: tokens[request.caller]!,
+            body: ByteBuffer(bytes: request.body))
         // The trace id travels with every event the request causes, to the alert on caretide.alerts.
         http.headers.add(name: "traceparent", value: "00-\(trace)-00000000000000b1-01")
-        http.body = .bytes(ByteBuffer(bytes: request.body))
         ledger.sending(request, trace: trace)
         inFlight.add(1, ordering: .relaxed)
         defer { inFlight.subtract(1, ordering: .relaxed) }
@@ -86,6 +84,16 @@ final class PipelineTraffic: Sendable {
         } catch {
             ledger.refused(request, trace: trace, status: nil)
         }
+    }
+
+    /// A JSON request with the caller's bearer token.
+    static func request(_ method: String, _ url: String, token: String, body: ByteBuffer) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: url)
+        request.method = .init(rawValue: method)
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.body = .bytes(body)
+        return request
     }
 
     /// Holds the senders to a total rate: each takes the next free slot for its events. Slots missed while every
