@@ -74,8 +74,11 @@ struct PipelineBench: AsyncParsableCommand {
         let watcher = try PipelineWatcher(
             kafka: KafkaConfiguration(bootstrapServers: endpoints.kafka, properties: ["fetch.wait.max.ms": "10"]), ledger: ledger, tracePrefix: runID,
             logger: BenchPostgres.logger)
-        let watching = Task { try await watcher.run() }
-        // Let the watcher join its group and take its partitions before anything is sent.
+        let watching = Task {
+            do { try await watcher.run() } catch { ledger.watcherFailed(error) }
+        }
+        // The watcher reads from the start of each partition (skipping other runs' traces unread), so nothing is
+        // missed while it joins its group; giving it the time to join keeps the join out of the first latencies.
         try await Task.sleep(for: .seconds(5))
 
         let traffic = PipelineTraffic(
@@ -91,11 +94,11 @@ struct PipelineBench: AsyncParsableCommand {
         let cpu = ProcessCPU.snapshot().cores(since: cpuBefore, seconds: (loadStopped - start).seconds)
 
         // Whatever is still on its way: until every accepted request is complete, or nothing arrived for `settle` s.
-        var lastCount = ledger.snapshot.downstream
+        var lastCount = ledger.counters.downstream
         var lastChange = ContinuousClock.now
-        while ledger.incomplete > 0, ContinuousClock.now - lastChange < .seconds(settle) {
+        while ledger.counters.awaited > 0, ContinuousClock.now - lastChange < .seconds(settle) {
             try await Task.sleep(for: .milliseconds(200))
-            let count = ledger.snapshot.downstream
+            let count = ledger.counters.downstream
             if count != lastCount { (lastCount, lastChange) = (count, .now) }
         }
         // Redeliveries and anything extra a little longer.
@@ -103,7 +106,7 @@ struct PipelineBench: AsyncParsableCommand {
         progress.cancel()
         _ = await progress.value
         watching.cancel()
-        _ = try? await watching.value
+        await watching.value
         await watcher.close()
 
         let report = PipelineReport(
@@ -173,15 +176,13 @@ struct PipelineBench: AsyncParsableCommand {
         var previous = 0
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
-            let state = ledger.snapshot
-            let accepted = state.acceptedEvents.filter(\.key.flowsThroughPipeline).values.reduce(0, +)
+            let counters = ledger.counters
             let elapsed = (ContinuousClock.now - start).seconds
-            let errors = state.refused.values.flatMap(\.values).reduce(0, +) + state.failed.values.reduce(0, +)
             Console.write(String(
                 format: "\r%6.0f s  accepted %9d events  %6d/s now  %6.0f/s overall  in flight %4d  downstream %9d  awaited %7d  errors %d   ",
-                elapsed, accepted, accepted - previous, Double(accepted) / elapsed, traffic.inFlight.load(ordering: .relaxed), state.downstream,
-                ledger.incomplete, errors))
-            previous = accepted
+                elapsed, counters.acceptedEvents, counters.acceptedEvents - previous, Double(counters.acceptedEvents) / elapsed,
+                traffic.inFlight.load(ordering: .relaxed), counters.downstream, counters.awaited, counters.errors))
+            previous = counters.acceptedEvents
         }
     }
 }

@@ -9,8 +9,9 @@ final class PipelineLedger: Sendable {
     /// One accepted request and what it caused so far.
     struct Trace {
         let kind: PipelineKind
-        let expectedAssessments: Int
-        let expectedAlerts: Int
+        /// What the request causes (for a sync, once its answer says how many of its changes were recorded).
+        var expectedAssessments: Int
+        var expectedAlerts: Int
         var acceptedAt: ContinuousClock.Instant?
         /// Assessment ids by subject (measurement, NPI or profile id): more than one for a subject is a duplicate.
         var assessments: [String: Set<UUID>] = [:]
@@ -20,11 +21,9 @@ final class PipelineLedger: Sendable {
         var followOns: [String: Set<UUID>] = [:]
         /// Arrivals seen before the request's answer reached the bench (the relay can beat the HTTP answer).
         var early: [ContinuousClock.Instant] = []
-        /// Answered with an error or not at all: nothing should follow.
-        var refused = false
 
-        var assessmentCount: Int { assessments.values.reduce(0) { $0 + $1.count } }
-        var alertCount: Int { alerts.values.reduce(0) { $0 + $1.count } }
+        /// Every assessment and alert id that arrived (subjects and purposes count each id once).
+        var arrivedIDs: Int { (Array(assessments.values) + Array(alerts.values)).reduce(0) { $0 + $1.count } }
         var complete: Bool { assessments.count >= expectedAssessments && alerts.count >= expectedAlerts }
     }
 
@@ -41,10 +40,22 @@ final class PipelineLedger: Sendable {
         /// The same message (event id) delivered twice: at-least-once transport, dropped by consumers by its id.
         var redelivered = 0
         var seenEvents: Set<UUID> = []
-        /// Messages with the bench's trace prefix but a trace it never sent (another run's, on the same stack).
+        /// Messages with the bench's trace prefix but a trace it never sent, or that could not be read.
         var unknownTraces = 0
+        var unreadable = 0
+        /// The last awaited assessment or alert (the end of some request's pipeline).
         var lastArrival: ContinuousClock.Instant?
         var downstream = 0
+        /// Why the watcher stopped, if it failed: then arrivals are missing for a reason of the bench's own.
+        var watcherFailure: String?
+    }
+
+    /// What the progress line shows, without copying the ledger.
+    struct Counters {
+        let acceptedEvents: Int
+        let downstream: Int
+        let errors: Int
+        let awaited: Int
     }
 
     private let state = Mutex(State())
@@ -66,14 +77,20 @@ final class PipelineLedger: Sendable {
         state.withLock { $0.traces[trace] = Trace(kind: request.kind, expectedAssessments: request.assessments, expectedAlerts: request.alerts) }
     }
 
-    /// A request was answered with success: its events count, and its latency clock starts.
-    func accepted(_ request: PipelineRequest, trace: String, sentAt: ContinuousClock.Instant, at now: ContinuousClock.Instant) {
+    /// A request was answered with success: its events count, and its latency clock starts. `recorded`: how many of
+    /// a sync's changes its answer says were recorded (the others cause nothing and are counted as refused).
+    func accepted(
+        _ request: PipelineRequest, trace: String, sentAt: ContinuousClock.Instant, at now: ContinuousClock.Instant, recorded: Int? = nil
+    ) {
         state.withLock { state in
-            state.acceptedEvents[request.kind, default: 0] += request.events
+            let events = recorded ?? request.events
+            state.acceptedEvents[request.kind, default: 0] += events
             state.acceptedRequests[request.kind, default: 0] += 1
+            if events < request.events { state.refused[request.kind, default: [:]][200, default: 0] += request.events - events }
             state.answered[request.kind, default: Self.histogram()].record(Self.microseconds(now - sentAt))
             guard var record = state.traces[trace] else { return }
             record.acceptedAt = now
+            if let recorded { record.expectedAssessments = recorded }
             // What arrived before the answer was faster than the answer: no latency after acceptance.
             for _ in record.early { state.endToEnd[request.kind, default: Self.histogram()].record(0) }
             record.early = []
@@ -86,7 +103,6 @@ final class PipelineLedger: Sendable {
     func refused(_ request: PipelineRequest, trace: String, status: Int?) {
         state.withLock { state in
             if let status { state.refused[request.kind, default: [:]][status, default: 0] += 1 } else { state.failed[request.kind, default: 0] += 1 }
-            state.traces[trace]?.refused = true
         }
     }
 
@@ -107,7 +123,6 @@ final class PipelineLedger: Sendable {
             }
             guard state.seenEvents.insert(eventID).inserted else { state.redelivered += 1; return }
             state.downstream += 1
-            state.lastArrival = now
             guard var record = state.traces[trace] else { state.unknownTraces += 1; return }
             let ends: Bool
             switch arrival {
@@ -122,6 +137,7 @@ final class PipelineLedger: Sendable {
                 record.followOns[purpose, default: []].insert(alert)
             }
             if ends {
+                state.lastArrival = now
                 if let acceptedAt = record.acceptedAt {
                     state.endToEnd[record.kind, default: Self.histogram()].record(Self.microseconds(now - acceptedAt))
                 } else {
@@ -132,10 +148,20 @@ final class PipelineLedger: Sendable {
         }
     }
 
+    func unreadable() { state.withLock { $0.unreadable += 1 } }
+    func watcherFailed(_ error: any Error) { state.withLock { $0.watcherFailure = "\(error)" } }
+
+    /// The whole ledger, for the report at the end.
     var snapshot: State { state.withLock { $0 } }
 
-    /// Accepted requests still waiting for something downstream.
-    var incomplete: Int { state.withLock { $0.traces.values.count { $0.acceptedAt != nil && !$0.complete } } }
+    var counters: Counters {
+        state.withLock { state in
+            Counters(
+                acceptedEvents: state.acceptedEvents.filter(\.key.flowsThroughPipeline).values.reduce(0, +), downstream: state.downstream,
+                errors: state.refused.values.flatMap(\.values).reduce(0, +) + state.failed.values.reduce(0, +),
+                awaited: state.traces.values.count { $0.acceptedAt != nil && !$0.complete })
+        }
+    }
 }
 
 extension PipelineKind {
@@ -155,13 +181,18 @@ struct PipelineReconciliation {
     let rows: [PipelineKind: Row]
     /// Assessments and alerts caused by requests answered with an error, or not answered at all.
     let causedUnanswered: Int
+    /// Requests (or a sync's changes) refused, and requests not answered.
+    let refused: Int
+    let unanswered: Int
+    let unknownTraces: Int
+    let watcherFailure: String?
 
     init(_ state: PipelineLedger.State) {
         var rows: [PipelineKind: Row] = [:]
         var causedUnanswered = 0
         for trace in state.traces.values {
             guard trace.acceptedAt != nil else {
-                causedUnanswered += trace.assessmentCount + trace.alertCount
+                causedUnanswered += trace.arrivedIDs
                 continue
             }
             var row = rows[trace.kind] ?? Row()
@@ -180,9 +211,20 @@ struct PipelineReconciliation {
         }
         self.rows = rows
         self.causedUnanswered = causedUnanswered
+        refused = state.refused.values.flatMap(\.values).reduce(0, +)
+        unanswered = state.failed.values.reduce(0, +)
+        unknownTraces = state.unknownTraces + state.unreadable
+        watcherFailure = state.watcherFailure
     }
 
     var lost: Int { rows.values.reduce(0) { $0 + $1.missingAssessments + $1.missingAlerts } }
     var duplicated: Int { rows.values.reduce(0) { $0 + $1.duplicateAssessments + $1.duplicateAlerts } }
     var extra: Int { rows.values.reduce(0) { $0 + $1.extraAlerts } }
+
+    /// Nothing missing, nothing twice, nothing unexpected, and every request answered with success: a refused request
+    /// is a failure of the run too (a bench that measured refusals measured something else).
+    var reconciled: Bool {
+        lost == 0 && duplicated == 0 && extra == 0 && causedUnanswered == 0 && refused == 0 && unanswered == 0 && unknownTraces == 0
+            && watcherFailure == nil
+    }
 }

@@ -66,14 +66,19 @@ struct PipelineReport {
         if reconciliation.causedUnanswered > 0 {
             lines.append("  assessments or alerts of requests answered with an error or not at all: \(reconciliation.causedUnanswered)")
         }
+        if reconciliation.unknownTraces > 0 {
+            lines.append("  messages with this run's trace prefix that match no request or cannot be read: \(reconciliation.unknownTraces)")
+        }
+        if let failure = reconciliation.watcherFailure { lines.append("  the watcher of the topics failed: \(failure)") }
         lines.append("")
         let busy = cpu.reduce(0) { $0 + $1.cores }
         lines.append(String(format: "cores kept busy during the load, by process on this machine (%.2f of %d):", busy, ProcessInfo.processInfo.activeProcessorCount))
         for (name, cores) in cpu { lines.append(String(format: "  %5.2f  %@", cores, name)) }
-        reconciled = reconciliation.lost == 0 && reconciliation.duplicated == 0 && reconciliation.extra == 0
+        reconciled = reconciliation.reconciled
         lines.append(reconciled
             ? "RECONCILED: nothing lost, nothing twice"
-            : "NOT RECONCILED: \(reconciliation.lost) missing, \(reconciliation.duplicated) twice, \(reconciliation.extra) unexpected")
+            : "NOT RECONCILED: \(reconciliation.lost) missing, \(reconciliation.duplicated) twice, \(reconciliation.extra) unexpected, "
+                + "\(reconciliation.refused) refused, \(reconciliation.unanswered) unanswered")
         text = lines.joined(separator: "\n") + "\n"
     }
 

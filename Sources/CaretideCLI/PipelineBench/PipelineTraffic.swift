@@ -44,10 +44,11 @@ final class PipelineTraffic: Sendable {
                     while ContinuousClock.now < deadline {
                         let kind = mix.kind(using: &generator, diagnosis: diagnosis)
                         let request = mix.request(kind, lane: lane, environmentSequence: environmentSequence, using: &generator)
-                        if kind == .environment { environmentSequence += 1 }
-                        if let pacer { try? await pacer.wait(for: request.events) }
+                        if let pacer, await !pacer.wait(for: request.events, before: deadline) { break }
                         guard ContinuousClock.now < deadline else { break }
-                        await send(request)
+                        // An area's next reading only after this one was taken: a refused one changed nothing, and
+                        // the next must still alternate with the last one decided.
+                        if await send(request), kind == .environment { environmentSequence += 1 }
                     }
                 }
             }
@@ -61,7 +62,9 @@ final class PipelineTraffic: Sendable {
         return tracePrefix + String(repeating: "0", count: 32 - tracePrefix.count - digits.count) + digits
     }
 
-    func send(_ request: PipelineRequest) async {
+    /// Sends one request and records its fate; true when it was accepted.
+    @discardableResult
+    func send(_ request: PipelineRequest) async -> Bool {
         let trace = nextTrace()
         var http = Self.request(
             request.method, baseURLs[request.service]! + request.path, token: tokens[request.caller]!,
@@ -74,16 +77,31 @@ final class PipelineTraffic: Sendable {
         let sentAt = ContinuousClock.now
         do {
             let response = try await client.execute(http, timeout: .seconds(60))
-            _ = try await response.body.collect(upTo: 4 << 20)
+            let body = try await response.body.collect(upTo: 4 << 20)
             let status = Int(response.status.code)
-            if status == 200 || status == 201 {
-                ledger.accepted(request, trace: trace, sentAt: sentAt, at: .now)
-            } else {
+            guard status == 200 || status == 201 else {
                 ledger.refused(request, trace: trace, status: status)
+                return false
             }
+            // A sync answers 200 with a status per change: only recorded ones cause an assessment.
+            let recorded = request.kind == .sync ? Self.recordedChanges(body) : nil
+            ledger.accepted(request, trace: trace, sentAt: sentAt, at: .now, recorded: recorded)
+            return true
         } catch {
             ledger.refused(request, trace: trace, status: nil)
+            return false
         }
+    }
+
+    private struct SyncAnswer: Decodable {
+        struct Result: Decodable { let status: String }
+        let results: [Result]
+    }
+
+    /// The changes of a sync upload its answer says were recorded (0 if the answer cannot be read).
+    static func recordedChanges(_ body: ByteBuffer) -> Int {
+        let answer = try? JSONDecoder().decode(SyncAnswer.self, from: Data(body.readableBytesView))
+        return answer?.results.count { $0.status == "recorded" } ?? 0
     }
 
     /// A JSON request with the caller's bearer token.
@@ -106,13 +124,16 @@ final class PipelineTraffic: Sendable {
 
         init(eventsPerSecond: Int) { interval = .seconds(1) / eventsPerSecond }
 
-        func wait(for events: Int) async throws {
+        /// Waits for the slot of `events`; false when the slot falls at or after `deadline` (the load is over).
+        func wait(for events: Int, before deadline: ContinuousClock.Instant) async -> Bool {
             let slot = next.withLock { next in
                 let slot = max(next, .now - Self.catchUp)
                 next = slot + interval * events
                 return slot
             }
-            try await Task.sleep(until: slot, clock: .continuous)
+            guard slot < deadline else { return false }
+            try? await Task.sleep(until: slot, clock: .continuous)
+            return true
         }
     }
 }

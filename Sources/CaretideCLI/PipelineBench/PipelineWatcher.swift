@@ -3,9 +3,10 @@ import CaretideSchemas
 import Foundation
 import Logging
 
-/// Reads `caretide.scores` and `caretide.alerts` as an outside consumer would (a group of its own, from the end of
-/// each partition, committing nothing) and hands the ledger every assessment and alert that carries one of the
-/// run's trace ids.
+/// Reads `caretide.scores` and `caretide.alerts` as an outside consumer would (a group of its own, committing
+/// nothing) and hands the ledger every assessment and alert that carries one of the run's trace ids. It reads each
+/// partition from its start, so nothing published while it joins its group is missed; what other runs left there
+/// is skipped by its trace id without being decoded.
 struct PipelineWatcher: Sendable {
     let consumer: KafkaConsumer
     let ledger: PipelineLedger
@@ -14,7 +15,7 @@ struct PipelineWatcher: Sendable {
 
     init(kafka: KafkaConfiguration, ledger: PipelineLedger, tracePrefix: String, logger: Logger) throws {
         var configuration = kafka
-        configuration.properties["auto.offset.reset"] = "latest"
+        configuration.properties["auto.offset.reset"] = "earliest"
         configuration.properties["enable.auto.commit"] = "false"
         consumer = try KafkaConsumer(
             configuration: configuration, groupID: "caretide-bench-\(UUID().uuidString.lowercased())",
@@ -41,15 +42,18 @@ struct PipelineWatcher: Sendable {
 
     func run() async throws {
         let decoder = JSONDecoder()
-        let traceHeader = Array(EventHeader.traceID.utf8)
         let prefix = Array(tracePrefix.utf8)
         while !Task.isCancelled {
             let messages = try await consumer.pollBatch(maxMessages: 1_000, timeout: .milliseconds(50))
             let now = ContinuousClock.now
             for message in messages {
-                guard let header = message.headerFields.first(where: { Array($0.name.utf8) == traceHeader }), let value = header.value,
-                      value.starts(with: prefix), let envelope = try? decoder.decode(Envelope.self, from: Data(message.value))
+                guard let header = message.headerFields.first(where: { $0.name == EventHeader.traceID }), let value = header.value,
+                      value.starts(with: prefix)
                 else { continue }
+                guard let envelope = try? decoder.decode(Envelope.self, from: Data(message.value)) else {
+                    ledger.unreadable()
+                    continue
+                }
                 let trace = String(decoding: value, as: UTF8.self)
                 let payload = envelope.payload
                 switch envelope.eventType {
