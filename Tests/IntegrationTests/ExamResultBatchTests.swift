@@ -95,6 +95,15 @@ import Testing
         #expect(refused[1] == "MSA|AR|MSG00001" && refused[2].contains("|200^Unsupported message type^HL70357|"))
         let (_, garbage) = try await Self.hl7(url, "hello")
         #expect(garbage.count == 3 && garbage[1] == "MSA|AR|")
+
+        // A lab that retries with an Idempotency-Key gets the first ACK again, as an ACK: a kept answer keeps its
+        // media type (found by the HTTP fuzzing, which saw a replayed ACK labelled JSON).
+        let headers = ["Content-Type": "x-application/hl7-v2+er7", "Idempotency-Key": "lab-\(UUID())"]
+        let first = try await HTTP.send(method: "POST", url, body: Data(Self.hl7Fixture.utf8), as: .owner, headers: headers)
+        let replayed = try await HTTP.send(method: "POST", url, body: Data(Self.hl7Fixture.utf8), as: .owner, headers: headers)
+        #expect(replayed.header("Idempotent-Replayed") == "true" && replayed.body == first.body)
+        #expect(replayed.header("Content-Type") == first.header("Content-Type"))
+        #expect(replayed.header("Content-Type")?.hasPrefix("x-application/hl7-v2+er7") == true)
         try await stack.shutdown()
     }
 

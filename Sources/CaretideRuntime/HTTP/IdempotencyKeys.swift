@@ -53,7 +53,7 @@ final class IdempotencyKeys: Sendable {
                     status: .unprocessableContent, error: "this Idempotency-Key was used for a different request",
                     violations: [SchemaViolation(pointer: JSONPointer(tokens: ["Idempotency-Key"]), message: "must be new for a new request")])
             }
-            var headers: HTTPFields = [.contentType: "application/json"]
+            var headers: HTTPFields = [.contentType: kept.contentType ?? "application/json"]
             headers[.idempotentReplayed] = "true"
             return Response(status: .init(code: kept.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: kept.response)))
         }
@@ -73,8 +73,8 @@ final class IdempotencyKeys: Sendable {
         do {
             try await database.client.query(
                 """
-                INSERT INTO idempotency_keys (owner, key, request_hash, status, response)
-                VALUES (\(owner), \(key), sha256(\(fingerprint)), \(response.status.code), \(answer))
+                INSERT INTO idempotency_keys (owner, key, request_hash, status, response, content_type)
+                VALUES (\(owner), \(key), sha256(\(fingerprint)), \(response.status.code), \(answer), \(response.headers[.contentType]))
                 ON CONFLICT (owner, key) DO NOTHING
                 """, logger: logger)
         } catch {
@@ -88,16 +88,18 @@ final class IdempotencyKeys: Sendable {
         let status: Int
         let response: [UInt8]
         let sameRequest: Bool
+        /// The first answer's `Content-Type` (nil for answers kept before it was, all JSON).
+        let contentType: String?
     }
 
     private func kept(owner: String, key: String, fingerprint: ByteBuffer) async throws -> Kept? {
         let rows = try await database.client.query(
             """
-            SELECT status, response, request_hash = sha256(\(fingerprint)) FROM idempotency_keys
+            SELECT status, response, request_hash = sha256(\(fingerprint)), content_type FROM idempotency_keys
             WHERE owner = \(owner) AND key = \(key) AND created_at > now() - \(Self.retention)::interval
             """, logger: logger)
-        for try await (status, response, same) in rows.decode((Int, ByteBuffer, Bool).self) {
-            return Kept(status: status, response: Array(buffer: response), sameRequest: same)
+        for try await (status, response, same, contentType) in rows.decode((Int, ByteBuffer, Bool, String?).self) {
+            return Kept(status: status, response: Array(buffer: response), sameRequest: same, contentType: contentType)
         }
         return nil
     }

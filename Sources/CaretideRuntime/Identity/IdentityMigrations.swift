@@ -64,5 +64,10 @@ enum IdentityMigrations {
             """,
             "CREATE INDEX inbound_messages_age ON inbound_messages (applied_at)",
         ]),
+        // A kept answer is replayed in its own media type: an HL7 v2 ACK or a FHIR resource is not JSON to its
+        // reader. Rows kept before this have none, and were all JSON.
+        Migration(version: 4, name: "the media type of kept answers", statements: [
+            "ALTER TABLE idempotency_keys ADD COLUMN content_type text",
+        ]),
     ])
 }
