@@ -48,6 +48,12 @@ final class PipelineLedger: Sendable {
         var downstream = 0
         /// Why the watcher stopped, if it failed: then arrivals are missing for a reason of the bench's own.
         var watcherFailure: String?
+
+        /// Events accepted of the kinds that go through ingest → scoring → notification.
+        var pipelineEvents: Int { acceptedEvents.filter(\.key.flowsThroughPipeline).values.reduce(0, +) }
+        /// Requests (or a sync's changes) refused, and requests not answered.
+        var refusedCount: Int { refused.values.flatMap(\.values).reduce(0, +) }
+        var unansweredCount: Int { failed.values.reduce(0, +) }
     }
 
     /// What the progress line shows, without copying the ledger.
@@ -60,7 +66,7 @@ final class PipelineLedger: Sendable {
 
     private let state = Mutex(State())
 
-    private static func histogram() -> Histogram<UInt64> {
+    static func histogram() -> Histogram<UInt64> {
         // 1 µs to 10 minutes, three significant digits.
         Histogram(lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
     }
@@ -157,8 +163,7 @@ final class PipelineLedger: Sendable {
     var counters: Counters {
         state.withLock { state in
             Counters(
-                acceptedEvents: state.acceptedEvents.filter(\.key.flowsThroughPipeline).values.reduce(0, +), downstream: state.downstream,
-                errors: state.refused.values.flatMap(\.values).reduce(0, +) + state.failed.values.reduce(0, +),
+                acceptedEvents: state.pipelineEvents, downstream: state.downstream, errors: state.refusedCount + state.unansweredCount,
                 awaited: state.traces.values.count { $0.acceptedAt != nil && !$0.complete })
         }
     }
@@ -211,8 +216,8 @@ struct PipelineReconciliation {
         }
         self.rows = rows
         self.causedUnanswered = causedUnanswered
-        refused = state.refused.values.flatMap(\.values).reduce(0, +)
-        unanswered = state.failed.values.reduce(0, +)
+        refused = state.refusedCount
+        unanswered = state.unansweredCount
         unknownTraces = state.unknownTraces + state.unreadable
         watcherFailure = state.watcherFailure
     }

@@ -12,7 +12,7 @@ struct PipelineReport {
         patients: Int, cpu: [(name: String, cores: Double)]
     ) {
         let loadSeconds = (loadStopped - start).seconds
-        let pipelineEvents = state.acceptedEvents.filter(\.key.flowsThroughPipeline).values.reduce(0, +)
+        let pipelineEvents = state.pipelineEvents
         let reconciliation = PipelineReconciliation(state)
         var lines: [String] = []
         lines.append("pipeline: \(rate == 0 ? "as fast as the stack answers" : "\(rate) events/s asked") for \(seconds) s, \(connections) connections, \(patients) patients")
@@ -33,16 +33,16 @@ struct PipelineReport {
         for kind in PipelineKind.allCases {
             guard let requests = state.acceptedRequests[kind] else { continue }
             let answer = state.answered[kind].map { "\(Self.ms($0, 50)) / \(Self.ms($0, 99))" } ?? "-"
-            let endToEnd = state.endToEnd[kind].map { "\(Self.ms($0, 50)) / \(Self.ms($0, 90)) / \(Self.ms($0, 99)) / \(Self.ms($0, 100))" } ?? "-"
+            let endToEnd = state.endToEnd[kind].map(Self.percentiles) ?? "-"
             lines.append(kind.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)
                 + String(format: "%9d %8d", requests, state.acceptedEvents[kind] ?? 0) + "   " + answer.padding(toLength: 20, withPad: " ", startingAt: 0)
                 + endToEnd.padding(toLength: 39, withPad: " ", startingAt: 0) + kind.end)
         }
-        var every = Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        var every = PipelineLedger.histogram()
         for (kind, histogram) in state.endToEnd where kind.flowsThroughPipeline { every.add(histogram) }
         if every.totalCount > 0 {
             lines.append("every end (\(every.totalCount) assessments and alerts awaited)".padding(toLength: 55, withPad: " ", startingAt: 0)
-                + "\(Self.ms(every, 50)) / \(Self.ms(every, 90)) / \(Self.ms(every, 99)) / \(Self.ms(every, 100))")
+                + Self.percentiles(every))
         }
         let refused = state.refused.flatMap { kind, statuses in statuses.map { "\(kind.rawValue) \($0.key): \($0.value)" } }.sorted()
         let failed = state.failed.map { "\($0.key.rawValue): \($0.value)" }.sorted()
@@ -80,6 +80,11 @@ struct PipelineReport {
             : "NOT RECONCILED: \(reconciliation.lost) missing, \(reconciliation.duplicated) twice, \(reconciliation.extra) unexpected, "
                 + "\(reconciliation.refused) refused, \(reconciliation.unanswered) unanswered")
         text = lines.joined(separator: "\n") + "\n"
+    }
+
+    /// p50 / p90 / p99 / max in milliseconds.
+    private static func percentiles(_ histogram: Histogram<UInt64>) -> String {
+        "\(ms(histogram, 50)) / \(ms(histogram, 90)) / \(ms(histogram, 99)) / \(ms(histogram, 100))"
     }
 
     private static func ms(_ histogram: Histogram<UInt64>, _ percentile: Double) -> String {
