@@ -1,11 +1,26 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// Every module a target imports is declared here, and `scripts/test` builds with
+// `--explicit-target-dependency-import-check error`, so an import that resolves only transitively fails the build.
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let postgres: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let lifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+let jwt: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
+let httpClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let propertyBased: Target.Dependency = .product(name: "PropertyBased", package: "swift-property-based")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+
 let package = Package(
     name: "Caretide",
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "caretide", targets: ["CaretideCLI"]),
+        .executable(name: "caretide-bench", targets: ["CaretideBench"]),
         .executable(name: "ingest-service", targets: ["ingest-service"]),
         .executable(name: "scoring-service", targets: ["scoring-service"]),
         .executable(name: "notification-service", targets: ["notification-service"]),
@@ -15,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.25.0"),
@@ -24,7 +41,7 @@ let package = Package(
         // Webhook delivery (notification-service): a pooled HTTP client with bounded waits, and HMAC signatures.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
-        // `caretide bench pipeline`: latency percentiles without keeping every sample.
+        // `caretide-bench pipeline`: latency percentiles without keeping every sample.
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
@@ -32,66 +49,65 @@ let package = Package(
         // The JSON Schemas at the top of the repository, bundled so the services validate against those very files.
         .target(name: "CaretideSchemaFiles", path: "Schemas", resources: [.copy("envelope.v1.schema.json"), .copy("events"), .copy("api"), .copy("asyncapi.yaml")]),
         .target(name: "CaretideDomain"),
-        // Human Phenotype Ontology parsing and Phenomizer ranking with p-values (pure); diagnosis-service will serve it.
+        // Human Phenotype Ontology parsing and Phenomizer ranking with p-values (pure); diagnosis-service serves it.
         .target(name: "PhenotypeRanking"),
         // Wire types reuse the domain's value enums (units, contexts, sex, severity), so there is one spelling of each.
         .target(name: "CaretideSchemas", dependencies: ["CaretideSchemaFiles", "CaretideDomain"]),
         // The clinical rules applied to recorded events (pure): shared by ingest (validation), scoring and `caretide rescore`.
         .target(name: "ClinicalAssessment", dependencies: ["CaretideSchemas", "CaretideDomain"]),
 
-        // I/O adapters.
+        // Middle floor: I/O adapters.
         .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
-        .target(name: "CaretideKafka", dependencies: [
-            "CRdKafka",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
-        .target(name: "CaretideStore", dependencies: [
-            "CaretideSchemas",
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
-
+        .target(name: "CaretideKafka", dependencies: ["CRdKafka", logging]),
+        .target(name: "CaretideStore", dependencies: ["CaretideSchemas", postgres, logging, lifecycle]),
         // Who calls: bearer JWTs verified against the identity provider's keys (RFC 7519, RFC 7517, RFC 8725).
-        .target(name: "CaretideIdentity", dependencies: [.product(name: "JWTKit", package: "jwt-kit")]),
+        .target(name: "CaretideIdentity", dependencies: [jwt]),
 
-        // Runtime shared by every service.
+        // The runtime every service shares: HTTP, identity, events, outbox, jobs, service assembly.
         .target(name: "CaretideRuntime", dependencies: [
             "CaretideSchemas", "CaretideDomain", "CaretideKafka", "CaretideStore", "CaretideIdentity",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Metrics", package: "swift-metrics"),
+            hummingbird, httpTypes, nioCore, lifecycle, postgres, logging,
+            .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "Logging", package: "swift-log"),
         ]),
 
-        // Services: a library each (tests start them in-process) and a thin executable.
-        .target(name: "IngestService", dependencies: ["CaretideRuntime", "CaretideDomain", "ClinicalAssessment"]),
-        .target(name: "ScoringService", dependencies: ["CaretideRuntime", "CaretideDomain", "ClinicalAssessment"]),
+        // Top floor: a library per service (tests start them in-process) and a thin executable.
+        .target(name: "IngestService", dependencies: [
+            "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "CaretideKafka", "ClinicalAssessment",
+            hummingbird, nioCore, postgres, logging,
+        ]),
+        .target(name: "ScoringService", dependencies: [
+            "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment",
+            hummingbird, postgres, logging,
+        ]),
         .target(name: "NotificationService", dependencies: [
-            "CaretideRuntime", "CaretideDomain", "ClinicalAssessment",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "Crypto", package: "swift-crypto"),
+            "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment",
+            hummingbird, nioCore, postgres, logging, lifecycle, httpClient, crypto,
         ]),
         .target(name: "DiagnosisService", dependencies: [
-            "CaretideRuntime", "PhenotypeRanking",
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            "CaretideRuntime", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "PhenotypeRanking",
+            hummingbird, nioCore, postgres, logging, lifecycle,
         ]),
-        .executableTarget(name: "ingest-service", dependencies: ["IngestService"]),
-        .executableTarget(name: "scoring-service", dependencies: ["ScoringService"]),
-        .executableTarget(name: "notification-service", dependencies: ["NotificationService"]),
-        .executableTarget(name: "diagnosis-service", dependencies: ["DiagnosisService"]),
+        .executableTarget(name: "ingest-service", dependencies: ["IngestService", "CaretideRuntime"]),
+        .executableTarget(name: "scoring-service", dependencies: ["ScoringService", "CaretideRuntime"]),
+        .executableTarget(name: "notification-service", dependencies: ["NotificationService", "CaretideRuntime"]),
+        .executableTarget(name: "diagnosis-service", dependencies: ["DiagnosisService", "CaretideRuntime"]),
 
-        // Local development: a private PostgreSQL and child-process supervision for `caretide dev` and the tests.
-        .target(name: "CaretideLocalStack", dependencies: [
-            "CaretideStore",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        // Local development: a private PostgreSQL, child-process supervision and the commands' logging, for
+        // `caretide dev`, the bench and the tests.
+        .target(name: "CaretideLocalStack", dependencies: ["CaretideStore", logging]),
+        // `caretide`: what an operator runs.
         .executableTarget(name: "CaretideCLI", dependencies: [
-            "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideIdentity", "PhenotypeRanking",
+            "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideIdentity", "CaretideSchemas", "PhenotypeRanking",
             "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            // `caretide bench pipeline` drives a running stack over HTTP and records latencies in HdrHistograms.
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            argumentParser, logging,
+        ]),
+        // `caretide-bench`: the benchmarks recorded in BENCHMARKS.md, apart from what an operator runs. The pipeline
+        // bench drives a running stack over HTTP and records latencies in HdrHistograms.
+        .executableTarget(name: "CaretideBench", dependencies: [
+            "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideIdentity", "CaretideSchemas", "CaretideDomain",
+            "PhenotypeRanking", "ScoringService", "DiagnosisService",
+            argumentParser, logging, httpClient, nioCore, lifecycle,
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
 
@@ -99,41 +115,37 @@ let package = Package(
         .target(name: "CaretideTestSupport", dependencies: [
             "CaretideLocalStack", "CaretideRuntime", "CaretideIdentity", "CaretideKafka", "CaretideStore", "CaretideSchemas",
             "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            lifecycle, logging,
         ], path: "Tests/CaretideTestSupport"),
-        .testTarget(name: "CaretideSchemasTests", dependencies: [
-            "CaretideSchemas", "CaretideDomain", .product(name: "PropertyBased", package: "swift-property-based"),
-        ]),
-        .testTarget(name: "ClinicalAssessmentTests", dependencies: ["ClinicalAssessment"]),
-        .testTarget(name: "NotificationServiceTests", dependencies: ["NotificationService", .product(name: "Crypto", package: "swift-crypto")]),
+
+        // Ground-floor tests: pure rules and state machines.
+        .testTarget(name: "CaretideDomainTests", dependencies: ["CaretideDomain", propertyBased]),
+        .testTarget(name: "CaretideSchemasTests", dependencies: ["CaretideSchemas", "CaretideDomain", propertyBased]),
+        .testTarget(name: "ClinicalAssessmentTests", dependencies: ["ClinicalAssessment", "CaretideSchemas", "CaretideDomain"]),
         .testTarget(
-            name: "PhenotypeRankingTests",
-            dependencies: ["PhenotypeRanking", .product(name: "PropertyBased", package: "swift-property-based")],
-            resources: [.copy("Fixtures")]),
-        .testTarget(name: "CaretideDomainTests", dependencies: [
-            "CaretideDomain",
-            .product(name: "PropertyBased", package: "swift-property-based"),
-        ]),
-        .testTarget(name: "CaretideKafkaTests", dependencies: ["CaretideKafka", .product(name: "Logging", package: "swift-log")]),
+            name: "PhenotypeRankingTests", dependencies: ["PhenotypeRanking", propertyBased], resources: [.copy("Fixtures")]),
+        // Adapters against the real thing: librdkafka's mock cluster, a real PostgreSQL.
+        .testTarget(name: "CaretideKafkaTests", dependencies: ["CaretideKafka", logging]),
         .testTarget(name: "CaretideStoreTests", dependencies: [
-            "CaretideStore", "CaretideTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+            "CaretideStore", "CaretideSchemas", "CaretideLocalStack", "CaretideTestSupport", postgres, logging,
         ]),
-        .testTarget(name: "CaretideIdentityTests", dependencies: ["CaretideIdentity", .product(name: "JWTKit", package: "jwt-kit")]),
-        .testTarget(name: "CaretideRuntimeTests", dependencies: [
-            "CaretideRuntime", "CaretideIdentity", .product(name: "Hummingbird", package: "hummingbird"),
-        ]),
+        .testTarget(name: "CaretideIdentityTests", dependencies: ["CaretideIdentity", jwt]),
+        .testTarget(name: "CaretideRuntimeTests", dependencies: ["CaretideRuntime", "CaretideDomain", hummingbird]),
+        // A target per service: its rules and state machines, without starting it.
         .testTarget(
-            name: "IngestServiceTests",
-            dependencies: ["IngestService", "CaretideSchemas", "CaretideRuntime", .product(name: "PropertyBased", package: "swift-property-based")],
+            name: "IngestServiceTests", dependencies: ["IngestService", "CaretideSchemas", "CaretideRuntime", propertyBased],
             // HL7 v2 and FHIR messages written from the specifications, read by path (the integration tests read them too).
             exclude: ["Fixtures"]),
+        .testTarget(name: "ScoringServiceTests", dependencies: ["ScoringService", "ClinicalAssessment", "CaretideSchemas", "CaretideDomain"]),
+        .testTarget(name: "NotificationServiceTests", dependencies: ["NotificationService", crypto]),
+        .testTarget(name: "DiagnosisServiceTests", dependencies: ["DiagnosisService", "PhenotypeRanking", "CaretideSchemas"]),
+        // Whole services started against a real PostgreSQL and the embedded broker: Flows/, Resilience/, Contracts/, Tools/.
         .testTarget(name: "IntegrationTests", dependencies: [
             "CaretideTestSupport", "CaretideLocalStack", "CaretideIdentity", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideSchemas",
-            "IngestService", "ScoringService", "NotificationService", "DiagnosisService", "PhenotypeRanking",
-            .product(name: "PostgresNIO", package: "postgres-nio"),
+            "CaretideDomain", "IngestService", "ScoringService", "NotificationService", "DiagnosisService", "PhenotypeRanking",
+            postgres, logging, lifecycle,
             // A webhook receiver on loopback, and the signature check a receiver makes.
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "Crypto", package: "swift-crypto"),
+            hummingbird, crypto,
         ]),
     ]
 )

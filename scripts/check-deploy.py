@@ -18,12 +18,17 @@ topics_source = (root / "Sources" / "CaretideSchemas" / "Events" / "Topic.swift"
 
 problems = []
 products = set(re.findall(r'\.executable\(name: "([^"]+)"', package))
+# The benchmarks are for developers, not shipped in the image.
+NOT_SHIPPED = {"caretide-bench"}
 topics = set(re.findall(r'case \w+ = "(caretide\.[a-z0-9.-]+)"', topics_source))
 services = compose.get("services", {})
 
-for product in products:
+for product in products - NOT_SHIPPED:
     if product not in dockerfile:
         problems.append(f"deploy/Dockerfile does not build or copy the product {product}")
+for product in NOT_SHIPPED & products:
+    if re.search(rf"(?<![\w-]){re.escape(product)}(?![\w-])", dockerfile):
+        problems.append(f"deploy/Dockerfile ships {product}, which is for developers only")
 if "Caretide_CaretideSchemaFiles.resources" not in dockerfile:
     problems.append("deploy/Dockerfile does not copy the JSON Schema resource bundle")
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CaretideKafka
+import CaretideLocalStack
 import CaretideSchemas
 import Foundation
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaretideLocalStack
 import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
@@ -85,24 +86,5 @@ struct HPOImportCommand: AsyncParsableCommand {
         } else {
             print(report.summary)
         }
-    }
-}
-
-extension OntologyImportReport {
-    /// A few lines for a terminal.
-    var summary: String {
-        var lines = [
-            "release \(release.releaseID) (\(release.kind.rawValue)): ontology \(release.ontologyVersion ?? "unversioned"), "
-                + "annotations \(release.annotationVersion ?? "none")",
-            "\(termCount) terms, \(diseaseCount) diseases, \(annotationCount) annotations, \(loadWarningCount) annotation rows mapped or skipped",
-            String(
-                format: "parse %.2f s, null distributions %.2f s, accuracy report %.2f s, write %.2f s, total %.2f s",
-                parseSeconds, nullDistributionSeconds, accuracySeconds, writeSeconds, totalSeconds),
-        ]
-        for scenario in accuracy?.scenarios ?? [] {
-            lines.append("recall \(scenario.name): \(scenario.evaluated) simulated patients, " + String(
-                format: "first %.1f %%, top ten %.1f %%", scenario.rankedFirst * 100, scenario.inTopTen * 100))
-        }
-        return lines.joined(separator: "\n")
     }
 }

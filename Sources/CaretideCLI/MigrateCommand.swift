@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaretideLocalStack
 import CaretideRuntime
 import CaretideStore
 import DiagnosisService

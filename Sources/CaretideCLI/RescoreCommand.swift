@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaretideLocalStack
 import CaretideSchemas
 import CaretideStore
 import Foundation

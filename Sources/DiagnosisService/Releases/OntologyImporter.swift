@@ -176,3 +176,22 @@ extension OntologyImporter.PreparedRelease {
             annotationVersion: content.annotations?.version)
     }
 }
+
+extension OntologyImportReport {
+    /// A few lines for a terminal (`caretide hpo import`, `caretide-bench phenotype`).
+    public var summary: String {
+        var lines = [
+            "release \(release.releaseID) (\(release.kind.rawValue)): ontology \(release.ontologyVersion ?? "unversioned"), "
+                + "annotations \(release.annotationVersion ?? "none")",
+            "\(termCount) terms, \(diseaseCount) diseases, \(annotationCount) annotations, \(loadWarningCount) annotation rows mapped or skipped",
+            String(
+                format: "parse %.2f s, null distributions %.2f s, accuracy report %.2f s, write %.2f s, total %.2f s",
+                parseSeconds, nullDistributionSeconds, accuracySeconds, writeSeconds, totalSeconds),
+        ]
+        for scenario in accuracy?.scenarios ?? [] {
+            lines.append("recall \(scenario.name): \(scenario.evaluated) simulated patients, " + String(
+                format: "first %.1f %%, top ten %.1f %%", scenario.rankedFirst * 100, scenario.inTopTen * 100))
+        }
+        return lines.joined(separator: "\n")
+    }
+}

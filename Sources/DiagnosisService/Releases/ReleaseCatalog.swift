@@ -65,7 +65,7 @@ struct ReleaseWatcher: Service {
     }
 }
 
-/// Reading releases the way the service does, for tools outside it (`caretide bench phenotype`).
+/// Reading releases the way the service does, for tools outside it (`caretide-bench phenotype`).
 public enum OntologyReleases {
     /// The newest stored release, built into its ranker (`nil` for a minimum update), or `nil` without any release.
     public static func loadNewest(

@@ -1,0 +1,304 @@
+import CaretideSchemas
+import CaretideStore
+import CaretideTestSupport
+import DiagnosisService
+import Foundation
+import PhenotypeRanking
+import PostgresNIO
+import Testing
+
+/// diagnosis-service over HTTP with a real PostgreSQL: releases imported from the committed HPO fixture (12 diseases,
+/// 59 terms of the 2025-01-16 release), served without downtime, searched, ranked, and saved per doctor.
+@Suite(.serialized, .stoppingStacks) struct DiagnosisFlowTests {
+    static let fixtures = Paths.packageRoot.appendingPathComponent("Tests/PhenotypeRankingTests/Fixtures")
+    static let ontologyFile = fixtures.appendingPathComponent("hp.obo").path
+    static let annotationFile = fixtures.appendingPathComponent("phenotype.hpoa").path
+
+    static var importOptions: OntologyImportOptions {
+        var options = OntologyImportOptions()
+        options.nullSampleCount = 2_000
+        options.symmetricNullSampleCount = 1_000
+        options.concurrency = 2
+        return options
+    }
+
+    static func importFixture(_ stack: TestStack, kind: OntologyUpdateKind = .full) async throws -> OntologyImportReport {
+        try await stack.withDatabase(schema: "diagnosis") { database, logger in
+            try await OntologyImporter.importFiles(
+                kind: kind, ontologyFile: ontologyFile, annotationFile: annotationFile, database: database, options: importOptions,
+                logger: logger)
+        }
+    }
+
+    static func waitUntilServing(_ stack: TestStack, release: Int) async throws {
+        let base = stack.baseURL(DiagnosisService.name)
+        try await eventually("release \(release) serving") {
+            let listing = try await HTTP.get(base + "/v1/releases").decoded(ReleaseListing.self)
+            return listing.serving?.releaseID == release
+        }
+    }
+
+    struct ReleaseListing: Decodable {
+        let serving: OntologyReleaseReference?
+        let releases: [Summary]
+        let message: String?
+
+        struct Summary: Decodable {
+            let releaseId: Int
+            let kind: String
+            let termCount: Int
+            let diseaseCount: Int
+            let accuracyReport: AccuracyReport?
+        }
+    }
+
+    struct SearchAnswer: Decodable {
+        let release: OntologyReleaseReference?
+        let results: [Hit]
+        let message: String?
+
+        struct Hit: Decodable {
+            let id: String
+            let name: String
+            let match: String
+        }
+    }
+
+    struct Problem: Decodable {
+        let error: String
+        let violations: [Violation]
+
+        struct Violation: Decodable {
+            let pointer: String
+            let message: String
+        }
+    }
+
+    @Test("with no ontology: searches answer an empty list saying an update is needed, ranking a 503, an empty query a 400")
+    func nothingLoaded() async throws {
+        let stack = try await TestStack.start([DiagnosisService.definition])
+        let base = stack.baseURL(DiagnosisService.name)
+
+        let phenotypes = try await HTTP.get(base + "/v1/phenotypes?q=seizure").decoded(SearchAnswer.self)
+        #expect(phenotypes.results.isEmpty && phenotypes.release == nil)
+        #expect(phenotypes.message?.contains("update is needed") == true)
+        let diseases = try await HTTP.get(base + "/v1/diseases?q=marfan").decoded(SearchAnswer.self)
+        #expect(diseases.results.isEmpty && diseases.message?.contains("update is needed") == true)
+
+        let ranking = try await HTTP.post(base + "/v1/rankings", json: #"{"phenotypes": ["HP:0001250"]}"#)
+        #expect(ranking.status == 503)
+        #expect(try ranking.decoded(Problem.self).error.contains("full update"))
+
+        let empty = try await HTTP.post(base + "/v1/rankings", json: #"{"phenotypes": [], "excluded": ["seizure"]}"#)
+        #expect(empty.status == 400)
+        #expect(try empty.decoded(Problem.self).violations.map(\.pointer) == ["/excluded/0", "/phenotypes"])
+
+        let badSearch = try await HTTP.get(base + "/v1/phenotypes?limit=0")
+        #expect(badSearch.status == 400)
+        #expect(try badSearch.decoded(Problem.self).violations.map(\.pointer) == ["/limit", "/q"])
+        try await stack.shutdown()
+    }
+
+    @Test("a full import serves search, browsing and rankings identical to the ranking module on the same files")
+    func fullImportServes() async throws {
+        let stack = try await TestStack.start([DiagnosisService.definition])
+        let base = stack.baseURL(DiagnosisService.name)
+        let report = try await Self.importFixture(stack)
+        #expect(report.termCount == 59 && report.diseaseCount == 12 && report.annotationCount > 60)
+        try await Self.waitUntilServing(stack, release: report.release.releaseID)
+
+        // Search: by name, synonym-free word prefix, id, and diseases by bare accession.
+        let seizures = try await HTTP.get(base + "/v1/phenotypes?q=seizure&limit=3").decoded(SearchAnswer.self)
+        #expect(seizures.results.first?.id == "HP:0001250" && seizures.results.first?.match == "exactName")
+        #expect(seizures.results.count == 3)
+        let byID = try await HTTP.get(base + "/v1/phenotypes?q=HP:0001166").decoded(SearchAnswer.self)
+        #expect(byID.results.first?.name == "Arachnodactyly" && byID.results.first?.match == "exactId")
+        let marfan = try await HTTP.get(base + "/v1/diseases?q=154700").decoded(SearchAnswer.self)
+        #expect(marfan.results.map(\.id) == ["OMIM:154700"])
+
+        // Browsing: a term's parents and children; an obsolete id answers the term replacing it.
+        let seizure = try await HTTP.get(base + "/v1/phenotypes/HP:0001250").json() as! [String: Any]
+        #expect((seizure["children"] as! [[String: Any]]).contains { $0["id"] as? String == "HP:0007359" })
+        #expect((seizure["parents"] as! [[String: Any]]).map { $0["id"] as! String } == ["HP:0012638"])
+        let obsolete = try await HTTP.get(base + "/v1/phenotypes/HP:0040168").json() as! [String: Any]
+        #expect(obsolete["requestedId"] as? String == "HP:0040168" && obsolete["id"] as? String != "HP:0040168")
+        #expect(try await HTTP.get(base + "/v1/phenotypes/HP:9999999").status == 404)
+
+        // A disease's phenotypes, most informative first: a query picked from a known disease.
+        let marfanTerms = try await HTTP.get(base + "/v1/diseases/OMIM:154700/phenotypes").json() as! [String: Any]
+        let terms = (marfanTerms["phenotypes"] as! [[String: Any]]).map { $0["id"] as! String }
+        #expect(Set(terms) == ["HP:0000098", "HP:0001166", "HP:0002650", "HP:0001083", "HP:0000545"])
+
+        // Ranking over HTTP equals the ranking module on the same files and null-distribution options: the release
+        // survives its round trip through PostgreSQL unchanged.
+        let reply = try await HTTP.post(base + "/v1/rankings", json: #"{"phenotypes": ["HP:0001166", "HP:0001083", "HP:9999999", "HP:0001166"], "suggestPhenotypes": true}"#)
+        #expect(reply.status == 200)
+        #expect(SchemaCatalog.bundled.payloads[.diagnosisRanked]!.validate(try CaretideJSON.parse(reply.body)) == [])
+        let ranked = try reply.decoded(DiagnosisRanked.self)
+        let expected = try Self.referenceRanker().rank(terms: ["HP:0001166", "HP:0001083", "HP:9999999", "HP:0001166"])
+        #expect(ranked.results.map(\.diseaseID) == expected.results.map(\.diseaseID))
+        #expect(ranked.results.map(\.pValue) == expected.results.map(\.pValue))
+        #expect(ranked.results.map(\.score) == expected.results.map(\.score))
+        #expect(ranked.release == report.release)
+        #expect(ranked.warnings.map(\.code) == ["unknownTerm", "duplicateTerm"])
+        #expect(ranked.results.allSatisfy { $0.adjustedPValue >= $0.pValue && $0.pValue > 0 && $0.pValue <= 1 })
+        #expect(ranked.results.first.map { ["OMIM:154700", "OMIM:236200"].contains($0.diseaseID) } == true)
+        #expect(ranked.results.first?.matches.map(\.queryTerm.id) == ["HP:0001166", "HP:0001083"])
+        #expect(ranked.suggestions?.isEmpty == false)
+
+        // Every query term unusable: a 422 naming the phenotypes.
+        let unusable = try await HTTP.post(base + "/v1/rankings", json: #"{"phenotypes": ["HP:9999999"]}"#)
+        #expect(unusable.status == 422)
+        #expect(try unusable.decoded(Problem.self).violations.map(\.pointer) == ["/phenotypes"])
+
+        // The accuracy report of the release.
+        let listing = try await HTTP.get(base + "/v1/releases").decoded(ReleaseListing.self)
+        let scenarios = try #require(listing.releases.first?.accuracyReport?.scenarios)
+        #expect(scenarios.map(\.name) == ["exact", "imprecise", "impreciseWithNoise"])
+        #expect(scenarios.allSatisfy { $0.evaluated == 12 && $0.inTopTen >= $0.rankedFirst })
+        try await stack.shutdown()
+    }
+
+    static func referenceRanker() throws -> PhenotypeRanker {
+        let kb = try PhenotypeKnowledgeBase(
+            obo: try Data(contentsOf: URL(fileURLWithPath: ontologyFile)), hpoa: try Data(contentsOf: URL(fileURLWithPath: annotationFile)))
+        let nulls = try ScoringMode.allCases.map { scoring in
+            try NullDistribution.build(for: kb, options: NullDistributionOptions(
+                scoring: scoring,
+                sampleCount: scoring == .asymmetric ? importOptions.nullSampleCount : importOptions.symmetricNullSampleCount,
+                maxQuerySize: importOptions.nullMaxQuerySize, binCount: importOptions.nullBinCount))
+        }
+        return try PhenotypeRanker(knowledgeBase: kb, nullDistributions: nulls)
+    }
+
+    @Test("a minimum update serves phenotype search but ranking answers that a full update is needed; a failed import changes nothing")
+    func minimumAndFailedUpdates() async throws {
+        let stack = try await TestStack.start([DiagnosisService.definition])
+        let base = stack.baseURL(DiagnosisService.name)
+        let full = try await Self.importFixture(stack)
+        let minimum = try await Self.importFixture(stack, kind: .minimum)
+        #expect(minimum.release.releaseID == full.release.releaseID + 1 && minimum.diseaseCount == 0)
+        try await Self.waitUntilServing(stack, release: minimum.release.releaseID)
+
+        let found = try await HTTP.get(base + "/v1/phenotypes?q=hypotonia").decoded(SearchAnswer.self)
+        #expect(found.results.first?.id == "HP:0001252")
+        let diseases = try await HTTP.get(base + "/v1/diseases?q=marfan").decoded(SearchAnswer.self)
+        #expect(diseases.results.isEmpty && diseases.message?.contains("full update") == true)
+        let ranking = try await HTTP.post(base + "/v1/rankings", json: #"{"phenotypes": ["HP:0001250"]}"#)
+        #expect(ranking.status == 503)
+        #expect(try ranking.decoded(Problem.self).error.contains("needs a full update"))
+
+        // A broken annotation file fails before anything is written, and the minimum release keeps serving.
+        let broken = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID()).hpoa")
+        try Data("#version: broken\ndatabase_id\tdisease_name\nOMIM:1\tonly two columns\n".utf8).write(to: broken)
+        await #expect(throws: (any Error).self) {
+            try await stack.withDatabase(schema: "diagnosis") { database, logger in
+                try await OntologyImporter.importFiles(
+                    kind: .full, ontologyFile: Self.ontologyFile, annotationFile: broken.path, database: database,
+                    options: Self.importOptions, logger: logger)
+            }
+        }
+        let listing = try await HTTP.get(base + "/v1/releases").decoded(ReleaseListing.self)
+        #expect(listing.releases.map(\.releaseId) == [minimum.release.releaseID, full.release.releaseID])
+        #expect(listing.serving?.releaseID == minimum.release.releaseID)
+        try await stack.shutdown()
+    }
+
+    @Test("an import interrupted after writing rows rolls back completely")
+    func interruptedImportLeavesNothing() async throws {
+        let stack = try await TestStack.start([DiagnosisService.definition])
+        struct Interrupted: Error {}
+        await #expect(throws: Interrupted.self) {
+            try await stack.withDatabase(schema: "diagnosis") { database, logger in
+                try await database.transaction { connection in
+                    _ = try await OntologyImporter.importFiles(
+                        kind: .full, ontologyFile: Self.ontologyFile, annotationFile: Self.annotationFile, on: connection,
+                        options: Self.importOptions, logger: logger)
+                    throw Interrupted()
+                }
+            }
+        }
+        let counts = try await stack.withDatabase(schema: "diagnosis") { database, logger in
+            try await database.client.fetchAll(
+                """
+                SELECT (SELECT count(*) FROM releases) + (SELECT count(*) FROM terms) + (SELECT count(*) FROM annotations)
+                     + (SELECT count(*) FROM null_distributions)
+                """, as: Int.self, logger: logger)
+        }
+        #expect(counts == [0])
+        try await stack.shutdown()
+    }
+
+    @Test("saved queries: unique names per doctor (409 unless overwrite), load, edit, delete, rank; empty lists refused")
+    func savedQueries() async throws {
+        let stack = try await TestStack.start([DiagnosisService.definition])
+        let base = stack.baseURL(DiagnosisService.name) + "/v1/doctors/dr-7/saved-queries"
+        struct Saved: Decodable, Equatable {
+            let queryId: UUID
+            let name: String
+            let phenotypes: [String]
+            let excluded: [String]
+            let scoring: String
+        }
+        struct SavedPage: Decodable {
+            let items: [Saved]
+            let nextCursor: String?
+        }
+
+        let created = try await HTTP.post(base, json: #"{"name": "visit 1", "phenotypes": ["HP:0001250"]}"#)
+        #expect(created.status == 201)
+        let first = try created.decoded(Saved.self)
+        #expect(first.phenotypes == ["HP:0001250"] && first.excluded == [] && first.scoring == "asymmetric")
+
+        let clash = try await HTTP.post(base, json: #"{"name": "visit 1", "phenotypes": ["HP:0001263"]}"#)
+        #expect(clash.status == 409)
+        #expect(try clash.decoded(Problem.self).violations.map(\.pointer) == ["/name"])
+        let overwritten = try await HTTP.post(base, json: #"{"name": "visit 1", "phenotypes": ["HP:0001263"], "overwrite": true}"#)
+        #expect(overwritten.status == 200)
+        #expect(try overwritten.decoded(Saved.self).queryId == first.queryId)
+        // Another doctor may use the same name.
+        #expect(try await HTTP.post(stack.baseURL(DiagnosisService.name) + "/v1/doctors/dr-8/saved-queries",
+                                    json: #"{"name": "visit 1", "phenotypes": ["HP:0001250"]}"#).status == 201)
+
+        let empty = try await HTTP.post(base, json: #"{"name": "", "phenotypes": []}"#)
+        #expect(empty.status == 400)
+        #expect(Set(try empty.decoded(Problem.self).violations.map(\.pointer)) == ["/name", "/phenotypes"])
+
+        let second = try await HTTP.post(base, json: #"{"name": "visit 2", "phenotypes": ["HP:0001252"], "scoring": "symmetric"}"#).decoded(Saved.self)
+        let rename = try await HTTP.send(method: "PUT", base + "/\(second.queryId)", json: #"{"name": "visit 1", "phenotypes": ["HP:0001252"]}"#)
+        #expect(rename.status == 409)
+        let edited = try await HTTP.send(method: "PUT", base + "/\(second.queryId)", json: #"{"name": "visit 2b", "phenotypes": ["HP:0001252", "HP:0001250"], "excluded": ["HP:0001263"]}"#)
+        #expect(edited.status == 200)
+        #expect(try edited.decoded(Saved.self).excluded == ["HP:0001263"])
+
+        let listed = try await HTTP.get(base).decoded(SavedPage.self).items
+        #expect(listed.map(\.name) == ["visit 1", "visit 2b"])
+        // One at a time: the cursor goes on after the first name.
+        let firstPage = try await HTTP.get(base + "?limit=1").decoded(SavedPage.self)
+        #expect(firstPage.items.map(\.name) == ["visit 1"])
+        let secondPage = try await HTTP.get(base + "?limit=1&cursor=\(try #require(firstPage.nextCursor))").decoded(SavedPage.self)
+        #expect(secondPage.items.map(\.name) == ["visit 2b"])
+        #expect(secondPage.nextCursor == nil)
+        #expect(try await HTTP.get(base + "/\(second.queryId)").decoded(Saved.self).name == "visit 2b")
+        // Doctors see only their own queries.
+        #expect(try await HTTP.get(stack.baseURL(DiagnosisService.name) + "/v1/doctors/dr-8/saved-queries/\(second.queryId)").status == 404)
+
+        // Ranking a saved query uses the serving release (none yet: 503; after an import: ranked).
+        #expect(try await HTTP.post(base + "/\(second.queryId)/ranking", json: "").status == 503)
+        let report = try await Self.importFixture(stack)
+        try await Self.waitUntilServing(stack, release: report.release.releaseID)
+        let ranked = try await HTTP.post(base + "/\(second.queryId)/ranking", json: "").decoded(DiagnosisRanked.self)
+        #expect(ranked.queryTerms.map(\.id) == ["HP:0001252", "HP:0001250"] && ranked.excludedTerms.map(\.id) == ["HP:0001263"])
+
+        #expect(try await HTTP.send(method: "DELETE", base + "/\(second.queryId)").status == 204)
+        #expect(try await HTTP.send(method: "DELETE", base + "/\(second.queryId)").status == 404)
+        #expect(try await HTTP.get(base + "/\(second.queryId)").status == 404)
+        try await stack.shutdown()
+    }
+}
+
+extension HTTP.Reply {
+    func decoded<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONValueDecoder.decode(T.self, from: CaretideJSON.parse(body))
+    }
+}
