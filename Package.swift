@@ -59,7 +59,7 @@ let package = Package(
         // Middle floor: I/O adapters.
         .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
         .target(name: "CaretideKafka", dependencies: ["CRdKafka", logging]),
-        .target(name: "CaretideStore", dependencies: ["CaretideSchemas", postgres, logging, lifecycle]),
+        .target(name: "CaretideStore", dependencies: [postgres, logging, lifecycle]),
         // Who calls: bearer JWTs verified against the identity provider's keys (RFC 7519, RFC 7517, RFC 8725).
         .target(name: "CaretideIdentity", dependencies: [jwt]),
 
@@ -73,7 +73,7 @@ let package = Package(
 
         // Top floor: a library per service (tests start them in-process) and a thin executable.
         .target(name: "IngestService", dependencies: [
-            "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "CaretideKafka", "ClinicalAssessment",
+            "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment",
             hummingbird, nioCore, postgres, logging,
         ]),
         .target(name: "ScoringService", dependencies: [
@@ -81,7 +81,7 @@ let package = Package(
             hummingbird, postgres, logging,
         ]),
         .target(name: "NotificationService", dependencies: [
-            "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment",
+            "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity",
             hummingbird, nioCore, postgres, logging, lifecycle, httpClient, crypto,
         ]),
         .target(name: "DiagnosisService", dependencies: [
@@ -127,7 +127,7 @@ let package = Package(
         // Adapters against the real thing: librdkafka's mock cluster, a real PostgreSQL.
         .testTarget(name: "CaretideKafkaTests", dependencies: ["CaretideKafka", logging]),
         .testTarget(name: "CaretideStoreTests", dependencies: [
-            "CaretideStore", "CaretideSchemas", "CaretideLocalStack", "CaretideTestSupport", postgres, logging,
+            "CaretideStore", "CaretideSchemas", "CaretideRuntime", "CaretideLocalStack", "CaretideTestSupport", postgres, logging,
         ]),
         .testTarget(name: "CaretideIdentityTests", dependencies: ["CaretideIdentity", jwt]),
         .testTarget(name: "CaretideRuntimeTests", dependencies: ["CaretideRuntime", "CaretideDomain", hummingbird]),

@@ -158,7 +158,8 @@ public final class LocalPostgres: Sendable {
         // initdb reads the superuser's password from a file: beside the data directory (which initdb wants empty),
         // readable by initdb's user alone, and only for the call.
         let passwordFile = dataDirectory.deletingLastPathComponent().appendingPathComponent(".initdb-\(getpid()).pwfile")
-        fileManager.createFile(atPath: passwordFile.path, contents: Data(credentials.superuserPassword.utf8), attributes: [.posixPermissions: 0o600])
+        guard fileManager.createFile(atPath: passwordFile.path, contents: Data(credentials.superuserPassword.utf8), attributes: [.posixPermissions: 0o600])
+        else { throw Unavailable(description: "could not write \(passwordFile.path)") }
         defer { try? fileManager.removeItem(at: passwordFile) }
         if runAsPostgresUser { try await Subprocess.check("/bin/chown", ["postgres:postgres", passwordFile.path]) }
         try await run(binDirectory.appendingPathComponent("initdb").path, asPostgresUser: runAsPostgresUser, [
@@ -192,7 +193,8 @@ public final class LocalPostgres: Sendable {
     /// Runs one statement in single-user mode (`postgres --single`), the server not running.
     private static func singleUser(_ statement: String, dataDirectory: URL, binDirectory: URL, runAsPostgresUser: Bool) async throws {
         let input = dataDirectory.deletingLastPathComponent().appendingPathComponent(".single-\(getpid()).sql")
-        FileManager.default.createFile(atPath: input.path, contents: Data((statement + ";\n").utf8), attributes: [.posixPermissions: 0o600])
+        guard FileManager.default.createFile(atPath: input.path, contents: Data((statement + ";\n").utf8), attributes: [.posixPermissions: 0o600])
+        else { throw Unavailable(description: "could not write \(input.path)") }
         defer { try? FileManager.default.removeItem(at: input) }
         if runAsPostgresUser { try await Subprocess.check("/bin/chown", ["postgres:postgres", input.path]) }
         let postgres = binDirectory.appendingPathComponent("postgres").path

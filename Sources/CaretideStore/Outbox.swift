@@ -1,4 +1,3 @@
-import CaretideSchemas
 import Foundation
 import Logging
 import PostgresNIO
@@ -18,7 +17,8 @@ public struct OutboxRecord: Sendable, Equatable {
 /// The transactional outbox: an event is written in the same transaction as the row it announces, and a relay
 /// publishes it afterwards. Either both are committed or neither is.
 public enum Outbox {
-    /// An encoded event ready for the outbox.
+    /// An encoded event ready for the outbox: where it goes (topic and key), what its headers say, and its bytes.
+    /// Encoding an event is the runtime's business (`Outbox.Entry(_:codec:)` there); the store keeps bytes.
     public struct Entry: Sendable {
         public let eventID: UUID
         let topic: String
@@ -29,19 +29,21 @@ public enum Outbox {
         /// The encoded envelope, as the message's value will be.
         public let body: [UInt8]
 
-        /// - Throws: ``EventTooLarge`` when the encoded event is over ``Outbox/maximumEventBytes``: the broker would
-        ///   refuse it, so it must be refused before anything is stored.
-        public init<P: EventPayload>(_ envelope: EventEnvelope<P>, codec: EventCodec) throws {
-            eventID = envelope.eventID
-            topic = P.eventType.topic.name
-            key = envelope.payload.partitionKey ?? envelope.patientID
-            eventType = P.eventType.rawValue
-            schemaVersion = P.eventType.schemaVersion
-            traceID = envelope.traceID
-            body = try codec.encode(envelope)
+        /// - Throws: ``EventTooLarge`` when the body is over ``Outbox/maximumEventBytes``: the broker would refuse it,
+        ///   so it must be refused before anything is stored.
+        public init(
+            eventID: UUID, topic: String, key: String?, eventType: String, schemaVersion: Int, traceID: String?, body: [UInt8]
+        ) throws(EventTooLarge) {
             guard body.count <= Outbox.maximumEventBytes else {
                 throw EventTooLarge(eventType: eventType, size: body.count, limit: Outbox.maximumEventBytes)
             }
+            self.eventID = eventID
+            self.topic = topic
+            self.key = key
+            self.eventType = eventType
+            self.schemaVersion = schemaVersion
+            self.traceID = traceID
+            self.body = body
         }
     }
 
@@ -64,13 +66,6 @@ public enum Outbox {
         /// A job beside the consumers (`caretide rescore`): the schema's writer lock exclusive, so it inserts only
         /// after every lane's open transaction committed, and the lanes after it.
         case exclusive
-    }
-
-    /// Adds an event to the outbox on a connection that is inside the caller's transaction.
-    public static func enqueue<P: EventPayload>(
-        _ envelope: EventEnvelope<P>, codec: EventCodec, ordering: Ordering, on connection: PostgresConnection, logger: Logger
-    ) async throws {
-        try await enqueue([Entry(envelope, codec: codec)], ordering: ordering, on: connection, logger: logger)
     }
 
     /// Adds many events in one statement (batch processing), in order, after taking the locks of `ordering`.

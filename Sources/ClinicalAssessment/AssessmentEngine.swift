@@ -6,12 +6,6 @@ import Foundation
 /// out. ingest-service uses it to refuse values the rules cannot assess (so bad input is answered at once, field by
 /// field), scoring-service to assess, and `caretide rescore` to recompute stored inputs with the current rules.
 public enum AssessmentEngine {
-    /// The event types the engine assesses.
-    public static let assessedEvents: Set<EventType> = [
-        .bloodPressureRecorded, .pulseRecorded, .bodyMeasurementRecorded, .glucoseRecorded, .hba1cRecorded, .lipidPanelRecorded,
-        .npiInputsRecorded, .melanomaRiskProfileRecorded, .examResultRecorded,
-    ]
-
     /// Assesses one recorded event. `now` bounds dates (an NPI diagnosis date may not lie in the future).
     /// Throws the rule's validation error naming every failing field; returns nil for events that are not assessed.
     public static func assess(_ payload: any EventPayload, now: Date) throws(DomainValidationError) -> Assessment? {
@@ -47,8 +41,6 @@ public enum AssessmentEngine {
         }
     }
 
-    /// The subject id of an exam report: institution ids and exam ids are only unique together.
-    public static func examSubjectID(institutionID: String, examID: String) -> String { "\(institutionID)/\(examID)" }
 
     private static func measurement(
         _ reading: some MeasurementPayload, _ kind: AssessmentKind, _ category: String, _ severity: Severity, _ tip: TipKey, _ values: [String: Double]
@@ -126,7 +118,7 @@ public enum AssessmentEngine {
         }
         let worst = flagged.max { $0.severity < $1.severity }!
         return Assessment(
-            kind: .examResult, subjectID: examSubjectID(institutionID: exam.institutionID, examID: exam.examID), subjectRevision: exam.revision,
+            kind: .examResult, subjectID: ExamKey(institutionID: exam.institutionID, examID: exam.examID).subjectID, subjectRevision: exam.revision,
             category: worst.interpretation.rawValue, severity: worst.severity, tip: worst.tip, observedAt: exam.reportedAt,
             values: ["items": Double(lines.count), "abnormalItems": Double(lines.filter { $0.interpretation != .N }.count)],
             flaggedItems: lines)

@@ -99,14 +99,20 @@ import Testing
         #expect(Set(received.map { TestSupport.text($0.value) }) == Set((0...50).map(String.init)))
     }
 
+    /// Forty messages through a local queue of four: `send` waits for room instead of failing, and every message
+    /// reaches the broker once, in order.
     @Test func fullLocalQueueIsRetriedByAwaitingSends() async throws {
-        let (broker, topic) = try TestSupport.brokerWithTopic("queue-full", partitions: 1)
+        let (broker, topic, consumer) = try TestSupport.consumerOnNewTopic("queue-full", partitions: 1)
         let producer = try KafkaProducer(
             configuration: TestSupport.configuration(broker, ["queue.buffering.max.messages": "4"]),
             logger: TestSupport.logger
         )
-        try await producer.send((0..<40).map { OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("\($0)")) })
+        let sent = (0..<40).map { "\($0)" }
+        try await producer.send(sent.map { OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes($0)) })
         await producer.shutdown()
+        let received = try await TestSupport.receive(sent.count, from: consumer)
+        #expect(received.map { TestSupport.text($0.valueBytes ?? []) } == sent)
+        await consumer.close()
     }
 
     @Test func fullLocalQueueMakesSendWithoutWaitingThrowARetriableError() async throws {

@@ -1,5 +1,6 @@
 @testable import CaretideStore
 import CaretideLocalStack
+import CaretideRuntime
 import CaretideSchemas
 import CaretideTestSupport
 import Foundation
@@ -42,7 +43,7 @@ import Testing
             // The first transaction takes its position first, then waits until the second has started enqueueing
             // before it commits: without the key lock the second would take the next position and commit first.
             async let firstTransaction: Void = database.transaction { connection in
-                try await Outbox.enqueue(first, codec: codec, ordering: orderings.first, on: connection, logger: logger)
+                try await Outbox.enqueue([Outbox.Entry(first, codec: codec)], ordering: orderings.first, on: connection, logger: logger)
                 firstEnqueuedSignal.yield()
                 for await _ in secondStarted { break }
                 try await Task.sleep(for: .milliseconds(500))
@@ -51,7 +52,7 @@ import Testing
             for await _ in firstEnqueued { break }
             async let secondTransaction: Void = database.transaction { connection in
                 secondStartedSignal.yield()
-                try await Outbox.enqueue(second, codec: codec, ordering: orderings.second, on: connection, logger: logger)
+                try await Outbox.enqueue([Outbox.Entry(second, codec: codec)], ordering: orderings.second, on: connection, logger: logger)
                 committed.append(second.eventID)
             }
             try await firstTransaction
@@ -71,14 +72,14 @@ import Testing
             let (held, heldSignal) = AsyncStream<Void>.makeStream()
             let (released, releaseSignal) = AsyncStream<Void>.makeStream()
             async let holder: Void = database.transaction { connection in
-                try await Outbox.enqueue(Self.reading("p1", 121), codec: codec, ordering: .perKey, on: connection, logger: logger)
+                try await Outbox.enqueue([Outbox.Entry(Self.reading("p1", 121), codec: codec)], ordering: .perKey, on: connection, logger: logger)
                 heldSignal.yield()
                 for await _ in released { break }
             }
             for await _ in held { break }
             // Completes while p1's transaction is still open; a wait here would never end (the holder waits on us).
             try await database.transaction { connection in
-                try await Outbox.enqueue(Self.reading("p2", 122), codec: codec, ordering: .perKey, on: connection, logger: logger)
+                try await Outbox.enqueue([Outbox.Entry(Self.reading("p2", 122), codec: codec)], ordering: .perKey, on: connection, logger: logger)
             }
             releaseSignal.yield()
             try await holder

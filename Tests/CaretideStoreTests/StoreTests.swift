@@ -1,3 +1,4 @@
+import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
 import CaretideTestSupport
@@ -72,7 +73,7 @@ import Testing
             await #expect(throws: Abort.self) {
                 try await database.transaction { connection in
                     try await connection.query("INSERT INTO notes (id, body) VALUES (\(UUID()), 'lost')", logger: logger)
-                    try await Outbox.enqueue(envelope(120), codec: codec, ordering: .perKey, on: connection, logger: logger)
+                    try await Outbox.enqueue([Outbox.Entry(envelope(120), codec: codec)], ordering: .perKey, on: connection, logger: logger)
                     throw Abort()
                 }
             }
@@ -81,7 +82,7 @@ import Testing
             let written = [envelope(121), envelope(122), envelope(123)]
             for event in written {
                 try await database.transaction { connection in
-                    try await Outbox.enqueue(event, codec: codec, ordering: .perKey, on: connection, logger: logger)
+                    try await Outbox.enqueue([Outbox.Entry(event, codec: codec)], ordering: .perKey, on: connection, logger: logger)
                 }
             }
             let claimed = try await database.transaction { connection in
@@ -102,10 +103,9 @@ import Testing
         try await withDatabase { database, logger in
             try await Migrator(tracks: [Self.track]).migrate(database, logger: logger)
             try await database.transaction { connection in
-                try await Outbox.enqueue(
-                    EventEnvelope(producer: "test", patientID: "p1", traceID: nil, payload: BloodPressureRecorded(
-                        measurementID: UUID(), systolic: 120, diastolic: 80, takenAt: Date(), source: .patient)),
-                    codec: EventCodec(), ordering: .perKey, on: connection, logger: logger)
+                let reading = EventEnvelope(producer: "test", patientID: "p1", traceID: nil, payload: BloodPressureRecorded(
+                    measurementID: UUID(), systolic: 120, diastolic: 80, takenAt: Date(), source: .patient))
+                try await Outbox.enqueue([Outbox.Entry(reading, codec: EventCodec())], ordering: .perKey, on: connection, logger: logger)
             }
             try await database.transaction { first in
                 #expect(try await Outbox.claimBatch(limit: 10, schema: database.schema, on: first, logger: logger).count == 1)

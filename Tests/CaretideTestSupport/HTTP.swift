@@ -26,6 +26,17 @@ public enum HTTP {
         try await send(method: "GET", url, body: nil, as: caller)
     }
 
+    /// The value of one series on a service's `/metrics` (`name{labels}` as Prometheus prints it), nil when the
+    /// service does not answer or does not have the series.
+    public static func metric(_ baseURL: String, _ series: String) async -> Double? {
+        guard let reply = try? await get(baseURL + "/metrics", as: .anonymous), reply.status == 200 else { return nil }
+        let prefix = series + " "
+        for line in reply.text.split(separator: "\n") where line.hasPrefix(prefix) {
+            return Double(line.dropFirst(prefix.count))
+        }
+        return nil
+    }
+
     public static func post(_ url: String, json: String, as caller: Caller = .owner) async throws -> Reply {
         try await send(method: "POST", url, body: Data(json.utf8), as: caller)
     }

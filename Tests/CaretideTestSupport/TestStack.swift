@@ -124,6 +124,7 @@ public final class TestStack: Sendable {
     }
 
     /// Runs `body` with a connection pool on the test database, outside any service.
+    @discardableResult
     public func withDatabase<T: Sendable>(schema: String, _ body: @Sendable (Database, Logger) async throws -> T) async throws -> T {
         let logger = TestLogging.logger("sql")
         let database = Database(configuration: self.database, schema: schema, logger: logger)

@@ -241,7 +241,8 @@ public final class EventConsumerService: Service, Sendable {
             guard try await !InboundMessages.wasApplied(message, on: database, logger: logger) else {
                 return logger.debug("inbound message applied before; skipped", metadata: message.metadata)
             }
-            try await handler.handle(message)
+            guard let inbound = InboundMessage(message) else { throw UnprocessableEvent("the topic \(message.topic) is not an inbound topic") }
+            try await handler.handle(inbound)
             try await InboundMessages.markApplied(message, on: database, logger: logger)
         }
     }

@@ -11,7 +11,35 @@ import Logging
 public protocol InboundMessageHandler: Sendable {
     /// Throws `UnprocessableEvent` to dead-letter the message with its reason, `RetryLater` or a transient database
     /// error to have it applied again after a backoff.
-    func handle(_ message: IncomingMessage) async throws
+    func handle(_ message: InboundMessage) async throws
+}
+
+/// A message from an inbound topic as a service sees it: the runtime's own type, so that no service depends on the
+/// Kafka adapter.
+public struct InboundMessage: Sendable {
+    public let topic: Topic
+    /// The key's bytes as received; nil when the message has no key.
+    public let key: [UInt8]?
+    /// The value's bytes as received; nil for a null value.
+    public let value: [UInt8]?
+    /// The trace id the producer sent (`traceparent`, else `trace-id`), if any.
+    public let traceID: String?
+
+    public init(topic: Topic, key: [UInt8]?, value: [UInt8]?, traceID: String?) {
+        self.topic = topic
+        self.key = key
+        self.value = value
+        self.traceID = traceID
+    }
+
+    /// nil for a message of a topic Caretide does not know (it is not subscribed to one).
+    init?(_ message: IncomingMessage) {
+        guard let topic = Topic(rawValue: message.topic) else { return nil }
+        let headers = message.headers
+        self.init(
+            topic: topic, key: message.keyBytes, value: message.valueBytes,
+            traceID: RequestIDMiddleware.requestID(traceparent: headers["traceparent"], requestID: headers[EventHeader.traceID]))
+    }
 }
 
 /// Part of the message could not be stored now (the database failed one of its reports): the whole message is
@@ -58,8 +86,8 @@ enum InboundMessages {
     static let retention = "1 day"
 
     /// Forgets messages applied longer ago than `retention`, every hour.
-    static func expiry(database: Database, readiness: ReadinessState, logger: Logger) -> PeriodicJob {
-        PeriodicJob(name: "inbound message expiry", interval: .seconds(3600), readiness: readiness, logger: logger) {
+    static func expiry(database: Database, readiness: ReadinessState, metrics: ServiceMetrics, logger: Logger) -> PeriodicJob {
+        PeriodicJob(name: "inbound message expiry", interval: .seconds(3600), readiness: readiness, metrics: metrics, logger: logger) {
             try await database.client.query("DELETE FROM inbound_messages WHERE applied_at < now() - \(retention)::interval", logger: logger)
             return 0
         }

@@ -105,8 +105,9 @@ final class IdempotencyKeys: Sendable {
     }
 
     /// Forgets keys older than a day, every hour.
-    func expiry(readiness: ReadinessState) -> PeriodicJob {
-        PeriodicJob(name: "idempotency key expiry", interval: .seconds(3600), readiness: readiness, logger: logger) { [database, logger] in
+    func expiry(readiness: ReadinessState, metrics: ServiceMetrics) -> PeriodicJob {
+        PeriodicJob(name: "idempotency key expiry", interval: .seconds(3600), readiness: readiness, metrics: metrics, logger: logger) {
+            [database, logger] in
             try await database.client.query(
                 "DELETE FROM idempotency_keys WHERE created_at < now() - \(Self.retention)::interval", logger: logger)
             return 0

@@ -1,5 +1,4 @@
 import CaretideIdentity
-import CaretideKafka
 import CaretideSchemas
 import HTTPTypes
 
@@ -19,11 +18,9 @@ public struct WriteOrigin: Sendable {
     /// may produce there. So the audit names the topic as the subject and the message key's institution as the one
     /// acting, with the operation `CONSUME <topic>`. The trace id is the producer's (`traceparent` or `trace-id`
     /// header, as over HTTP), else a new one.
-    public static func inboundMessage(_ message: IncomingMessage, institutionID: String) -> WriteOrigin {
-        let headers = message.headers
-        let topic = message.topic
-        let traceID = RequestIDMiddleware.requestID(traceparent: headers["traceparent"], requestID: headers[EventHeader.traceID])
-            ?? CaretideRequestContext.newRequestID()
+    public static func inboundMessage(_ message: InboundMessage, institutionID: String) -> WriteOrigin {
+        let topic = message.topic.name
+        let traceID = message.traceID ?? CaretideRequestContext.newRequestID()
         let entry = AuditEntry(
             identity: Identity(subject: "kafka:\(topic)", role: .institution, institutionID: institutionID), access: .institutionResults,
             method: HTTPRequest.Method("CONSUME")!, route: topic, patientID: nil, owner: institutionID, outcome: .allowed, status: 0,

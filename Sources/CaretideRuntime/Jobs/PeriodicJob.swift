@@ -3,13 +3,16 @@ import ServiceLifecycle
 
 /// Work a service repeats on a timer (purging tombstones, releasing delayed reports, forgetting old idempotency keys):
 /// once the schema is migrated, `round` runs every `interval`, and again at once while it reports a full batch. A
-/// failed round is logged and retried at the next one; a graceful shutdown ends the wait.
+/// failed round is logged and retried at the next one; a graceful shutdown ends the wait. Every completed round is
+/// counted (`caretide_periodic_job_rounds_total`), so a job that stopped running shows, and a test can wait for a
+/// round instead of sleeping.
 public struct PeriodicJob: Service {
     let name: String
     let interval: Duration
     /// A round that handled this many items runs again without waiting (nil: never).
     let fullBatch: Int?
     let readiness: ReadinessState
+    let metrics: ServiceMetrics
     let logger: Logger
     /// One round; returns how many items it handled.
     let round: @Sendable () async throws -> Int
@@ -21,15 +24,20 @@ public struct PeriodicJob: Service {
         self.interval = interval
         self.fullBatch = fullBatch
         self.readiness = context.readiness
+        self.metrics = context.metrics
         self.logger = context.logger
         self.round = round
     }
 
-    init(name: String, interval: Duration, readiness: ReadinessState, logger: Logger, round: @escaping @Sendable () async throws -> Int) {
+    init(
+        name: String, interval: Duration, readiness: ReadinessState, metrics: ServiceMetrics, logger: Logger,
+        round: @escaping @Sendable () async throws -> Int
+    ) {
         self.name = name
         self.interval = interval
         self.fullBatch = nil
         self.readiness = readiness
+        self.metrics = metrics
         self.logger = logger
         self.round = round
     }
@@ -43,6 +51,7 @@ public struct PeriodicJob: Service {
                     repeat {
                         handled = try await round()
                         if handled > 0 { logger.info("periodic job round", metadata: ["job": "\(name)", "count": "\(handled)"]) }
+                        metrics.periodicJobRound(name)
                     } while handled == fullBatch && !Task.isCancelled
                 } catch where Task.isCancelled {
                     // Shutting down: the round was cut short, not failed.

@@ -120,9 +120,9 @@ public struct ServiceAssembly: Sendable {
             .init(service: relay),
         ]
         if let keyRefresh { services.append(.init(service: keyRefresh)) }
-        services.append(.init(service: idempotency.expiry(readiness: readiness)))
+        services.append(.init(service: idempotency.expiry(readiness: readiness, metrics: metrics)))
         if definition.inbound != nil {
-            services.append(.init(service: InboundMessages.expiry(database: database, readiness: readiness, logger: logger)))
+            services.append(.init(service: InboundMessages.expiry(database: database, readiness: readiness, metrics: metrics, logger: logger)))
         }
         services += definition.backgroundServices(context).map { .init(service: $0) }
         if let consumer { services.append(.init(service: consumer)) }

@@ -51,6 +51,11 @@ public final class ServiceMetrics: Sendable {
         gauge("caretide_scheduler_overdue_seconds", dimensions: [("scheduler", scheduler)]).record(seconds)
     }
 
+    /// A round of a periodic job completed (`PeriodicJob`). (The label is `periodic_job`: Prometheus keeps `job`.)
+    func periodicJobRound(_ name: String) {
+        counter("caretide_periodic_job_rounds_total", dimensions: [("periodic_job", name)]).increment()
+    }
+
     /// Time from receiving a message to committing its effects.
     public func processingLatency(topic: String, _ duration: Duration) {
         timer("caretide_event_processing_seconds", dimensions: [("topic", topic)]).recordNanoseconds(duration.nanoseconds)

@@ -80,7 +80,7 @@ struct ExamResultBatch: Sendable {
         }
         let report = item["report"] ?? .null
         let definition = ExamResultRoutes.definition
-        let recordID = AssessmentEngine.examSubjectID(institutionID: institution, examID: examID)
+        let recordID = ExamKey(institutionID: institution, examID: examID).subjectID
         let prefix = at.tokens + ["report"]
         func prefixed(_ violations: [SchemaViolation]) -> [SchemaViolation] {
             violations.map { SchemaViolation(pointer: JSONPointer(tokens: prefix + JSONPointer(parsing: $0.pointer).tokens), message: $0.message) }

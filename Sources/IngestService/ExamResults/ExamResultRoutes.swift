@@ -15,9 +15,9 @@ struct ExamResultRoutes: Sendable {
     static let definition = RecordDefinition(
         recordType: "exam-result", requestSchema: "exam-result.request", eventType: .examResultRecorded,
         payload: { body, id, revision in
-            let (institution, exam) = split(id)
+            let exam = key(id)
             var payload: [String: JSONValue] = [
-                "examId": .string(exam), "institutionId": .string(institution), "revision": .number(Double(revision)),
+                "examId": .string(exam.examID), "institutionId": .string(exam.institutionID), "revision": .number(Double(revision)),
                 "reportedAt": body["reportedAt"] ?? .null, "items": body["items"] ?? .null,
             ]
             if let status = body["status"] { payload["status"] = status }
@@ -26,14 +26,15 @@ struct ExamResultRoutes: Sendable {
         observedAt: { ($0 as? ExamResultRecorded)?.reportedAt ?? Date() },
         observedAtField: "/reportedAt",
         deletion: { id, at in
-            let (institution, exam) = split(id)
-            return ExamResultEnteredInError(examID: exam, institutionID: institution, markedAt: at)
+            let exam = key(id)
+            return ExamResultEnteredInError(examID: exam.examID, institutionID: exam.institutionID, markedAt: at)
         },
         onStored: ExamRelease.decide)
 
-    static func split(_ recordID: String) -> (institution: String, exam: String) {
-        let parts = recordID.split(separator: "/", maxSplits: 1).map(String.init)
-        return (parts.first ?? "", parts.count > 1 ? parts[1] : "")
+    /// The exam a stored record id names: every exam report's record id is its `ExamKey.subjectID`, written by
+    /// `recordID(_:)` below, so it always splits.
+    static func key(_ recordID: String) -> ExamKey {
+        ExamKey(subjectID: recordID) ?? ExamKey(institutionID: recordID, examID: "")
     }
 
     func register(on routes: APIRoutes) {
@@ -79,6 +80,6 @@ struct ExamResultRoutes: Sendable {
             violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["examId"]), message: "must be 1 to 64 letters, digits or . _ : -"))
         }
         guard violations.isEmpty else { throw HTTPProblem(status: .badRequest, error: "the path is invalid", violations: violations) }
-        return AssessmentEngine.examSubjectID(institutionID: institution, examID: exam)
+        return ExamKey(institutionID: institution, examID: exam).subjectID
     }
 }

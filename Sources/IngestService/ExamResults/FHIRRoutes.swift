@@ -46,7 +46,7 @@ struct FHIRRoutes: Sendable {
         var issues: [FHIRResults.Issue] = []
         for report in reports {
             guard let body = report.body else { continue }
-            let recordID = AssessmentEngine.examSubjectID(institutionID: institution, examID: report.examID)
+            let recordID = ExamKey(institutionID: institution, examID: report.examID).subjectID
             issues += try records.violations(definition, body: body, recordID: recordID).map {
                 .init(code: "invalid", diagnostics: "\($0.pointer.isEmpty ? "the report" : $0.pointer): \($0.message)",
                       expression: "Bundle.entry[\(report.entry)].resource")
@@ -56,7 +56,7 @@ struct FHIRRoutes: Sendable {
 
         var outcomes: [Int: (status: String, location: String?)] = [:]
         for report in reports {
-            let recordID = AssessmentEngine.examSubjectID(institutionID: institution, examID: report.examID)
+            let recordID = ExamKey(institutionID: institution, examID: report.examID).subjectID
             do {
                 if let body = report.body {
                     let receipt = try await records.store(definition, mode: .put, patientID: report.patientID, recordID: recordID, body: body, origin: origin)

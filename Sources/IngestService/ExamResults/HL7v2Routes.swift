@@ -59,12 +59,12 @@ struct HL7v2Routes: Sendable {
         let definition = ExamResultRoutes.definition
         var problems: [ObservationResults.Problem] = []
         for report in reports {
-            let recordID = AssessmentEngine.examSubjectID(institutionID: institution, examID: report.examID)
+            let recordID = ExamKey(institutionID: institution, examID: report.examID).subjectID
             problems += try records.violations(definition, body: report.body, recordID: recordID).map { Self.problem($0, in: report) }
         }
         guard problems.isEmpty else { return Acknowledgement(code: "AE", to: message, institution: institution, problems: problems) }
         for report in reports {
-            let recordID = AssessmentEngine.examSubjectID(institutionID: institution, examID: report.examID)
+            let recordID = ExamKey(institutionID: institution, examID: report.examID).subjectID
             do {
                 _ = try await records.store(
                     definition, mode: .put, patientID: report.body["patientId"]?.stringValue ?? "", recordID: recordID, body: report.body,

@@ -1,4 +1,3 @@
-import CaretideKafka
 import CaretideRuntime
 import CaretideSchemas
 import Foundation
@@ -16,17 +15,17 @@ struct InboundResults: InboundMessageHandler {
 
     static let topics: [Topic] = [.inboundExamResults, .inboundFHIR, .inboundHL7v2]
 
-    func handle(_ message: IncomingMessage) async throws {
+    func handle(_ message: InboundMessage) async throws {
         // The key names the institution (and keeps one institution's corrections in order); without a valid one,
         // nobody could be held to the message.
-        guard let key = message.keyBytes, let institution = String(validating: key, as: UTF8.self), PatientID.isValid(institution) else {
+        guard let key = message.key, let institution = String(validating: key, as: UTF8.self), PatientID.isValid(institution) else {
             throw UnprocessableEvent("the message key must be the institution id (1 to 64 letters, digits or . _ : -)")
         }
-        guard let value = message.valueBytes, !value.isEmpty else { throw UnprocessableEvent("the message has no value") }
+        guard let value = message.value, !value.isEmpty else { throw UnprocessableEvent("the message has no value") }
         let origin = WriteOrigin.inboundMessage(message, institutionID: institution)
         switch message.topic {
-        case Topic.inboundFHIR.name: try await fhir(value, institution: institution, origin: origin)
-        case Topic.inboundHL7v2.name: try await hl7v2(value, institution: institution, origin: origin)
+        case .inboundFHIR: try await fhir(value, institution: institution, origin: origin)
+        case .inboundHL7v2: try await hl7v2(value, institution: institution, origin: origin)
         default: try await batch(value, institution: institution, origin: origin)
         }
     }

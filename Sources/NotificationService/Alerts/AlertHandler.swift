@@ -2,7 +2,6 @@ import CaretideDomain
 import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
-import ClinicalAssessment
 import Foundation
 import PostgresNIO
 
@@ -56,11 +55,11 @@ struct AlertHandler: EventHandler {
         case .examResultReleased(let release):
             let notice = Notice(
                 about: event.eventID, kind: "examResultReady", severity: .normal, category: release.revision == 1 ? "released" : "revised",
-                subjectID: AssessmentEngine.examSubjectID(institutionID: release.institutionID, examID: release.examID),
+                subjectID: ExamKey(institutionID: release.institutionID, examID: release.examID).subjectID,
                 outOfRangeCount: release.outOfRangeCount)
             try await notify(notice, patient: true, careTeam: false, event: event, context: context)
         case .examResultEnteredInError(let retraction):
-            let subject = AssessmentEngine.examSubjectID(institutionID: retraction.institutionID, examID: retraction.examID)
+            let subject = ExamKey(institutionID: retraction.institutionID, examID: retraction.examID).subjectID
             try await withdraw(subjectID: subject, reason: .enteredInError, event: event, context: context)
         case .areaRegistered(let area):
             try await EnvironmentStore(context).apply(area)

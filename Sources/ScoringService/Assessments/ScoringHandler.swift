@@ -19,7 +19,7 @@ struct ScoringHandler: EventHandler {
         case .examResultEnteredInError(let retracted):
             try await withdraw(
                 store, patientID: patientID, kind: .examResult,
-                subjectID: AssessmentEngine.examSubjectID(institutionID: retracted.institutionID, examID: retracted.examID),
+                subjectID: ExamKey(institutionID: retracted.institutionID, examID: retracted.examID).subjectID,
                 reason: .enteredInError, event: event, context: context)
         case .assess:
             // One event is a run of one: the same set-based path as a batch.

@@ -242,8 +242,11 @@ import Testing
         let oldCursor = try await Self.feed(base, patient: "p-purge", device: "phone").nextCursor
         #expect(try await HTTP.send(method: "DELETE", "\(base)/v1/patients/p-purge/measurements/blood-pressure/\(gone)").status == 200)
 
-        // Within the day, the tombstone stays while the phone has not read past it.
-        try await Task.sleep(for: .seconds(2))
+        // Within the day, the tombstone stays while the phone has not read past it: two purge rounds later (the
+        // second started after the deletion), it is still there.
+        let rounds = #"caretide_periodic_job_rounds_total{periodic_job="sync tombstone purge"}"#
+        let atDeletion = await HTTP.metric(base, rounds) ?? 0
+        try await eventually("two purge rounds after the deletion") { (await HTTP.metric(base, rounds) ?? 0) >= atDeletion + 2 }
         let pending = try await Self.feed(base, patient: "p-purge", cursor: oldCursor, device: "phone")
         #expect(pending.changes.map { $0["id"] as? String } == [gone])
         // The phone asks again from after the tombstone: it has read past it, so the purge may take it.

@@ -80,7 +80,7 @@ import Glibc
     @Test("the dead-letter copy is the message as received: key, null value and headers byte for byte")
     func deadLetterCopyIsExact() async throws {
         let harness = try await ScoringHarness.start()
-        let (stack, producer, deadLetters) = (harness.stack, harness.producer, harness.deadLetters)
+        let (producer, deadLetters) = (harness.producer, harness.deadLetters)
         var tombstone = OutgoingMessage(topic: Topic.measurements.name, key: nil, value: [])
         tombstone.keyBytes = [0xff, 0xfe, 0x00, 0x41]  // not UTF-8, with a NUL
         tombstone.valueBytes = nil

@@ -49,7 +49,7 @@ import Testing
         func count(_ sql: String) async throws -> Int {
             try await stack.withDatabase(schema: "notification") { database, logger in
                 (try? await database.client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collectAll().first?.decode(Int.self)) ?? 0
-            } ?? 0
+            }
         }
 
         let first = ServiceProcess(name: "notification-service", executable: executable, environment: environment)

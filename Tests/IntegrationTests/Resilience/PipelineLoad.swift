@@ -73,12 +73,7 @@ final class ServiceReplicas: Sendable {
     /// incremented by `EventConsumerService` for each message its lanes take, redeliveries included); nil when its
     /// `/metrics` does not answer. Each process has its own registry, so this is the replica's share of the work.
     func consumed(_ replica: String, topic: String) async -> Int? {
-        guard let reply = try? await HTTP.get(baseURL(replica) + "/metrics", as: .anonymous), reply.status == 200 else { return nil }
-        let prefix = #"caretide_events_consumed_total{topic="\#(topic)"} "#
-        for line in reply.text.split(separator: "\n") where line.hasPrefix(prefix) {
-            return Double(line.dropFirst(prefix.count)).map { Int($0) }
-        }
-        return nil
+        await HTTP.metric(baseURL(replica), #"caretide_events_consumed_total{topic="\#(topic)"}"#).map { Int($0) }
     }
 
     /// Runs `body`; should it throw, stops every replica before rethrowing, so a failed test leaves no process of its

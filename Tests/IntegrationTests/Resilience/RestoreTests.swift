@@ -91,13 +91,21 @@ import Testing
         try await eventually("every reading assessed on the restored database", timeout: .seconds(120)) {
             try await counts(restored).rows >= 2 * Self.batch
         }
-        // A redelivery would show as a duplicate row or a second processed event: give one the chance to.
-        try await Task.sleep(for: .seconds(2))
+        // A redelivery would show as a duplicate row or a second processed event. It would come before anything newer
+        // on its partition: one more reading per patient (twenty patients cover every partition), assessed, shows
+        // every partition was read past what came before.
+        let (later, third) = Self.readings(20)
+        let lateProducer = try KafkaProducer(configuration: stack.kafka, logger: TestLogging.logger("producer"))
+        try await lateProducer.send(third)
+        await lateProducer.shutdown()
+        try await eventually("a later reading of every patient assessed", timeout: .seconds(60)) {
+            try await counts(restored).rows >= 2 * Self.batch + later.count
+        }
         await resumed.stop()
         let final = try await counts(restored)
-        #expect(final.rows == 2 * Self.batch, "one assessment per reading")
-        #expect(final.sources == before.union(after), "none lost, none from elsewhere")
-        #expect(final.processed == 2 * Self.batch)
+        #expect(final.rows == 2 * Self.batch + later.count, "one assessment per reading")
+        #expect(final.sources == before.union(after).union(later), "none lost, none from elsewhere")
+        #expect(final.processed == 2 * Self.batch + later.count)
         #expect(final.pending == 0, "every assessment published")
         await stopCluster()
         try await stack.shutdown()

@@ -18,21 +18,20 @@ enum ExamRelease {
         let now = Date()
         if try await store.decide(recordID: stored.recordID, patientID: stored.patientID, revision: stored.revision, decision: decision, now: now) {
             try await announce(
-                report.examID, institution: report.institutionID, revision: stored.revision, patientID: stored.patientID, how: .immediately,
+                ExamKey(institutionID: report.institutionID, examID: report.examID), revision: stored.revision, patientID: stored.patientID, how: .immediately,
                 outOfRangeCount: report.items.filter(ReleasePolicy.isAbnormal).count, at: now, traceID: stored.traceID, handler: handler)
         }
     }
 
     /// - Parameter outOfRangeCount: nil to count the stored report's items here.
     static func announce(
-        _ examID: String, institution: String, revision: Int, patientID: String, how: ReleaseHow, outOfRangeCount: Int? = nil, at now: Date,
-        traceID: String?, handler: HandlerContext
+        _ exam: ExamKey, revision: Int, patientID: String, how: ReleaseHow, outOfRangeCount: Int? = nil, at now: Date, traceID: String?,
+        handler: HandlerContext
     ) async throws {
-        let recordID = AssessmentEngine.examSubjectID(institutionID: institution, examID: examID)
-        let count = if let outOfRangeCount { outOfRangeCount } else { try await ReleaseStore(handler).outOfRangeCount(recordID: recordID) }
+        let count = if let outOfRangeCount { outOfRangeCount } else { try await ReleaseStore(handler).outOfRangeCount(recordID: exam.subjectID) }
         try await handler.publish(EventEnvelope(
             producer: handler.producer, patientID: patientID, traceID: traceID,
-            payload: ExamResultReleased(examID: examID, institutionID: institution, revision: revision, releasedAt: now, how: how, outOfRangeCount: count)))
+            payload: ExamResultReleased(examID: exam.examID, institutionID: exam.institutionID, revision: revision, releasedAt: now, how: how, outOfRangeCount: count)))
     }
 
     /// Releases delayed reports when their time comes, checking every `interval`.
@@ -43,9 +42,8 @@ enum ExamRelease {
                 let now = Date()
                 let due = try await store.due(now: now, limit: 100)
                 for report in due {
-                    let (institution, exam) = ExamResultRoutes.split(report.recordID)
                     try await announce(
-                        exam, institution: institution, revision: report.revision, patientID: report.patientID, how: .afterDelay, at: now, traceID: nil,
+                        ExamResultRoutes.key(report.recordID), revision: report.revision, patientID: report.patientID, how: .afterDelay, at: now, traceID: nil,
                         handler: handler)
                     try await store.markReleased(recordID: report.recordID, revision: report.revision, at: now)
                 }

@@ -57,10 +57,9 @@ struct ReleaseRoutes: Sendable {
             let status = try await context.transaction { handler in
                 let store = ReleaseStore(handler)
                 guard let pending = try await store.pending(recordID: recordID) else { return "already released" }
-                let (institution, exam) = ExamResultRoutes.split(recordID)
                 let now = Date()
                 try await ExamRelease.announce(
-                    exam, institution: institution, revision: pending.revision, patientID: pending.patientID, how: .reviewed, at: now, traceID: requestID,
+                    ExamResultRoutes.key(recordID), revision: pending.revision, patientID: pending.patientID, how: .reviewed, at: now, traceID: requestID,
                     handler: handler)
                 try await store.markReleased(recordID: recordID, revision: pending.revision, at: now)
                 return "released"
@@ -105,9 +104,9 @@ struct ReleaseRoutes: Sendable {
     static func patientView(_ row: ReleaseStore.ReleasedReport) throws -> PatientReport {
         let body = try CaretideJSON.parse(Array(row.body.utf8))
         let lines = try JSONValueDecoder.decode([ExamResultLine].self, from: body["items"] ?? .array([]))
-        let (institution, exam) = ExamResultRoutes.split(row.recordID)
+        let exam = ExamResultRoutes.key(row.recordID)
         return PatientReport(
-            examId: exam, institutionId: institution, revision: row.revision, reportedAt: row.reportedAt, releasedAt: row.releasedAt,
+            examId: exam.examID, institutionId: exam.institutionID, revision: row.revision, reportedAt: row.reportedAt, releasedAt: row.releasedAt,
             status: body["status"]?.stringValue ?? "final",
             items: lines.map { line in
                 let flagged = try? ReferenceRangeFlag.flag(ExamResultItem(
