@@ -9,6 +9,8 @@ let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hum
 let lifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
+let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle")
 let jwt: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
 let httpClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
@@ -66,7 +68,7 @@ let package = Package(
         // The runtime every service shares: HTTP, identity, events, outbox, jobs, service assembly.
         .target(name: "CaretideRuntime", dependencies: [
             "CaretideSchemas", "CaretideDomain", "CaretideKafka", "CaretideStore", "CaretideIdentity",
-            hummingbird, httpTypes, nioCore, lifecycle, postgres, logging,
+            hummingbird, httpTypes, nioCore, lifecycle, unixSignals, postgres, logging,
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
@@ -74,7 +76,7 @@ let package = Package(
         // Top floor: a library per service (tests start them in-process) and a thin executable.
         .target(name: "IngestService", dependencies: [
             "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment",
-            hummingbird, nioCore, postgres, logging,
+            hummingbird, httpTypes, nioCore, postgres, logging,
         ]),
         .target(name: "ScoringService", dependencies: [
             "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment",
@@ -82,7 +84,7 @@ let package = Package(
         ]),
         .target(name: "NotificationService", dependencies: [
             "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity",
-            hummingbird, nioCore, postgres, logging, lifecycle, httpClient, crypto,
+            hummingbird, nioCore, nioHTTP1, postgres, logging, lifecycle, httpClient, crypto,
         ]),
         .target(name: "DiagnosisService", dependencies: [
             "CaretideRuntime", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "PhenotypeRanking",
@@ -107,7 +109,7 @@ let package = Package(
         .executableTarget(name: "CaretideBench", dependencies: [
             "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideIdentity", "CaretideSchemas", "CaretideDomain",
             "PhenotypeRanking", "ScoringService", "DiagnosisService",
-            argumentParser, logging, httpClient, nioCore, lifecycle,
+            argumentParser, logging, httpClient, nioCore, nioHTTP1, postgres, lifecycle,
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
 
@@ -130,7 +132,9 @@ let package = Package(
             "CaretideStore", "CaretideSchemas", "CaretideRuntime", "CaretideLocalStack", "CaretideTestSupport", postgres, logging,
         ]),
         .testTarget(name: "CaretideIdentityTests", dependencies: ["CaretideIdentity", jwt]),
-        .testTarget(name: "CaretideRuntimeTests", dependencies: ["CaretideRuntime", "CaretideDomain", hummingbird]),
+        .testTarget(name: "CaretideRuntimeTests", dependencies: [
+            "CaretideRuntime", "CaretideDomain", "CaretideIdentity", "CaretideKafka", "CaretideStore", hummingbird, logging,
+        ]),
         // A target per service: its rules and state machines, without starting it.
         .testTarget(
             name: "IngestServiceTests", dependencies: ["IngestService", "CaretideSchemas", "CaretideRuntime", propertyBased],
@@ -143,9 +147,21 @@ let package = Package(
         .testTarget(name: "IntegrationTests", dependencies: [
             "CaretideTestSupport", "CaretideLocalStack", "CaretideIdentity", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideSchemas",
             "CaretideDomain", "IngestService", "ScoringService", "NotificationService", "DiagnosisService", "PhenotypeRanking",
-            postgres, logging, lifecycle,
+            postgres, logging, lifecycle, httpTypes,
             // A webhook receiver on loopback, and the signature check a receiver makes.
             hummingbird, crypto,
         ]),
     ]
 )
+
+// Upcoming-language features the anchors build with (hummingbird's Package.swift applies them the same way), on every
+// target of this package: `any` spelled out for existentials (SE-0335), members visible only from the modules a file
+// imports (SE-0444), and imports internal unless a file says `public import` because its public API shows the
+// module's types (SE-0409), so a module's API states what its clients must see.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+}

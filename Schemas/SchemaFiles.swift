@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// This folder is both the contract people read and a SwiftPM resource target, so the services validate against
 /// exactly these files: `SchemaFiles.directory` is where the build copied them.

@@ -1,3 +1,4 @@
+import CaretideRuntime
 import Foundation
 
 /// Percentiles of measured durations, for the bench reports.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaretideIdentity
 import CaretideKafka
 import CaretideLocalStack
 import CaretideRuntime
@@ -6,6 +7,7 @@ import CaretideSchemas
 import CaretideStore
 import Foundation
 import Logging
+import PostgresNIO
 import ScoringService
 import ServiceLifecycle
 import Synchronization

@@ -3,6 +3,7 @@ import CaretideKafka
 import CaretideLocalStack
 import CaretideSchemas
 import Foundation
+import Logging
 
 /// `caretide broker`: the embedded Kafka-protocol broker (librdkafka's mock cluster) for development and tests.
 struct BrokerCommand: AsyncParsableCommand {

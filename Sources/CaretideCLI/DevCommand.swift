@@ -3,6 +3,7 @@ import CaretideIdentity
 import CaretideKafka
 import CaretideLocalStack
 import CaretideSchemas
+import CaretideStore
 import DiagnosisService
 import Foundation
 import IngestService

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A patient's thresholds for UV and air-quality alerts, from what they chose or from who they are.
 ///

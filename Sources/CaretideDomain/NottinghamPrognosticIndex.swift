@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How the axillary lymph-node status is supplied.
 public enum LymphNodeInput: Sendable, Equatable, Codable {

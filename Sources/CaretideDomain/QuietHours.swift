@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A recipient's quiet hours, a daily window of local time (it may cross midnight, 22:00–07:00) in their own time
 /// zone. A notification that arrives inside the window waits until it ends, unless it is urgent: an urgent finding or

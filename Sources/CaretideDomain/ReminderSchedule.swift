@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A calendar day as people write it, without a time zone.
 public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A blood-pressure reading with its time.
 public struct TimedBloodPressureReading: Sendable, Equatable, Codable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// WHO Global Solar UV Index exposure category, ordered from least to most harmful.
 ///

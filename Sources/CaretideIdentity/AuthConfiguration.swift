@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How a service learns who calls, read from its environment once at start-up:
 ///

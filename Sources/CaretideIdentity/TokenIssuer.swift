@@ -1,5 +1,5 @@
-import Foundation
-import JWTKit
+public import Foundation
+public import JWTKit
 
 /// Mints tokens with a key of Caretide's own: `caretide dev` makes one in its state directory so a laptop needs no
 /// identity provider, `caretide token` signs with it, and the tests use a fresh one. Production services never hold

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a token must say to be accepted, and where it says it. Claim names are configurable so that an identity
 /// provider's own layout works without a gateway in front: Keycloak puts roles under `realm_access.roles`.

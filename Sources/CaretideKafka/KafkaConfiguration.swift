@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// Connection settings shared by ``KafkaProducer`` and ``KafkaConsumer``.
 ///
 /// Parsed once at start-up, usually with ``fromEnvironment(_:)``. Secrets (SASL passwords, keys)

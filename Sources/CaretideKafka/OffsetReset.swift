@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// A consumer's committed position that the broker no longer holds: the partition's retention deleted the messages
 /// before the group read them (it fell further behind than the topic keeps), so librdkafka jumps to
 /// `auto.offset.reset` and the messages in between are never seen. Nothing else reports it: librdkafka only logs it,

@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+public import Logging
 
 /// Logging for the command-line tools (`caretide`, `caretide-bench`): lines on standard error, the label naming the
 /// command.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What `caretide dev` writes to `<state-dir>/endpoints.json` once every service is ready.
 public struct Endpoints: Codable, Sendable, Equatable {

@@ -1,6 +1,6 @@
-import CaretideStore
-import Foundation
-import Logging
+public import CaretideStore
+public import Foundation
+public import Logging
 
 /// A private PostgreSQL cluster for `caretide dev` and the tests: Debian's `postgresql` binaries (initdb, pg_ctl) run
 /// on a data directory inside a state directory, listening on a free loopback port.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Why an incoming message was refused. `reason` goes into the dead-letter header; it names fields, never values.
 public struct EventRejection: Error, Sendable, CustomStringConvertible {

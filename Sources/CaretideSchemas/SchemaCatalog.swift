@@ -1,5 +1,5 @@
 import CaretideSchemaFiles
-import Foundation
+public import Foundation
 
 /// The JSON Schemas shipped with Caretide (`Schemas/` at the top of the repository, bundled as a resource),
 /// loaded once and shared: the envelope, one schema per event payload, and the HTTP request bodies.

@@ -1,5 +1,5 @@
 import Logging
-import PostgresNIO
+public import PostgresNIO
 
 extension AsyncSequence {
     /// All elements in order; for result sets known to be small (a page of rows, a RETURNING clause).

@@ -1,6 +1,6 @@
-import Logging
-import PostgresNIO
-import ServiceLifecycle
+public import Logging
+public import PostgresNIO
+public import ServiceLifecycle
 import Synchronization
 
 /// A service's connection pool to PostgreSQL, bound to the service's own schema.

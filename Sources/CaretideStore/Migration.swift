@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 import PostgresNIO
 
 /// One versioned change to a service's schema. Statements are static SQL written in this repository; they run in

@@ -1,6 +1,6 @@
-import Foundation
-import Logging
-import PostgresNIO
+public import Foundation
+public import Logging
+public import PostgresNIO
 
 /// A row waiting in the outbox to be published.
 public struct OutboxRecord: Sendable, Equatable {

@@ -1,6 +1,6 @@
-import CaretideDomain
-import CaretideSchemas
-import Foundation
+public import CaretideDomain
+public import CaretideSchemas
+public import Foundation
 
 /// The outcome of applying a clinical rule to one recorded event, in the shape every assessment shares: what it is
 /// about, the category in the rule's own terms, a severity, a tip, and the headline numbers.

@@ -1,6 +1,6 @@
-import CaretideDomain
-import CaretideSchemas
-import Foundation
+public import CaretideDomain
+public import CaretideSchemas
+public import Foundation
 
 /// Applies the clinical rules of `CaretideDomain` to the recorded events of `CaretideSchemas`. Pure: values in, values
 /// out. ingest-service uses it to refuse values the rules cannot assess (so bad input is answered at once, field by

@@ -1,4 +1,5 @@
-import CaretideRuntime
+public import CaretideRuntime
+import CaretideSchemas
 import CaretideStore
 import Foundation
 

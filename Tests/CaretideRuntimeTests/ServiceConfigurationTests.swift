@@ -1,4 +1,9 @@
+import CaretideIdentity
+import CaretideKafka
 import CaretideRuntime
+import CaretideStore
+import Foundation
+import Logging
 import Testing
 
 @Suite struct ServiceConfigurationTests {

@@ -1,4 +1,4 @@
-import CaretideKafka
+public import CaretideKafka
 import Foundation
 
 /// Reads a topic from the beginning with a consumer group of its own, as a downstream consumer would.

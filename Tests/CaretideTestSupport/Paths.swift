@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 public enum Paths {
     /// The package root, found from this file's location.

@@ -1,5 +1,5 @@
 import Synchronization
-import Testing
+public import Testing
 
 /// Stops every test stack a test started and did not stop, whether the test passed, failed an expectation or threw,
 /// so a failing test leaves no service running in the test process (the shape of Hummingbird's test framework,

@@ -1,4 +1,4 @@
-import CaretideIdentity
+public import CaretideIdentity
 import Foundation
 
 /// The tests' identity provider: one signing key per test process, its public half in a JWKS file every test stack

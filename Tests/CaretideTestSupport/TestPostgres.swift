@@ -1,7 +1,7 @@
-import CaretideLocalStack
-import CaretideStore
+public import CaretideLocalStack
+public import CaretideStore
 import Foundation
-import Logging
+public import Logging
 import Synchronization
 
 /// One private PostgreSQL cluster per test process (Debian's binaries, started by the tests themselves), and a fresh

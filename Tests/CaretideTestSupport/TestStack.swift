@@ -1,11 +1,11 @@
-import CaretideKafka
-import CaretideRuntime
+public import CaretideKafka
+public import CaretideRuntime
 import CaretideSchemas
-import CaretideStore
+public import CaretideStore
 import DiagnosisService
 import Foundation
 import IngestService
-import Logging
+public import Logging
 import NotificationService
 import ScoringService
 import ServiceLifecycle

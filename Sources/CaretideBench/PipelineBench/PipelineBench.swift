@@ -7,6 +7,8 @@ import CaretideRuntime
 import Foundation
 import Histogram
 import NIOCore
+import NIOHTTP1
+import Synchronization
 
 /// `caretide-bench pipeline`: the whole pipeline under a realistic mix, from the outside. It drives a running stack
 /// (`caretide dev`, or any stack whose endpoints file and development signing key are in `--state-dir`) over HTTP

@@ -2,7 +2,7 @@ import CaretideKafka
 import CaretideSchemas
 import CaretideStore
 import Foundation
-import Logging
+public import Logging
 import PostgresNIO
 
 /// Where a consumer puts a message it cannot apply: the dead-letter topic, the message unchanged with the reason and

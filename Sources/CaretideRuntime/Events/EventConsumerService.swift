@@ -1,9 +1,9 @@
-import CaretideKafka
-import CaretideSchemas
-import CaretideStore
+public import CaretideKafka
+public import CaretideSchemas
+public import CaretideStore
 import Foundation
-import Logging
-import ServiceLifecycle
+public import Logging
+public import ServiceLifecycle
 import Synchronization
 
 /// The consume → process → commit loop shared by every consuming service.

@@ -1,8 +1,8 @@
-import CaretideSchemas
-import CaretideStore
+public import CaretideSchemas
+public import CaretideStore
 import Foundation
-import Logging
-import PostgresNIO
+public import Logging
+public import PostgresNIO
 import Synchronization
 
 /// Applies one validated event. It runs inside the transaction that also records the event as processed, so its

@@ -1,8 +1,9 @@
 import CaretideKafka
-import CaretideSchemas
+public import CaretideSchemas
 import CaretideStore
 import Foundation
 import Logging
+import PostgresNIO
 
 /// Applies one message that comes from outside Caretide: not a Caretide event but what a hospital pipeline publishes
 /// (a JSON report, a FHIR Bundle, an HL7 v2 message) on an inbound topic. The consumer loop is the one events go

@@ -1,7 +1,7 @@
-import CaretideIdentity
+public import CaretideIdentity
 import CaretideSchemas
-import HTTPTypes
-import Hummingbird
+public import HTTPTypes
+public import Hummingbird
 import Logging
 import Synchronization
 

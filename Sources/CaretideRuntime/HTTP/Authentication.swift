@@ -1,4 +1,4 @@
-import CaretideIdentity
+public import CaretideIdentity
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,6 +1,6 @@
-import CaretideIdentity
+public import CaretideIdentity
 import Foundation
-import Hummingbird
+public import Hummingbird
 
 /// The context every Caretide route sees: Hummingbird's core, the caller's verified identity (set by
 /// `AuthenticationMiddleware`; nil on the open operational routes and when authentication is disabled), the request

@@ -1,7 +1,7 @@
-import CaretideSchemas
+public import CaretideSchemas
 import CaretideStore
-import Foundation
-import Hummingbird
+public import Foundation
+public import Hummingbird
 
 /// An HTTP error that writes its own JSON body: `{"error": "...", "violations": [{"pointer": "/systolic", "message": "..."}]}`.
 /// Every failing field is named by JSON Pointer; messages never repeat the submitted values.

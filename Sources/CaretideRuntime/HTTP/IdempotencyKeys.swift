@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideSchemas
 import CaretideStore
 import Foundation
@@ -5,6 +6,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import PostgresNIO
 import Synchronization
 
 /// `Idempotency-Key` on POST (the IETF httpapi draft of that name): a client that did not hear the answer sends the

@@ -1,6 +1,7 @@
 import CaretideIdentity
 import CaretideSchemas
 import Foundation
+import HTTPTypes
 
 /// The service's OpenAPI 3.1 document, generated from the routes as registered, so it cannot drift from them:
 /// every operation with its parameters, the request schemas under `Schemas/api/` by reference (served beside it at

@@ -1,7 +1,7 @@
 import CaretideIdentity
 import CaretideSchemas
-import Foundation
-import Hummingbird
+public import Foundation
+public import Hummingbird
 
 /// Cursor pagination for list endpoints: `?limit=&cursor=`. A page answers `{"items": [...], "nextCursor": "…"}`;
 /// `nextCursor` is absent on the last page. The cursor is opaque to callers: the sort position of the last item

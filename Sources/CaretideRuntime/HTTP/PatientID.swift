@@ -1,5 +1,5 @@
 import CaretideSchemas
-import Hummingbird
+public import Hummingbird
 
 /// Opaque patient identifiers, as the envelope schema defines them (`^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$`).
 public enum PatientID {

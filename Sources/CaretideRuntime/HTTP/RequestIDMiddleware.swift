@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import Logging
 
 /// Takes the request id from the W3C `traceparent` header (its trace id) or `X-Request-ID`, when the caller sent a
 /// well-formed one, and answers it in `X-Request-ID`; an id that could be caller text is ignored.

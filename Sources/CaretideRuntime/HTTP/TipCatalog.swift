@@ -1,6 +1,6 @@
-import CaretideDomain
+public import CaretideDomain
 import CaretideSchemas
-import Foundation
+public import Foundation
 
 /// The languages tips and labels are answered in: English, built in, and any translation an operator adds as data, a
 /// `<language>.json` file (`{"bloodPressure.stage1": "…", …}`) in `TIP_TRANSLATIONS_DIR`. A request picks one with

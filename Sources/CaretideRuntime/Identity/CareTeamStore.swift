@@ -1,8 +1,8 @@
-import CaretideSchemas
+public import CaretideSchemas
 import CaretideStore
-import Foundation
+public import Foundation
 import Logging
-import PostgresNIO
+public import PostgresNIO
 
 /// A service's copy of care-team grants: written by ingest-service in the transaction that publishes the grant, and
 /// by every other service that serves patient data from the `caretide.care-team` topic.

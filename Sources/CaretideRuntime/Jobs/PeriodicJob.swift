@@ -1,5 +1,5 @@
 import Logging
-import ServiceLifecycle
+public import ServiceLifecycle
 
 /// Work a service repeats on a timer (purging tombstones, releasing delayed reports, forgetting old idempotency keys):
 /// once the schema is migrated, `round` runs every `interval`, and again at once while it reports a full batch. A

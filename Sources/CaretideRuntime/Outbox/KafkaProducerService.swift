@@ -1,5 +1,5 @@
-import CaretideKafka
-import ServiceLifecycle
+public import CaretideKafka
+public import ServiceLifecycle
 
 /// Keeps the service's Kafka producer for as long as the service group runs, and flushes it on shutdown, after the
 /// relay and consumer that use it have stopped (services shut down in reverse order).

@@ -1,5 +1,5 @@
-import CaretideSchemas
-import CaretideStore
+public import CaretideSchemas
+public import CaretideStore
 
 extension Outbox.Entry {
     /// A Caretide event as an outbox row: its topic, its key (the payload's partition key, else the patient), its

@@ -1,8 +1,9 @@
-import CaretideKafka
+public import CaretideKafka
 import CaretideSchemas
-import CaretideStore
-import Logging
-import ServiceLifecycle
+public import CaretideStore
+import Foundation
+public import Logging
+public import ServiceLifecycle
 import Synchronization
 
 /// Publishes the service's outbox to Kafka: claims a batch in a transaction, sends it and awaits every acknowledgement,

@@ -1,6 +1,6 @@
 import CaretideSchemas
 import Foundation
-import Logging
+public import Logging
 import Synchronization
 
 /// One JSON object per line on standard error: what log collectors in production expect. Messages are static text and

@@ -4,10 +4,11 @@ import CaretideSchemas
 import CaretideStore
 import Foundation
 import Hummingbird
-import Logging
+public import Logging
 import NIOCore
-import ServiceLifecycle
+public import ServiceLifecycle
 import Synchronization
+import UnixSignals
 
 /// Builds the one `ServiceGroup` a Caretide service runs, in dependency order (shutdown runs in reverse):
 /// database pool → Kafka producer → migrations → outbox relay → consumer → HTTP server.

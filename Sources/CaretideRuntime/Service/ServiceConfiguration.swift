@@ -1,8 +1,8 @@
-import Foundation
-import CaretideIdentity
-import CaretideKafka
-import CaretideStore
-import Logging
+public import Foundation
+public import CaretideIdentity
+public import CaretideKafka
+public import CaretideStore
+public import Logging
 
 /// Everything a service reads from its environment, parsed once at start-up.
 ///

@@ -1,8 +1,8 @@
-import CaretideSchemas
-import CaretideStore
+public import CaretideSchemas
+public import CaretideStore
 import Hummingbird
-import Logging
-import ServiceLifecycle
+public import Logging
+public import ServiceLifecycle
 
 /// What makes one Caretide service what it is; everything else (database, producer, relay, consumer loop, HTTP server
 /// with health, readiness and metrics) is the same for every service and built by `ServiceAssembly`.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// The whole `main` of a service executable: set up logging (`LOG_FORMAT`: json or text), read the environment, build the service group, run it until SIGTERM or
 /// SIGINT. A configuration error prints every problem and exits with status 78 (EX_CONFIG) instead of crash-looping.

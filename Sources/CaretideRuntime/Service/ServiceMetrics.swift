@@ -1,6 +1,6 @@
 import CoreMetrics
 import Foundation
-import Prometheus
+public import Prometheus
 import Synchronization
 
 /// The metrics of one service, kept in its own Prometheus registry so that several services can run in one process

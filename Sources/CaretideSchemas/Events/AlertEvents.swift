@@ -1,5 +1,5 @@
-import CaretideDomain
-import Foundation
+public import CaretideDomain
+public import Foundation
 
 /// An alert was raised for a patient (notification-service → `caretide.alerts`, read by downstream consumers).
 public struct AlertRaised: EventPayload {

@@ -1,5 +1,5 @@
-import CaretideDomain
-import Foundation
+public import CaretideDomain
+public import Foundation
 
 /// The inputs of a Nottingham Prognostic Index (`caretide.npi`): tumour size, histological grade, and either the
 /// lymph-node stage or the count of positive nodes.

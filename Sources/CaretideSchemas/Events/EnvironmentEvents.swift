@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An area environmental readings are reported for, registered (or changed) by an operator (ingest-service →
 /// `caretide.environment`, keyed by area code).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The common envelope of every Caretide event (`Schemas/envelope.v1.schema.json`).
 public struct EventEnvelope<Payload: EventPayload>: Codable, Sendable, Equatable {

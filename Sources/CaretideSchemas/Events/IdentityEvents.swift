@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A patient granted a consultant access to their data, or changed the grant's expiry (ingest-service →
 /// `caretide.care-team`, keyed by patient). Every service that serves patient data keeps a projection of grants.

@@ -1,5 +1,5 @@
-import CaretideDomain
-import Foundation
+public import CaretideDomain
+public import Foundation
 
 /// Who entered a measurement.
 public enum MeasurementSource: String, Codable, Sendable, CaseIterable {

@@ -1,5 +1,5 @@
-import CaretideDomain
-import Foundation
+public import CaretideDomain
+public import Foundation
 
 /// What an assessment is of.
 public enum AssessmentKind: String, Codable, Sendable, CaseIterable {

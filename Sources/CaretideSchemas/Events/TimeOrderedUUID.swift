@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension UUID {
     /// A new RFC 9562 version-7 UUID: 48 bits of Unix milliseconds, then 74 random bits. Every id Caretide mints

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The one JSON dialect Caretide speaks on the wire: RFC 3339 timestamps in UTC, with or without fractional seconds
 /// on input, with milliseconds on output; keys sorted so that equal events encode to equal bytes.

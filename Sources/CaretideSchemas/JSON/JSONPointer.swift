@@ -1,3 +1,5 @@
+import Foundation
+
 /// An RFC 6901 JSON Pointer, used to name the failing field of a request or event ("/payload/systolic").
 public struct JSONPointer: Sendable, Hashable, CustomStringConvertible, Comparable {
     public private(set) var tokens: [String]

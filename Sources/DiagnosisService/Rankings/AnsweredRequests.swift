@@ -1,3 +1,4 @@
+import CaretideStore
 import Foundation
 import Logging
 import PostgresNIO

@@ -1,6 +1,7 @@
 import CaretideRuntime
 import CaretideSchemas
 import Foundation
+import Logging
 
 extension DiagnosisRequestHandler {
     /// `diagnosis.requested` → `diagnosis.ranked` or `diagnosis.refused`, once per request id.

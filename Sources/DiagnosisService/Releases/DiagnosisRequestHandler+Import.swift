@@ -1,6 +1,7 @@
 import CaretideRuntime
 import CaretideSchemas
 import Foundation
+import Logging
 import PhenotypeRanking
 
 extension DiagnosisRequestHandler {

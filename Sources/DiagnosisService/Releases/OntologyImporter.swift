@@ -1,10 +1,10 @@
 import CaretideRuntime
-import CaretideSchemas
-import CaretideStore
+public import CaretideSchemas
+public import CaretideStore
 import Foundation
 import Logging
 import PhenotypeRanking
-import PostgresNIO
+public import PostgresNIO
 
 /// How an import computes what it stores.
 public struct OntologyImportOptions: Sendable {

@@ -1,8 +1,8 @@
 import CaretideRuntime
-import CaretideSchemas
-import CaretideStore
-import Logging
-import PhenotypeRanking
+public import CaretideSchemas
+public import CaretideStore
+public import Logging
+public import PhenotypeRanking
 import ServiceLifecycle
 import Synchronization
 

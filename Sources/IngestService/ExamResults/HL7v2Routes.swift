@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
 import CaretideStore

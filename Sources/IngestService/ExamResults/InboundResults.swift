@@ -1,6 +1,7 @@
 import CaretideRuntime
 import CaretideSchemas
 import Foundation
+import HTTPTypes
 
 /// The Kafka door of the institutions' result feeds: hospital pipelines publish the same payloads they would POST
 /// (a JSON batch, a FHIR R4 Bundle, an HL7 v2 ORU^R01) to the inbound topics, keyed by institution id. Each message

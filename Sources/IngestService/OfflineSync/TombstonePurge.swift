@@ -1,4 +1,4 @@
-import CaretideRuntime
+public import CaretideRuntime
 import CaretideStore
 import Foundation
 

@@ -1,3 +1,4 @@
+import CaretideDomain
 import CaretideRuntime
 import CaretideSchemas
 import CaretideStore

@@ -2,6 +2,7 @@ import CaretideDomain
 import CaretideRuntime
 import CaretideSchemas
 import Foundation
+import Logging
 
 /// UV and air-quality alerts: a reading of an area is decided for each patient subscribed to it, against the
 /// patient's thresholds and alert-fatigue state (`EnvironmentAlertState`); an alert says the category, what to do

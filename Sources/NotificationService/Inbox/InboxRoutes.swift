@@ -4,6 +4,7 @@ import CaretideSchemas
 import CaretideStore
 import Foundation
 import Hummingbird
+import PostgresNIO
 
 /// Inboxes:
 /// - `GET /v1/patients/{patientId}/alerts`: the patient's inbox, newest first (the patient, or the care team);

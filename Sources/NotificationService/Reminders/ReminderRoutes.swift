@@ -2,6 +2,7 @@ import CaretideDomain
 import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
+import CaretideStore
 import Foundation
 import Hummingbird
 

@@ -1,7 +1,9 @@
 import CaretideDomain
 import CaretideRuntime
 import CaretideSchemas
+import CaretideStore
 import Foundation
+import PostgresNIO
 
 /// Fires reminders as they fall due. Every round takes the due reminders in one transaction, locked with
 /// `FOR UPDATE SKIP LOCKED` so replicas share them without waiting, and fires each occurrence through its unique

@@ -1,6 +1,7 @@
 import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
+import CaretideStore
 import Foundation
 import Hummingbird
 

@@ -1,8 +1,10 @@
 import AsyncHTTPClient
 import CaretideRuntime
+import CaretideStore
 import Foundation
 import Logging
 import NIOCore
+import NIOHTTP1
 import PostgresNIO
 import ServiceLifecycle
 

@@ -1,3 +1,4 @@
+import CaretideDomain
 import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas

@@ -1,6 +1,7 @@
 import CaretideDomain
 import CaretideRuntime
 import CaretideSchemas
+import CaretideStore
 import Foundation
 import Logging
 import PostgresNIO

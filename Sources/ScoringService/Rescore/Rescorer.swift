@@ -1,10 +1,10 @@
 import CaretideDomain
 import CaretideRuntime
 import CaretideSchemas
-import CaretideStore
+public import CaretideStore
 import ClinicalAssessment
-import Foundation
-import Logging
+public import Foundation
+public import Logging
 import PostgresNIO
 
 /// Recomputes standing assessments from their stored inputs with the current rule set, and reports every one whose

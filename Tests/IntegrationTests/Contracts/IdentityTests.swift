@@ -3,12 +3,16 @@ import CaretideKafka
 import CaretideLocalStack
 import CaretideRuntime
 import CaretideSchemas
+import CaretideStore
 import CaretideTestSupport
 import DiagnosisService
 import Foundation
+import HTTPTypes
 import IngestService
 import NotificationService
+import PostgresNIO
 import ScoringService
+import ServiceLifecycle
 import Testing
 
 /// Every route of every service behind a verified token and the access rules, generated from the routes the

@@ -1,3 +1,4 @@
+import CaretideKafka
 import CaretideLocalStack
 import CaretideSchemas
 import CaretideTestSupport

@@ -3,6 +3,7 @@ import CaretideRuntime
 import CaretideTestSupport
 import DiagnosisService
 import Foundation
+import HTTPTypes
 import IngestService
 import NotificationService
 import ScoringService

@@ -1,3 +1,4 @@
+import CaretideKafka
 import CaretideSchemas
 import CaretideTestSupport
 import Foundation

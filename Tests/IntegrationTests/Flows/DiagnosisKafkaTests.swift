@@ -1,8 +1,10 @@
 import CaretideKafka
 import CaretideSchemas
+import CaretideStore
 import CaretideTestSupport
 import DiagnosisService
 import Foundation
+import PostgresNIO
 import Testing
 
 /// Pipelines talk to diagnosis-service over Kafka: requests on `caretide.diagnosis-requests`, answers correlated by

@@ -1,3 +1,5 @@
+import CaretideIdentity
+import CaretideStore
 import CaretideTestSupport
 import Foundation
 import IngestService

@@ -1,3 +1,4 @@
+import CaretideStore
 import CaretideTestSupport
 import Foundation
 import IngestService

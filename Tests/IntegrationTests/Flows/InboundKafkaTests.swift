@@ -1,5 +1,7 @@
+import CaretideKafka
 import CaretideLocalStack
 import CaretideSchemas
+import CaretideStore
 import CaretideTestSupport
 import Foundation
 import IngestService

@@ -1,9 +1,13 @@
+import CaretideDomain
 import CaretideIdentity
+import CaretideKafka
 import CaretideSchemas
+import CaretideStore
 import CaretideTestSupport
 import Foundation
 import IngestService
 import NotificationService
+import PostgresNIO
 import ScoringService
 import Testing
 

@@ -1,7 +1,9 @@
 import CaretideIdentity
+import CaretideStore
 import CaretideTestSupport
 import Foundation
 import IngestService
+import PostgresNIO
 import Testing
 
 /// Exam reports reach their patients under their institution's rules: at once, after a delay, or after review.

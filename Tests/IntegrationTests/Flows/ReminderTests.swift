@@ -1,5 +1,7 @@
 import CaretideIdentity
+import CaretideKafka
 import CaretideSchemas
+import CaretideStore
 import CaretideTestSupport
 import Foundation
 import IngestService

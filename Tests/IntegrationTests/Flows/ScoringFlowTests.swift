@@ -1,7 +1,9 @@
 import CaretideDomain
+import CaretideIdentity
 import CaretideKafka
 import CaretideLocalStack
 import CaretideSchemas
+import CaretideStore
 import CaretideTestSupport
 import Foundation
 import IngestService

@@ -1,3 +1,4 @@
+import CaretideDomain
 import CaretideKafka
 import CaretideSchemas
 import CaretideStore

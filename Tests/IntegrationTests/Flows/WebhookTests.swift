@@ -1,6 +1,8 @@
 import CaretideIdentity
+import CaretideKafka
 import CaretideLocalStack
 import CaretideSchemas
+import CaretideStore
 import CaretideTestSupport
 import Crypto
 import Foundation
@@ -8,6 +10,7 @@ import Hummingbird
 import IngestService
 import Logging
 import NotificationService
+import PostgresNIO
 import ScoringService
 import ServiceLifecycle
 import Synchronization

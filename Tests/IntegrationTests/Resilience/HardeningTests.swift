@@ -1,4 +1,5 @@
 import CaretideKafka
+import CaretideLocalStack
 import CaretideRuntime
 import CaretideSchemas
 import CaretideStore

@@ -3,6 +3,7 @@ import CaretideKafka
 import CaretideLocalStack
 import CaretideRuntime
 import CaretideSchemas
+import CaretideStore
 import CaretideTestSupport
 import Crypto
 import DiagnosisService

@@ -1,3 +1,4 @@
+import CaretideDomain
 import CaretideKafka
 import CaretideLocalStack
 import CaretideSchemas

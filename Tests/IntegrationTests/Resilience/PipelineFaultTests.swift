@@ -2,6 +2,7 @@ import CaretideIdentity
 import CaretideKafka
 import CaretideLocalStack
 import CaretideSchemas
+import CaretideStore
 import CaretideTestSupport
 import Foundation
 import PostgresNIO

@@ -5,6 +5,7 @@ import CaretideStore
 import CaretideTestSupport
 import Foundation
 import ScoringService
+import ServiceLifecycle
 import Testing
 
 @Suite(.serialized) struct StartupTests {

@@ -1,9 +1,11 @@
 import CaretideKafka
 import CaretideLocalStack
 import CaretideSchemas
+import CaretideStore
 import CaretideTestSupport
 import DiagnosisService
 import Foundation
+import PostgresNIO
 import Testing
 
 /// `caretide dead-letters`: an operator lists what was refused and why, fixes the cause, and replays the message to

@@ -1,5 +1,6 @@
 import CaretideRuntime
 import CaretideSchemas
+import CaretideStore
 import Foundation
 import Logging
 import PostgresNIO
