@@ -541,7 +541,7 @@ final class ConsumerRuntime: Sendable {
             return []
         }
         logger.debug("Kafka consumer closed", metadata: ["kafka.group": "\(groupID)"])
-        waiters.forEach { $0.resume() }
+        for waiter in waiters { waiter.resume() }
     }
 }
 

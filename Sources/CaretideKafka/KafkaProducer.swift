@@ -259,7 +259,7 @@ final class ProducerRuntime: Sendable {
         // The copies below stay alive for the call only: librdkafka copies the key and headers, and the value
         // because of RD_KAFKA_MSG_F_COPY.
         var allocations: [UnsafeMutableBufferPointer<CChar>] = []
-        defer { allocations.forEach { $0.deallocate() } }
+        defer { for allocation in allocations { allocation.deallocate() } }
         // Key, header and value bytes are passed with their lengths: no terminating NUL, any byte allowed.
         func bytes(_ value: [UInt8]) -> UnsafeMutableBufferPointer<CChar> {
             let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(value.count, 1))
@@ -416,6 +416,6 @@ final class ProducerRuntime: Sendable {
             return []
         }
         logger.debug("Kafka producer stopped")
-        waiters.forEach { $0.resume() }
+        for waiter in waiters { waiter.resume() }
     }
 }

@@ -9,11 +9,6 @@ public struct WriteOrigin: Sendable {
     public let traceID: String
     let audit: RequestAudit?
 
-    init(traceID: String, audit: RequestAudit?) {
-        self.traceID = traceID
-        self.audit = audit
-    }
-
     /// An institution's message from an inbound Kafka topic. No token travels with it: the broker's ACLs decide who
     /// may produce there. So the audit names the topic as the subject and the message key's institution as the one
     /// acting, with the operation `CONSUME <topic>`. The trace id is the producer's (`traceparent` or `trace-id`

@@ -114,7 +114,8 @@ struct HL7v2Routes: Sendable {
             var segments = [
                 [
                     "MSH", "^~\\&", "Caretide", escape(institution), escape(header?.value(3) ?? ""), escape(header?.value(4) ?? ""),
-                    Self.timestamp(now), "", "ACK^R01^ACK", String(CaretideRequestContext.newRequestID().prefix(20)),  // MSH-10 is at most 20 characters (v2.5.1 §2.14.9.10)
+                    // MSH-10, the control id, is at most 20 characters (v2.5.1 §2.14.9.10).
+                    Self.timestamp(now), "", "ACK^R01^ACK", String(CaretideRequestContext.newRequestID().prefix(20)),
                     escape(header?.value(11).isEmpty == false ? header!.value(11) : "P"), "2.5.1",
                 ].joined(separator: "|"),
                 ["MSA", code, escape(message?.controlID ?? "")].joined(separator: "|"),
