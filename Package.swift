@@ -49,7 +49,9 @@ let package = Package(
     targets: [
         // Ground floor: pure modules, no I/O.
         // The JSON Schemas at the top of the repository, bundled so the services validate against those very files.
-        .target(name: "CaretideSchemaFiles", path: "Schemas", resources: [.copy("envelope.v1.schema.json"), .copy("events"), .copy("api"), .copy("asyncapi.yaml")]),
+        .target(
+            name: "CaretideSchemaFiles", path: "Schemas",
+            resources: [.copy("envelope.v1.schema.json"), .copy("events"), .copy("api"), .copy("asyncapi.yaml")]),
         .target(name: "CaretideDomain"),
         // Human Phenotype Ontology parsing and Phenomizer ranking with p-values (pure); diagnosis-service serves it.
         .target(name: "PhenotypeRanking"),
@@ -66,30 +68,40 @@ let package = Package(
         .target(name: "CaretideIdentity", dependencies: [jwt]),
 
         // The runtime every service shares: HTTP, identity, events, outbox, jobs, service assembly.
-        .target(name: "CaretideRuntime", dependencies: [
-            "CaretideSchemas", "CaretideDomain", "CaretideKafka", "CaretideStore", "CaretideIdentity",
-            hummingbird, httpTypes, nioCore, lifecycle, unixSignals, postgres, logging,
-            .product(name: "CoreMetrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-        ]),
+        .target(
+            name: "CaretideRuntime",
+            dependencies: [
+                "CaretideSchemas", "CaretideDomain", "CaretideKafka", "CaretideStore", "CaretideIdentity",
+                hummingbird, httpTypes, nioCore, lifecycle, unixSignals, postgres, logging,
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]),
 
         // Top floor: a library per service (tests start them in-process) and a thin executable.
-        .target(name: "IngestService", dependencies: [
-            "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment",
-            hummingbird, httpTypes, nioCore, postgres, logging,
-        ]),
-        .target(name: "ScoringService", dependencies: [
-            "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment",
-            hummingbird, postgres, logging,
-        ]),
-        .target(name: "NotificationService", dependencies: [
-            "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity",
-            hummingbird, nioCore, nioHTTP1, postgres, logging, lifecycle, httpClient, crypto,
-        ]),
-        .target(name: "DiagnosisService", dependencies: [
-            "CaretideRuntime", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "PhenotypeRanking",
-            hummingbird, nioCore, postgres, logging, lifecycle,
-        ]),
+        .target(
+            name: "IngestService",
+            dependencies: [
+                "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment",
+                hummingbird, httpTypes, nioCore, postgres, logging,
+            ]),
+        .target(
+            name: "ScoringService",
+            dependencies: [
+                "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment",
+                hummingbird, postgres, logging,
+            ]),
+        .target(
+            name: "NotificationService",
+            dependencies: [
+                "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity",
+                hummingbird, nioCore, nioHTTP1, postgres, logging, lifecycle, httpClient, crypto,
+            ]),
+        .target(
+            name: "DiagnosisService",
+            dependencies: [
+                "CaretideRuntime", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "PhenotypeRanking",
+                hummingbird, nioCore, postgres, logging, lifecycle,
+            ]),
         .executableTarget(name: "ingest-service", dependencies: ["IngestService", "CaretideRuntime"]),
         .executableTarget(name: "scoring-service", dependencies: ["ScoringService", "CaretideRuntime"]),
         .executableTarget(name: "notification-service", dependencies: ["NotificationService", "CaretideRuntime"]),
@@ -99,26 +111,32 @@ let package = Package(
         // `caretide dev`, the bench and the tests.
         .target(name: "CaretideLocalStack", dependencies: ["CaretideStore", logging]),
         // `caretide`: what an operator runs.
-        .executableTarget(name: "CaretideCLI", dependencies: [
-            "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideIdentity", "CaretideSchemas", "PhenotypeRanking",
-            "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
-            argumentParser, logging,
-        ]),
+        .executableTarget(
+            name: "CaretideCLI",
+            dependencies: [
+                "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideIdentity", "CaretideSchemas", "PhenotypeRanking",
+                "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
+                argumentParser, logging,
+            ]),
         // `caretide-bench`: the benchmarks recorded in BENCHMARKS.md, apart from what an operator runs. The pipeline
         // bench drives a running stack over HTTP and records latencies in HdrHistograms.
-        .executableTarget(name: "CaretideBench", dependencies: [
-            "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideIdentity", "CaretideSchemas", "CaretideDomain",
-            "PhenotypeRanking", "ScoringService", "DiagnosisService",
-            argumentParser, logging, httpClient, nioCore, nioHTTP1, postgres, lifecycle,
-            .product(name: "Histogram", package: "hdrhistogram-swift"),
-        ]),
+        .executableTarget(
+            name: "CaretideBench",
+            dependencies: [
+                "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideIdentity", "CaretideSchemas", "CaretideDomain",
+                "PhenotypeRanking", "ScoringService", "DiagnosisService",
+                argumentParser, logging, httpClient, nioCore, nioHTTP1, postgres, lifecycle,
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]),
 
         // Shared by the test targets: the tests' own PostgreSQL, an in-process stack, HTTP and Kafka probes.
-        .target(name: "CaretideTestSupport", dependencies: [
-            "CaretideLocalStack", "CaretideRuntime", "CaretideIdentity", "CaretideKafka", "CaretideStore", "CaretideSchemas",
-            "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
-            lifecycle, logging,
-        ], path: "Tests/CaretideTestSupport"),
+        .target(
+            name: "CaretideTestSupport",
+            dependencies: [
+                "CaretideLocalStack", "CaretideRuntime", "CaretideIdentity", "CaretideKafka", "CaretideStore", "CaretideSchemas",
+                "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
+                lifecycle, logging,
+            ], path: "Tests/CaretideTestSupport"),
 
         // Ground-floor tests: pure rules and state machines.
         .testTarget(name: "CaretideDomainTests", dependencies: ["CaretideDomain", propertyBased]),
@@ -128,13 +146,17 @@ let package = Package(
             name: "PhenotypeRankingTests", dependencies: ["PhenotypeRanking", propertyBased], resources: [.copy("Fixtures")]),
         // Adapters against the real thing: librdkafka's mock cluster, a real PostgreSQL.
         .testTarget(name: "CaretideKafkaTests", dependencies: ["CaretideKafka", logging]),
-        .testTarget(name: "CaretideStoreTests", dependencies: [
-            "CaretideStore", "CaretideSchemas", "CaretideRuntime", "CaretideLocalStack", "CaretideTestSupport", postgres, logging,
-        ]),
+        .testTarget(
+            name: "CaretideStoreTests",
+            dependencies: [
+                "CaretideStore", "CaretideSchemas", "CaretideRuntime", "CaretideLocalStack", "CaretideTestSupport", postgres, logging,
+            ]),
         .testTarget(name: "CaretideIdentityTests", dependencies: ["CaretideIdentity", jwt]),
-        .testTarget(name: "CaretideRuntimeTests", dependencies: [
-            "CaretideRuntime", "CaretideDomain", "CaretideIdentity", "CaretideKafka", "CaretideStore", hummingbird, logging,
-        ]),
+        .testTarget(
+            name: "CaretideRuntimeTests",
+            dependencies: [
+                "CaretideRuntime", "CaretideDomain", "CaretideIdentity", "CaretideKafka", "CaretideStore", hummingbird, logging,
+            ]),
         // A target per service: its rules and state machines, without starting it.
         .testTarget(
             name: "IngestServiceTests", dependencies: ["IngestService", "CaretideSchemas", "CaretideRuntime", propertyBased],
@@ -144,13 +166,16 @@ let package = Package(
         .testTarget(name: "NotificationServiceTests", dependencies: ["NotificationService", crypto]),
         .testTarget(name: "DiagnosisServiceTests", dependencies: ["DiagnosisService", "PhenotypeRanking", "CaretideSchemas"]),
         // Whole services started against a real PostgreSQL and the embedded broker: Flows/, Resilience/, Contracts/, Tools/.
-        .testTarget(name: "IntegrationTests", dependencies: [
-            "CaretideTestSupport", "CaretideLocalStack", "CaretideIdentity", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideSchemas",
-            "CaretideDomain", "IngestService", "ScoringService", "NotificationService", "DiagnosisService", "PhenotypeRanking",
-            postgres, logging, lifecycle, httpTypes,
-            // A webhook receiver on loopback, and the signature check a receiver makes.
-            hummingbird, crypto,
-        ]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "CaretideTestSupport", "CaretideLocalStack", "CaretideIdentity", "CaretideRuntime", "CaretideKafka", "CaretideStore",
+                "CaretideSchemas",
+                "CaretideDomain", "IngestService", "ScoringService", "NotificationService", "DiagnosisService", "PhenotypeRanking",
+                postgres, logging, lifecycle, httpTypes,
+                // A webhook receiver on loopback, and the signature check a receiver makes.
+                hummingbird, crypto,
+            ]),
     ]
 )
 
@@ -159,9 +184,10 @@ let package = Package(
 // imports (SE-0444), and imports internal unless a file says `public import` because its public API shows the
 // module's types (SE-0409), so a module's API states what its clients must see.
 for target in package.targets where target.type != .system {
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        .enableUpcomingFeature("ExistentialAny"),
-        .enableUpcomingFeature("MemberImportVisibility"),
-        .enableUpcomingFeature("InternalImportsByDefault"),
-    ]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+        ]
 }

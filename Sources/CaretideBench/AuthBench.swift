@@ -41,7 +41,8 @@ struct AuthBench: AsyncParsableCommand {
             again.append(clock.now - before)
         }
         let (cold, warm) = (LatencySummary(first), LatencySummary(again))
-        Console.write("""
+        Console.write(
+            """
             first request with a token (\(tokens) tokens; ES256 signature verified): \
             p50 \(cold.microseconds(0.5)), p90 \(cold.microseconds(0.9)), p99 \(cold.microseconds(0.99))
             later requests with the same tokens (\(count); signature remembered, claims checked): \

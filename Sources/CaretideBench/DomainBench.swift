@@ -41,12 +41,30 @@ struct DomainBench: AsyncParsableCommand {
                 for index in 0..<count {
                     // Six rules per step; only successful assessments count (implausible inputs are refused and not
                     // counted); a checksum keeps the optimiser from dropping the work.
-                    if let result = try? BloodPressure.assess(systolic: pressures[index].0, diastolic: pressures[index].1) { checksum &+= result.severity.hashValue; assessed += 1 }
-                    if let result = try? Pulse.assess(restingBeatsPerMinute: pulses[index]) { checksum &+= result.severity.hashValue; assessed += 1 }
-                    if let result = try? BodyMassIndex.assess(weightKg: bodies[index].0, heightCm: bodies[index].1) { checksum &+= result.bodyMassIndexHundredths; assessed += 1 }
-                    if let result = try? Glucose.assess(value: glucose[index], unit: .mgPerDL, context: .fasting) { checksum &+= result.severity.hashValue; assessed += 1 }
-                    if let result = try? Glucose.assessHbA1c(percent: hba1c[index]) { checksum &+= result.severity.hashValue; assessed += 1 }
-                    if let result = try? NottinghamPrognosticIndex.assess(npis[index], now: now) { checksum &+= result.npiHundredths; assessed += 1 }
+                    if let result = try? BloodPressure.assess(systolic: pressures[index].0, diastolic: pressures[index].1) {
+                        checksum &+= result.severity.hashValue
+                        assessed += 1
+                    }
+                    if let result = try? Pulse.assess(restingBeatsPerMinute: pulses[index]) {
+                        checksum &+= result.severity.hashValue
+                        assessed += 1
+                    }
+                    if let result = try? BodyMassIndex.assess(weightKg: bodies[index].0, heightCm: bodies[index].1) {
+                        checksum &+= result.bodyMassIndexHundredths
+                        assessed += 1
+                    }
+                    if let result = try? Glucose.assess(value: glucose[index], unit: .mgPerDL, context: .fasting) {
+                        checksum &+= result.severity.hashValue
+                        assessed += 1
+                    }
+                    if let result = try? Glucose.assessHbA1c(percent: hba1c[index]) {
+                        checksum &+= result.severity.hashValue
+                        assessed += 1
+                    }
+                    if let result = try? NottinghamPrognosticIndex.assess(npis[index], now: now) {
+                        checksum &+= result.npiHundredths
+                        assessed += 1
+                    }
                 }
             }
             let elapsed = clock.now - start

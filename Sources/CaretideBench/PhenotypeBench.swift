@@ -6,11 +6,12 @@ import CaretideSchemas
 import CaretideStore
 import DiagnosisService
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
 import PhenotypeRanking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// diagnosis-service on a full HPO release, on this machine:
 /// 1. import into a private PostgreSQL (fsync on): parse, null distributions, accuracy report, write;
@@ -66,8 +67,10 @@ struct PhenotypeBench: AsyncParsableCommand {
         }
         let importWall = clock.now - importStart
         Console.write(report.summary + "\n")
-        Console.write(String(format: "import wall time (parse to commit, %d null samples per size, %d threads): %.2f s\n",
-                             samples, importOptions.concurrency, importWall.seconds))
+        Console.write(
+            String(
+                format: "import wall time (parse to commit, %d null samples per size, %d threads): %.2f s\n",
+                samples, importOptions.concurrency, importWall.seconds))
 
         // 2. The service loading the release, and its memory; then a second import while it serves, swapped in
         //    without downtime (the peak is when the old and the new release are both in memory).
@@ -98,7 +101,8 @@ struct PhenotypeBench: AsyncParsableCommand {
                 let summary = LatencySummary(timings)
                 Console.write(
                     "swift \(scoring == .asymmetric ? "asymmetric" : "symmetric "), p-values: \(size) terms over \(ranker.knowledgeBase.diseaseCount) diseases: "
-                        + "p50 \(summary.milliseconds(0.5, digits: 2)), p99 \(summary.milliseconds(0.99, digits: 2)) (\(timings.count) queries, checksum \(String(format: "%.3f", checksum)))\n")
+                        + "p50 \(summary.milliseconds(0.5, digits: 2)), p99 \(summary.milliseconds(0.99, digits: 2)) (\(timings.count) queries, checksum \(String(format: "%.3f", checksum)))\n"
+                )
             }
         }
 
@@ -114,11 +118,14 @@ struct PhenotypeBench: AsyncParsableCommand {
         let universe = annotated.sorted().map { kb.ontology.id(of: $0) }
         var random = Xoshiro256StarStar(seed: 2026)
         return [1, 5, 10].map { size in
-            (size, (0..<(perSize + 5)).map { _ in
-                var picked = Set<String>()
-                while picked.count < size { picked.insert(universe[random.nextInt(below: universe.count)]) }
-                return picked.sorted()
-            })
+            (
+                size,
+                (0..<(perSize + 5)).map { _ in
+                    var picked = Set<String>()
+                    while picked.count < size { picked.insert(universe[random.nextInt(below: universe.count)]) }
+                    return picked.sorted()
+                }
+            )
         }
     }
 
@@ -177,13 +184,15 @@ struct PhenotypeBench: AsyncParsableCommand {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-hpo3-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let queriesFile = folder.appendingPathComponent("queries.json"), resultFile = folder.appendingPathComponent("hpo3.json")
+        let queriesFile = folder.appendingPathComponent("queries.json")
+        let resultFile = folder.appendingPathComponent("hpo3.json")
         // The warm-up queries stay out: the script warms up on its own.
         let list = workload.flatMap { size, queries in queries.dropFirst(5).map { ["size": size, "terms": $0] as [String: Any] } }
         try JSONSerialization.data(withJSONObject: ["queries": list]).write(to: queriesFile)
         // The script resolves the Python it is given by path, so a virtual environment's interpreter works.
         let run = try await Subprocess.run(
-            "/usr/bin/env", [python, hpo3Script, "--data", directory, "--queries", queriesFile.path, "--profile", "caretide", "--output", resultFile.path])
+            "/usr/bin/env",
+            [python, hpo3Script, "--data", directory, "--queries", queriesFile.path, "--profile", "caretide", "--output", resultFile.path])
         let status = run.status
         guard status == 0, let data = FileManager.default.contents(atPath: resultFile.path),
             let result = try JSONSerialization.jsonObject(with: data) as? [String: Any],

@@ -76,11 +76,15 @@ struct ScoringBench: AsyncParsableCommand {
                 """, as: (Int, Double, Double, Int).self, logger: logger)[0]
             // The first transaction's rows are not counted: the span starts at its commit.
             let elapsed = span.2 - span.1
-            Console.write("throughput: \(span.0 - span.3) rows committed in \(String(format: "%.2f", elapsed)) s = \(Int(Double(span.0 - span.3) / elapsed)) events/s\n")
+            Console.write(
+                "throughput: \(span.0 - span.3) rows committed in \(String(format: "%.2f", elapsed)) s = \(Int(Double(span.0 - span.3) / elapsed)) events/s\n"
+            )
             let clock = ContinuousClock()
             let drained = clock.now
             while (try? await Outbox.pendingCount(counter, logger: logger)) ?? 1 > 0 { try await Task.sleep(for: .milliseconds(20)) }
-            Console.write("published: the relay's backlog was empty \(String(format: "%.2f", (clock.now - drained).seconds)) s after the last row was counted\n")
+            Console.write(
+                "published: the relay's backlog was empty \(String(format: "%.2f", (clock.now - drained).seconds)) s after the last row was counted\n"
+            )
             if statementStats { try await printStatementStats(counter, logger: logger) }
         }
 
@@ -100,7 +104,8 @@ struct ScoringBench: AsyncParsableCommand {
                 guard let message = try await probe.poll(timeout: .milliseconds(100)) else { continue }
                 let arrived = ContinuousClock.now
                 guard let event = try? EventCodec().decode(message.value), let assessed = event.payload(as: AssessmentRecorded.self),
-                      let sent = sentAt.take(assessed.sourceEventID) else { continue }
+                    let sent = sentAt.take(assessed.sourceEventID)
+                else { continue }
                 latencies.append(arrived - sent)
             }
             return latencies
@@ -114,7 +119,10 @@ struct ScoringBench: AsyncParsableCommand {
         var next = clock.now
         var index = events
         for _ in 0..<(total / perTick) {
-            let batch = (0..<perTick).map { _ in defer { index += 1 }; return reading(index: index) }
+            let batch = (0..<perTick).map { _ in
+                defer { index += 1 }
+                return reading(index: index)
+            }
             let now = clock.now
             let wallClock = Date()
             for item in batch {
@@ -142,9 +150,10 @@ struct ScoringBench: AsyncParsableCommand {
                 WHERE source_event_id = ANY(\(Array(sent.keys)))
                 """, as: (UUID, Double).self, logger: logger)
         }
-        let commitLatencies = LatencySummary(commits.compactMap { id, committed in
-            sent[id].map { Duration.microseconds(Int64(((committed - $0.timeIntervalSince1970) * 1_000_000).rounded())) }
-        })
+        let commitLatencies = LatencySummary(
+            commits.compactMap { id, committed in
+                sent[id].map { Duration.microseconds(Int64(((committed - $0.timeIntervalSince1970) * 1_000_000).rounded())) }
+            })
         Console.write(
             "event-to-commit over \(commitLatencies.sorted.count) of \(total) events: p50 \(commitLatencies.milliseconds(0.50)), "
                 + "p90 \(commitLatencies.milliseconds(0.90)), p99 \(commitLatencies.milliseconds(0.99)), max \(commitLatencies.milliseconds(1.0))\n")
@@ -172,8 +181,13 @@ struct ScoringBench: AsyncParsableCommand {
         let id = UUID()
         let patient = "bench-patient-\(index % patients)"
         let takenAt = Timestamp.format(Date(timeIntervalSince1970: 1_790_000_000 + Double(index)))
-        let body = #"{"eventId":"\#(id)","eventType":"blood-pressure.recorded","schemaVersion":1,"occurredAt":"\#(takenAt)","producer":"bench","patientId":"\#(patient)","payload":{"measurementId":"\#(UUID())","revision":1,"systolic":\#(100 + index % 90),"diastolic":\#(60 + index % 40),"takenAt":"\#(takenAt)","source":"device"}}"#
-        return (id, OutgoingMessage(topic: Topic.measurements.name, key: patient, value: Array(body.utf8), headers: [EventHeader.eventType: "blood-pressure.recorded"]))
+        let body =
+            #"{"eventId":"\#(id)","eventType":"blood-pressure.recorded","schemaVersion":1,"occurredAt":"\#(takenAt)","producer":"bench","patientId":"\#(patient)","payload":{"measurementId":"\#(UUID())","revision":1,"systolic":\#(100 + index % 90),"diastolic":\#(60 + index % 40),"takenAt":"\#(takenAt)","source":"device"}}"#
+        return (
+            id,
+            OutgoingMessage(
+                topic: Topic.measurements.name, key: patient, value: Array(body.utf8), headers: [EventHeader.eventType: "blood-pressure.recorded"])
+        )
     }
 }
 

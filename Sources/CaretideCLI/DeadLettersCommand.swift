@@ -40,7 +40,8 @@ struct DeadLettersCommand: AsyncParsableCommand {
             consumer = headers[EventHeader.deadLetterConsumer]
             reason = headers[EventHeader.deadLetterReason]
             // The header, or the envelope's own field when the producer sent no headers.
-            eventType = headers[EventHeader.eventType]
+            eventType =
+                headers[EventHeader.eventType]
                 ?? ((try? JSONSerialization.jsonObject(with: Data(message.value))) as? [String: Any])?["eventType"] as? String
             key = message.key
             bytes = message.value.count
@@ -48,7 +49,8 @@ struct DeadLettersCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print every dead letter as a JSON line: where it was refused, why, its key and size.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print every dead letter as a JSON line: where it was refused, why, its key and size.")
         @OptionGroup var options: Options
 
         func run() async throws {

@@ -64,15 +64,19 @@ struct DevCommand: AsyncParsableCommand {
             authEnvironment = [
                 "AUTH_JWKS_FILE": TokenIssuer.jwksFile(in: stateDirectory).path, "AUTH_ISSUER": issuer.issuer, "AUTH_AUDIENCE": issuer.audience,
             ]
-            logger.info("services trust the development key; mint tokens with `caretide token`", metadata: [
-                "jwks": "\(TokenIssuer.jwksFile(in: stateDirectory).path)",
-            ])
+            logger.info(
+                "services trust the development key; mint tokens with `caretide token`",
+                metadata: [
+                    "jwks": "\(TokenIssuer.jwksFile(in: stateDirectory).path)"
+                ])
         }
 
         var startedChildren: [(key: String, process: ServiceProcess, baseURL: String)] = []
         let binaries = ServiceProcess.executableDirectory
-        for (key, name) in [("ingest", IngestService.name), ("scoring", ScoringService.name),
-                            ("notification", NotificationService.name), ("diagnosis", DiagnosisService.name)] {
+        for (key, name) in [
+            ("ingest", IngestService.name), ("scoring", ScoringService.name),
+            ("notification", NotificationService.name), ("diagnosis", DiagnosisService.name),
+        ] {
             let port = try FreePort.find()
             var childEnvironment = environment
             childEnvironment["DATABASE_URL"] = databaseURL
@@ -82,7 +86,8 @@ struct DevCommand: AsyncParsableCommand {
             childEnvironment["CARETIDE_EXIT_WITH_PARENT"] = "1"
             childEnvironment.merge(authEnvironment) { _, development in development }
             // Imports by event read release files from here only (`scripts/fetch-hpo-release` fills it).
-            childEnvironment["HPO_DATA_DIR"] = environment["HPO_DATA_DIR"]
+            childEnvironment["HPO_DATA_DIR"] =
+                environment["HPO_DATA_DIR"]
                 ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".hpo-data").path
             if broker != nil {
                 // The embedded broker's client settings, unless the caller chose otherwise.
@@ -155,7 +160,8 @@ struct DevCommand: AsyncParsableCommand {
             kafka: kafka, database: databaseForDisplay, ingest: children[0].baseURL, scoring: children[1].baseURL,
             notification: children[2].baseURL, diagnosis: children[3].baseURL)
         try endpoints.write(to: endpointsFile)
-        Console.write("""
+        Console.write(
+            """
             Caretide is running (Ctrl-C stops it):
               kafka         \(endpoints.kafka)
               database      \(endpoints.database)

@@ -35,10 +35,14 @@ struct RescoreCommand: AsyncParsableCommand {
         }
         var lines = ["rule set \(report.ruleSetVersion); \(report.checked) standing assessment(s) since \(Timestamp.format(start))"]
         for change in report.changed {
-            lines.append("  patient \(change.patientId)  \(change.kind) \(change.subjectId): \(change.fromCategory) → \(change.toCategory) (\(change.fromSeverity) → \(change.toSeverity); was \(change.fromRuleSet))")
+            lines.append(
+                "  patient \(change.patientId)  \(change.kind) \(change.subjectId): \(change.fromCategory) → \(change.toCategory) (\(change.fromSeverity) → \(change.toSeverity); was \(change.fromRuleSet))"
+            )
         }
         if !report.unreadable.isEmpty { lines.append("  \(report.unreadable.count) assessment(s) could not be recomputed from their inputs") }
-        lines.append("\(report.changed.count) change(s) for \(report.patientsAffected) patient(s)\(report.applied ? ", applied" : "; nothing written (use --apply)")")
+        lines.append(
+            "\(report.changed.count) change(s) for \(report.patientsAffected) patient(s)\(report.applied ? ", applied" : "; nothing written (use --apply)")"
+        )
         Console.write(lines.joined(separator: "\n") + "\n")
     }
 }

@@ -5,14 +5,15 @@ public enum AirQualityCategory: String, Sendable, Codable, CaseIterable, Compara
     /// The category of an index value: 0–50 good, 51–100 moderate, 101–150 unhealthy for sensitive groups,
     /// 151–200 unhealthy, 201–300 very unhealthy, 301 and above hazardous.
     public init(aqi: Int) {
-        self = switch aqi {
-        case ...50: .good
-        case 51...100: .moderate
-        case 101...150: .unhealthyForSensitiveGroups
-        case 151...200: .unhealthy
-        case 201...300: .veryUnhealthy
-        default: .hazardous
-        }
+        self =
+            switch aqi {
+            case ...50: .good
+            case 51...100: .moderate
+            case 101...150: .unhealthyForSensitiveGroups
+            case 151...200: .unhealthy
+            case 201...300: .veryUnhealthy
+            default: .hazardous
+            }
     }
 
     /// The standard colour (EPA-454/B-24-002, Table 2, RGB written as hex).
@@ -98,11 +99,12 @@ public enum AirQualityIndex {
     /// Table 6, in tenths of µg/m³ (PM2.5), µg/m³ (PM10) and ppb (ozone, 8-hour).
     static func table(_ pollutant: AirPollutant) -> [Breakpoint] {
         let indices = [(0, 50), (51, 100), (101, 150), (151, 200), (201, 300), (301, 500)]
-        let concentrations: [(Int, Int)] = switch pollutant {
-        case .pm25: [(0, 90), (91, 354), (355, 554), (555, 1254), (1255, 2254), (2255, 3254)]
-        case .pm10: [(0, 54), (55, 154), (155, 254), (255, 354), (355, 424), (425, 604)]
-        case .o3: [(0, 54), (55, 70), (71, 85), (86, 105), (106, 200)]
-        }
+        let concentrations: [(Int, Int)] =
+            switch pollutant {
+            case .pm25: [(0, 90), (91, 354), (355, 554), (555, 1254), (1255, 2254), (2255, 3254)]
+            case .pm10: [(0, 54), (55, 154), (155, 254), (255, 354), (355, 424), (425, 604)]
+            case .o3: [(0, 54), (55, 70), (71, 85), (86, 105), (106, 200)]
+            }
         return zip(concentrations, indices).map { Breakpoint(low: $0.0, high: $0.1, indexLow: $1.0, indexHigh: $1.1) }
     }
 
@@ -135,7 +137,9 @@ public enum AirQualityIndex {
         var issues = IssueCollector()
         for (field, value, maximum) in [("/aqi", reported, 500.0), ("/pm25", pm25, 1000), ("/pm10", pm10, 2000), ("/o3", o3, 1000)] {
             guard let value else { continue }
-            if !value.isFinite || value < 0 || value > maximum { issues.add(field, "must be between 0 and \(Int(maximum))", allowed: "0…\(Int(maximum))") }
+            if !value.isFinite || value < 0 || value > maximum {
+                issues.add(field, "must be between 0 and \(Int(maximum))", allowed: "0…\(Int(maximum))")
+            }
         }
         if reported == nil, pm25 == nil, pm10 == nil, o3 == nil { issues.add("", "must give an AQI value or at least one concentration") }
         try issues.throwIfAny()

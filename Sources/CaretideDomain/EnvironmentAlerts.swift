@@ -19,7 +19,8 @@ public struct EnvironmentThresholds: Sendable, Equatable {
     public let uvIndex: Double
     public let aqi: Int
 
-    public init(uvIndex chosenUV: Double? = nil, aqi chosenAQI: Int? = nil, fitzpatrickSkinType: Int? = nil, conditions: Set<SensitiveCondition> = []) {
+    public init(uvIndex chosenUV: Double? = nil, aqi chosenAQI: Int? = nil, fitzpatrickSkinType: Int? = nil, conditions: Set<SensitiveCondition> = [])
+    {
         uvIndex = chosenUV ?? ((fitzpatrickSkinType ?? 3) <= 2 ? Self.sensitiveSkinUVIndex : Self.defaultUVIndex)
         aqi = chosenAQI ?? (conditions.isEmpty ? Self.defaultAQI : Self.sensitiveAQI)
     }

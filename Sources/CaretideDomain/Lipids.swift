@@ -280,20 +280,18 @@ public enum Lipids {
     static func totalCholesterol(_ value: Double, unit: LipidUnit) -> LipidMeasureAssessment<TotalCholesterolCategory> {
         let mg = mgPerDL(value, unit: unit, .totalCholesterol)
         let (category, severity, tip): (TotalCholesterolCategory, Severity, TipKey) =
-            if mg >= 240 { (.high, .attention, .totalCholesterolHigh) }
-            else if mg >= 200 { (.borderlineHigh, .attention, .totalCholesterolBorderlineHigh) }
-            else { (.desirable, .normal, .totalCholesterolDesirable) }
+            if mg >= 240 { (.high, .attention, .totalCholesterolHigh) } else if mg >= 200 {
+                (.borderlineHigh, .attention, .totalCholesterolBorderlineHigh)
+            } else { (.desirable, .normal, .totalCholesterolDesirable) }
         return make(value, unit, .totalCholesterol, category, severity, tip)
     }
 
     static func ldl(_ value: Double, unit: LipidUnit) -> LipidMeasureAssessment<LDLCholesterolCategory> {
         let mg = mgPerDL(value, unit: unit, .ldl)
         let (category, severity, tip): (LDLCholesterolCategory, Severity, TipKey) =
-            if mg >= 190 { (.veryHigh, .attention, .ldlVeryHigh) }
-            else if mg >= 160 { (.high, .attention, .ldlHigh) }
-            else if mg >= 130 { (.borderlineHigh, .attention, .ldlBorderlineHigh) }
-            else if mg >= 100 { (.nearOptimal, .normal, .ldlNearOptimal) }
-            else { (.optimal, .normal, .ldlOptimal) }
+            if mg >= 190 { (.veryHigh, .attention, .ldlVeryHigh) } else if mg >= 160 { (.high, .attention, .ldlHigh) } else if mg >= 130 {
+                (.borderlineHigh, .attention, .ldlBorderlineHigh)
+            } else if mg >= 100 { (.nearOptimal, .normal, .ldlNearOptimal) } else { (.optimal, .normal, .ldlOptimal) }
         return make(value, unit, .ldl, category, severity, tip)
     }
 
@@ -303,19 +301,18 @@ public enum Lipids {
     static func hdl(_ value: Double, unit: LipidUnit, sex: Sex) -> LipidMeasureAssessment<HDLCholesterolCategory> {
         let mg = mgPerDL(value, unit: unit, .hdl)
         let (category, severity, tip): (HDLCholesterolCategory, Severity, TipKey) =
-            if mg >= 60 { (.high, .normal, .hdlHigh) }
-            else if mg >= lowHDLLimitMgPerDL(for: sex) { (.normal, .normal, .hdlNormal) }
-            else { (.low, .attention, .hdlLow) }
+            if mg >= 60 { (.high, .normal, .hdlHigh) } else if mg >= lowHDLLimitMgPerDL(for: sex) { (.normal, .normal, .hdlNormal) } else {
+                (.low, .attention, .hdlLow)
+            }
         return make(value, unit, .hdl, category, severity, tip)
     }
 
     static func triglycerides(_ value: Double, unit: LipidUnit) -> LipidMeasureAssessment<TriglycerideCategory> {
         let mg = mgPerDL(value, unit: unit, .triglycerides)
         let (category, severity, tip): (TriglycerideCategory, Severity, TipKey) =
-            if mg >= 500 { (.veryHigh, .attention, .triglyceridesVeryHigh) }
-            else if mg >= 200 { (.high, .attention, .triglyceridesHigh) }
-            else if mg >= 150 { (.borderlineHigh, .attention, .triglyceridesBorderlineHigh) }
-            else { (.normal, .normal, .triglyceridesNormal) }
+            if mg >= 500 { (.veryHigh, .attention, .triglyceridesVeryHigh) } else if mg >= 200 {
+                (.high, .attention, .triglyceridesHigh)
+            } else if mg >= 150 { (.borderlineHigh, .attention, .triglyceridesBorderlineHigh) } else { (.normal, .normal, .triglyceridesNormal) }
         return make(value, unit, .triglycerides, category, severity, tip)
     }
 }

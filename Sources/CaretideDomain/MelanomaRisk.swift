@@ -237,20 +237,26 @@ public enum MelanomaRisk {
             w(.freckling, FrecklingDensity.many.rawValue, 2.10, .pooledEstimate, g3 + " (high vs low density)"),
             w(.familyHistory, MelanomaFamilyHistory.none.rawValue, 1.0, .reference, g3),
             w(.familyHistory, MelanomaFamilyHistory.oneFirstDegreeRelative.rawValue, 1.74, .pooledEstimate, g3),
-            w(.familyHistory, MelanomaFamilyHistory.moreThanOneFirstDegreeRelative.rawValue, 3.03, .derived,
-              "1.74 squared (multiplicative assumption), " + g3),
+            w(
+                .familyHistory, MelanomaFamilyHistory.moreThanOneFirstDegreeRelative.rawValue, 3.03, .derived,
+                "1.74 squared (multiplicative assumption), " + g3),
             w(.personalHistory, PersonalSkinCancerHistory.none.rawValue, 1.0, .reference, g3),
-            w(.personalHistory, PersonalSkinCancerHistory.otherSkinCancer.rawValue, 4.28, .pooledEstimate,
-              g3 + " (pre-malignant and skin cancer lesions)"),
-            w(.personalHistory, PersonalSkinCancerHistory.melanoma.rawValue, 4.28, .assumption,
-              g3 + " lesion RR; category forced to higher"),
+            w(
+                .personalHistory, PersonalSkinCancerHistory.otherSkinCancer.rawValue, 4.28, .pooledEstimate,
+                g3 + " (pre-malignant and skin cancer lesions)"),
+            w(
+                .personalHistory, PersonalSkinCancerHistory.melanoma.rawValue, 4.28, .assumption,
+                g3 + " lesion RR; category forced to higher"),
             w(.immunosuppression, "none", 1.0, .reference, "-"),
-            w(.immunosuppression, ImmunosuppressionKind.organTransplant.rawValue, 2.71, .pooledEstimate,
-              "Green AC, Olsen CM. Acta Derm Venereol 2015;95(8):923-7"),
-            w(.immunosuppression, ImmunosuppressionKind.hiv.rawValue, 1.50, .pooledEstimate,
-              "Olsen CM et al. PLoS One 2014;9(4):e95096 (post-HAART, ethnicity-adjusted)"),
-            w(.immunosuppression, ImmunosuppressionKind.immunosuppressiveTreatment.rawValue, 1.50, .assumption,
-              "no pooled estimate across drug classes; set equal to the HIV estimate"),
+            w(
+                .immunosuppression, ImmunosuppressionKind.organTransplant.rawValue, 2.71, .pooledEstimate,
+                "Green AC, Olsen CM. Acta Derm Venereol 2015;95(8):923-7"),
+            w(
+                .immunosuppression, ImmunosuppressionKind.hiv.rawValue, 1.50, .pooledEstimate,
+                "Olsen CM et al. PLoS One 2014;9(4):e95096 (post-HAART, ethnicity-adjusted)"),
+            w(
+                .immunosuppression, ImmunosuppressionKind.immunosuppressiveTreatment.rawValue, 1.50, .assumption,
+                "no pooled estimate across drug classes; set equal to the HIV estimate"),
             w(.sunburnHistory, "no", 1.0, .reference, g2),
             w(.sunburnHistory, "yes", 2.03, .pooledEstimate, g2 + " (history of sunburn)"),
         ]
@@ -299,9 +305,10 @@ public enum MelanomaRisk {
             let immunosuppression = input.immunosuppression, let sunburn = input.sunburnHistory
         else { preconditionFailure("validated above") }
 
-        let immunoLevel = immunosuppression.max { lhs, rhs in
-            (relativeRisk(.immunosuppression, level: lhs.rawValue) ?? 1) < (relativeRisk(.immunosuppression, level: rhs.rawValue) ?? 1)
-        }?.rawValue ?? "none"
+        let immunoLevel =
+            immunosuppression.max { lhs, rhs in
+                (relativeRisk(.immunosuppression, level: lhs.rawValue) ?? 1) < (relativeRisk(.immunosuppression, level: rhs.rawValue) ?? 1)
+            }?.rawValue ?? "none"
         let answers: [(MelanomaRiskFactor, String)] = [
             (.age, "any"),
             (.sex, "any"),

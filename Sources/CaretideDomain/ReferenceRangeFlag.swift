@@ -103,11 +103,9 @@ public enum ReferenceRangeFlag {
         let v = item.value
         let r = item.referenceRange
         let code: InterpretationCode =
-            if let c = r.criticalLow, v < c { .LL }
-            else if let c = r.criticalHigh, v > c { .HH }
-            else if let l = r.low, v < l { .L }
-            else if let h = r.high, v > h { .H }
-            else { .N }
+            if let c = r.criticalLow, v < c { .LL } else if let c = r.criticalHigh, v > c { .HH } else if let l = r.low, v < l {
+                .L
+            } else if let h = r.high, v > h { .H } else { .N }
         let (severity, tip): (Severity, TipKey) =
             switch code {
             case .N: (.normal, .labNormal)

@@ -8,7 +8,9 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// A real calendar day (29 February only in leap years), or nil.
     public init?(year: Int, month: Int, day: Int) {
-        guard (1900...9999).contains(year), (1...12).contains(month), (1...LocalDate.days(inMonth: month, year: year)).contains(day) else { return nil }
+        guard (1900...9999).contains(year), (1...12).contains(month), (1...LocalDate.days(inMonth: month, year: year)).contains(day) else {
+            return nil
+        }
         self.year = year
         self.month = month
         self.day = day
@@ -147,14 +149,15 @@ public struct ReminderSchedule: Sendable, Equatable {
         var index = 0
         if repeats != .once && repeats != .onDates, let first = occurrence(0), instant > first {
             let days = instant.timeIntervalSince(first) / 86_400
-            let stepDays: Double = switch repeats {
-            case .weekly: 7
-            case .everyTwoWeeks: 14
-            case .monthly: 31
-            case .everyThreeMonths: 92
-            case .everySixMonths: 184
-            default: 366
-            }
+            let stepDays: Double =
+                switch repeats {
+                case .weekly: 7
+                case .everyTwoWeeks: 14
+                case .monthly: 31
+                case .everyThreeMonths: 92
+                case .everySixMonths: 184
+                default: 366
+                }
             index = max(0, Int(days / stepDays) - 1)
         }
         while let at = occurrence(index) {

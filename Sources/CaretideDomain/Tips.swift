@@ -335,7 +335,8 @@ public struct TipTexts: Sendable, Equatable {
 
     /// Every English text, tips and labels.
     public static let english = TipTexts(
-        language: "en", texts: Dictionary(uniqueKeysWithValues: Tips.english.map { ($0.key.rawValue, $0.value) }).merging(Tips.categoryLabelsEnglish) { a, _ in a })
+        language: "en",
+        texts: Dictionary(uniqueKeysWithValues: Tips.english.map { ($0.key.rawValue, $0.value) }).merging(Tips.categoryLabelsEnglish) { a, _ in a })
 
     /// Every key a translation may give.
     public static var keys: Set<String> { Set(english.texts.keys) }

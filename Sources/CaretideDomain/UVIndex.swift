@@ -9,13 +9,14 @@ public enum UVIndexCategory: String, Sendable, Codable, CaseIterable, Comparable
     case low, moderate, high, veryHigh, extreme
 
     public init(uvIndex: Double) {
-        self = switch uvIndex {
-        case ..<3: .low
-        case ..<6: .moderate
-        case ..<8: .high
-        case ..<11: .veryHigh
-        default: .extreme
-        }
+        self =
+            switch uvIndex {
+            case ..<3: .low
+            case ..<6: .moderate
+            case ..<8: .high
+            case ..<11: .veryHigh
+            default: .extreme
+            }
     }
 
     /// The guide's colour name for the band.
@@ -66,7 +67,8 @@ public enum SolarNoon {
         else { return nil }
         // At noon (hour 12) the hour term is zero.
         let gamma = 2 * Double.pi / Double(daysInYear) * Double(dayOfYear - 1)
-        let equationOfTime = 229.18 * (0.000075 + 0.001868 * cos(gamma) - 0.032077 * sin(gamma) - 0.014615 * cos(2 * gamma) - 0.040849 * sin(2 * gamma))
+        let equationOfTime =
+            229.18 * (0.000075 + 0.001868 * cos(gamma) - 0.032077 * sin(gamma) - 0.014615 * cos(2 * gamma) - 0.040849 * sin(2 * gamma))
         let minutes = 720 - 4 * longitude - equationOfTime
         return midnight.addingTimeInterval(minutes * 60)
     }

@@ -31,7 +31,9 @@ public enum AuthConfiguration: Sendable, Equatable {
         case (nil, let text?):
             var refresh = Duration.seconds(300)
             if let seconds = environment["AUTH_JWKS_REFRESH_SECONDS"] {
-                if let value = Int(seconds), value >= 10 { refresh = .seconds(value) } else {
+                if let value = Int(seconds), value >= 10 {
+                    refresh = .seconds(value)
+                } else {
                     problems.append("AUTH_JWKS_REFRESH_SECONDS must be a whole number of seconds, at least 10")
                 }
             }

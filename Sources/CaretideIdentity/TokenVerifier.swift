@@ -96,19 +96,21 @@ public final class TokenVerifier: Sendable {
             throw TokenRejection(.notYetValid)
         }
         guard case .string(rules.issuer)? = claims["iss"] else { throw TokenRejection(.wrongIssuer) }
-        let audiences: [String] = switch claims["aud"] {
-        case .string(let audience)?: [audience]
-        case .array(let values)?: values.compactMap(\.string)
-        default: []
-        }
+        let audiences: [String] =
+            switch claims["aud"] {
+            case .string(let audience)?: [audience]
+            case .array(let values)?: values.compactMap(\.string)
+            default: []
+            }
         guard audiences.contains(rules.audience) else { throw TokenRejection(.wrongAudience) }
         guard let subject = claims["sub"]?.string, !subject.isEmpty else { throw TokenRejection(.noSubject) }
         let roleValue = ClaimValue.object(claims).at(path: rules.roleClaim)
-        let candidates: [String] = switch roleValue {
-        case .string(let role)?: [role]
-        case .array(let values)?: values.compactMap(\.string)
-        default: []
-        }
+        let candidates: [String] =
+            switch roleValue {
+            case .string(let role)?: [role]
+            case .array(let values)?: values.compactMap(\.string)
+            default: []
+            }
         guard let role = candidates.lazy.compactMap(Role.init(rawValue:)).first else { throw TokenRejection(.noRole) }
         let institution = ClaimValue.object(claims).at(path: rules.institutionClaim)?.string
         if role == .institution, institution?.isEmpty ?? true { throw TokenRejection(.noInstitution) }
@@ -142,16 +144,28 @@ public final class TokenVerifier: Sendable {
 
 /// A claim's JSON value.
 public enum ClaimValue: Codable, Sendable, Equatable {
-    case string(String), number(Double), bool(Bool), array([ClaimValue]), object([String: ClaimValue]), null
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case array([ClaimValue])
+    case object([String: ClaimValue])
+    case null
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([ClaimValue].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: ClaimValue].self)) }
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([ClaimValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: ClaimValue].self))
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -1,8 +1,8 @@
 internal import CRdKafka
-public import Logging
-internal import Foundation
-internal import Synchronization
 internal import Dispatch
+internal import Foundation
+public import Logging
+internal import Synchronization
 
 /// A group consumer with manual offset commits.
 ///
@@ -325,8 +325,9 @@ final class ConsumerRuntime: Sendable {
             var size = 0
             while rd_kafka_header_get_all(headerList, index, &name, &headerValue, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
                 if let name {
-                    headers.append(KafkaHeader(
-                        name: String(cString: name), value: headerValue.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) }))
+                    headers.append(
+                        KafkaHeader(
+                            name: String(cString: name), value: headerValue.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) }))
                 }
                 index += 1
             }

@@ -1,6 +1,6 @@
 internal import CRdKafka
-public import Logging
 internal import Foundation
+public import Logging
 internal import Synchronization
 
 /// An idempotent Kafka producer (`enable.idempotence=true`, `acks=all`).

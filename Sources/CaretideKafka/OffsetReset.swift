@@ -25,7 +25,7 @@ public struct OffsetReset: Sendable, Equatable {
         // The thread name librdkafka puts first (`log.thread.name`, on by default).
         if line.hasPrefix("[thrd:"), let end = line.range(of: "]: ") { line = line[end.upperBound...] }
         guard let open = line.range(of: " ["), let close = line[open.upperBound...].firstIndex(of: "]"),
-              let partition = Int32(line[open.upperBound..<close])
+            let partition = Int32(line[open.upperBound..<close])
         else { return nil }
         topic = String(line[..<open.lowerBound])
         self.partition = partition

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now (the kernel picks it; it is released before returning).

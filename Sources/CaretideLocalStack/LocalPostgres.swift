@@ -45,12 +45,14 @@ public final class LocalPostgres: Sendable {
 
     /// `database` as the services' role (`caretide`, no superuser).
     public func configuration(database: String) -> DatabaseConfiguration {
-        DatabaseConfiguration(host: "127.0.0.1", port: port, username: Credentials.serviceUser, password: credentials.servicePassword, database: database)
+        DatabaseConfiguration(
+            host: "127.0.0.1", port: port, username: Credentials.serviceUser, password: credentials.servicePassword, database: database)
     }
 
     /// `database` as the superuser, for what only it may do (a benchmark's `CREATE EXTENSION pg_stat_statements`).
     public func superuserConfiguration(database: String = "caretide") -> DatabaseConfiguration {
-        DatabaseConfiguration(host: "127.0.0.1", port: port, username: Credentials.superuser, password: credentials.superuserPassword, database: database)
+        DatabaseConfiguration(
+            host: "127.0.0.1", port: port, username: Credentials.superuser, password: credentials.superuserPassword, database: database)
     }
 
     /// Initialises the cluster if the directory is new, starts it (stopping a server left over from an earlier run
@@ -97,7 +99,8 @@ public final class LocalPostgres: Sendable {
     public func stopBlocking() {
         let pgCtl = binDirectory.appendingPathComponent("pg_ctl").path
         let arguments = ["-D", dataDirectory.path, "-m", "immediate", "-w", "stop"]
-        _ = runAsPostgresUser
+        _ =
+            runAsPostgresUser
             ? Subprocess.runBlocking("/sbin/runuser", ["-u", "postgres", "--", pgCtl] + arguments)
             : Subprocess.runBlocking(pgCtl, arguments)
     }
@@ -115,7 +118,10 @@ public final class LocalPostgres: Sendable {
     /// (which every local user can read in the process list).
     @discardableResult
     private func psql(_ command: String) async throws -> String {
-        let arguments = ["-X", "-q", "-tA", "-h", "127.0.0.1", "-p", String(port), "-U", Credentials.superuser, "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-c", command]
+        let arguments = [
+            "-X", "-q", "-tA", "-h", "127.0.0.1", "-p", String(port), "-U", Credentials.superuser, "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-c",
+            command,
+        ]
         var environment = ProcessInfo.processInfo.environment
         environment["PGPASSWORD"] = credentials.superuserPassword
         return try await pgTool("psql", arguments, environment: environment)
@@ -131,12 +137,15 @@ public final class LocalPostgres: Sendable {
         let fileManager = FileManager.default
         let credentialsFile = stateDirectory.appendingPathComponent(credentialsFileName)
         if fileManager.fileExists(atPath: dataDirectory.appendingPathComponent("PG_VERSION").path) {
-            guard let data = fileManager.contents(atPath: credentialsFile.path), let credentials = try? JSONDecoder().decode(Credentials.self, from: data) else {
-                throw Unavailable(description: """
-                    \(dataDirectory.path) has no \(credentialsFileName) beside it: it was made by an older caretide with trust \
-                    authentication, or its initialisation did not finish. Remove that directory and start again; a new cluster \
-                    gets generated passwords
-                    """)
+            guard let data = fileManager.contents(atPath: credentialsFile.path),
+                let credentials = try? JSONDecoder().decode(Credentials.self, from: data)
+            else {
+                throw Unavailable(
+                    description: """
+                        \(dataDirectory.path) has no \(credentialsFileName) beside it: it was made by an older caretide with trust \
+                        authentication, or its initialisation did not finish. Remove that directory and start again; a new cluster \
+                        gets generated passwords
+                        """)
             }
             return credentials
         }
@@ -146,10 +155,11 @@ public final class LocalPostgres: Sendable {
             // Every folder above the data directory must let the postgres user through (a checkout under /root does not).
             let reachable = try await Subprocess.run("/sbin/runuser", ["-u", "postgres", "--", "/usr/bin/test", "-w", dataDirectory.path])
             guard reachable.status == 0 else {
-                throw Unavailable(description: """
-                    the postgres system user cannot reach \(dataDirectory.path) (PostgreSQL refuses to run as root, so the \
-                    private cluster runs as postgres): choose a state directory it can reach, e.g. --state-dir /var/tmp/caretide
-                    """)
+                throw Unavailable(
+                    description: """
+                        the postgres system user cannot reach \(dataDirectory.path) (PostgreSQL refuses to run as root, so the \
+                        private cluster runs as postgres): choose a state directory it can reach, e.g. --state-dir /var/tmp/caretide
+                        """)
             }
         }
         try fileManager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: dataDirectory.path)
@@ -158,14 +168,18 @@ public final class LocalPostgres: Sendable {
         // initdb reads the superuser's password from a file: beside the data directory (which initdb wants empty),
         // readable by initdb's user alone, and only for the call.
         let passwordFile = dataDirectory.deletingLastPathComponent().appendingPathComponent(".initdb-\(getpid()).pwfile")
-        guard fileManager.createFile(atPath: passwordFile.path, contents: Data(credentials.superuserPassword.utf8), attributes: [.posixPermissions: 0o600])
+        guard
+            fileManager.createFile(
+                atPath: passwordFile.path, contents: Data(credentials.superuserPassword.utf8), attributes: [.posixPermissions: 0o600])
         else { throw Unavailable(description: "could not write \(passwordFile.path)") }
         defer { try? fileManager.removeItem(at: passwordFile) }
         if runAsPostgresUser { try await Subprocess.check("/bin/chown", ["postgres:postgres", passwordFile.path]) }
-        try await run(binDirectory.appendingPathComponent("initdb").path, asPostgresUser: runAsPostgresUser, [
-            "-D", dataDirectory.path, "-U", Credentials.superuser, "--auth=scram-sha-256", "--pwfile=\(passwordFile.path)", "-E", "UTF8",
-            "--locale=C", "--no-sync",
-        ])
+        try await run(
+            binDirectory.appendingPathComponent("initdb").path, asPostgresUser: runAsPostgresUser,
+            [
+                "-D", dataDirectory.path, "-U", Credentials.superuser, "--auth=scram-sha-256", "--pwfile=\(passwordFile.path)", "-E", "UTF8",
+                "--locale=C", "--no-sync",
+            ])
         // The services' role: it owns the databases (so migrations create their schemas) and can do nothing else.
         // Created in single-user mode, before the server ever listens.
         let createRole = "CREATE ROLE \(Credentials.serviceUser) LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '\(credentials.servicePassword)'"

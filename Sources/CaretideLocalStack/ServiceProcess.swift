@@ -1,7 +1,8 @@
 public import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A long-running child process (a service started by `caretide dev`, or by a test), spawned with posix_spawn and

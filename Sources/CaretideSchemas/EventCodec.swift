@@ -53,7 +53,9 @@ public struct EventCodec: Sendable {
             throw EventRejection(reason: "invalid envelope", violations: envelopeViolations)
         }
         guard let typeName = document["eventType"]?.stringValue, let type = EventType(rawValue: typeName) else {
-            throw EventRejection(reason: "unknown event type", violations: [SchemaViolation(pointer: JSONPointer(tokens: ["eventType"]), message: "is not an event type this service knows")])
+            throw EventRejection(
+                reason: "unknown event type",
+                violations: [SchemaViolation(pointer: JSONPointer(tokens: ["eventType"]), message: "is not an event type this service knows")])
         }
         // Versions (docs/operations.md, "Upgrading"): the current and the previous one are read against their own
         // schemas; the next one is tolerated when, without the members this consumer does not know, it is a valid
@@ -72,10 +74,13 @@ public struct EventCodec: Sendable {
             let known = schema.topLevelProperties
             payload = .object(members.filter { known.contains($0.key) })
         } else {
-            let accepted = ([catalog.previousPayloads[type]?.version, current, current + 1].compactMap { $0 }).map(String.init).joined(separator: ", ")
-            throw EventRejection(reason: "unsupported schema version", violations: [
-                SchemaViolation(pointer: JSONPointer(tokens: ["schemaVersion"]), message: "must be one of \(accepted) for \(type.rawValue)"),
-            ])
+            let accepted = ([catalog.previousPayloads[type]?.version, current, current + 1].compactMap { $0 }).map(String.init).joined(
+                separator: ", ")
+            throw EventRejection(
+                reason: "unsupported schema version",
+                violations: [
+                    SchemaViolation(pointer: JSONPointer(tokens: ["schemaVersion"]), message: "must be one of \(accepted) for \(type.rawValue)")
+                ])
         }
         let payloadViolations = schema.validate(payload).map {
             SchemaViolation(pointer: JSONPointer(tokens: ["payload"] + JSONPointer(parsing: $0.pointer).tokens), message: $0.message)

@@ -53,7 +53,8 @@ public struct SchemaCatalog: Sendable {
             // Version 1 must exist; every further version is a file of its own beside it.
             var version = 1
             var schema = try load("events/\(type.rawValue).v1.schema.json")
-            while FileManager.default.fileExists(atPath: directory.appendingPathComponent("events/\(type.rawValue).v\(version + 1).schema.json").path) {
+            while FileManager.default.fileExists(atPath: directory.appendingPathComponent("events/\(type.rawValue).v\(version + 1).schema.json").path)
+            {
                 previousPayloads[type] = (version, schema)
                 version += 1
                 schema = try load("events/\(type.rawValue).v\(version).schema.json")

@@ -61,7 +61,10 @@ public final class Database: Service, Sendable {
     /// Runs the pool just for the duration of `body`: for commands and tests that are not a long-running service.
     public func whileRunning<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
         try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask { await self.run(); return nil }
+            group.addTask {
+                await self.run()
+                return nil
+            }
             defer { group.cancelAll() }
             // Let the pool start before the first lease (PostgresNIO warns about a lease that comes first).
             try await Task.sleep(for: .milliseconds(10))

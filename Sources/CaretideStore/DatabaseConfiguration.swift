@@ -57,11 +57,12 @@ public struct DatabaseConfiguration: Sendable, Equatable {
     /// A PostgresNIO configuration whose connections use `schema` as their search path, so each service's
     /// unqualified table names resolve to its own schema.
     func clientConfiguration(schema: String?) -> PostgresClient.Configuration {
-        let tlsConfiguration: PostgresClient.Configuration.TLS = switch tls {
-        case .disable: .disable
-        case .prefer: .prefer(.makeClientConfiguration())
-        case .require: .require(.makeClientConfiguration())
-        }
+        let tlsConfiguration: PostgresClient.Configuration.TLS =
+            switch tls {
+            case .disable: .disable
+            case .prefer: .prefer(.makeClientConfiguration())
+            case .require: .require(.makeClientConfiguration())
+            }
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: tlsConfiguration)
         if let schema {

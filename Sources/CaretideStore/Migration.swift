@@ -78,61 +78,67 @@ public struct Migrator: Sendable {
 
 /// The tables every service needs: the transactional outbox and the record of processed events.
 enum StoreMigrations {
-    static let track = MigrationTrack(name: "caretide", migrations: [
-        Migration(version: 1, name: "outbox and processed events", statements: [
-            """
-            CREATE TABLE outbox (
-                position bigserial PRIMARY KEY,
-                event_id uuid NOT NULL UNIQUE,
-                topic text NOT NULL,
-                message_key text,
-                event_type text NOT NULL,
-                schema_version integer NOT NULL,
-                trace_id text,
-                body bytea NOT NULL,
-                created_at timestamptz NOT NULL DEFAULT now())
-            """,
-            """
-            CREATE TABLE processed_events (
-                consumer text NOT NULL,
-                event_id uuid NOT NULL,
-                processed_at timestamptz NOT NULL DEFAULT now(),
-                PRIMARY KEY (consumer, event_id))
-            """,
-        ]),
-        Migration(version: 2, name: "parked messages and outbox rows", statements: [
-            // A consumed message that could not even be dead-lettered on Kafka (too large for the dead-letter topic,
-            // refused by the broker): kept here with its reason and origin, so its offset can be committed and the
-            // partition moves on. Values beyond the cap are kept as their digest and first bytes.
-            """
-            CREATE TABLE parked_messages (
-                id bigserial PRIMARY KEY,
-                consumer text NOT NULL,
-                reason text NOT NULL,
-                publish_error text NOT NULL,
-                source_topic text NOT NULL,
-                source_partition integer NOT NULL,
-                source_offset bigint NOT NULL,
-                message_key bytea,
-                headers jsonb NOT NULL,
-                value bytea,
-                value_size integer NOT NULL,
-                value_sha256 bytea,
-                value_truncated boolean NOT NULL,
-                parked_at timestamptz NOT NULL DEFAULT now(),
-                UNIQUE (consumer, source_topic, source_partition, source_offset))
-            """,
-            // An outbox row the broker refused for good (too large, invalid): moved here with the reason instead of
-            // blocking every row behind it.
-            // The outbox's own columns (LIKE keeps them in step), without its sequence default.
-            """
-            CREATE TABLE outbox_parked (
-                LIKE outbox,
-                reason text NOT NULL,
-                parked_at timestamptz NOT NULL DEFAULT now(),
-                PRIMARY KEY (position),
-                UNIQUE (event_id))
-            """,
-        ]),
-    ])
+    static let track = MigrationTrack(
+        name: "caretide",
+        migrations: [
+            Migration(
+                version: 1, name: "outbox and processed events",
+                statements: [
+                    """
+                    CREATE TABLE outbox (
+                        position bigserial PRIMARY KEY,
+                        event_id uuid NOT NULL UNIQUE,
+                        topic text NOT NULL,
+                        message_key text,
+                        event_type text NOT NULL,
+                        schema_version integer NOT NULL,
+                        trace_id text,
+                        body bytea NOT NULL,
+                        created_at timestamptz NOT NULL DEFAULT now())
+                    """,
+                    """
+                    CREATE TABLE processed_events (
+                        consumer text NOT NULL,
+                        event_id uuid NOT NULL,
+                        processed_at timestamptz NOT NULL DEFAULT now(),
+                        PRIMARY KEY (consumer, event_id))
+                    """,
+                ]),
+            Migration(
+                version: 2, name: "parked messages and outbox rows",
+                statements: [
+                    // A consumed message that could not even be dead-lettered on Kafka (too large for the dead-letter topic,
+                    // refused by the broker): kept here with its reason and origin, so its offset can be committed and the
+                    // partition moves on. Values beyond the cap are kept as their digest and first bytes.
+                    """
+                    CREATE TABLE parked_messages (
+                        id bigserial PRIMARY KEY,
+                        consumer text NOT NULL,
+                        reason text NOT NULL,
+                        publish_error text NOT NULL,
+                        source_topic text NOT NULL,
+                        source_partition integer NOT NULL,
+                        source_offset bigint NOT NULL,
+                        message_key bytea,
+                        headers jsonb NOT NULL,
+                        value bytea,
+                        value_size integer NOT NULL,
+                        value_sha256 bytea,
+                        value_truncated boolean NOT NULL,
+                        parked_at timestamptz NOT NULL DEFAULT now(),
+                        UNIQUE (consumer, source_topic, source_partition, source_offset))
+                    """,
+                    // An outbox row the broker refused for good (too large, invalid): moved here with the reason instead of
+                    // blocking every row behind it.
+                    // The outbox's own columns (LIKE keeps them in step), without its sequence default.
+                    """
+                    CREATE TABLE outbox_parked (
+                        LIKE outbox,
+                        reason text NOT NULL,
+                        parked_at timestamptz NOT NULL DEFAULT now(),
+                        PRIMARY KEY (position),
+                        UNIQUE (event_id))
+                    """,
+                ]),
+        ])
 }

@@ -12,19 +12,23 @@ public enum AssessmentEngine {
         switch payload {
         case let reading as BloodPressureRecorded:
             let result = try BloodPressure.assess(systolic: reading.systolic, diastolic: reading.diastolic)
-            return measurement(reading, .bloodPressure, result.category.rawValue, result.severity, result.tip,
-                               ["systolic": Double(reading.systolic), "diastolic": Double(reading.diastolic)])
+            return measurement(
+                reading, .bloodPressure, result.category.rawValue, result.severity, result.tip,
+                ["systolic": Double(reading.systolic), "diastolic": Double(reading.diastolic)])
         case let reading as PulseRecorded:
             let result = try Pulse.assess(restingBeatsPerMinute: reading.beatsPerMinute)
-            return measurement(reading, .pulse, result.category.rawValue, result.severity, result.tip, ["beatsPerMinute": Double(reading.beatsPerMinute)])
+            return measurement(
+                reading, .pulse, result.category.rawValue, result.severity, result.tip, ["beatsPerMinute": Double(reading.beatsPerMinute)])
         case let reading as BodyMeasurementRecorded:
             let result = try BodyMassIndex.assess(weightKg: reading.weightKg, heightCm: reading.heightCm)
-            return measurement(reading, .bodyMassIndex, result.category.rawValue, result.severity, result.tip,
-                               ["bmi": result.bodyMassIndex, "weightKg": reading.weightKg, "heightCm": reading.heightCm])
+            return measurement(
+                reading, .bodyMassIndex, result.category.rawValue, result.severity, result.tip,
+                ["bmi": result.bodyMassIndex, "weightKg": reading.weightKg, "heightCm": reading.heightCm])
         case let reading as GlucoseRecorded:
             let result = try Glucose.assess(value: reading.value, unit: reading.unit, context: reading.context)
-            return measurement(reading, .glucose, result.category.rawValue, result.severity, result.tip,
-                               ["value": reading.value, "valueMgPerDL": result.valueMgPerDL])
+            return measurement(
+                reading, .glucose, result.category.rawValue, result.severity, result.tip,
+                ["value": reading.value, "valueMgPerDL": result.valueMgPerDL])
         case let reading as HbA1cRecorded:
             let result = try Glucose.assessHbA1c(percent: reading.percent)
             return measurement(reading, .hba1c, result.category.rawValue, result.severity, result.tip, ["percent": reading.percent])
@@ -41,9 +45,9 @@ public enum AssessmentEngine {
         }
     }
 
-
     private static func measurement(
-        _ reading: some MeasurementPayload, _ kind: AssessmentKind, _ category: String, _ severity: Severity, _ tip: TipKey, _ values: [String: Double]
+        _ reading: some MeasurementPayload, _ kind: AssessmentKind, _ category: String, _ severity: Severity, _ tip: TipKey,
+        _ values: [String: Double]
     ) -> Assessment {
         Assessment(
             kind: kind, subjectID: reading.measurementID.uuidString.lowercased(), subjectRevision: reading.revision, category: category,
@@ -51,9 +55,10 @@ public enum AssessmentEngine {
     }
 
     private static func assessLipids(_ panel: LipidPanelRecorded) throws(DomainValidationError) -> Assessment {
-        let result = try Lipids.assess(LipidPanelInput(
-            totalCholesterol: panel.totalCholesterol, ldlCholesterol: panel.ldlCholesterol, hdlCholesterol: panel.hdlCholesterol,
-            triglycerides: panel.triglycerides, unit: panel.unit, sex: panel.sex))
+        let result = try Lipids.assess(
+            LipidPanelInput(
+                totalCholesterol: panel.totalCholesterol, ldlCholesterol: panel.ldlCholesterol, hdlCholesterol: panel.hdlCholesterol,
+                triglycerides: panel.triglycerides, unit: panel.unit, sex: panel.sex))
         // The panel's category is that of its most severe measure (ties: the first in panel order), so one word says
         // what deserves attention; every measure's value stays in `values`.
         let measures: [(name: String, category: String, severity: Severity, tip: TipKey, valueMgPerDL: Double)] = [
@@ -77,20 +82,27 @@ public enum AssessmentEngine {
         case (let stage?, nil): nodes = .stage(stage)
         case (nil, let count?): nodes = .positiveNodeCount(count)
         case (nil, nil):
-            throw DomainValidationError(issues: [FieldIssue(field: "/lymphNodeStage", message: "give the lymph-node stage or the number of positive nodes")])
+            throw DomainValidationError(issues: [
+                FieldIssue(field: "/lymphNodeStage", message: "give the lymph-node stage or the number of positive nodes")
+            ])
         case (.some, .some):
-            throw DomainValidationError(issues: [FieldIssue(field: "/positiveNodes", message: "give either the lymph-node stage or the number of positive nodes, not both")])
+            throw DomainValidationError(issues: [
+                FieldIssue(field: "/positiveNodes", message: "give either the lymph-node stage or the number of positive nodes, not both")
+            ])
         }
         let result = try NottinghamPrognosticIndex.assess(
             NottinghamPrognosticIndexInput(
-                tumourSizeCm: inputs.tumourSizeCm, histologicalGrade: inputs.histologicalGrade, lymphNodes: nodes, diagnosisDate: inputs.diagnosisDate),
+                tumourSizeCm: inputs.tumourSizeCm, histologicalGrade: inputs.histologicalGrade, lymphNodes: nodes, diagnosisDate: inputs.diagnosisDate
+            ),
             now: now)
         // The prognostic group informs care; moderate and poor prognosis call for the care team's attention.
         let severity: Severity = result.group >= .moderate ? .attention : .normal
         return Assessment(
             kind: .nottinghamPrognosticIndex, subjectID: inputs.npiID.uuidString.lowercased(), subjectRevision: inputs.revision,
             category: result.group.rawValue, severity: severity, tip: result.tip, observedAt: inputs.diagnosisDate,
-            values: ["npi": result.npi, "lymphNodeStage": Double(result.lymphNodeStage), "fiveYearSurvivalPercent": Double(result.fiveYearSurvivalPercent)])
+            values: [
+                "npi": result.npi, "lymphNodeStage": Double(result.lymphNodeStage), "fiveYearSurvivalPercent": Double(result.fiveYearSurvivalPercent),
+            ])
     }
 
     private static func assessMelanoma(_ profile: MelanomaRiskProfileRecorded) throws(DomainValidationError) -> Assessment {
@@ -107,7 +119,8 @@ public enum AssessmentEngine {
         let items = exam.items.map {
             ExamResultItem(
                 code: $0.code, value: $0.value, unit: $0.unit,
-                referenceRange: ReferenceRange(low: $0.referenceLow, high: $0.referenceHigh, criticalLow: $0.criticalLow, criticalHigh: $0.criticalHigh),
+                referenceRange: ReferenceRange(
+                    low: $0.referenceLow, high: $0.referenceHigh, criticalLow: $0.criticalLow, criticalHigh: $0.criticalHigh),
                 institutionComment: $0.comment)
         }
         let flagged = try ReferenceRangeFlag.flag(items: items)

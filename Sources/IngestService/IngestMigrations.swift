@@ -2,122 +2,134 @@ import CaretideStore
 
 /// ingest-service's tables, in order: each migration says what it is for.
 enum IngestMigrations {
-    static let track = MigrationTrack(name: "ingest", migrations: [
-        Migration(version: 1, name: "blood pressure readings", statements: [
-            """
-            CREATE TABLE blood_pressure_readings (
-                measurement_id uuid PRIMARY KEY,
-                patient_id text NOT NULL,
-                systolic integer NOT NULL,
-                diastolic integer NOT NULL,
-                taken_at timestamptz NOT NULL,
-                source text NOT NULL,
-                event_id uuid NOT NULL UNIQUE,
-                received_at timestamptz NOT NULL DEFAULT now())
-            """,
-            "CREATE INDEX blood_pressure_readings_by_patient ON blood_pressure_readings (patient_id, taken_at)",
-        ]),
-        // Every kind of input is a record with revisions: one table, one set of idempotency and correction rules.
-        Migration(version: 2, name: "records with revisions", statements: [
-            """
-            CREATE TABLE records (
-                record_type text NOT NULL,
-                record_id text NOT NULL,
-                patient_id text NOT NULL,
-                revision integer NOT NULL,
-                body jsonb NOT NULL,
-                observed_at timestamptz NOT NULL,
-                deleted_at timestamptz,
-                last_event_id uuid NOT NULL,
-                created_at timestamptz NOT NULL DEFAULT now(),
-                updated_at timestamptz NOT NULL DEFAULT now(),
-                PRIMARY KEY (record_type, record_id))
-            """,
-            "CREATE INDEX records_by_patient ON records (patient_id, record_type, observed_at)",
-            """
-            INSERT INTO records (record_type, record_id, patient_id, revision, body, observed_at, last_event_id, created_at, updated_at)
-            SELECT 'measurement:blood-pressure', measurement_id::text, patient_id, 1,
-                   jsonb_build_object('measurementId', measurement_id, 'systolic', systolic, 'diastolic', diastolic,
-                                      'takenAt', to_char(taken_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'source', source),
-                   taken_at, event_id, received_at, received_at
-            FROM blood_pressure_readings
-            """,
-            "DROP TABLE blood_pressure_readings",
-        ]),
-        // Offline sync (`SyncRoutes`): every change of a patient's records takes the patient's next change number
-        // while holding the patient's counter row until commit, so one patient's numbers follow commit order and a
-        // feed read never skips a change that commits late. A record keeps only its newest number (a device needs
-        // the newest state) and, when deleted, stays as a tombstone until `TombstonePurge` removes it.
-        Migration(version: 3, name: "change numbers for offline sync", statements: [
-            """
-            CREATE TABLE patient_changes (
-                patient_id text PRIMARY KEY,
-                last_seq bigint NOT NULL,
-                purged_through bigint NOT NULL DEFAULT 0)
-            """,
-            "ALTER TABLE records ADD COLUMN change_seq bigint",
-            "ALTER TABLE records ADD COLUMN client_updated_at timestamptz",
-            """
-            UPDATE records r SET change_seq = n.seq FROM (
-                SELECT record_type, record_id,
-                       row_number() OVER (PARTITION BY patient_id ORDER BY updated_at, record_type, record_id) AS seq
-                FROM records) n
-            WHERE r.record_type = n.record_type AND r.record_id = n.record_id
-            """,
-            "INSERT INTO patient_changes (patient_id, last_seq) SELECT patient_id, max(change_seq) FROM records GROUP BY patient_id",
-            "ALTER TABLE records ALTER COLUMN change_seq SET NOT NULL",
-            "CREATE INDEX records_changes ON records (patient_id, change_seq)",
-            "CREATE INDEX records_tombstones ON records (deleted_at) WHERE deleted_at IS NOT NULL",
-            // The devices that read a patient's feed, and how far each has read: tombstones every one of them has
-            // passed can go before the retention period ends.
-            """
-            CREATE TABLE sync_devices (
-                patient_id text NOT NULL,
-                device_id text NOT NULL,
-                synced_through bigint NOT NULL,
-                last_seen timestamptz NOT NULL,
-                PRIMARY KEY (patient_id, device_id))
-            """,
-        ]),
-        // Environmental feeds (`EnvironmentRoutes`): areas first, then their readings, one per area, kind and time.
-        Migration(version: 4, name: "areas and environmental readings", statements: [
-            """
-            CREATE TABLE areas (
-                area_code text PRIMARY KEY,
-                name text NOT NULL,
-                latitude double precision NOT NULL,
-                longitude double precision NOT NULL,
-                time_zone text NOT NULL,
-                registered_at timestamptz NOT NULL DEFAULT now(),
-                updated_at timestamptz NOT NULL DEFAULT now())
-            """,
-            """
-            CREATE TABLE environment_readings (
-                area_code text NOT NULL REFERENCES areas,
-                kind text NOT NULL,
-                observed_at timestamptz NOT NULL,
-                body jsonb NOT NULL,
-                event_id uuid NOT NULL,
-                received_at timestamptz NOT NULL DEFAULT now(),
-                PRIMARY KEY (area_code, kind, observed_at))
-            """,
-        ]),
-        // Release rules (`ReleasePolicy`): an institution's rules as one document, and each exam report's release state.
-        Migration(version: 5, name: "exam report release", statements: [
-            "CREATE TABLE release_rules (institution_id text PRIMARY KEY, rules jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())",
-            """
-            CREATE TABLE report_releases (
-                record_id text PRIMARY KEY,
-                patient_id text NOT NULL,
-                revision integer NOT NULL,
-                decision text NOT NULL,
-                release_at timestamptz,
-                hold_reason text,
-                released_revision integer,
-                released_at timestamptz)
-            """,
-            // The release job's question: which delayed reports are due and not yet released at their revision.
-            "CREATE INDEX report_releases_due ON report_releases (release_at) WHERE decision = 'after'",
-        ]),
-    ])
+    static let track = MigrationTrack(
+        name: "ingest",
+        migrations: [
+            Migration(
+                version: 1, name: "blood pressure readings",
+                statements: [
+                    """
+                    CREATE TABLE blood_pressure_readings (
+                        measurement_id uuid PRIMARY KEY,
+                        patient_id text NOT NULL,
+                        systolic integer NOT NULL,
+                        diastolic integer NOT NULL,
+                        taken_at timestamptz NOT NULL,
+                        source text NOT NULL,
+                        event_id uuid NOT NULL UNIQUE,
+                        received_at timestamptz NOT NULL DEFAULT now())
+                    """,
+                    "CREATE INDEX blood_pressure_readings_by_patient ON blood_pressure_readings (patient_id, taken_at)",
+                ]),
+            // Every kind of input is a record with revisions: one table, one set of idempotency and correction rules.
+            Migration(
+                version: 2, name: "records with revisions",
+                statements: [
+                    """
+                    CREATE TABLE records (
+                        record_type text NOT NULL,
+                        record_id text NOT NULL,
+                        patient_id text NOT NULL,
+                        revision integer NOT NULL,
+                        body jsonb NOT NULL,
+                        observed_at timestamptz NOT NULL,
+                        deleted_at timestamptz,
+                        last_event_id uuid NOT NULL,
+                        created_at timestamptz NOT NULL DEFAULT now(),
+                        updated_at timestamptz NOT NULL DEFAULT now(),
+                        PRIMARY KEY (record_type, record_id))
+                    """,
+                    "CREATE INDEX records_by_patient ON records (patient_id, record_type, observed_at)",
+                    """
+                    INSERT INTO records (record_type, record_id, patient_id, revision, body, observed_at, last_event_id, created_at, updated_at)
+                    SELECT 'measurement:blood-pressure', measurement_id::text, patient_id, 1,
+                           jsonb_build_object('measurementId', measurement_id, 'systolic', systolic, 'diastolic', diastolic,
+                                              'takenAt', to_char(taken_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'source', source),
+                           taken_at, event_id, received_at, received_at
+                    FROM blood_pressure_readings
+                    """,
+                    "DROP TABLE blood_pressure_readings",
+                ]),
+            // Offline sync (`SyncRoutes`): every change of a patient's records takes the patient's next change number
+            // while holding the patient's counter row until commit, so one patient's numbers follow commit order and a
+            // feed read never skips a change that commits late. A record keeps only its newest number (a device needs
+            // the newest state) and, when deleted, stays as a tombstone until `TombstonePurge` removes it.
+            Migration(
+                version: 3, name: "change numbers for offline sync",
+                statements: [
+                    """
+                    CREATE TABLE patient_changes (
+                        patient_id text PRIMARY KEY,
+                        last_seq bigint NOT NULL,
+                        purged_through bigint NOT NULL DEFAULT 0)
+                    """,
+                    "ALTER TABLE records ADD COLUMN change_seq bigint",
+                    "ALTER TABLE records ADD COLUMN client_updated_at timestamptz",
+                    """
+                    UPDATE records r SET change_seq = n.seq FROM (
+                        SELECT record_type, record_id,
+                               row_number() OVER (PARTITION BY patient_id ORDER BY updated_at, record_type, record_id) AS seq
+                        FROM records) n
+                    WHERE r.record_type = n.record_type AND r.record_id = n.record_id
+                    """,
+                    "INSERT INTO patient_changes (patient_id, last_seq) SELECT patient_id, max(change_seq) FROM records GROUP BY patient_id",
+                    "ALTER TABLE records ALTER COLUMN change_seq SET NOT NULL",
+                    "CREATE INDEX records_changes ON records (patient_id, change_seq)",
+                    "CREATE INDEX records_tombstones ON records (deleted_at) WHERE deleted_at IS NOT NULL",
+                    // The devices that read a patient's feed, and how far each has read: tombstones every one of them has
+                    // passed can go before the retention period ends.
+                    """
+                    CREATE TABLE sync_devices (
+                        patient_id text NOT NULL,
+                        device_id text NOT NULL,
+                        synced_through bigint NOT NULL,
+                        last_seen timestamptz NOT NULL,
+                        PRIMARY KEY (patient_id, device_id))
+                    """,
+                ]),
+            // Environmental feeds (`EnvironmentRoutes`): areas first, then their readings, one per area, kind and time.
+            Migration(
+                version: 4, name: "areas and environmental readings",
+                statements: [
+                    """
+                    CREATE TABLE areas (
+                        area_code text PRIMARY KEY,
+                        name text NOT NULL,
+                        latitude double precision NOT NULL,
+                        longitude double precision NOT NULL,
+                        time_zone text NOT NULL,
+                        registered_at timestamptz NOT NULL DEFAULT now(),
+                        updated_at timestamptz NOT NULL DEFAULT now())
+                    """,
+                    """
+                    CREATE TABLE environment_readings (
+                        area_code text NOT NULL REFERENCES areas,
+                        kind text NOT NULL,
+                        observed_at timestamptz NOT NULL,
+                        body jsonb NOT NULL,
+                        event_id uuid NOT NULL,
+                        received_at timestamptz NOT NULL DEFAULT now(),
+                        PRIMARY KEY (area_code, kind, observed_at))
+                    """,
+                ]),
+            // Release rules (`ReleasePolicy`): an institution's rules as one document, and each exam report's release state.
+            Migration(
+                version: 5, name: "exam report release",
+                statements: [
+                    "CREATE TABLE release_rules (institution_id text PRIMARY KEY, rules jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())",
+                    """
+                    CREATE TABLE report_releases (
+                        record_id text PRIMARY KEY,
+                        patient_id text NOT NULL,
+                        revision integer NOT NULL,
+                        decision text NOT NULL,
+                        release_at timestamptz,
+                        hold_reason text,
+                        released_revision integer,
+                        released_at timestamptz)
+                    """,
+                    // The release job's question: which delayed reports are due and not yet released at their revision.
+                    "CREATE INDEX report_releases_due ON report_releases (release_at) WHERE decision = 'after'",
+                ]),
+        ])
 }

@@ -34,7 +34,8 @@ public enum NotificationService {
             },
             backgroundServices: { context in
                 [
-                    ReminderScheduler.job(interval: reminderCheck, context: context), NotificationDelivery.releaseJob(interval: reminderCheck, context: context),
+                    ReminderScheduler.job(interval: reminderCheck, context: context),
+                    NotificationDelivery.releaseJob(interval: reminderCheck, context: context),
                     Escalation.job(interval: reminderCheck, context: context), Broadcasts.job(interval: reminderCheck, context: context),
                     // Due deliveries are looked for every second: a webhook is a delivery channel, not a reminder.
                     WebhookSender(context: context, interval: .seconds(1), policy: webhookRetry), Webhooks.expiryJob(context: context),

@@ -174,7 +174,8 @@ public enum HPOAParser {
                 result.otherDatabaseCount += 1
                 continue
             }
-            let diseaseID: String, diseaseName: String
+            let diseaseID: String
+            let diseaseName: String
             if let previous = previousID, previous.bytes.elementsEqual(idField) {
                 diseaseID = previous.id
                 diseaseName = previous.name

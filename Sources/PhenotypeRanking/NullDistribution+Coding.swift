@@ -64,7 +64,8 @@ extension NullDistribution {
         for range in ranges {
             out.appendVarint(UInt64(range.lowestBin))
             out.appendVarint(UInt64(range.width))
-            let start = Int(range.start), width = Int(range.width)
+            let start = Int(range.start)
+            let width = Int(range.width)
             for j in 0..<width {
                 let here = survival[start + j]
                 let next = j + 1 < width ? survival[start + j + 1] : 0

@@ -135,7 +135,10 @@ public struct NullDistribution: Sendable, Hashable {
     /// Survival counts for `scores[i]` of disease `diseases.lowerBound + i`.
     func survivalCounts(querySize: Int, scores: [Float], diseases: Swift.Range<Int>, into out: inout [UInt32]) {
         let k = min(max(querySize, 1), maxQuerySize)
-        let K = maxQuerySize, n = UInt32(sampleCount), scale = scale, bins = binCount
+        let K = maxQuerySize
+        let n = UInt32(sampleCount)
+        let scale = scale
+        let bins = binCount
         ranges.withUnsafeBufferPointer { ranges in
             survival.withUnsafeBufferPointer { survival in
                 scores.withUnsafeBufferPointer { scores in
@@ -184,7 +187,8 @@ public struct NullDistribution: Sendable, Hashable {
         guard options.binCount >= 2, options.binCount <= Int(UInt16.max) else {
             throw PhenotypeRankingError(.invalidOption, "binCount must be in 2...65535")
         }
-        let n = options.sampleCount, K = options.maxQuerySize
+        let n = options.sampleCount
+        let K = options.maxQuerySize
         let sequences = sampleSequences(universe: universe, count: n, length: K, seed: options.seed)
         let maxScore = Float(kb.maxInformationContent)
         let scale = Self.scale(binCount: options.binCount, maxScore: maxScore)
@@ -194,7 +198,8 @@ public struct NullDistribution: Sendable, Hashable {
 
         let slots = ChunkResults<([Range], [UInt16])>(count: chunks)
         DispatchQueue.concurrentPerform(iterations: chunks) { c in
-            let lo = diseaseCount * c / chunks, hi = diseaseCount * (c + 1) / chunks
+            let lo = diseaseCount * c / chunks
+            let hi = diseaseCount * (c + 1) / chunks
             switch options.scoring {
             case .asymmetric:
                 slots[c] = buildAsymmetric(
@@ -367,7 +372,8 @@ public struct NullDistribution: Sendable, Hashable {
                                             for d in block {
                                                 best.update(repeating: Lanes())
                                                 reverse.update(repeating: Lanes())
-                                                let lo = Int(offsets[d]), hi = Int(offsets[d &+ 1])
+                                                let lo = Int(offsets[d])
+                                                let hi = Int(offsets[d &+ 1])
                                                 for a in lo..<hi {
                                                     let t = Int(terms[a])
                                                     var carry: Float = 0

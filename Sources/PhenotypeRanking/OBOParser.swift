@@ -196,7 +196,8 @@ public enum OBOParser {
     private static func synonym(
         _ value: Slice<UnsafeBufferPointer<UInt8>>, line: Int
     ) throws(PhenotypeRankingError) -> OBOSynonym {
-        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        let quote = UInt8(ascii: "\"")
+        let backslash = UInt8(ascii: "\\")
         guard value.first == quote else {
             throw PhenotypeRankingError(.invalidSynonym, "synonym text must be quoted", format: .obo, line: line)
         }

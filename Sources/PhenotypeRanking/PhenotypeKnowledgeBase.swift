@@ -248,8 +248,10 @@ public final class PhenotypeKnowledgeBase: Sendable {
     }
 
     func mica(_ a: Int32, _ b: Int32) -> (Int32, Float) {
-        let x = ontology.ancestorSlice(Int(a)), y = ontology.ancestorSlice(Int(b))
-        var i = x.startIndex, j = y.startIndex
+        let x = ontology.ancestorSlice(Int(a))
+        let y = ontology.ancestorSlice(Int(b))
+        var i = x.startIndex
+        var j = y.startIndex
         var best: Int32 = -1
         var bestIC: Float = -1
         while i < x.endIndex, j < y.endIndex {

@@ -223,7 +223,8 @@ public final class PhenotypeOntology: Sendable {
     }
 
     func isAncestor(_ ancestor: Int32, of t: Int) -> Bool {
-        var lo = Int(ancestorOffsets[t]), hi = Int(ancestorOffsets[t + 1])
+        var lo = Int(ancestorOffsets[t])
+        var hi = Int(ancestorOffsets[t + 1])
         while lo < hi {
             let mid = (lo + hi) >> 1
             let value = ancestorList[mid]

@@ -374,7 +374,8 @@ struct RankingOrder {
     }
 
     private static func before(_ a: Int32, _ b: Int32, scores: [Float]) -> Bool {
-        let x = scores[Int(a)], y = scores[Int(b)]
+        let x = scores[Int(a)]
+        let y = scores[Int(b)]
         return x != y ? x > y : a < b
     }
 
@@ -384,7 +385,8 @@ struct RankingOrder {
         out.reserveCapacity(limit)
         var c = 0
         while out.count < limit, c <= sampleCount {
-            let lo = Int(groupStart[c]), hi = Int(groupStart[c + 1])
+            let lo = Int(groupStart[c])
+            let hi = Int(groupStart[c + 1])
             if hi > lo {
                 let group = byCount[lo..<hi].sorted { Self.before($0, $1, scores: scores) }
                 out.append(contentsOf: group.prefix(limit - out.count))

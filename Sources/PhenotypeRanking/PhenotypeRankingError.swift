@@ -66,9 +66,9 @@ public struct PhenotypeRankingError: Error, Sendable, Hashable, CustomStringConv
 
     public var description: String {
         switch (format, line) {
-        case let (format?, line?): return "\(format.rawValue) line \(line): \(message)"
-        case let (format?, nil): return "\(format.rawValue): \(message)"
-        case let (nil, line?): return "line \(line): \(message)"
+        case (let format?, let line?): return "\(format.rawValue) line \(line): \(message)"
+        case (let format?, nil): return "\(format.rawValue): \(message)"
+        case (nil, let line?): return "line \(line): \(message)"
         case (nil, nil): return message
         }
     }

@@ -109,7 +109,8 @@ public struct PhenotypeSearchIndex: Sendable {
         var start: Int?
         let ascii = normalized.utf8.allSatisfy { $0 < 0x80 }
         for scalar in normalized.unicodeScalars {
-            let isWord = ascii
+            let isWord =
+                ascii
                 ? (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar))
                 : (scalar.properties.isAlphabetic || scalar.properties.numericType != nil)
             if isWord, start == nil { start = offset }
@@ -196,10 +197,12 @@ public struct PhenotypeSearchIndex: Sendable {
             }
             if let best {
                 hits.append(
-                    ((best.kind.rawValue, best.sub, best.text.count, id),
-                     PhenotypeSearchHit(
-                        term: TermReference(index: TermIndex(t), id: id, name: ontology.termNames[t]), kind: best.kind,
-                        matchedText: best.text)))
+                    (
+                        (best.kind.rawValue, best.sub, best.text.count, id),
+                        PhenotypeSearchHit(
+                            term: TermReference(index: TermIndex(t), id: id, name: ontology.termNames[t]), kind: best.kind,
+                            matchedText: best.text)
+                    ))
             }
         }
         hits.sort { $0.key < $1.key }
@@ -228,8 +231,10 @@ public struct PhenotypeSearchIndex: Sendable {
                 continue
             }
             hits.append(
-                ((kind.rawValue, kb.diseaseNames[d].count, id),
-                 DiseaseSearchHit(diseaseIndex: d, diseaseID: id, diseaseName: kb.diseaseNames[d], kind: kind)))
+                (
+                    (kind.rawValue, kb.diseaseNames[d].count, id),
+                    DiseaseSearchHit(diseaseIndex: d, diseaseID: id, diseaseName: kb.diseaseNames[d], kind: kind)
+                ))
         }
         hits.sort { $0.key < $1.key }
         return hits.prefix(limit).map(\.hit)

@@ -55,9 +55,11 @@ extension PhenotypeRanker {
         }
         // Most specific term per split: higher IC, then deeper (more ancestors), then lower id.
         func isMoreSpecific(_ a: Int32, than b: Int32) -> Bool {
-            let icA = kb.ic[Int(a)], icB = kb.ic[Int(b)]
+            let icA = kb.ic[Int(a)]
+            let icB = kb.ic[Int(b)]
             if icA != icB { return icA > icB }
-            let depthA = ontology.ancestorSlice(Int(a)).count, depthB = ontology.ancestorSlice(Int(b)).count
+            let depthA = ontology.ancestorSlice(Int(a)).count
+            let depthB = ontology.ancestorSlice(Int(b)).count
             if depthA != depthB { return depthA > depthB }
             return ontology.termIDs[Int(a)] < ontology.termIDs[Int(b)]
         }
@@ -82,7 +84,8 @@ extension PhenotypeRanker {
             return ontology.termIDs[Int(x.1)] < ontology.termIDs[Int(y.1)]
         }
         return scored.prefix(limit).map { h, t, mask in
-            var present: [String] = [], absent: [String] = []
+            var present: [String] = []
+            var absent: [String] = []
             for (bit, candidate) in candidates.enumerated() {
                 if mask & (UInt64(1) << UInt64(bit)) != 0 {
                     present.append(candidate.diseaseID)

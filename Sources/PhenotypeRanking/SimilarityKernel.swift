@@ -95,7 +95,9 @@ struct MatchTable {
     /// annotations in order, exactly as the null-distribution builders do, so a query scores the
     /// same here as when it was drawn at random.
     func scoreAll(_ kb: PhenotypeKnowledgeBase, mode: ScoringMode, into scores: inout [Float]) {
-        let w = width, blocks = blocks, termCount = termCount
+        let w = width
+        let blocks = blocks
+        let termCount = termCount
         let diseaseCount = kb.diseaseCount
         if scores.count != diseaseCount { scores = [Float](repeating: 0, count: diseaseCount) }
         withUnsafeTemporaryAllocation(of: Lanes.self, capacity: blocks) { best in
@@ -104,7 +106,8 @@ struct MatchTable {
                     kb.annotationTerms.withUnsafeBufferPointer { terms in
                         scores.withUnsafeMutableBufferPointer { out in
                             for d in 0..<diseaseCount {
-                                let lo = Int(offsets[d]), hi = Int(offsets[d &+ 1])
+                                let lo = Int(offsets[d])
+                                let hi = Int(offsets[d &+ 1])
                                 var rowSum: Float = 0
                                 if mode == .asymmetric {
                                     for b in 0..<blocks {

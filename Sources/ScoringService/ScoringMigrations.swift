@@ -1,97 +1,109 @@
 import CaretideStore
 
 enum ScoringMigrations {
-    static let track = MigrationTrack(name: "scoring", migrations: [
-        Migration(version: 1, name: "blood pressure assessments", statements: [
-            """
-            CREATE TABLE blood_pressure_assessments (
-                assessment_id uuid PRIMARY KEY,
-                source_event_id uuid NOT NULL UNIQUE,
-                patient_id text,
-                measurement_id uuid NOT NULL,
-                taken_at timestamptz NOT NULL,
-                systolic integer NOT NULL,
-                diastolic integer NOT NULL,
-                category text NOT NULL,
-                severity text NOT NULL,
-                tip text NOT NULL,
-                rule_set_version text NOT NULL,
-                assessed_at timestamptz NOT NULL DEFAULT now())
-            """,
-            "CREATE INDEX blood_pressure_assessments_by_patient ON blood_pressure_assessments (patient_id, taken_at)",
-        ]),
-        // One table for every kind of assessment, with provenance (rule set version and the exact inputs) and history.
-        Migration(version: 2, name: "assessments of every kind, care-tracking flags", statements: [
-            """
-            CREATE TABLE assessments (
-                assessment_id uuid PRIMARY KEY,
-                source_event_id uuid NOT NULL UNIQUE,
-                source_event_type text NOT NULL,
-                patient_id text NOT NULL,
-                kind text NOT NULL,
-                subject_id text NOT NULL,
-                subject_revision integer NOT NULL,
-                category text NOT NULL,
-                severity text NOT NULL,
-                tip text NOT NULL,
-                rule_set_version text NOT NULL,
-                observed_at timestamptz NOT NULL,
-                inputs jsonb NOT NULL,
-                result jsonb NOT NULL,
-                assessed_at timestamptz NOT NULL DEFAULT now(),
-                superseded_by uuid,
-                withdrawn_at timestamptz,
-                withdrawal_reason text)
-            """,
-            "CREATE INDEX assessments_by_patient ON assessments (patient_id, kind, observed_at)",
-            "CREATE INDEX assessments_by_time ON assessments (assessed_at)",
-            // At most one standing assessment per subject: the newest revision, unless withdrawn.
-            """
-            CREATE UNIQUE INDEX assessments_one_standing_per_subject ON assessments (patient_id, kind, subject_id)
-            WHERE superseded_by IS NULL AND withdrawn_at IS NULL
-            """,
-            """
-            CREATE TABLE care_tracking_flags (
-                flag_id uuid PRIMARY KEY,
-                patient_id text NOT NULL,
-                rule text NOT NULL,
-                pattern_key text NOT NULL,
-                triggering_assessment_id uuid NOT NULL,
-                first_observed_at timestamptz NOT NULL,
-                last_observed_at timestamptz NOT NULL,
-                raised_at timestamptz NOT NULL DEFAULT now(),
-                UNIQUE (patient_id, rule, pattern_key))
-            """,
-            """
-            INSERT INTO assessments (assessment_id, source_event_id, source_event_type, patient_id, kind, subject_id, subject_revision,
-                category, severity, tip, rule_set_version, observed_at, inputs, result, assessed_at)
-            SELECT assessment_id, source_event_id, 'blood-pressure.recorded', coalesce(patient_id, ''), 'bloodPressure', measurement_id::text, 1,
-                category, severity, tip, rule_set_version, taken_at,
-                jsonb_build_object('systolic', systolic, 'diastolic', diastolic), jsonb_build_object('systolic', systolic, 'diastolic', diastolic), assessed_at
-            FROM blood_pressure_assessments
-            """,
-            "DROP TABLE blood_pressure_assessments",
-        ]),
-        // A rescore under a new rule set assesses the same source event again: unique per event and rule set.
-        Migration(version: 3, name: "one assessment per source event and rule set", statements: [
-            "ALTER TABLE assessments DROP CONSTRAINT assessments_source_event_id_key",
-            "ALTER TABLE assessments ADD CONSTRAINT assessments_source_event_rule_set_key UNIQUE (source_event_id, rule_set_version)",
-        ]),
-        // The trend rules read each patient's newest standing assessments of a kind.
-        Migration(version: 4, name: "index of standing assessments by patient", statements: [
-            """
-            CREATE INDEX assessments_standing_by_patient ON assessments (patient_id, kind, observed_at DESC, assessed_at DESC)
-            WHERE superseded_by IS NULL AND withdrawn_at IS NULL
-            """,
-        ]),
-        // The standing-assessment lookup names a subject. With the patient first, PostgreSQL took the by-patient index
-        // instead and filtered every standing assessment of the patient (28 buffers a probe instead of 3).
-        Migration(version: 5, name: "one standing assessment per subject, indexed by subject first", statements: [
-            "DROP INDEX assessments_one_standing_per_subject",
-            """
-            CREATE UNIQUE INDEX assessments_one_standing_per_subject ON assessments (subject_id, kind, patient_id)
-            WHERE superseded_by IS NULL AND withdrawn_at IS NULL
-            """,
-        ]),
-    ])
+    static let track = MigrationTrack(
+        name: "scoring",
+        migrations: [
+            Migration(
+                version: 1, name: "blood pressure assessments",
+                statements: [
+                    """
+                    CREATE TABLE blood_pressure_assessments (
+                        assessment_id uuid PRIMARY KEY,
+                        source_event_id uuid NOT NULL UNIQUE,
+                        patient_id text,
+                        measurement_id uuid NOT NULL,
+                        taken_at timestamptz NOT NULL,
+                        systolic integer NOT NULL,
+                        diastolic integer NOT NULL,
+                        category text NOT NULL,
+                        severity text NOT NULL,
+                        tip text NOT NULL,
+                        rule_set_version text NOT NULL,
+                        assessed_at timestamptz NOT NULL DEFAULT now())
+                    """,
+                    "CREATE INDEX blood_pressure_assessments_by_patient ON blood_pressure_assessments (patient_id, taken_at)",
+                ]),
+            // One table for every kind of assessment, with provenance (rule set version and the exact inputs) and history.
+            Migration(
+                version: 2, name: "assessments of every kind, care-tracking flags",
+                statements: [
+                    """
+                    CREATE TABLE assessments (
+                        assessment_id uuid PRIMARY KEY,
+                        source_event_id uuid NOT NULL UNIQUE,
+                        source_event_type text NOT NULL,
+                        patient_id text NOT NULL,
+                        kind text NOT NULL,
+                        subject_id text NOT NULL,
+                        subject_revision integer NOT NULL,
+                        category text NOT NULL,
+                        severity text NOT NULL,
+                        tip text NOT NULL,
+                        rule_set_version text NOT NULL,
+                        observed_at timestamptz NOT NULL,
+                        inputs jsonb NOT NULL,
+                        result jsonb NOT NULL,
+                        assessed_at timestamptz NOT NULL DEFAULT now(),
+                        superseded_by uuid,
+                        withdrawn_at timestamptz,
+                        withdrawal_reason text)
+                    """,
+                    "CREATE INDEX assessments_by_patient ON assessments (patient_id, kind, observed_at)",
+                    "CREATE INDEX assessments_by_time ON assessments (assessed_at)",
+                    // At most one standing assessment per subject: the newest revision, unless withdrawn.
+                    """
+                    CREATE UNIQUE INDEX assessments_one_standing_per_subject ON assessments (patient_id, kind, subject_id)
+                    WHERE superseded_by IS NULL AND withdrawn_at IS NULL
+                    """,
+                    """
+                    CREATE TABLE care_tracking_flags (
+                        flag_id uuid PRIMARY KEY,
+                        patient_id text NOT NULL,
+                        rule text NOT NULL,
+                        pattern_key text NOT NULL,
+                        triggering_assessment_id uuid NOT NULL,
+                        first_observed_at timestamptz NOT NULL,
+                        last_observed_at timestamptz NOT NULL,
+                        raised_at timestamptz NOT NULL DEFAULT now(),
+                        UNIQUE (patient_id, rule, pattern_key))
+                    """,
+                    """
+                    INSERT INTO assessments (assessment_id, source_event_id, source_event_type, patient_id, kind, subject_id, subject_revision,
+                        category, severity, tip, rule_set_version, observed_at, inputs, result, assessed_at)
+                    SELECT assessment_id, source_event_id, 'blood-pressure.recorded', coalesce(patient_id, ''), 'bloodPressure', measurement_id::text, 1,
+                        category, severity, tip, rule_set_version, taken_at,
+                        jsonb_build_object('systolic', systolic, 'diastolic', diastolic), jsonb_build_object('systolic', systolic, 'diastolic', diastolic), assessed_at
+                    FROM blood_pressure_assessments
+                    """,
+                    "DROP TABLE blood_pressure_assessments",
+                ]),
+            // A rescore under a new rule set assesses the same source event again: unique per event and rule set.
+            Migration(
+                version: 3, name: "one assessment per source event and rule set",
+                statements: [
+                    "ALTER TABLE assessments DROP CONSTRAINT assessments_source_event_id_key",
+                    "ALTER TABLE assessments ADD CONSTRAINT assessments_source_event_rule_set_key UNIQUE (source_event_id, rule_set_version)",
+                ]),
+            // The trend rules read each patient's newest standing assessments of a kind.
+            Migration(
+                version: 4, name: "index of standing assessments by patient",
+                statements: [
+                    """
+                    CREATE INDEX assessments_standing_by_patient ON assessments (patient_id, kind, observed_at DESC, assessed_at DESC)
+                    WHERE superseded_by IS NULL AND withdrawn_at IS NULL
+                    """
+                ]),
+            // The standing-assessment lookup names a subject. With the patient first, PostgreSQL took the by-patient index
+            // instead and filtered every standing assessment of the patient (28 buffers a probe instead of 3).
+            Migration(
+                version: 5, name: "one standing assessment per subject, indexed by subject first",
+                statements: [
+                    "DROP INDEX assessments_one_standing_per_subject",
+                    """
+                    CREATE UNIQUE INDEX assessments_one_standing_per_subject ON assessments (subject_id, kind, patient_id)
+                    WHERE superseded_by IS NULL AND withdrawn_at IS NULL
+                    """,
+                ]),
+        ])
 }

@@ -115,11 +115,11 @@ struct BloodPressureTests {
         for systolic in stride(from: 50, through: 300, by: 1) {
             for diastolic in stride(from: 20, through: min(200, systolic - 1), by: 1) {
                 let expected: BloodPressureCategory =
-                    if systolic > 180 || diastolic > 120 { .hypertensiveCrisis }
-                    else if systolic >= 140 || diastolic >= 90 { .stage2Hypertension }
-                    else if (130...139).contains(systolic) || (80...89).contains(diastolic) { .stage1Hypertension }
-                    else if (120...129).contains(systolic) && diastolic < 80 { .elevated }
-                    else { .normal }
+                    if systolic > 180 || diastolic > 120 { .hypertensiveCrisis } else if systolic >= 140 || diastolic >= 90 {
+                        .stage2Hypertension
+                    } else if (130...139).contains(systolic) || (80...89).contains(diastolic) {
+                        .stage1Hypertension
+                    } else if (120...129).contains(systolic) && diastolic < 80 { .elevated } else { .normal }
                 let actual = try BloodPressure.assess(systolic: systolic, diastolic: diastolic).category
                 if actual != expected {
                     Issue.record("\(systolic)/\(diastolic): expected \(expected), got \(actual)")

@@ -5,26 +5,33 @@ import Testing
 
 /// US AQI (EPA-454/B-24-002), WHO UV index bands, solar noon (NOAA), thresholds, and the alert-fatigue state machine.
 @Suite struct AirQualityIndexTests {
-    @Test("Golden table: every PM2.5 breakpoint of the 2024 revision, truncated to 0.1 µg/m³", arguments: [
-        (0.0, 0), (9.0, 50), (9.09, 50), (9.1, 51), (35.4, 100), (35.49, 100), (35.5, 101), (55.4, 150), (55.5, 151),
-        (125.4, 200), (125.5, 201), (225.4, 300), (225.5, 301), (325.4, 500),
-    ])
+    @Test(
+        "Golden table: every PM2.5 breakpoint of the 2024 revision, truncated to 0.1 µg/m³",
+        arguments: [
+            (0.0, 0), (9.0, 50), (9.09, 50), (9.1, 51), (35.4, 100), (35.49, 100), (35.5, 101), (55.4, 150), (55.5, 151),
+            (125.4, 200), (125.5, 201), (225.4, 300), (225.5, 301), (325.4, 500),
+        ])
     func pm25(concentration: Double, expected: Int) {
         #expect(AirQualityIndex.subIndex(.pm25, concentration: concentration) == expected)
     }
 
-    @Test("Golden table: every PM10 breakpoint, truncated to 1 µg/m³", arguments: [
-        (0.0, 0), (54.0, 50), (54.9, 50), (55.0, 51), (154.0, 100), (155.0, 101), (254.0, 150), (255.0, 151), (354.0, 200), (355.0, 201),
-        (424.0, 300), (425.0, 301), (604.0, 500),
-    ])
+    @Test(
+        "Golden table: every PM10 breakpoint, truncated to 1 µg/m³",
+        arguments: [
+            (0.0, 0), (54.0, 50), (54.9, 50), (55.0, 51), (154.0, 100), (155.0, 101), (254.0, 150), (255.0, 151), (354.0, 200), (355.0, 201),
+            (424.0, 300), (425.0, 301), (604.0, 500),
+        ])
     func pm10(concentration: Double, expected: Int) {
         #expect(AirQualityIndex.subIndex(.pm10, concentration: concentration) == expected)
     }
 
-    @Test("Golden table: every 8-hour ozone breakpoint in ppb (0.001 ppm); above 200 ppb the 8-hour table ends: Hazardous, 301", arguments: [
-        (0.0, 0), (54.0, 50), (55.0, 51), (70.0, 100), (70.9, 100), (71.0, 101), (85.0, 150), (86.0, 151), (105.0, 200), (106.0, 201), (200.0, 300),
-        (201.0, 301), (600.0, 301),
-    ])
+    @Test(
+        "Golden table: every 8-hour ozone breakpoint in ppb (0.001 ppm); above 200 ppb the 8-hour table ends: Hazardous, 301",
+        arguments: [
+            (0.0, 0), (54.0, 50), (55.0, 51), (70.0, 100), (70.9, 100), (71.0, 101), (85.0, 150), (86.0, 151), (105.0, 200), (106.0, 201),
+            (200.0, 300),
+            (201.0, 301), (600.0, 301),
+        ])
     func ozone(ppb: Double, expected: Int) {
         #expect(AirQualityIndex.subIndex(.o3, concentration: ppb) == expected)
     }
@@ -40,10 +47,13 @@ import Testing
         #expect(AirQualityIndex.subIndex(.pm10, concentration: 784) == 700)
     }
 
-    @Test("Categories and colours at every band edge", arguments: [
-        (0, AirQualityCategory.good), (50, .good), (51, .moderate), (100, .moderate), (101, .unhealthyForSensitiveGroups), (150, .unhealthyForSensitiveGroups),
-        (151, .unhealthy), (200, .unhealthy), (201, .veryUnhealthy), (300, .veryUnhealthy), (301, .hazardous), (500, .hazardous),
-    ])
+    @Test(
+        "Categories and colours at every band edge",
+        arguments: [
+            (0, AirQualityCategory.good), (50, .good), (51, .moderate), (100, .moderate), (101, .unhealthyForSensitiveGroups),
+            (150, .unhealthyForSensitiveGroups),
+            (151, .unhealthy), (200, .unhealthy), (201, .veryUnhealthy), (300, .veryUnhealthy), (301, .hazardous), (500, .hazardous),
+        ])
     func categories(aqi: Int, expected: AirQualityCategory) {
         #expect(AirQualityCategory(aqi: aqi) == expected)
     }
@@ -82,15 +92,19 @@ import Testing
 }
 
 @Suite struct UVIndexTests {
-    @Test("WHO bands at every edge", arguments: [
-        (0.0, UVIndexCategory.low), (2.9, .low), (3.0, .moderate), (5.9, .moderate), (6.0, .high), (7.9, .high), (8.0, .veryHigh), (10.9, .veryHigh),
-        (11.0, .extreme), (16.0, .extreme),
-    ])
+    @Test(
+        "WHO bands at every edge",
+        arguments: [
+            (0.0, UVIndexCategory.low), (2.9, .low), (3.0, .moderate), (5.9, .moderate), (6.0, .high), (7.9, .high), (8.0, .veryHigh),
+            (10.9, .veryHigh),
+            (11.0, .extreme), (16.0, .extreme),
+        ])
     func bands(uvIndex: Double, expected: UVIndexCategory) {
         #expect(UVIndexCategory(uvIndex: uvIndex) == expected)
     }
 
-    @Test("Solar noon follows the equation of time: 11:43:35 UTC at Greenwich on 3 November, 12:14:12 on 11 February (almanac values, within a minute)")
+    @Test(
+        "Solar noon follows the equation of time: 11:43:35 UTC at Greenwich on 3 November, 12:14:12 on 11 February (almanac values, within a minute)")
     func solarNoon() throws {
         func utc(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
         let november = try #require(SolarNoon.on(year: 2026, month: 11, day: 3, longitude: 0))
@@ -110,7 +124,8 @@ import Testing
         #expect(EnvironmentThresholds(fitzpatrickSkinType: 1).uvIndex == 3 && EnvironmentThresholds(fitzpatrickSkinType: 2).uvIndex == 3)
         #expect(EnvironmentThresholds(fitzpatrickSkinType: 3).uvIndex == 6)
         #expect(EnvironmentThresholds(conditions: [.asthma]).aqi == 51 && EnvironmentThresholds(conditions: [.copd, .heartDisease]).aqi == 51)
-        #expect(EnvironmentThresholds(uvIndex: 8, aqi: 151, fitzpatrickSkinType: 1, conditions: [.asthma]) == EnvironmentThresholds(uvIndex: 8, aqi: 151))
+        #expect(
+            EnvironmentThresholds(uvIndex: 8, aqi: 151, fitzpatrickSkinType: 1, conditions: [.asthma]) == EnvironmentThresholds(uvIndex: 8, aqi: 151))
     }
 
     static let start = Date(timeIntervalSince1970: 1_795_000_000)
@@ -141,7 +156,9 @@ import Testing
             for (index, level) in levels.enumerated() {
                 let minutes = index * stepMinutes
                 let day = minutes / 1440
-                switch state.decide(level: level, aboveThreshold: level >= threshold, now: Self.start.addingTimeInterval(Double(minutes * 60)), day: "day-\(day)") {
+                switch state.decide(
+                    level: level, aboveThreshold: level >= threshold, now: Self.start.addingTimeInterval(Double(minutes * 60)), day: "day-\(day)")
+                {
                 case .alert:
                     #expect(level >= threshold)
                     if let last = alerts.last, last.day == day { #expect(level > last.level) }

@@ -99,10 +99,12 @@ struct GlucoseTests {
 
     @Test("Implausible values name the field and the unit-specific range")
     func implausible() throws {
-        #expect(validationError { try Glucose.assess(value: 9.9, unit: .mgPerDL, context: .fasting) }?.issues
-            == [FieldIssue(field: "/value", message: "is outside the plausible range", allowedRange: "10...1500 mg/dL")])
-        #expect(validationError { try Glucose.assess(value: 83.1, unit: .mmolPerL, context: .fasting) }?.issues.first?.allowedRange
-            == "0.6...83.0 mmol/L")
+        #expect(
+            validationError { try Glucose.assess(value: 9.9, unit: .mgPerDL, context: .fasting) }?.issues
+                == [FieldIssue(field: "/value", message: "is outside the plausible range", allowedRange: "10...1500 mg/dL")])
+        #expect(
+            validationError { try Glucose.assess(value: 83.1, unit: .mmolPerL, context: .fasting) }?.issues.first?.allowedRange
+                == "0.6...83.0 mmol/L")
         #expect(validationError { try Glucose.assess(value: .infinity, unit: .mmolPerL, context: .random) } != nil)
         #expect(validationError { try Glucose.assess(value: 126, unit: .mmolPerL, context: .fasting) } != nil)  // mg/dL value sent as mmol/L
         #expect(validationError { try Glucose.assessHbA1c(percent: 2.9) }?.issues.first?.allowedRange == "3.0...20.0 %")

@@ -135,7 +135,9 @@ struct LipidsTests {
 
     @Test("Property: a higher value never lowers any lipid category")
     func monotonic() async {
-        await propertyCheck(count: 300, input: Gen<LipidUnit>.case, Gen<Sex>.case, Gen.double(in: 0.000_001...0.999_999), Gen.double(in: 0.000_001...0.999_999)) {
+        await propertyCheck(
+            count: 300, input: Gen<LipidUnit>.case, Gen<Sex>.case, Gen.double(in: 0.000_001...0.999_999), Gen.double(in: 0.000_001...0.999_999)
+        ) {
             unit, sex, a, b in
             func value(_ fraction: Double, _ mgRange: ClosedRange<Double>, factor: Double) -> Double {
                 let mg = mgRange.lowerBound + fraction * (mgRange.upperBound - mgRange.lowerBound)

@@ -128,7 +128,10 @@ struct MelanomaRiskTests {
         var oneMissing = lowestRiskMelanomaInput
         oneMissing.hairColour = nil
         let single = try #require(validationError { try MelanomaRisk.assess(oneMissing) })
-        #expect(single.issues == [FieldIssue(field: "/hairColour", message: "is required", allowedRange: "one of: red, blond, lightBrown, darkBrownOrBlack")])
+        #expect(
+            single.issues == [
+                FieldIssue(field: "/hairColour", message: "is required", allowedRange: "one of: red, blond, lightBrown, darkBrownOrBlack")
+            ])
     }
 
     @Test("Implausible values name field and allowed range")

@@ -94,8 +94,9 @@ struct NottinghamPrognosticIndexTests {
 
     @Test("Negative node count is rejected by the mapping function too")
     func negativeCountMapping() {
-        #expect(validationError { try NottinghamPrognosticIndex.lymphNodeStage(positiveNodes: -3) }?.fields
-            == ["/lymphNodes/positiveNodeCount"])
+        #expect(
+            validationError { try NottinghamPrognosticIndex.lymphNodeStage(positiveNodes: -3) }?.fields
+                == ["/lymphNodes/positiveNodeCount"])
     }
 
     @Test("Dates: future rejected, past and 'now' accepted")

@@ -60,7 +60,8 @@ struct ReferenceRangeFlagTests {
     func invalid() throws {
         let bad = ReferenceRange(low: 5, high: 3, criticalLow: 6, criticalHigh: 2)
         let error = try #require(validationError { try ReferenceRangeFlag.flag(item(4, bad)) })
-        #expect(error.fields == ["/referenceRange/low", "/referenceRange/criticalLow", "/referenceRange/criticalHigh", "/referenceRange/criticalLow"])
+        #expect(
+            error.fields == ["/referenceRange/low", "/referenceRange/criticalLow", "/referenceRange/criticalHigh", "/referenceRange/criticalLow"])
         #expect(validationError { try ReferenceRangeFlag.flag(item(.nan)) }?.fields == ["/value"])
         #expect(validationError { try ReferenceRangeFlag.flag(item(1, ReferenceRange(high: .infinity))) }?.fields == ["/referenceRange/high"])
     }

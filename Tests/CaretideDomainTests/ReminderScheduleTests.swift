@@ -10,10 +10,12 @@ import Testing
     static func utc(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
     static func date(_ text: String) -> LocalDate { LocalDate(text)! }
 
-    @Test("only real calendar days: 29 February in leap years only", arguments: [
-        ("2023-02-29", false), ("2024-02-29", true), ("2100-02-29", false), ("2000-02-29", true), ("2026-04-31", false), ("2026-13-01", false),
-        ("2026-1-01", false), ("2026-12-31", true),
-    ])
+    @Test(
+        "only real calendar days: 29 February in leap years only",
+        arguments: [
+            ("2023-02-29", false), ("2024-02-29", true), ("2100-02-29", false), ("2000-02-29", true), ("2026-04-31", false), ("2026-13-01", false),
+            ("2026-1-01", false), ("2026-12-31", true),
+        ])
     func realDays(text: String, valid: Bool) {
         #expect((LocalDate(text) != nil) == valid)
     }
@@ -21,10 +23,14 @@ import Testing
     @Test("monthly from the 31st: the month's last day when it is shorter, the 31st again when it is not")
     func monthEnds() {
         let schedule = ReminderSchedule(repeats: .monthly, startsOn: Self.date("2026-01-31"), at: LocalTime("09:00")!, timeZone: Self.lisbon)
-        #expect((0..<6).compactMap { schedule.date($0)?.description } == ["2026-01-31", "2026-02-28", "2026-03-31", "2026-04-30", "2026-05-31", "2026-06-30"])
+        #expect(
+            (0..<6).compactMap { schedule.date($0)?.description } == [
+                "2026-01-31", "2026-02-28", "2026-03-31", "2026-04-30", "2026-05-31", "2026-06-30",
+            ])
         let leap = ReminderSchedule(repeats: .yearly, startsOn: Self.date("2024-02-29"), at: LocalTime("09:00")!, timeZone: Self.lisbon)
         #expect((0..<5).compactMap { leap.date($0)?.description } == ["2024-02-29", "2025-02-28", "2026-02-28", "2027-02-28", "2028-02-29"])
-        let quarterly = ReminderSchedule(repeats: .everyThreeMonths, startsOn: Self.date("2026-11-30"), at: LocalTime("09:00")!, timeZone: Self.lisbon)
+        let quarterly = ReminderSchedule(
+            repeats: .everyThreeMonths, startsOn: Self.date("2026-11-30"), at: LocalTime("09:00")!, timeZone: Self.lisbon)
         #expect(quarterly.date(1)?.description == "2027-02-28" && quarterly.date(2)?.description == "2027-05-30")
     }
 
@@ -60,7 +66,8 @@ import Testing
     func neverSkips() async {
         let zones = ["Europe/Lisbon", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "Pacific/Apia"]
         let repeats: [ReminderRepeat] = [.weekly, .everyTwoWeeks, .monthly, .everyThreeMonths, .everySixMonths, .yearly]
-        await propertyCheck(input: Gen.int(in: 0...4), Gen.int(in: 0...5), Gen.int(in: 0...3650), Gen.int(in: 0...1439), Gen.int(in: 0...40_000_000)) {
+        await propertyCheck(input: Gen.int(in: 0...4), Gen.int(in: 0...5), Gen.int(in: 0...3650), Gen.int(in: 0...1439), Gen.int(in: 0...40_000_000))
+        {
             zone, kind, startDay, minuteOfDay, secondsLater in
             let start = LocalDate(year: 2020, month: 1, day: 1)!
             let schedule = ReminderSchedule(

@@ -56,7 +56,10 @@ import Testing
 
     @Test("an operator reads and writes no patient data, not even with their own id in the path")
     func operatorRole() {
-        for access in [Access.patientData(.read), .patientData(.write), .patientData(.manage), .patientData(.advise), .institutionResults, .consultantWorkspace, .clinicalTools, .ownInbox] {
+        for access in [
+            Access.patientData(.read), .patientData(.write), .patientData(.manage), .patientData(.advise), .institutionResults, .consultantWorkspace,
+            .clinicalTools, .ownInbox,
+        ] {
             #expect(AccessRules.decide(Self.operatorIdentity, access, owner: "ops-1") == .refused)
         }
         #expect(AccessRules.decide(Self.operatorIdentity, .referenceData, owner: nil) == .allowed)
@@ -67,14 +70,19 @@ import Testing
         #expect(AccessRules.decide(Self.service("broadcasts:write"), .broadcasts, owner: nil) == .allowed)
         // Webhooks are the operators' alone: no scope opens them to a service client.
         #expect(AccessRules.decide(Self.operatorIdentity, .deliveryChannels, owner: nil) == .allowed)
-        for identity in [Self.patient, Self.staff, Self.consultant, Self.bareService, Identity(subject: "lab-feed", role: .service, scopes: Set(ServiceScope.all))] {
+        for identity in [
+            Self.patient, Self.staff, Self.consultant, Self.bareService, Identity(subject: "lab-feed", role: .service, scopes: Set(ServiceScope.all)),
+        ] {
             #expect(AccessRules.decide(identity, .deliveryChannels, owner: nil) == .refused)
         }
     }
 
     @Test("a service client does exactly what its scopes name")
     func service() {
-        for access in [Access.patientData(.read), .patientData(.write), .patientData(.manage), .patientData(.advise), .institutionResults, .consultantWorkspace, .clinicalTools, .ownInbox] {
+        for access in [
+            Access.patientData(.read), .patientData(.write), .patientData(.manage), .patientData(.advise), .institutionResults, .consultantWorkspace,
+            .clinicalTools, .ownInbox,
+        ] {
             #expect(AccessRules.decide(Self.bareService, access, owner: "x") == .refused)
         }
         #expect(AccessRules.decide(Self.service("patients:read"), .patientData(.read), owner: "p-1") == .allowed)

@@ -22,7 +22,9 @@ import Testing
             return
         }
         #expect(refresh == .seconds(300))
-        guard case .tokens(.url(_, let faster), _) = try AuthConfiguration.fromEnvironment(base.merging(["AUTH_JWKS_REFRESH_SECONDS": "60"]) { $1 }).get()
+        guard
+            case .tokens(.url(_, let faster), _) = try AuthConfiguration.fromEnvironment(base.merging(["AUTH_JWKS_REFRESH_SECONDS": "60"]) { $1 })
+                .get()
         else { return }
         #expect(faster == .seconds(60))
     }
@@ -42,11 +44,14 @@ import Testing
     func disabledAndAmbiguous() {
         #expect(AuthConfiguration.fromEnvironment(["AUTH_DISABLED": "1"]) == .success(.disabled))
         #expect(AuthConfiguration.fromEnvironment(["AUTH_DISABLED": "yes"]) != .success(.disabled))
-        guard case .failure(let problems) = AuthConfiguration.fromEnvironment([
-            "AUTH_JWKS_FILE": "/k", "AUTH_JWKS_URL": "https://k", "AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a",
-        ]) else { return }
+        guard
+            case .failure(let problems) = AuthConfiguration.fromEnvironment([
+                "AUTH_JWKS_FILE": "/k", "AUTH_JWKS_URL": "https://k", "AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a",
+            ])
+        else { return }
         #expect(problems.problems.first?.hasPrefix("set only one of AUTH_JWKS_FILE and AUTH_JWKS_URL") == true)
-        guard case .failure(let bad) = AuthConfiguration.fromEnvironment(["AUTH_JWKS_URL": "ftp://k", "AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a"]) else { return }
+        guard case .failure(let bad) = AuthConfiguration.fromEnvironment(["AUTH_JWKS_URL": "ftp://k", "AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a"])
+        else { return }
         #expect(bad.problems.first?.hasPrefix("AUTH_JWKS_URL must be an http(s) URL") == true)
     }
 }

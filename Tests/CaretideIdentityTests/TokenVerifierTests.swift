@@ -1,7 +1,8 @@
-@testable import CaretideIdentity
 import Foundation
 import JWTKit
 import Testing
+
+@testable import CaretideIdentity
 
 /// Bearer tokens as RFC 7519 and RFC 8725 want them checked: an asymmetric signature by a known key, then issuer,
 /// audience, expiry and not-before, then Caretide's role; everything else refused with the rule it broke.
@@ -16,7 +17,8 @@ import Testing
 
         var jwks: String {
             let parameters = key.publicKey.parameters!
-            return #"{"keys": [{"kty": "EC", "crv": "P-256", "x": "\#(parameters.x)", "y": "\#(parameters.y)", "kid": "\#(kid)", "alg": "ES256", "use": "sig"}]}"#
+            return
+                #"{"keys": [{"kty": "EC", "crv": "P-256", "x": "\#(parameters.x)", "y": "\#(parameters.y)", "kid": "\#(kid)", "alg": "ES256", "use": "sig"}]}"#
         }
 
         func token(_ claims: [String: ClaimValue]) async throws -> String {
@@ -69,7 +71,8 @@ import Testing
             now: Self.now)
         #expect(staff == Identity(subject: "staff-7", role: .institution, institutionID: "st-mary"))
         let pipeline = try await verifier.verify(
-            try await signer.token(Self.claims(["sub": .string("lab-feed"), "role": .string("service"), "scope": .string("exam-results:write results:read")])),
+            try await signer.token(
+                Self.claims(["sub": .string("lab-feed"), "role": .string("service"), "scope": .string("exam-results:write results:read")])),
             now: Self.now)
         #expect(pipeline.scopes == ["exam-results:write", "results:read"])
         await #expect(throws: TokenRejection(.noInstitution)) {
@@ -111,7 +114,8 @@ import Testing
     @Test("within the leeway an expired token still passes; a token valid from a moment ago too")
     func leeway() async throws {
         let signer = Signer(kid: "k1")
-        let token = try await signer.token(Self.claims(["exp": .number(Self.now.timeIntervalSince1970 - 30), "nbf": .number(Self.now.timeIntervalSince1970 + 30)]))
+        let token = try await signer.token(
+            Self.claims(["exp": .number(Self.now.timeIntervalSince1970 - 30), "nbf": .number(Self.now.timeIntervalSince1970 + 30)]))
         #expect(try await verifier(signer).verify(token, now: Self.now).subject == "patient-1")
     }
 
@@ -149,8 +153,10 @@ import Testing
     @Test("RFC 7515 appendix A.3: its ES256 example verifies with its key, then is refused for its claims")
     func rfc7515Example() async throws {
         // The key and the JWS of RFC 7515 A.3, given a kid (the token has none, so every key is tried).
-        let jwks = #"{"keys": [{"kty": "EC", "crv": "P-256", "kid": "rfc7515", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}"#
-        let token = "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ.DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q"
+        let jwks =
+            #"{"keys": [{"kty": "EC", "crv": "P-256", "kid": "rfc7515", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}"#
+        let token =
+            "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ.DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q"
         var rules = TokenRules(issuer: "joe", audience: "caretide")
         rules.leeway = 0
         let verifier = try await TokenVerifier(jwks: jwks, rules: rules)

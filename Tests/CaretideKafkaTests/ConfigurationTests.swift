@@ -13,12 +13,13 @@ import Testing
             "POSTGRES_HOST": "db",
         ])
         #expect(configuration.bootstrapServers == "kafka-1:9092,kafka-2:9092")
-        #expect(configuration.properties == [
-            "security.protocol": "SASL_SSL",
-            "sasl.mechanisms": "SCRAM-SHA-512",
-            "ssl.ca.location": "/etc/ssl/ca.pem",
-            "client.id": "scoring",
-        ])
+        #expect(
+            configuration.properties == [
+                "security.protocol": "SASL_SSL",
+                "sasl.mechanisms": "SCRAM-SHA-512",
+                "ssl.ca.location": "/etc/ssl/ca.pem",
+                "client.id": "scoring",
+            ])
     }
 
     @Test func missingBrokersIsAConfigurationErrorNamingTheVariable() {

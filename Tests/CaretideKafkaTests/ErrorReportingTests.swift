@@ -1,8 +1,9 @@
-@testable import CaretideKafka
 import Foundation
 import Logging
 import Synchronization
 import Testing
+
+@testable import CaretideKafka
 
 /// What an operator is told when Kafka fails: librdkafka's errors at warning (with its code and name), and one result
 /// per message so that a message the broker will never take is told apart from a batch to retry.
@@ -57,7 +58,8 @@ import Testing
 @Suite struct OffsetResetTests {
     @Test("librdkafka's warning about a committed offset out of range is read as a reset of that topic and partition; other lines are not")
     func parsesTheWarning() {
-        let line = "[thrd:main]: caretide.measurements [2]: offset reset (at offset 1200 (leader epoch 0), broker 1) to offset BEGINNING (leader epoch -1): fetch failed due to requested offset not available on the broker: Broker: Offset out of range"
+        let line =
+            "[thrd:main]: caretide.measurements [2]: offset reset (at offset 1200 (leader epoch 0), broker 1) to offset BEGINNING (leader epoch -1): fetch failed due to requested offset not available on the broker: Broker: Offset out of range"
         #expect(OffsetReset(syslogLevel: 4, facility: "OFFSET", text: line) == OffsetReset(topic: "caretide.measurements", partition: 2))
         // Without the thread name (`log.thread.name=false`).
         #expect(OffsetReset(syslogLevel: 4, facility: "OFFSET", text: String(line.dropFirst("[thrd:main]: ".count)))?.partition == 2)

@@ -62,12 +62,13 @@ import Testing
     @Test func kcatReadsWhatOurProducerSent() async throws {
         let (broker, topic) = try TestSupport.brokerWithTopic("to-kcat", partitions: 1)
         let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
-        try await producer.send(OutgoingMessage(
-            topic: topic,
-            key: "patient-7",
-            value: TestSupport.bytes(#"{"systolic":141}"#),
-            headers: ["event-type": "vital.recorded"]
-        ))
+        try await producer.send(
+            OutgoingMessage(
+                topic: topic,
+                key: "patient-7",
+                value: TestSupport.bytes(#"{"systolic":141}"#),
+                headers: ["event-type": "vital.recorded"]
+            ))
         await producer.shutdown()
 
         let result = try await runProcess(["kcat", "-C", "-b", broker.bootstrapServers, "-t", topic, "-c", "1", "-e", "-J", "-q"])

@@ -8,12 +8,13 @@ import Testing
 
         let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
         let value: [UInt8] = [0, 1, 2, 0xFF, 0x7F, 0]
-        try await producer.send(OutgoingMessage(
-            topic: topic,
-            key: "patient-42",
-            value: value,
-            headers: ["event-type": "vital.recorded", "schema-version": "1", "empty": ""]
-        ))
+        try await producer.send(
+            OutgoingMessage(
+                topic: topic,
+                key: "patient-42",
+                value: value,
+                headers: ["event-type": "vital.recorded", "schema-version": "1", "empty": ""]
+            ))
         await producer.shutdown()
 
         let consumer = try TestSupport.consumer(of: topic, on: broker)

@@ -1,6 +1,7 @@
-@testable import CaretideRuntime
 import Hummingbird
 import Testing
+
+@testable import CaretideRuntime
 
 /// The state machine behind `/readyz`'s "progress" check: which worker holds one unit of work for too long.
 @Suite struct ProgressTableTests {

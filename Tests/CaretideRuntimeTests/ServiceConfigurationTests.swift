@@ -8,12 +8,14 @@ import Testing
 
 @Suite struct ServiceConfigurationTests {
     @Test func readsACompleteEnvironment() throws {
-        let configuration = try ServiceConfiguration.fromEnvironment([
-            "DATABASE_URL": "postgres://caretide:pw@db:5432/caretide", "KAFKA_BROKERS": "k1:9092,k2:9092",
-            "KAFKA_SECURITY_PROTOCOL": "SASL_SSL", "KAFKA_SASL_MECHANISMS": "SCRAM-SHA-512", "HTTP_PORT": "9000", "LOG_LEVEL": "DEBUG",
-            "AUTH_JWKS_URL": "https://id.example/realms/caretide/protocol/openid-connect/certs", "AUTH_ISSUER": "https://id.example/realms/caretide",
-            "AUTH_AUDIENCE": "caretide", "AUTH_ROLE_CLAIM": "realm_access.roles",
-        ], serviceName: "scoring-service", defaultPort: 8081)
+        let configuration = try ServiceConfiguration.fromEnvironment(
+            [
+                "DATABASE_URL": "postgres://caretide:pw@db:5432/caretide", "KAFKA_BROKERS": "k1:9092,k2:9092",
+                "KAFKA_SECURITY_PROTOCOL": "SASL_SSL", "KAFKA_SASL_MECHANISMS": "SCRAM-SHA-512", "HTTP_PORT": "9000", "LOG_LEVEL": "DEBUG",
+                "AUTH_JWKS_URL": "https://id.example/realms/caretide/protocol/openid-connect/certs",
+                "AUTH_ISSUER": "https://id.example/realms/caretide",
+                "AUTH_AUDIENCE": "caretide", "AUTH_ROLE_CLAIM": "realm_access.roles",
+            ], serviceName: "scoring-service", defaultPort: 8081)
         #expect(configuration.httpPort == 9000)
         #expect(configuration.logLevel == .debug)
         #expect(configuration.database.host == "db")
@@ -42,7 +44,9 @@ import Testing
     @Test("METRICS_PORT moves /metrics to a port of its own; the API's port is refused")
     func metricsPort() throws {
         let base = ["DATABASE_URL": "postgres://u@h/db", "KAFKA_BROKERS": "k:9092", "AUTH_DISABLED": "1", "HTTP_PORT": "8080"]
-        #expect(try ServiceConfiguration.fromEnvironment(base.merging(["METRICS_PORT": "9464"]) { $1 }, serviceName: "s", defaultPort: 1).metricsPort == 9464)
+        #expect(
+            try ServiceConfiguration.fromEnvironment(base.merging(["METRICS_PORT": "9464"]) { $1 }, serviceName: "s", defaultPort: 1).metricsPort
+                == 9464)
         #expect(throws: InvalidConfiguration.self) {
             try ServiceConfiguration.fromEnvironment(base.merging(["METRICS_PORT": "8080"]) { $1 }, serviceName: "s", defaultPort: 1)
         }
@@ -56,7 +60,10 @@ import Testing
         } catch {
             // Three of them about authentication: where the keys are, the issuer, the audience.
             #expect(error.problems.count == 7)
-            for variable in ["DATABASE_URL", "KAFKA_BROKERS", "HTTP_PORT", "LOG_LEVEL", "AUTH_JWKS_FILE or AUTH_JWKS_URL", "AUTH_ISSUER", "AUTH_AUDIENCE", "AUTH_DISABLED=1"] {
+            for variable in [
+                "DATABASE_URL", "KAFKA_BROKERS", "HTTP_PORT", "LOG_LEVEL", "AUTH_JWKS_FILE or AUTH_JWKS_URL", "AUTH_ISSUER", "AUTH_AUDIENCE",
+                "AUTH_DISABLED=1",
+            ] {
                 #expect(error.description.contains(variable))
             }
         }
@@ -77,7 +84,10 @@ import Testing
 @Suite struct BackoffTests {
     @Test func doublesUpToTheCeilingAndResets() {
         var backoff = Backoff(initial: .milliseconds(100), maximum: .milliseconds(700))
-        #expect((0..<5).map { _ in backoff.next() } == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(700), .milliseconds(700)])
+        #expect(
+            (0..<5).map { _ in backoff.next() } == [
+                .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(700), .milliseconds(700),
+            ])
         backoff.reset()
         #expect(backoff.next() == .milliseconds(100))
     }
@@ -100,10 +110,11 @@ import Testing
     @Test("the limits that bound waits and stalls are read in seconds, and a bad one is named")
     func readsTheLimits() throws {
         let base = ["DATABASE_URL": "postgres://caretide@db/caretide", "KAFKA_BROKERS": "k:9092", "AUTH_DISABLED": "1"]
-        let configuration = try ServiceConfiguration.fromEnvironment(base.merging([
-            "STALL_THRESHOLD_SECONDS": "5", "DATABASE_TRANSACTION_TIMEOUT_SECONDS": "2.5", "HTTP_IDLE_TIMEOUT_SECONDS": "1",
-            "DEAD_LETTER_PUBLISH_DEADLINE_SECONDS": "3", "DATABASE_STATEMENT_TIMEOUT_SECONDS": "7",
-        ]) { $1 }, serviceName: "scoring-service", defaultPort: 8081)
+        let configuration = try ServiceConfiguration.fromEnvironment(
+            base.merging([
+                "STALL_THRESHOLD_SECONDS": "5", "DATABASE_TRANSACTION_TIMEOUT_SECONDS": "2.5", "HTTP_IDLE_TIMEOUT_SECONDS": "1",
+                "DEAD_LETTER_PUBLISH_DEADLINE_SECONDS": "3", "DATABASE_STATEMENT_TIMEOUT_SECONDS": "7",
+            ]) { $1 }, serviceName: "scoring-service", defaultPort: 8081)
         #expect(configuration.limits.stallThreshold == .seconds(5))
         #expect(configuration.limits.transactionTimeout == .milliseconds(2500))
         #expect(configuration.limits.httpIdleTimeout == .seconds(1))

@@ -33,39 +33,63 @@ enum EventSamples {
         EventSample(BodyMeasurementRecorded(measurementID: UUID(), weightKg: 70.5, heightCm: 172, takenAt: takenAt, source: .patient)),
         EventSample(GlucoseRecorded(measurementID: UUID(), value: 5.4, unit: .mmolPerL, context: .fasting, takenAt: takenAt, source: .device)),
         EventSample(HbA1cRecorded(measurementID: UUID(), percent: 5.9, takenAt: takenAt, source: .institution)),
-        EventSample(LipidPanelRecorded(
-            measurementID: UUID(), unit: .mgPerDL, sex: .male, totalCholesterol: 190, ldlCholesterol: nil, hdlCholesterol: 41, triglycerides: 150,
-            takenAt: takenAt, source: .institution)),
+        EventSample(
+            LipidPanelRecorded(
+                measurementID: UUID(), unit: .mgPerDL, sex: .male, totalCholesterol: 190, ldlCholesterol: nil, hdlCholesterol: 41, triglycerides: 150,
+                takenAt: takenAt, source: .institution)),
         EventSample(MeasurementDeleted(measurementID: UUID(), kind: .bodyMeasurement, deletedAt: takenAt)),
-        EventSample(NPIInputsRecorded(npiID: UUID(), tumourSizeCm: 1.5, histologicalGrade: 3, lymphNodeStage: 2, positiveNodes: nil, diagnosisDate: takenAt)),
-        EventSample(MelanomaRiskProfileRecorded(profileID: UUID(), answeredAt: takenAt, factors: MelanomaRiskInput(
-            age: 30, sex: .male, fitzpatrickSkinType: 3, eyeColour: .brownOrBlack, hairColour: .red, commonMoles: .upTo15, atypicalMoleCount: 0,
-            freckling: .noneOrFew, familyHistory: .oneFirstDegreeRelative, personalHistory: PersonalSkinCancerHistory.none, immunosuppression: [.hiv], sunburnHistory: false))),
-        EventSample(ExamResultRecorded(examID: "LAB-7", institutionID: "st-mary", revision: 3, reportedAt: takenAt, items: [
-            ExamResultLine(code: "2345-7", name: "Glucose", value: 99, unit: "mg/dL", referenceLow: 70, referenceHigh: 99, comment: "fasting"),
-        ])),
-        EventSample(ExamResultRecorded(examID: "LAB-8", institutionID: "st-mary", revision: 1, reportedAt: takenAt, items: [
-            ExamResultLine(code: "718-7", name: "Haemoglobin", value: 13.9, unit: "g/dL", referenceLow: 12, referenceHigh: 15.5, comment: nil),
-        ], status: .preliminary)),
+        EventSample(
+            NPIInputsRecorded(npiID: UUID(), tumourSizeCm: 1.5, histologicalGrade: 3, lymphNodeStage: 2, positiveNodes: nil, diagnosisDate: takenAt)),
+        EventSample(
+            MelanomaRiskProfileRecorded(
+                profileID: UUID(), answeredAt: takenAt,
+                factors: MelanomaRiskInput(
+                    age: 30, sex: .male, fitzpatrickSkinType: 3, eyeColour: .brownOrBlack, hairColour: .red, commonMoles: .upTo15,
+                    atypicalMoleCount: 0,
+                    freckling: .noneOrFew, familyHistory: .oneFirstDegreeRelative, personalHistory: PersonalSkinCancerHistory.none,
+                    immunosuppression: [.hiv], sunburnHistory: false))),
+        EventSample(
+            ExamResultRecorded(
+                examID: "LAB-7", institutionID: "st-mary", revision: 3, reportedAt: takenAt,
+                items: [
+                    ExamResultLine(code: "2345-7", name: "Glucose", value: 99, unit: "mg/dL", referenceLow: 70, referenceHigh: 99, comment: "fasting")
+                ])),
+        EventSample(
+            ExamResultRecorded(
+                examID: "LAB-8", institutionID: "st-mary", revision: 1, reportedAt: takenAt,
+                items: [
+                    ExamResultLine(code: "718-7", name: "Haemoglobin", value: 13.9, unit: "g/dL", referenceLow: 12, referenceHigh: 15.5, comment: nil)
+                ], status: .preliminary)),
         EventSample(ExamResultEnteredInError(examID: "LAB-7", institutionID: "st-mary", markedAt: takenAt)),
-        EventSample(ExamResultReleased(examID: "LAB-7", institutionID: "st-mary", revision: 2, releasedAt: takenAt, how: .afterDelay, outOfRangeCount: 1)),
-        EventSample(AssessmentRecorded(
-            assessmentID: UUID(), sourceEventID: UUID(), subjectID: "m-1", kind: .bloodPressure, category: "elevated", severity: .normal,
-            tip: "bloodPressure.elevated", ruleSetVersion: "2026.11.1", observedAt: takenAt, supersedes: UUID(), values: ["systolic": 128, "diastolic": 79])),
+        EventSample(
+            ExamResultReleased(examID: "LAB-7", institutionID: "st-mary", revision: 2, releasedAt: takenAt, how: .afterDelay, outOfRangeCount: 1)),
+        EventSample(
+            AssessmentRecorded(
+                assessmentID: UUID(), sourceEventID: UUID(), subjectID: "m-1", kind: .bloodPressure, category: "elevated", severity: .normal,
+                tip: "bloodPressure.elevated", ruleSetVersion: "2026.11.1", observedAt: takenAt, supersedes: UUID(),
+                values: ["systolic": 128, "diastolic": 79])),
         EventSample(AssessmentWithdrawn(assessmentID: UUID(), subjectID: "m-1", kind: .glucose, reason: .measurementDeleted, sourceEventID: UUID())),
-        EventSample(ExamResultFlagged(
-            assessmentID: UUID(), sourceEventID: UUID(), examID: "LAB-7", institutionID: "st-mary", revision: 1, reportedAt: takenAt, severity: .urgent,
-            supersedes: nil, ruleSetVersion: "2026.11.1",
-            items: [FlaggedExamLine(code: "2345-7", name: "Glucose", value: 450, unit: "mg/dL", interpretation: .HH, severity: .urgent, comment: nil)])),
-        EventSample(CareTrackingFlagged(
-            flagID: UUID(), rule: .risingFastingGlucose, severity: .attention, tip: "trend.risingFastingGlucose", ruleSetVersion: "2026.11.1",
-            firstObservedAt: takenAt, lastObservedAt: takenAt, triggeringAssessmentID: UUID())),
-        EventSample(AlertRaised(
-            alertID: UUID(), sourceEventID: UUID(), aboutID: UUID(), kind: "bloodPressure", severity: .urgent, category: "hypertensiveCrisis",
-            messageKey: "alert.bloodPressure.hypertensiveCrisis", raisedAt: takenAt)),
-        EventSample(AlertRaised(
-            alertID: UUID(), sourceEventID: UUID(), aboutID: UUID(), kind: "examResultReady", severity: .normal, category: "released",
-            messageKey: "notification.examResultReady.released", raisedAt: takenAt, recipientID: "patient-1", recipientRole: .patient, outOfRangeCount: 2)),
+        EventSample(
+            ExamResultFlagged(
+                assessmentID: UUID(), sourceEventID: UUID(), examID: "LAB-7", institutionID: "st-mary", revision: 1, reportedAt: takenAt,
+                severity: .urgent,
+                supersedes: nil, ruleSetVersion: "2026.11.1",
+                items: [
+                    FlaggedExamLine(code: "2345-7", name: "Glucose", value: 450, unit: "mg/dL", interpretation: .HH, severity: .urgent, comment: nil)
+                ])),
+        EventSample(
+            CareTrackingFlagged(
+                flagID: UUID(), rule: .risingFastingGlucose, severity: .attention, tip: "trend.risingFastingGlucose", ruleSetVersion: "2026.11.1",
+                firstObservedAt: takenAt, lastObservedAt: takenAt, triggeringAssessmentID: UUID())),
+        EventSample(
+            AlertRaised(
+                alertID: UUID(), sourceEventID: UUID(), aboutID: UUID(), kind: "bloodPressure", severity: .urgent, category: "hypertensiveCrisis",
+                messageKey: "alert.bloodPressure.hypertensiveCrisis", raisedAt: takenAt)),
+        EventSample(
+            AlertRaised(
+                alertID: UUID(), sourceEventID: UUID(), aboutID: UUID(), kind: "examResultReady", severity: .normal, category: "released",
+                messageKey: "notification.examResultReady.released", raisedAt: takenAt, recipientID: "patient-1", recipientRole: .patient,
+                outOfRangeCount: 2)),
         EventSample(AlertWithdrawn(alertID: UUID(), sourceEventID: UUID(), reason: .superseded, withdrawnAt: takenAt)),
         EventSample(CareTeamGranted(consultantID: "dr-1", grantedAt: takenAt, expiresAt: takenAt.addingTimeInterval(86_400))),
         EventSample(CareTeamGranted(consultantID: "dr-1", grantedAt: takenAt, expiresAt: nil)),
@@ -74,30 +98,41 @@ enum EventSamples {
         EventSample(UVIndexRecorded(areaCode: "lisbon", observedAt: takenAt, uvIndex: 8.2, dailyMax: 9.1, solarNoon: takenAt), patientID: nil),
         EventSample(UVIndexRecorded(areaCode: "lisbon", observedAt: takenAt, uvIndex: 0), patientID: nil),
         EventSample(AirQualityRecorded(areaCode: "lisbon", observedAt: takenAt, aqi: 57, pm25: 14.2, o3: 48), patientID: nil),
-        EventSample(AccessRecorded(
-            auditID: UUID(), recordedAt: takenAt, subject: "dr-1", role: "consultant", institutionID: nil, action: .read,
-            operation: "GET /v1/patients/:patientId/assessments", owner: nil, outcome: .allowed, status: 200, requestID: "4bf92f3577b34da6a3ce929d0e0e4736")),
-        EventSample(AccessRecorded(
-            auditID: UUID(), recordedAt: takenAt, subject: "staff-1", role: "institution", institutionID: "st-mary", action: .write,
-            operation: "PUT /v1/institutions/:institutionId/exam-results/:examId", owner: "st-john", outcome: .refused, status: 403,
-            requestID: "r-1"), patientID: nil),
-        EventSample(DiagnosisRequested(
-            requestID: "req-1", phenotypes: ["HP:0001250", "HP:0001263"], excluded: ["HP:0000252"], scoring: .symmetric, maxResults: 5,
-            suggestPhenotypes: true)),
+        EventSample(
+            AccessRecorded(
+                auditID: UUID(), recordedAt: takenAt, subject: "dr-1", role: "consultant", institutionID: nil, action: .read,
+                operation: "GET /v1/patients/:patientId/assessments", owner: nil, outcome: .allowed, status: 200,
+                requestID: "4bf92f3577b34da6a3ce929d0e0e4736")),
+        EventSample(
+            AccessRecorded(
+                auditID: UUID(), recordedAt: takenAt, subject: "staff-1", role: "institution", institutionID: "st-mary", action: .write,
+                operation: "PUT /v1/institutions/:institutionId/exam-results/:examId", owner: "st-john", outcome: .refused, status: 403,
+                requestID: "r-1"), patientID: nil),
+        EventSample(
+            DiagnosisRequested(
+                requestID: "req-1", phenotypes: ["HP:0001250", "HP:0001263"], excluded: ["HP:0000252"], scoring: .symmetric, maxResults: 5,
+                suggestPhenotypes: true)),
         EventSample(OntologyUpdateRequested(updateID: "hpo-1", kind: .minimum, ontologyFile: "/data/hp.obo", annotationFile: nil), patientID: nil),
-        EventSample(DiagnosisRanked(
-            requestID: "req-1", release: release, scoring: .asymmetric, queryTerms: [seizure], excludedTerms: [],
-            warnings: [PhenotypeQueryWarning(code: "unknownTerm", termID: "HP:9999999", message: "HP:9999999: unknown term, ignored")],
-            nullQuerySize: 1, diseaseCount: 3,
-            results: [RankedDiseaseCandidate(
-                rank: 1, diseaseID: "OMIM:607208", diseaseName: "Dravet syndrome", score: 4.25, penalty: 0, pValue: 0.001, adjustedPValue: 0.003,
-                matches: [PhenotypeTermMatch(queryTerm: seizure, diseaseTerm: seizure, commonAncestor: seizure, informationContent: 4.25)],
-                excludedTermsPresent: [])],
-            suggestions: [PhenotypeSuggestionEntry(
-                term: seizure, informationContent: 1.5, splitEntropy: 1, presentIn: ["OMIM:1"], absentIn: ["OMIM:2"])])),
+        EventSample(
+            DiagnosisRanked(
+                requestID: "req-1", release: release, scoring: .asymmetric, queryTerms: [seizure], excludedTerms: [],
+                warnings: [PhenotypeQueryWarning(code: "unknownTerm", termID: "HP:9999999", message: "HP:9999999: unknown term, ignored")],
+                nullQuerySize: 1, diseaseCount: 3,
+                results: [
+                    RankedDiseaseCandidate(
+                        rank: 1, diseaseID: "OMIM:607208", diseaseName: "Dravet syndrome", score: 4.25, penalty: 0, pValue: 0.001,
+                        adjustedPValue: 0.003,
+                        matches: [PhenotypeTermMatch(queryTerm: seizure, diseaseTerm: seizure, commonAncestor: seizure, informationContent: 4.25)],
+                        excludedTermsPresent: [])
+                ],
+                suggestions: [
+                    PhenotypeSuggestionEntry(
+                        term: seizure, informationContent: 1.5, splitEntropy: 1, presentIn: ["OMIM:1"], absentIn: ["OMIM:2"])
+                ])),
         EventSample(DiagnosisRefused(requestID: "req-2", reason: .fullUpdateNeeded, message: "a full update is needed")),
-        EventSample(OntologyReleaseImported(
-            updateID: nil, release: release, termCount: 10, diseaseCount: 3, annotationCount: 9, recallFirst: 0.5, recallTopTen: 1),
+        EventSample(
+            OntologyReleaseImported(
+                updateID: nil, release: release, termCount: 10, diseaseCount: 3, annotationCount: 9, recallFirst: 0.5, recallTopTen: 1),
             patientID: nil),
     ]
 

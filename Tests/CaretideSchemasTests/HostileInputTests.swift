@@ -8,14 +8,16 @@ import Testing
 @Suite struct HostileInputTests {
     static func json(_ text: String) throws -> JSONValue { try CaretideJSON.parse(Array(text.utf8)) }
 
-    let readings = try! JSONSchema(bytes: Array("""
-        {"type": "object", "additionalProperties": false,
-         "properties": {
-           "values": {"type": "array", "maxItems": 500, "items": {"type": "number", "minimum": 0}},
-           "items": {"type": "array", "items": {"type": "object", "additionalProperties": false,
-                                               "properties": {"comment": {"type": "string"}}}},
-           "note": {"type": "string"}, "free": {}}}
-        """.utf8))
+    let readings = try! JSONSchema(
+        bytes: Array(
+            """
+            {"type": "object", "additionalProperties": false,
+             "properties": {
+               "values": {"type": "array", "maxItems": 500, "items": {"type": "number", "minimum": 0}},
+               "items": {"type": "array", "items": {"type": "object", "additionalProperties": false,
+                                                   "properties": {"comment": {"type": "string"}}}},
+               "note": {"type": "string"}, "free": {}}}
+            """.utf8))
 
     @Test("items are not checked once maxItems fails: a million bad numbers make one violation")
     func maxItemsStopsItemChecks() throws {
@@ -36,10 +38,11 @@ import Testing
     @Test("an unknown member is reported at its object, its name never echoed")
     func unknownMemberNamesAreNotEchoed() throws {
         let violations = readings.validate(try Self.json(#"{"Jane Roe has HIV": 1, "items": [{"another secret": 2, "and one more": 3}]}"#))
-        #expect(violations == [
-            SchemaViolation(pointer: .root, message: "has a member that is not a known field"),
-            SchemaViolation(pointer: JSONPointer(tokens: ["items", "0"]), message: "has 2 members that are not known fields"),
-        ])
+        #expect(
+            violations == [
+                SchemaViolation(pointer: .root, message: "has a member that is not a known field"),
+                SchemaViolation(pointer: JSONPointer(tokens: ["items", "0"]), message: "has 2 members that are not known fields"),
+            ])
         #expect(!violations.map(\.description).joined().contains("secret") && !violations.map(\.description).joined().contains("Jane"))
     }
 
@@ -49,7 +52,10 @@ import Testing
         #expect(violations.map(\.pointer) == ["/free", "/items/0/comment", "/note"])
         #expect(violations.allSatisfy { $0.message.contains("U+0000") })
         let inName = readings.validate(try Self.json(#"{"items": [{"com\u0000ment": "x"}]}"#))
-        #expect(inName == [SchemaViolation(pointer: JSONPointer(tokens: ["items", "0"]), message: "has a member name containing U+0000, which cannot be stored")])
+        #expect(
+            inName == [
+                SchemaViolation(pointer: JSONPointer(tokens: ["items", "0"]), message: "has a member name containing U+0000, which cannot be stored")
+            ])
     }
 
     @Test("timestamps before 1900 or beyond 9999 in UTC are refused, whatever their offset")

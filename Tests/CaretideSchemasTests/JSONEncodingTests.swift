@@ -33,7 +33,10 @@ import Testing
         let id = UUID(uuidString: "0B9A1C8E-52E4-4C1B-B1B6-2D3F0D9E0A11")!
         let text = String(decoding: try CaretideJSON.encode(["id": id]), as: UTF8.self)
         #expect(text == #"{"id":"0b9a1c8e-52e4-4c1b-b1b6-2d3f0d9e0a11"}"#)
-        #expect(try JSONValueDecoder.decode([String: UUID].self, from: CaretideJSON.parse(Array(text.uppercased().replacingOccurrences(of: "ID", with: "id").utf8))) == ["id": id])
+        #expect(
+            try JSONValueDecoder.decode(
+                [String: UUID].self, from: CaretideJSON.parse(Array(text.uppercased().replacingOccurrences(of: "ID", with: "id").utf8))) == ["id": id]
+        )
     }
 
     static func lowercasingUUIDs(_ text: String) -> String {
@@ -80,7 +83,8 @@ import Testing
             let Z: [String: Int]
             let url = "https://example.org/a"
         }
-        let text = String(decoding: try CaretideJSON.encode(Sample(b: Date(timeIntervalSince1970: 0.25), a: nil, Z: ["y": 1, "x": 2])), as: UTF8.self)
+        let text = String(
+            decoding: try CaretideJSON.encode(Sample(b: Date(timeIntervalSince1970: 0.25), a: nil, Z: ["y": 1, "x": 2])), as: UTF8.self)
         #expect(text == #"{"Z":{"x":2,"y":1},"b":"1970-01-01T00:00:00.250Z","url":"https://example.org/a"}"#)
     }
 

@@ -7,10 +7,12 @@ import Testing
 
     @Test func parsesEveryKindOfValue() throws {
         let value = try parse(#" {"a": [1, -2.5e3, 0, true, false, null], "b": {"c": "d"}, "e": ""} "#)
-        #expect(value == .object([
-            "a": .array([.number(1), .number(-2500), .number(0), .bool(true), .bool(false), .null]),
-            "b": .object(["c": .string("d")]), "e": .string(""),
-        ]))
+        #expect(
+            value
+                == .object([
+                    "a": .array([.number(1), .number(-2500), .number(0), .bool(true), .bool(false), .null]),
+                    "b": .object(["c": .string("d")]), "e": .string(""),
+                ]))
     }
 
     @Test func decodesEscapes() throws {

@@ -6,7 +6,8 @@ import Testing
     static func schema(_ text: String) throws -> JSONSchema { try JSONSchema(bytes: Array(text.utf8)) }
     static func json(_ text: String) throws -> JSONValue { try CaretideJSON.parse(Array(text.utf8)) }
 
-    let reading = try! schema("""
+    let reading = try! schema(
+        """
         {"type": "object", "required": ["systolic", "diastolic", "takenAt"], "additionalProperties": false,
          "properties": {
            "systolic": {"type": "integer", "minimum": 50, "maximum": 300},
@@ -22,8 +23,9 @@ import Testing
 
     @Test("every failing field is reported, each by its JSON Pointer")
     func reportsEveryViolation() throws {
-        let violations = reading.validate(try Self.json(
-            #"{"systolic": "high", "diastolic": 10, "takenAt": "yesterday", "source": "fax", "extra": 1, "tags": ["a", "long", "b"]}"#))
+        let violations = reading.validate(
+            try Self.json(
+                #"{"systolic": "high", "diastolic": 10, "takenAt": "yesterday", "source": "fax", "extra": 1, "tags": ["a", "long", "b"]}"#))
         // Three tags are too many, so the items are not checked one by one.
         #expect(violations.map(\.pointer) == ["", "/diastolic", "/source", "/systolic", "/tags", "/takenAt"])
         #expect(violations.first { $0.pointer == "/systolic" }?.message == "must be of type integer")
@@ -33,12 +35,19 @@ import Testing
 
     @Test func missingRequiredFieldsAreNamed() throws {
         let violations = reading.validate(try Self.json("{}"))
-        #expect(violations == ["/diastolic", "/systolic", "/takenAt"].map { SchemaViolation(pointer: JSONPointer(tokens: [String($0.dropFirst())]), message: "is required") })
+        #expect(
+            violations
+                == ["/diastolic", "/systolic", "/takenAt"].map {
+                    SchemaViolation(pointer: JSONPointer(tokens: [String($0.dropFirst())]), message: "is required")
+                })
     }
 
     @Test("integers are not fractional numbers; whole-valued numbers are integers")
     func integerType() throws {
-        #expect(reading.validate(try Self.json(#"{"systolic": 120.5, "diastolic": 80, "takenAt": "2026-11-22T08:00:00Z"}"#)).map(\.pointer) == ["/systolic"])
+        #expect(
+            reading.validate(try Self.json(#"{"systolic": 120.5, "diastolic": 80, "takenAt": "2026-11-22T08:00:00Z"}"#)).map(\.pointer) == [
+                "/systolic"
+            ])
         #expect(reading.validate(try Self.json(#"{"systolic": 120.0, "diastolic": 80, "takenAt": "2026-11-22T08:00:00Z"}"#)) == [])
     }
 
@@ -48,7 +57,8 @@ import Testing
     }
 
     @Test func localReferencesAndOneOf() throws {
-        let schema = try Self.schema("""
+        let schema = try Self.schema(
+            """
             {"$defs": {"id": {"type": "string", "pattern": "^[a-z]+$"}},
              "type": "object", "properties": {"a": {"$ref": "#/$defs/id"},
              "b": {"oneOf": [{"type": "integer"}, {"type": "string"}]}}}
@@ -101,8 +111,10 @@ import Testing
         #expect(abs(date.timeIntervalSince1970 - seconds) < 0.0005)
     }
 
-    @Test(arguments: ["2026-11-22", "2026-11-22 08:30:00Z", "2026-11-22T08:30:00", "2026-02-30T00:00:00Z", "2025-02-29T00:00:00Z",
-                      "2026-13-01T00:00:00Z", "2026-11-22T24:00:00Z", "2026-11-22T08:30:00.Z", "2026-11-22T08:30:00+0100", "yesterday"])
+    @Test(arguments: [
+        "2026-11-22", "2026-11-22 08:30:00Z", "2026-11-22T08:30:00", "2026-02-30T00:00:00Z", "2025-02-29T00:00:00Z",
+        "2026-13-01T00:00:00Z", "2026-11-22T24:00:00Z", "2026-11-22T08:30:00.Z", "2026-11-22T08:30:00+0100", "yesterday",
+    ])
     func refusesOtherText(text: String) {
         #expect(Timestamp.parse(text) == nil)
     }
@@ -128,14 +140,18 @@ import Testing
     let codec = EventCodec(catalog: try! SchemaCatalog(directory: SchemaContractTests.schemasDirectory))
 
     func envelope(_ payload: String, type: String = "blood-pressure.recorded", version: Int = 1) -> [UInt8] {
-        Array("""
+        Array(
+            """
             {"eventId": "7d0a3c52-8a43-4f3e-9a53-0d8a1d1b2f10", "eventType": "\(type)", "schemaVersion": \(version),
              "occurredAt": "2026-11-22T08:30:00Z", "producer": "test", "patientId": "p1", "payload": \(payload)}
             """.utf8)
     }
 
     @Test func acceptsAValidEvent() throws {
-        let event = try codec.decode(envelope(#"{"measurementId": "0b9a1c8e-52e4-4c1b-b1b6-2d3f0d9e0a11", "revision": 1, "systolic": 120, "diastolic": 80, "takenAt": "2026-11-22T07:55:00Z", "source": "patient"}"#))
+        let event = try codec.decode(
+            envelope(
+                #"{"measurementId": "0b9a1c8e-52e4-4c1b-b1b6-2d3f0d9e0a11", "revision": 1, "systolic": 120, "diastolic": 80, "takenAt": "2026-11-22T07:55:00Z", "source": "patient"}"#
+            ))
         #expect(event.payload(as: BloodPressureRecorded.self)?.systolic == 120)
         #expect(event.patientID == "p1")
     }
@@ -165,7 +181,8 @@ import Testing
     @Test("an invalid payload names every failing field under /payload")
     func refusesInvalidPayload() throws {
         do {
-            _ = try codec.decode(envelope(#"{"measurementId": "nope", "revision": 1, "systolic": 20, "takenAt": "2026-11-22T07:55:00Z", "source": "patient"}"#))
+            _ = try codec.decode(
+                envelope(#"{"measurementId": "nope", "revision": 1, "systolic": 20, "takenAt": "2026-11-22T07:55:00Z", "source": "patient"}"#))
             Issue.record("accepted an invalid payload")
         } catch {
             #expect(error.violations.map(\.pointer) == ["/payload/diastolic", "/payload/measurementId", "/payload/systolic"])

@@ -79,7 +79,8 @@ import Testing
     @Test("the bundled schemas are the files in Schemas/")
     func bundledCatalogMatchesFiles() throws {
         for type in EventType.allCases {
-            let bundled = try #require(FileManager.default.contents(atPath: SchemaCatalog.bundledDirectory.appendingPathComponent(type.schemaPath).path))
+            let bundled = try #require(
+                FileManager.default.contents(atPath: SchemaCatalog.bundledDirectory.appendingPathComponent(type.schemaPath).path))
             let source = try #require(FileManager.default.contents(atPath: Self.schemasDirectory.appendingPathComponent(type.schemaPath).path))
             #expect(bundled == source)
         }

@@ -23,7 +23,8 @@ import Testing
     }()
 
     static func pulse(version: Int, extra: String = "", beats: String = "72") -> [UInt8] {
-        Array("""
+        Array(
+            """
             {"eventId": "\(UUID())", "eventType": "pulse.recorded", "schemaVersion": \(version), "occurredAt": "2026-11-22T08:30:00Z",
              "producer": "ingest-service", "patientId": "p1",
              "payload": {"measurementId": "0b9a1c8e-52e4-4c1b-b1b6-2d3f0d9e0a11", "revision": 1, "takenAt": "2026-11-22T07:55:00Z",
@@ -45,14 +46,18 @@ import Testing
         let event = try EventCodec(catalog: Self.upgraded).decode(Self.pulse(version: 1))
         #expect(event.payload(as: PulseRecorded.self)?.beatsPerMinute == 72)
         // Version 1 did not have the field: a v1 message carrying it is refused, as before the upgrade.
-        #expect(throws: EventRejection.self) { try EventCodec(catalog: Self.upgraded).decode(Self.pulse(version: 1, extra: #", "position": "lying""#)) }
+        #expect(throws: EventRejection.self) {
+            try EventCodec(catalog: Self.upgraded).decode(Self.pulse(version: 1, extra: #", "position": "lying""#))
+        }
     }
 
     @Test("a new producer against the new consumer: version 2 with the new field")
     func newProducerNewConsumer() throws {
         let event = try EventCodec(catalog: Self.upgraded).decode(Self.pulse(version: 2, extra: #", "position": "sitting""#))
         #expect(event.payloadDocument["position"]?.stringValue == "sitting")
-        #expect(throws: EventRejection.self) { try EventCodec(catalog: Self.upgraded).decode(Self.pulse(version: 2, extra: #", "position": "upside-down""#)) }
+        #expect(throws: EventRejection.self) {
+            try EventCodec(catalog: Self.upgraded).decode(Self.pulse(version: 2, extra: #", "position": "upside-down""#))
+        }
     }
 
     @Test("a new producer against an old consumer: version 2 is tolerated, read without the fields the consumer does not know")

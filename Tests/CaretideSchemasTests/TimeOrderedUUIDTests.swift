@@ -30,7 +30,8 @@ import Testing
         #expect(UUID.named("").uuidString.lowercased() == "6c62272e-07bb-8142-a2b8-21756295c58d")
         #expect(UUID.named("notification/a/patient/p-1") == UUID.named("notification/a/patient/p-1"))
         await propertyCheck(input: Gen.int(in: 0...1_000_000), Gen.int(in: 1...1_000)) { base, step in
-            let one = UUID.named("n/\(base)"), other = UUID.named("n/\(base + step)")
+            let one = UUID.named("n/\(base)")
+            let other = UUID.named("n/\(base + step)")
             #expect(one != other)
             #expect(one.uuid.6 >> 4 == 8 && one.uuid.8 >> 6 == 2)
         }

@@ -4,8 +4,10 @@ import Testing
 @Suite struct DatabaseConfigurationTests {
     @Test func parsesAFullURL() throws {
         let configuration = try DatabaseConfiguration(url: "postgres://care%40tide:s3cr%2Ft@db.example:6543/caretide?sslmode=require")
-        #expect(configuration == DatabaseConfiguration(
-            host: "db.example", port: 6543, username: "care@tide", password: "s3cr/t", database: "caretide", tls: .require))
+        #expect(
+            configuration
+                == DatabaseConfiguration(
+                    host: "db.example", port: 6543, username: "care@tide", password: "s3cr/t", database: "caretide", tls: .require))
         #expect(configuration.redactedURL == "postgres://care@tide@db.example:6543/caretide")
         #expect(!configuration.redactedURL.contains("s3cr"))
     }

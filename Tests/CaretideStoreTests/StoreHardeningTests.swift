@@ -1,4 +1,3 @@
-@testable import CaretideStore
 import CaretideLocalStack
 import CaretideRuntime
 import CaretideSchemas
@@ -8,6 +7,8 @@ import Logging
 import PostgresNIO
 import Synchronization
 import Testing
+
+@testable import CaretideStore
 
 /// Bounds on every database wait, outbox order per key, and the private cluster's authentication.
 @Suite struct StoreHardeningTests {
@@ -25,8 +26,10 @@ import Testing
     }
 
     static func reading(_ patientID: String, _ systolic: Int) -> EventEnvelope<BloodPressureRecorded> {
-        EventEnvelope(producer: "test", patientID: patientID, traceID: nil, payload: BloodPressureRecorded(
-            measurementID: UUID(), systolic: systolic, diastolic: 80, takenAt: Date(), source: .patient))
+        EventEnvelope(
+            producer: "test", patientID: patientID, traceID: nil,
+            payload: BloodPressureRecorded(
+                measurementID: UUID(), systolic: systolic, diastolic: 80, takenAt: Date(), source: .patient))
     }
 
     @Test(

@@ -9,10 +9,12 @@ import Testing
 
 /// The store against a real PostgreSQL (a private cluster the tests start; a fresh database per test).
 @Suite struct StoreTests {
-    static let track = MigrationTrack(name: "sample", migrations: [
-        Migration(version: 1, name: "notes", statements: ["CREATE TABLE notes (id uuid PRIMARY KEY, body text NOT NULL)"]),
-        Migration(version: 2, name: "notes index", statements: ["CREATE INDEX notes_by_body ON notes (body)"]),
-    ])
+    static let track = MigrationTrack(
+        name: "sample",
+        migrations: [
+            Migration(version: 1, name: "notes", statements: ["CREATE TABLE notes (id uuid PRIMARY KEY, body text NOT NULL)"]),
+            Migration(version: 2, name: "notes index", statements: ["CREATE INDEX notes_by_body ON notes (body)"]),
+        ])
 
     func withDatabase<T: Sendable>(schema: String = "sample", _ body: @Sendable (Database, Logger) async throws -> T) async throws -> T {
         let configuration = try await TestPostgres.freshDatabase()
@@ -25,9 +27,10 @@ import Testing
     func migrationsAreIdempotent() async throws {
         try await withDatabase { database, logger in
             let first = try await Migrator(tracks: [Self.track]).migrate(database, logger: logger)
-            #expect(first == [
-                "caretide/1 outbox and processed events", "caretide/2 parked messages and outbox rows", "sample/1 notes", "sample/2 notes index",
-            ])
+            #expect(
+                first == [
+                    "caretide/1 outbox and processed events", "caretide/2 parked messages and outbox rows", "sample/1 notes", "sample/2 notes index",
+                ])
             let second = try await Migrator(tracks: [Self.track]).migrate(database, logger: logger)
             #expect(second.isEmpty)
         }
@@ -40,18 +43,21 @@ import Testing
                 for _ in 0..<4 { group.addTask { try await Migrator(tracks: [Self.track]).migrate(database, logger: logger) } }
                 return try await group.reduce(into: [String]()) { $0 += $1 }
             }
-            #expect(applied.sorted() == [
-                "caretide/1 outbox and processed events", "caretide/2 parked messages and outbox rows", "sample/1 notes", "sample/2 notes index",
-            ])
+            #expect(
+                applied.sorted() == [
+                    "caretide/1 outbox and processed events", "caretide/2 parked messages and outbox rows", "sample/1 notes", "sample/2 notes index",
+                ])
         }
     }
 
     @Test("a failing migration leaves nothing half-applied")
     func failingMigrationRollsBack() async throws {
-        let broken = MigrationTrack(name: "broken", migrations: [
-            Migration(version: 1, name: "good", statements: ["CREATE TABLE good (id int)"]),
-            Migration(version: 2, name: "bad", statements: ["CREATE TABLE bad (id nonexistent_type)"]),
-        ])
+        let broken = MigrationTrack(
+            name: "broken",
+            migrations: [
+                Migration(version: 1, name: "good", statements: ["CREATE TABLE good (id int)"]),
+                Migration(version: 2, name: "bad", statements: ["CREATE TABLE bad (id nonexistent_type)"]),
+            ])
         try await withDatabase { database, logger in
             await #expect(throws: (any Error).self) { try await Migrator(tracks: [broken]).migrate(database, logger: logger) }
             let tables = try await database.client.fetchAll(
@@ -66,8 +72,10 @@ import Testing
             try await Migrator(tracks: [Self.track]).migrate(database, logger: logger)
             let codec = EventCodec()
             func envelope(_ systolic: Int) -> EventEnvelope<BloodPressureRecorded> {
-                EventEnvelope(producer: "test", patientID: "p1", traceID: nil, payload: BloodPressureRecorded(
-                    measurementID: UUID(), systolic: systolic, diastolic: 80, takenAt: Date(), source: .patient))
+                EventEnvelope(
+                    producer: "test", patientID: "p1", traceID: nil,
+                    payload: BloodPressureRecorded(
+                        measurementID: UUID(), systolic: systolic, diastolic: 80, takenAt: Date(), source: .patient))
             }
             struct Abort: Error {}
             await #expect(throws: Abort.self) {
@@ -103,8 +111,10 @@ import Testing
         try await withDatabase { database, logger in
             try await Migrator(tracks: [Self.track]).migrate(database, logger: logger)
             try await database.transaction { connection in
-                let reading = EventEnvelope(producer: "test", patientID: "p1", traceID: nil, payload: BloodPressureRecorded(
-                    measurementID: UUID(), systolic: 120, diastolic: 80, takenAt: Date(), source: .patient))
+                let reading = EventEnvelope(
+                    producer: "test", patientID: "p1", traceID: nil,
+                    payload: BloodPressureRecorded(
+                        measurementID: UUID(), systolic: 120, diastolic: 80, takenAt: Date(), source: .patient))
                 try await Outbox.enqueue([Outbox.Entry(reading, codec: EventCodec())], ordering: .perKey, on: connection, logger: logger)
             }
             try await database.transaction { first in

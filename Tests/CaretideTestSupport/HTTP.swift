@@ -1,6 +1,7 @@
 public import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A small HTTP client for tests (Foundation's URLSession; no extra package). Every request carries a bearer token

@@ -29,10 +29,13 @@ public enum TestPostgres {
         let server = try await LocalPostgres.start(in: directory, fsync: false, logger: TestLogging.logger("postgres"))
         // Stopped at exit too, should the test fail before it stops the cluster itself.
         StopAtExit.register(server, directory: directory)
-        return (server, {
-            await server.stop()
-            try? FileManager.default.removeItem(at: directory)
-        })
+        return (
+            server,
+            {
+                await server.stop()
+                try? FileManager.default.removeItem(at: directory)
+            }
+        )
     }
 
     /// A new, empty database on the shared cluster.

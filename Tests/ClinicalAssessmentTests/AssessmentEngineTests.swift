@@ -15,7 +15,8 @@ import Testing
     }
 
     @Test func bloodPressure() throws {
-        let result = try assess(BloodPressureRecorded(measurementID: id, revision: 2, systolic: 142, diastolic: 91, takenAt: takenAt, source: .patient))
+        let result = try assess(
+            BloodPressureRecorded(measurementID: id, revision: 2, systolic: 142, diastolic: 91, takenAt: takenAt, source: .patient))
         #expect(result.kind == .bloodPressure)
         #expect(result.category == "stage2Hypertension")
         #expect(result.severity == .attention)
@@ -42,17 +43,19 @@ import Testing
 
     @Test("a lipid panel is headed by its most severe measure")
     func lipidPanelHeadline() throws {
-        let result = try assess(LipidPanelRecorded(
-            measurementID: id, unit: .mgPerDL, sex: .female, totalCholesterol: 180, ldlCholesterol: 195, hdlCholesterol: 55, triglycerides: 120,
-            takenAt: takenAt, source: .institution))
+        let result = try assess(
+            LipidPanelRecorded(
+                measurementID: id, unit: .mgPerDL, sex: .female, totalCholesterol: 180, ldlCholesterol: 195, hdlCholesterol: 55, triglycerides: 120,
+                takenAt: takenAt, source: .institution))
         #expect(result.category == "veryHigh")
         #expect(result.values["ldlCholesterolMgPerDL"] == 195)
         #expect(result.values.count == 4)
     }
 
     @Test func npiFromPositiveNodeCount() throws {
-        let result = try assess(NPIInputsRecorded(
-            npiID: id, tumourSizeCm: 2.2, histologicalGrade: 2, lymphNodeStage: nil, positiveNodes: 2, diagnosisDate: takenAt))
+        let result = try assess(
+            NPIInputsRecorded(
+                npiID: id, tumourSizeCm: 2.2, histologicalGrade: 2, lymphNodeStage: nil, positiveNodes: 2, diagnosisDate: takenAt))
         #expect(result.kind == .nottinghamPrognosticIndex)
         #expect(result.values["npi"] == 4.44)
         #expect(result.category == "moderate")
@@ -62,14 +65,20 @@ import Testing
     @Test("NPI needs exactly one of node stage and node count, and no future date")
     func npiRefusals() {
         #expect(throws: DomainValidationError.self) {
-            try AssessmentEngine.assess(NPIInputsRecorded(npiID: id, tumourSizeCm: 2, histologicalGrade: 2, lymphNodeStage: 1, positiveNodes: 0, diagnosisDate: takenAt), now: now)
+            try AssessmentEngine.assess(
+                NPIInputsRecorded(npiID: id, tumourSizeCm: 2, histologicalGrade: 2, lymphNodeStage: 1, positiveNodes: 0, diagnosisDate: takenAt),
+                now: now)
         }
         #expect(throws: DomainValidationError.self) {
-            try AssessmentEngine.assess(NPIInputsRecorded(npiID: id, tumourSizeCm: 2, histologicalGrade: 2, lymphNodeStage: nil, positiveNodes: nil, diagnosisDate: takenAt), now: now)
+            try AssessmentEngine.assess(
+                NPIInputsRecorded(npiID: id, tumourSizeCm: 2, histologicalGrade: 2, lymphNodeStage: nil, positiveNodes: nil, diagnosisDate: takenAt),
+                now: now)
         }
         do {
-            _ = try AssessmentEngine.assess(NPIInputsRecorded(
-                npiID: id, tumourSizeCm: 2, histologicalGrade: 2, lymphNodeStage: 1, positiveNodes: nil, diagnosisDate: now.addingTimeInterval(86_400)), now: now)
+            _ = try AssessmentEngine.assess(
+                NPIInputsRecorded(
+                    npiID: id, tumourSizeCm: 2, histologicalGrade: 2, lymphNodeStage: 1, positiveNodes: nil,
+                    diagnosisDate: now.addingTimeInterval(86_400)), now: now)
             Issue.record("accepted a diagnosis date in the future")
         } catch {
             #expect(error.issues.map(\.field).contains("/diagnosisDate"))
@@ -79,7 +88,8 @@ import Testing
     @Test("a melanoma profile missing factors names each of them")
     func melanomaMissingFactors() {
         do {
-            _ = try AssessmentEngine.assess(MelanomaRiskProfileRecorded(profileID: id, answeredAt: takenAt, factors: MelanomaRiskInput(age: 40)), now: now)
+            _ = try AssessmentEngine.assess(
+                MelanomaRiskProfileRecorded(profileID: id, answeredAt: takenAt, factors: MelanomaRiskInput(age: 40)), now: now)
             Issue.record("accepted an incomplete profile")
         } catch {
             #expect(error.issues.count == 11)
@@ -89,10 +99,14 @@ import Testing
 
     @Test("an exam report is flagged item by item and headed by its worst item; comments travel with the items")
     func examReport() throws {
-        let exam = ExamResultRecorded(examID: "LAB-1", institutionID: "st-mary", reportedAt: takenAt, items: [
-            ExamResultLine(code: "718-7", name: "Haemoglobin", value: 13.9, unit: "g/dL", referenceLow: 12, referenceHigh: 15.5),
-            ExamResultLine(code: "2345-7", name: "Glucose", value: 450, unit: "mg/dL", referenceLow: 70, referenceHigh: 99, criticalHigh: 400, comment: "repeat"),
-        ])
+        let exam = ExamResultRecorded(
+            examID: "LAB-1", institutionID: "st-mary", reportedAt: takenAt,
+            items: [
+                ExamResultLine(code: "718-7", name: "Haemoglobin", value: 13.9, unit: "g/dL", referenceLow: 12, referenceHigh: 15.5),
+                ExamResultLine(
+                    code: "2345-7", name: "Glucose", value: 450, unit: "mg/dL", referenceLow: 70, referenceHigh: 99, criticalHigh: 400,
+                    comment: "repeat"),
+            ])
         let result = try assess(exam)
         #expect(result.subjectID == "st-mary/LAB-1")
         #expect(result.category == "HH")

@@ -8,8 +8,11 @@ import Testing
 /// (`Fixtures/fhir-r4-bundle-lipids.json`: a Patient by urn:uuid, a DiagnosticReport, two Observations with UCUM
 /// quantities, a LOINC and a SNOMED coding, reference ranges, an interpretation and a note).
 @Suite struct FHIRResultsTests {
-    static let fixture = try! CaretideJSON.parse(Array(Data(contentsOf:
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/fhir-r4-bundle-lipids.json"))))
+    static let fixture = try! CaretideJSON.parse(
+        Array(
+            Data(
+                contentsOf:
+                    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/fhir-r4-bundle-lipids.json"))))
 
     /// The fixture with the resource of entry `index` changed.
     static func changing(entry index: Int, _ change: (inout [String: JSONValue]) -> Void) -> JSONValue {
@@ -31,12 +34,18 @@ import Testing
         #expect(report.examID == "LAB-2026-0101" && report.patientID == "patient-0001" && report.entry == 1)
         #expect(report.body?["reportedAt"] == .string("2026-11-22T05:10:00.000Z"))
         #expect(report.body?["status"] == .string("final"))
-        #expect(report.body?["items"] == .array([
-            .object(["code": .string("2093-3"), "name": .string("Cholesterol [Mass/volume] in Serum or Plasma"), "value": .number(245),
-                     "unit": .string("mg/dL"), "referenceHigh": .number(200), "comment": .string("Fasting sample")]),
-            .object(["code": .string("2085-9"), "name": .string("Cholesterol in HDL [Mass/volume] in Serum or Plasma"), "value": .number(1),
-                     "unit": .string("mmol/L"), "referenceLow": .number(1.04)]),
-        ]))
+        #expect(
+            report.body?["items"]
+                == .array([
+                    .object([
+                        "code": .string("2093-3"), "name": .string("Cholesterol [Mass/volume] in Serum or Plasma"), "value": .number(245),
+                        "unit": .string("mg/dL"), "referenceHigh": .number(200), "comment": .string("Fasting sample"),
+                    ]),
+                    .object([
+                        "code": .string("2085-9"), "name": .string("Cholesterol in HDL [Mass/volume] in Serum or Plasma"), "value": .number(1),
+                        "unit": .string("mmol/L"), "referenceLow": .number(1.04),
+                    ]),
+                ]))
     }
 
     @Test("entered-in-error retracts; amended and preliminary are stored; cancelled is refused by name")
@@ -57,7 +66,10 @@ import Testing
     func issues() throws {
         // A text result instead of a quantity, a resource type not taken, a report without identifier, a dangling result.
         var bundle = Self.fixture
-        guard case .object(var root) = bundle, case .array(var entries)? = root["entry"] else { Issue.record("fixture"); return }
+        guard case .object(var root) = bundle, case .array(var entries)? = root["entry"] else {
+            Issue.record("fixture")
+            return
+        }
         if case .object(var entry) = entries[3], case .object(var observation)? = entry["resource"] {
             observation["valueQuantity"] = nil
             observation["valueString"] = .string("low")
@@ -66,19 +78,26 @@ import Testing
         }
         if case .object(var entry) = entries[1], case .object(var report)? = entry["resource"] {
             report["identifier"] = nil
-            report["result"] = .array([.object(["reference": .string("urn:uuid:9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b")]),
-                                       .object(["reference": .string("urn:uuid:0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0")]),
-                                       .object(["reference": .string("Observation/missing")])])
+            report["result"] = .array([
+                .object(["reference": .string("urn:uuid:9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b")]),
+                .object(["reference": .string("urn:uuid:0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0")]),
+                .object(["reference": .string("Observation/missing")]),
+            ])
             entry["resource"] = .object(report)
             entries[1] = .object(entry)
         }
         entries.append(.object(["resource": .object(["resourceType": .string("Specimen"), "id": .string("s1")])]))
         root["entry"] = .array(entries)
         bundle = .object(root)
-        guard case .failure(let list) = FHIRResults.reports(in: bundle) else { Issue.record("an unmappable bundle was taken"); return }
-        #expect(Set(list.issues.map(\.expression)) == [
-            "Bundle.entry[4].resource", "Bundle.entry[1].resource.identifier", "Bundle.entry[3].resource.value", "Bundle.entry[1].resource.result[2]",
-        ])
+        guard case .failure(let list) = FHIRResults.reports(in: bundle) else {
+            Issue.record("an unmappable bundle was taken")
+            return
+        }
+        #expect(
+            Set(list.issues.map(\.expression)) == [
+                "Bundle.entry[4].resource", "Bundle.entry[1].resource.identifier", "Bundle.entry[3].resource.value",
+                "Bundle.entry[1].resource.result[2]",
+            ])
         #expect(list.issues.first { $0.expression == "Bundle.entry[4].resource" }?.code == "not-supported")
     }
 
@@ -100,7 +119,10 @@ import Testing
             (.object(["resourceType": .string("Bundle"), "type": .string("searchset"), "entry": .array([])]), "Bundle.type"),
             (.object(["resourceType": .string("Bundle"), "type": .string("collection"), "entry": .array([])]), "Bundle.entry"),
         ] {
-            guard case .failure(let list) = FHIRResults.reports(in: body) else { Issue.record("taken: \(body)"); continue }
+            guard case .failure(let list) = FHIRResults.reports(in: body) else {
+                Issue.record("taken: \(body)")
+                continue
+            }
             #expect(list.issues.map(\.expression) == [expression])
         }
     }

@@ -34,12 +34,18 @@ import Testing
         #expect(lipids["patientId"] == .string("patient-0001"))
         // OBR-22 (results reported) 06:10 at +01:00.
         #expect(lipids["reportedAt"] == .string("2026-11-22T05:10:00.000Z"))
-        #expect(lipids["items"] == .array([
-            .object(["code": .string("2093-3"), "name": .string("Cholesterol [Mass/volume] in Serum or Plasma"), "value": .number(245),
-                     "unit": .string("mg/dL"), "referenceHigh": .number(200), "comment": .string("Fasting sample")]),
-            .object(["code": .string("2085-9"), "name": .string("HDL Cholesterol"), "value": .number(38), "unit": .string("mg/dL"),
-                     "referenceLow": .number(40)]),
-        ]))
+        #expect(
+            lipids["items"]
+                == .array([
+                    .object([
+                        "code": .string("2093-3"), "name": .string("Cholesterol [Mass/volume] in Serum or Plasma"), "value": .number(245),
+                        "unit": .string("mg/dL"), "referenceHigh": .number(200), "comment": .string("Fasting sample"),
+                    ]),
+                    .object([
+                        "code": .string("2085-9"), "name": .string("HDL Cholesterol"), "value": .number(38), "unit": .string("mg/dL"),
+                        "referenceLow": .number(40),
+                    ]),
+                ]))
         #expect(reports[0].itemSegments == [4, 6])
         #expect(lipids["status"] == .string("final"))
         // No OBR-22: OBR-7 (observed) 06:05 at +01:00.

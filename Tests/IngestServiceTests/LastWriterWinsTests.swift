@@ -33,8 +33,9 @@ import Testing
         #expect(Rule.decide(update(.number(1), at: t0.addingTimeInterval(-60)), stored: current) == .unchanged)
         #expect(Rule.decide(update(.number(1), at: t0), stored: current) == .unchanged)
         #expect(Rule.decide(update(.number(1), at: t0.addingTimeInterval(60)), stored: current) == .refresh)
-        #expect(Rule.apply(.refresh, of: update(.number(1), at: t0.addingTimeInterval(60)), to: current)
-            == stored(.number(1), at: t0.addingTimeInterval(60)))
+        #expect(
+            Rule.apply(.refresh, of: update(.number(1), at: t0.addingTimeInterval(60)), to: current)
+                == stored(.number(1), at: t0.addingTimeInterval(60)))
     }
 
     @Test("a deletion wins over the stored version whatever its time; a deleted record stays deleted")
@@ -62,7 +63,9 @@ import Testing
         changes.reduce(nil) { state, change in Rule.apply(Rule.decide(change, stored: state), of: change, to: state) }
     }
 
-    @Test("devices converge: whatever order later changes arrive in (distinct times), the end is the same: deleted if any device deleted, else the latest body")
+    @Test(
+        "devices converge: whatever order later changes arrive in (distinct times), the end is the same: deleted if any device deleted, else the latest body"
+    )
     func orderDoesNotMatter() async {
         // A record created first (a device can only delete or edit what reached the server), then up to five changes
         // (a body 0-3, or a deletion) at distinct times, arriving shuffled.
@@ -91,8 +94,9 @@ import Testing
     @Test("sync settings: defaults, and each bad variable named")
     func settings() throws {
         #expect(try SyncSettings.fromEnvironment([:]) == SyncSettings())
-        #expect(try SyncSettings.fromEnvironment(["SYNC_TOMBSTONE_RETENTION_DAYS": "7", "SYNC_PURGE_INTERVAL_SECONDS": "60"])
-            == SyncSettings(tombstoneRetention: .seconds(7 * 86_400), purgeInterval: .seconds(60)))
+        #expect(
+            try SyncSettings.fromEnvironment(["SYNC_TOMBSTONE_RETENTION_DAYS": "7", "SYNC_PURGE_INTERVAL_SECONDS": "60"])
+                == SyncSettings(tombstoneRetention: .seconds(7 * 86_400), purgeInterval: .seconds(60)))
         do {
             _ = try SyncSettings.fromEnvironment(["SYNC_TOMBSTONE_RETENTION_DAYS": "-1", "SYNC_PURGE_INTERVAL_SECONDS": "soon"])
             Issue.record("bad settings were accepted")

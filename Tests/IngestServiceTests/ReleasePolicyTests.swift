@@ -27,10 +27,13 @@ import Testing
 
     @Test("a report is as strict as its strictest item; no rules, or no matching rule, is at once")
     func strictest() {
-        #expect(ReleasePolicy.decide(rules, items: [.init(code: "2345-7", abnormal: false), .init(code: "718-7", abnormal: false)]) == .after(hours: 2))
-        #expect(ReleasePolicy.decide(rules, items: [.init(code: "2345-7", abnormal: true), .init(code: "718-7", abnormal: false)]) == .after(hours: 24))
-        #expect(ReleasePolicy.decide(rules, items: [.init(code: "2345-7", abnormal: false), .init(code: "718-7", abnormal: true)])
-            == .hold(reason: "discussed first"))
+        #expect(
+            ReleasePolicy.decide(rules, items: [.init(code: "2345-7", abnormal: false), .init(code: "718-7", abnormal: false)]) == .after(hours: 2))
+        #expect(
+            ReleasePolicy.decide(rules, items: [.init(code: "2345-7", abnormal: true), .init(code: "718-7", abnormal: false)]) == .after(hours: 24))
+        #expect(
+            ReleasePolicy.decide(rules, items: [.init(code: "2345-7", abnormal: false), .init(code: "718-7", abnormal: true)])
+                == .hold(reason: "discussed first"))
         #expect(ReleasePolicy.decide([], items: [.init(code: "718-7", abnormal: true)]) == .immediately)
         #expect(ReleasePolicy.decide([Self.rule("1234-5", .hold)], items: [.init(code: "718-7", abnormal: true)]) == .immediately)
         #expect(ReleasePolicy.decide([Self.rule("*", .hold)], items: [.init(code: "x", abnormal: false)]) == .hold(reason: "held for review"))

@@ -17,8 +17,10 @@ struct WebhookRetryPolicyTests {
 
     @Test("no answer, 408, 425, 429 and 5xx are tried again after a delay doubling from the first, up to the ceiling")
     func retried() {
-        for outcome in [WebhookRetryPolicy.Outcome.unreachable, .answered(status: 408), .answered(status: 425), .answered(status: 429),
-                        .answered(status: 500), .answered(status: 503), .answered(status: 599)] {
+        for outcome in [
+            WebhookRetryPolicy.Outcome.unreachable, .answered(status: 408), .answered(status: 425), .answered(status: 429),
+            .answered(status: 500), .answered(status: 503), .answered(status: 599),
+        ] {
             #expect(policy.next(after: outcome, attempt: 1) == .retry(after: .seconds(30)))
             #expect(policy.next(after: outcome, attempt: 2) == .retry(after: .seconds(60)))
             #expect(policy.next(after: outcome, attempt: 3) == .retry(after: .seconds(120)))

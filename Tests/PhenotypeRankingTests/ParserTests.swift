@@ -151,9 +151,11 @@ import Testing
     }
 
     @Test func knowledgeBaseMapsObsoleteAnnotationsWithWarnings() throws {
-        let hpoa = [Tiny.header, Tiny.row("OMIM:1", "One", "HP:0000999"), Tiny.row("OMIM:1", "One", "HP:7777777"),
-                    Tiny.row("OMIM:2", "Two", "HP:0000103"), Tiny.row("OMIM:2", "Two", "HP:0000005")]
-            .joined(separator: "\n")
+        let hpoa = [
+            Tiny.header, Tiny.row("OMIM:1", "One", "HP:0000999"), Tiny.row("OMIM:1", "One", "HP:7777777"),
+            Tiny.row("OMIM:2", "Two", "HP:0000103"), Tiny.row("OMIM:2", "Two", "HP:0000005"),
+        ]
+        .joined(separator: "\n")
         let kb = try PhenotypeKnowledgeBase(obo: Tiny.obo, hpoa: hpoa)
         #expect(kb.warnings.map(\.code) == [.obsoleteTermMapped, .unknownTerm, .alternativeIDMapped, .outsidePhenotypeRoot])
         #expect(kb.warnings.map(\.line) == [2, 3, 4, 5])

@@ -50,8 +50,9 @@ import Testing
     @Test func nullEncodingRoundTripsAndPValuesAreMonotone() async throws {
         let generator = Gen.double(in: 0...3).array(of: 5).array(of: 2).array(of: 1...4)
         await propertyCheck(input: generator, Gen.double(in: 0...3), Gen.double(in: 0...3)) { scores, a, b in
-            guard let null = try? NullDistribution(
-                scoring: .asymmetric, scores: scores, maxScore: 3, binCount: 64, fingerprint: 7)
+            guard
+                let null = try? NullDistribution(
+                    scoring: .asymmetric, scores: scores, maxScore: 3, binCount: 64, fingerprint: 7)
             else {
                 Issue.record("valid input rejected")
                 return

@@ -63,8 +63,10 @@ import Testing
     /// OMIM:3: B1→ln2, B2→ln4              → 1.5 ln2;      (ln2 + 1.5 ln2)/2  = 1.25 ln2  ≈ 0.86643
     /// OMIM:4: A1→ln2                      → ln2;          (ln2/2 + ln2)/2    = 0.75 ln2  ≈ 0.51986
     static let asymmetric = ["OMIM:1": Tiny.ln2, "OMIM:2": Tiny.ln4over3 / 2, "OMIM:3": Tiny.ln2, "OMIM:4": Tiny.ln2 / 2]
-    static let symmetric = ["OMIM:1": Tiny.ln2, "OMIM:2": (Tiny.ln4over3 / 2 + Tiny.ln4over3) / 2,
-                            "OMIM:3": 1.25 * Tiny.ln2, "OMIM:4": 0.75 * Tiny.ln2]
+    static let symmetric = [
+        "OMIM:1": Tiny.ln2, "OMIM:2": (Tiny.ln4over3 / 2 + Tiny.ln4over3) / 2,
+        "OMIM:3": 1.25 * Tiny.ln2, "OMIM:4": 0.75 * Tiny.ln2,
+    ]
 
     @Test(arguments: [ScoringMode.asymmetric, .symmetric])
     func handComputedScores(mode: ScoringMode) throws {
@@ -107,7 +109,8 @@ import Testing
         let result = try ranker.rank(terms: ["HP:0000101", "HP:0000202"])
         #expect(result.results.map(\.diseaseID) == ["OMIM:1", "OMIM:3", "OMIM:2", "OMIM:4"])
         #expect(result.results.map(\.rank) == [1, 2, 3, 4])
-        let p = result.results.map(\.pValue), adjusted = result.results.map(\.adjustedPValue)
+        let p = result.results.map(\.pValue)
+        let adjusted = result.results.map(\.adjustedPValue)
         for (value, expected) in zip(p, [0.2, 0.2, 0.6, 0.8]) { #expect(isClose(value, expected)) }
         for (value, expected) in zip(adjusted, [0.4, 0.4, 0.8, 0.8]) { #expect(isClose(value, expected)) }
         #expect(isClose(result.results[0].score, Tiny.ln2))
@@ -173,16 +176,17 @@ import Testing
             terms: ["HP:0000999", "hp:0000101", "HP:7654321", "HP:0000103", "HP:0000005", "HP:0000998", " HP:0000202 "],
             excluding: ["HP:0000101"])
         #expect(result.queryTerms.map(\.id) == ["HP:0000101", "HP:0000102", "HP:0000202"])
-        #expect(result.warnings == [
-            .obsoleteTermReplaced("HP:0000999", replacement: "HP:0000101"),
-            .duplicateTerm("hp:0000101"),
-            .unknownTerm("HP:7654321"),
-            .alternativeIDMapped("HP:0000103", primary: "HP:0000102"),
-            .notPhenotypicAbnormality("HP:0000005"),
-            .obsoleteWithoutReplacement("HP:0000998", consider: ["HP:0000202"]),
-            .excludedTermAlsoQueried("HP:0000101"),
-            .querySizeExceedsNullModel(size: 3, used: 2),
-        ])
+        #expect(
+            result.warnings == [
+                .obsoleteTermReplaced("HP:0000999", replacement: "HP:0000101"),
+                .duplicateTerm("hp:0000101"),
+                .unknownTerm("HP:7654321"),
+                .alternativeIDMapped("HP:0000103", primary: "HP:0000102"),
+                .notPhenotypicAbnormality("HP:0000005"),
+                .obsoleteWithoutReplacement("HP:0000998", consider: ["HP:0000202"]),
+                .excludedTermAlsoQueried("HP:0000101"),
+                .querySizeExceedsNullModel(size: 3, used: 2),
+            ])
         #expect(result.nullQuerySize == 2)
 
         #expect {

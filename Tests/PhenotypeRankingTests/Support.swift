@@ -109,17 +109,18 @@ enum Tiny {
             .joined(separator: "\t")
     }
 
-    static let hpoa = (["#description: tiny", "#version: 2024-01-01", header] + [
-        row("OMIM:1", "Disease one", "HP:0000101"),
-        row("OMIM:1", "Disease one", "HP:0000201"),
-        row("OMIM:1", "Disease one", "HP:0000005", aspect: "I"),
-        row("OMIM:2", "Disease two", "HP:0000102"),
-        row("OMIM:2", "Disease two", "HP:0000202", qualifier: "NOT"),
-        row("OMIM:3", "Disease three", "HP:0000201"),
-        row("OMIM:3", "Disease three", "HP:0000202"),
-        row("OMIM:4", "Disease four", "HP:0000101"),
-        row("MONDO:5", "Other database", "HP:0000101"),
-    ]).joined(separator: "\n") + "\n"
+    static let hpoa =
+        (["#description: tiny", "#version: 2024-01-01", header] + [
+            row("OMIM:1", "Disease one", "HP:0000101"),
+            row("OMIM:1", "Disease one", "HP:0000201"),
+            row("OMIM:1", "Disease one", "HP:0000005", aspect: "I"),
+            row("OMIM:2", "Disease two", "HP:0000102"),
+            row("OMIM:2", "Disease two", "HP:0000202", qualifier: "NOT"),
+            row("OMIM:3", "Disease three", "HP:0000201"),
+            row("OMIM:3", "Disease three", "HP:0000202"),
+            row("OMIM:4", "Disease four", "HP:0000101"),
+            row("MONDO:5", "Other database", "HP:0000101"),
+        ]).joined(separator: "\n") + "\n"
 
     static func knowledgeBase() throws -> PhenotypeKnowledgeBase {
         try PhenotypeKnowledgeBase(obo: obo, hpoa: hpoa)

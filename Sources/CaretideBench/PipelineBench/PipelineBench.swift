@@ -84,8 +84,11 @@ struct PipelineBench: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(5))
 
         let traffic = PipelineTraffic(
-            mix: mix, ledger: ledger, client: client, baseURLs: baseURLs, tokens: tokens, rate: rate, diagnosis: diagnosis, tracePrefix: runID, seed: seed)
-        Console.write("load: \(rate == 0 ? "as fast as the stack answers" : "\(rate) events/s") for \(seconds) s, \(connections) connections, \(patients) patients\n")
+            mix: mix, ledger: ledger, client: client, baseURLs: baseURLs, tokens: tokens, rate: rate, diagnosis: diagnosis, tracePrefix: runID,
+            seed: seed)
+        Console.write(
+            "load: \(rate == 0 ? "as fast as the stack answers" : "\(rate) events/s") for \(seconds) s, \(connections) connections, \(patients) patients\n"
+        )
         let cpuBefore = ProcessCPU.snapshot()
         let start = ContinuousClock.now
         let loadEnd = start + .seconds(seconds)
@@ -112,7 +115,8 @@ struct PipelineBench: AsyncParsableCommand {
         await watcher.close()
 
         let report = PipelineReport(
-            state: ledger.snapshot, start: start, loadStopped: loadStopped, seconds: seconds, rate: rate, connections: connections, patients: patients,
+            state: ledger.snapshot, start: start, loadStopped: loadStopped, seconds: seconds, rate: rate, connections: connections,
+            patients: patients,
             cpu: cpu)
         Console.write("\n" + report.text)
         if !report.reconciled { throw ExitCode(1) }
@@ -136,7 +140,9 @@ struct PipelineBench: AsyncParsableCommand {
 
     /// Registers the run's areas with ingest, then subscribes each area's patients with notification-service (which
     /// knows an area once it has consumed its registration: 404 until then).
-    static func setUpEnvironment(mix: PipelineMix, client: HTTPClient, baseURLs: [PipelineService: String], tokens: [PipelineCaller: String]) async throws {
+    static func setUpEnvironment(mix: PipelineMix, client: HTTPClient, baseURLs: [PipelineService: String], tokens: [PipelineCaller: String])
+        async throws
+    {
         for area in 0..<mix.areas {
             let status = try await put(
                 client, baseURLs[.ingest]! + "/v1/areas/\(mix.areaCode(area))", token: tokens[.operator]!,
@@ -150,7 +156,9 @@ struct PipelineBench: AsyncParsableCommand {
                 while true {
                     let status = try await put(client, url, token: tokens[.patient(patient)]!, body: "{}")
                     if status == 200 || status == 201 { break }
-                    guard status == 404, ContinuousClock.now < deadline else { throw ValidationError("subscribing to \(mix.areaCode(area)) answered \(status)") }
+                    guard status == 404, ContinuousClock.now < deadline else {
+                        throw ValidationError("subscribing to \(mix.areaCode(area)) answered \(status)")
+                    }
                     try await Task.sleep(for: .milliseconds(100))
                 }
             }
@@ -180,10 +188,11 @@ struct PipelineBench: AsyncParsableCommand {
             try? await Task.sleep(for: .seconds(1))
             let counters = ledger.counters
             let elapsed = (ContinuousClock.now - start).seconds
-            Console.write(String(
-                format: "\r%6.0f s  accepted %9d events  %6d/s now  %6.0f/s overall  in flight %4d  downstream %9d  awaited %7d  errors %d   ",
-                elapsed, counters.acceptedEvents, counters.acceptedEvents - previous, Double(counters.acceptedEvents) / elapsed,
-                traffic.inFlight.load(ordering: .relaxed), counters.downstream, counters.awaited, counters.errors))
+            Console.write(
+                String(
+                    format: "\r%6.0f s  accepted %9d events  %6d/s now  %6.0f/s overall  in flight %4d  downstream %9d  awaited %7d  errors %d   ",
+                    elapsed, counters.acceptedEvents, counters.acceptedEvents - previous, Double(counters.acceptedEvents) / elapsed,
+                    traffic.inFlight.load(ordering: .relaxed), counters.downstream, counters.awaited, counters.errors))
             previous = counters.acceptedEvents
         }
     }

@@ -127,9 +127,15 @@ final class PipelineLedger: Sendable {
             switch arrival {
             case .assessment(let id, _, _), .alert(let id, _, _), .followOn(let id, _, _): eventID = id
             }
-            guard state.seenEvents.insert(eventID).inserted else { state.redelivered += 1; return }
+            guard state.seenEvents.insert(eventID).inserted else {
+                state.redelivered += 1
+                return
+            }
             state.downstream += 1
-            guard var record = state.traces[trace] else { state.unknownTraces += 1; return }
+            guard var record = state.traces[trace] else {
+                state.unknownTraces += 1
+                return
+            }
             let ends: Bool
             switch arrival {
             case .assessment(_, let assessment, let subject):

@@ -130,7 +130,8 @@ struct PipelineMix: Sendable {
             let (systolic, diastolic) = normal()
             return PipelineRequest(
                 kind: kind, service: .ingest, method: "POST", path: "/v1/patients/\(id)/measurements/blood-pressure",
-                body: Data(reading(UUID(), systolic: systolic, diastolic: diastolic).utf8), caller: .patient(patient), events: 1, assessments: 1, alerts: 0)
+                body: Data(reading(UUID(), systolic: systolic, diastolic: diastolic).utf8), caller: .patient(patient), events: 1, assessments: 1,
+                alerts: 0)
         case .urgentReading:
             // Systolic above 180: a hypertensive crisis, urgent, alerted every time.
             return PipelineRequest(
@@ -141,7 +142,8 @@ struct PipelineMix: Sendable {
             let changes = (0..<syncSize).map { _ in
                 let measurement = UUID()
                 let (systolic, diastolic) = normal()
-                return #"{"kind":"blood-pressure","id":"\#(measurement.lowercased)","updatedAt":"\#(now)","record":\#(reading(measurement, systolic: systolic, diastolic: diastolic))}"#
+                return
+                    #"{"kind":"blood-pressure","id":"\#(measurement.lowercased)","updatedAt":"\#(now)","record":\#(reading(measurement, systolic: systolic, diastolic: diastolic))}"#
             }
             return PipelineRequest(
                 kind: kind, service: .ingest, method: "POST", path: "/v1/patients/\(id)/changes",
@@ -157,13 +159,17 @@ struct PipelineMix: Sendable {
             // Few risk factors: below the "higher" category, which is the only one that alerts.
             return PipelineRequest(
                 kind: kind, service: .ingest, method: "PUT", path: "/v1/patients/\(id)/melanoma-risk-profiles/\(UUID().lowercased)",
-                body: Data(#"{"age":\#(Int.random(in: 25...60, using: &generator)),"sex":"female","fitzpatrickSkinType":4,"eyeColour":"brownOrBlack","hairColour":"darkBrownOrBlack","commonMoles":"upTo15","atypicalMoleCount":0,"freckling":"noneOrFew","familyHistory":"none","personalHistory":"none","immunosuppression":[],"sunburnHistory":false}"#.utf8),
+                body: Data(
+                    #"{"age":\#(Int.random(in: 25...60, using: &generator)),"sex":"female","fitzpatrickSkinType":4,"eyeColour":"brownOrBlack","hairColour":"darkBrownOrBlack","commonMoles":"upTo15","atypicalMoleCount":0,"freckling":"noneOrFew","familyHistory":"none","personalHistory":"none","immunosuppression":[],"sunburnHistory":false}"#
+                        .utf8),
                 caller: .patient(patient), events: 1, assessments: 1, alerts: 0)
         case .report:
             let institution = Int.random(in: 0..<institutions, using: &generator)
             return PipelineRequest(
                 kind: kind, service: .ingest, method: "PUT", path: "/v1/institutions/\(institutionID(institution))/exam-results/\(UUID().lowercased)",
-                body: Data(#"{"patientId":"\#(id)","reportedAt":"\#(now)","items":[{"code":"2345-7","name":"Glucose","value":\#(Int.random(in: 72...95, using: &generator)),"unit":"mg/dL","referenceLow":70,"referenceHigh":99},{"code":"718-7","name":"Haemoglobin","value":13.9,"unit":"g/dL","referenceLow":12,"referenceHigh":15.5}]}"#.utf8),
+                body: Data(
+                    #"{"patientId":"\#(id)","reportedAt":"\#(now)","items":[{"code":"2345-7","name":"Glucose","value":\#(Int.random(in: 72...95, using: &generator)),"unit":"mg/dL","referenceLow":70,"referenceHigh":99},{"code":"718-7","name":"Haemoglobin","value":13.9,"unit":"g/dL","referenceLow":12,"referenceHigh":15.5}]}"#
+                        .utf8),
                 caller: .institution(institution), events: 1, assessments: 0, alerts: 1)
         case .environment:
             let area = lane % areas

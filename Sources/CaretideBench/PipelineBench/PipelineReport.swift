@@ -15,18 +15,25 @@ struct PipelineReport {
         let pipelineEvents = state.pipelineEvents
         let reconciliation = PipelineReconciliation(state)
         var lines: [String] = []
-        lines.append("pipeline: \(rate == 0 ? "as fast as the stack answers" : "\(rate) events/s asked") for \(seconds) s, \(connections) connections, \(patients) patients")
-        lines.append(String(format: "accepted by ingest: %d events in %.1f s = %.0f events/s (%d requests)",
-                            pipelineEvents, loadSeconds, Double(pipelineEvents) / loadSeconds,
-                            state.acceptedRequests.filter(\.key.flowsThroughPipeline).values.reduce(0, +)))
+        lines.append(
+            "pipeline: \(rate == 0 ? "as fast as the stack answers" : "\(rate) events/s asked") for \(seconds) s, \(connections) connections, \(patients) patients"
+        )
+        lines.append(
+            String(
+                format: "accepted by ingest: %d events in %.1f s = %.0f events/s (%d requests)",
+                pipelineEvents, loadSeconds, Double(pipelineEvents) / loadSeconds,
+                state.acceptedRequests.filter(\.key.flowsThroughPipeline).values.reduce(0, +)))
         if let last = state.lastArrival {
             // Through the whole pipeline: from the first request to the last assessment or alert it caused.
             let through = (last - start).seconds
-            lines.append(String(format: "through the pipeline: the last assessment or alert arrived %.1f s after the load stopped: %.0f events/s end to end",
-                                max(0, (last - loadStopped).seconds), Double(pipelineEvents) / through))
+            lines.append(
+                String(
+                    format: "through the pipeline: the last assessment or alert arrived %.1f s after the load stopped: %.0f events/s end to end",
+                    max(0, (last - loadStopped).seconds), Double(pipelineEvents) / through))
         }
         if let diagnoses = state.acceptedRequests[.diagnosis] {
-            lines.append(String(format: "diagnosis rankings: %d answered (%.0f/s), outside the pipeline's events", diagnoses, Double(diagnoses) / loadSeconds))
+            lines.append(
+                String(format: "diagnosis rankings: %d answered (%.0f/s), outside the pipeline's events", diagnoses, Double(diagnoses) / loadSeconds))
         }
         lines.append("")
         lines.append("kind            requests   events   answer p50/p99 ms   end to end p50 / p90 / p99 / max ms   (ends at)")
@@ -34,15 +41,18 @@ struct PipelineReport {
             guard let requests = state.acceptedRequests[kind] else { continue }
             let answer = state.answered[kind].map { "\(Self.ms($0, 50)) / \(Self.ms($0, 99))" } ?? "-"
             let endToEnd = state.endToEnd[kind].map(Self.percentiles) ?? "-"
-            lines.append(kind.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)
-                + String(format: "%9d %8d", requests, state.acceptedEvents[kind] ?? 0) + "   " + answer.padding(toLength: 20, withPad: " ", startingAt: 0)
-                + endToEnd.padding(toLength: 39, withPad: " ", startingAt: 0) + kind.end)
+            lines.append(
+                kind.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)
+                    + String(format: "%9d %8d", requests, state.acceptedEvents[kind] ?? 0) + "   "
+                    + answer.padding(toLength: 20, withPad: " ", startingAt: 0)
+                    + endToEnd.padding(toLength: 39, withPad: " ", startingAt: 0) + kind.end)
         }
         var every = PipelineLedger.histogram()
         for (kind, histogram) in state.endToEnd where kind.flowsThroughPipeline { every.add(histogram) }
         if every.totalCount > 0 {
-            lines.append("every end (\(every.totalCount) assessments and alerts awaited)".padding(toLength: 55, withPad: " ", startingAt: 0)
-                + Self.percentiles(every))
+            lines.append(
+                "every end (\(every.totalCount) assessments and alerts awaited)".padding(toLength: 55, withPad: " ", startingAt: 0)
+                    + Self.percentiles(every))
         }
         let refused = state.refused.flatMap { kind, statuses in statuses.map { "\(kind.rawValue) \($0.key): \($0.value)" } }.sorted()
         let failed = state.failed.map { "\($0.key.rawValue): \($0.value)" }.sorted()
@@ -54,10 +64,13 @@ struct PipelineReport {
             guard let row = reconciliation.rows[kind] else { continue }
             var parts: [String] = []
             if row.expectedAssessments > 0 || row.assessments > 0 {
-                parts.append("assessments \(row.assessments)/\(row.expectedAssessments), missing \(row.missingAssessments), twice \(row.duplicateAssessments)")
+                parts.append(
+                    "assessments \(row.assessments)/\(row.expectedAssessments), missing \(row.missingAssessments), twice \(row.duplicateAssessments)")
             }
             if row.expectedAlerts > 0 || row.alerts > 0 {
-                parts.append("alerts \(row.alerts)/\(row.expectedAlerts), missing \(row.missingAlerts), twice \(row.duplicateAlerts), unexpected \(row.extraAlerts)")
+                parts.append(
+                    "alerts \(row.alerts)/\(row.expectedAlerts), missing \(row.missingAlerts), twice \(row.duplicateAlerts), unexpected \(row.extraAlerts)"
+                )
             }
             if row.followOns > 0 { parts.append("care-tracking alerts that followed \(row.followOns)") }
             lines.append("  " + kind.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0) + parts.joined(separator: "; "))
@@ -72,13 +85,17 @@ struct PipelineReport {
         if let failure = reconciliation.watcherFailure { lines.append("  the watcher of the topics failed: \(failure)") }
         lines.append("")
         let busy = cpu.reduce(0) { $0 + $1.cores }
-        lines.append(String(format: "cores kept busy during the load, by process on this machine (%.2f of %d):", busy, ProcessInfo.processInfo.activeProcessorCount))
+        lines.append(
+            String(
+                format: "cores kept busy during the load, by process on this machine (%.2f of %d):", busy,
+                ProcessInfo.processInfo.activeProcessorCount))
         for (name, cores) in cpu { lines.append(String(format: "  %5.2f  %@", cores, name)) }
         reconciled = reconciliation.reconciled
-        lines.append(reconciled
-            ? "RECONCILED: nothing lost, nothing twice"
-            : "NOT RECONCILED: \(reconciliation.lost) missing, \(reconciliation.duplicated) twice, \(reconciliation.extra) unexpected, "
-                + "\(reconciliation.refused) refused, \(reconciliation.unanswered) unanswered")
+        lines.append(
+            reconciled
+                ? "RECONCILED: nothing lost, nothing twice"
+                : "NOT RECONCILED: \(reconciliation.lost) missing, \(reconciliation.duplicated) twice, \(reconciliation.extra) unexpected, "
+                    + "\(reconciliation.refused) refused, \(reconciliation.unanswered) unanswered")
         text = lines.joined(separator: "\n") + "\n"
     }
 

@@ -48,7 +48,7 @@ struct PipelineWatcher: Sendable {
             let now = ContinuousClock.now
             for message in messages {
                 guard let header = message.headerFields.first(where: { $0.name == EventHeader.traceID }), let value = header.value,
-                      value.starts(with: prefix)
+                    value.starts(with: prefix)
                 else { continue }
                 guard let envelope = try? decoder.decode(Envelope.self, from: Data(message.value)) else {
                     ledger.unreadable()
@@ -64,7 +64,8 @@ struct PipelineWatcher: Sendable {
                     guard let alert = payload.alertId, let source = payload.sourceEventId else { continue }
                     let purpose = "\(source.lowercased)|\(payload.recipientId ?? "")|\(payload.category ?? "")"
                     // Care-tracking alerts follow from a patient's series (the trend rules), not from one request.
-                    let arrival: PipelineLedger.Arrival = payload.kind == "careTracking"
+                    let arrival: PipelineLedger.Arrival =
+                        payload.kind == "careTracking"
                         ? .followOn(eventID: envelope.eventId, alertID: alert, purpose: purpose)
                         : .alert(eventID: envelope.eventId, alertID: alert, purpose: purpose)
                     ledger.arrived(arrival, trace: trace, at: now)

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// CPU time of every process on this machine, grouped as `scripts/bench/process-cpu` groups them (each service,
@@ -17,8 +17,8 @@ struct ProcessCPU {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         for pid in entries where pid.allSatisfy(\.isNumber) {
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")")
+                let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
             else { continue }
             let arguments = command.split(separator: "\0").map(String.init)
             guard let first = arguments.first else { continue }  // a kernel thread

@@ -27,13 +27,15 @@ struct DeadLetters: Sendable {
     /// the retries, in which case its offset must not be committed.
     func send(_ message: IncomingMessage, reason fullReason: String, stopping: @Sendable () -> Bool) async -> Bool {
         let reason = fullReason.count > Self.maximumReasonLength ? String(fullReason.prefix(Self.maximumReasonLength)) + "…" : fullReason
-        let outgoing = OutgoingMessage(copying: message, to: Topic.deadLetter.name, addingHeaders: [
-            EventHeader.deadLetterReason: reason,
-            EventHeader.deadLetterTopic: message.topic,
-            EventHeader.deadLetterPartition: String(message.partition),
-            EventHeader.deadLetterOffset: String(message.offset),
-            EventHeader.deadLetterConsumer: consumer,
-        ])
+        let outgoing = OutgoingMessage(
+            copying: message, to: Topic.deadLetter.name,
+            addingHeaders: [
+                EventHeader.deadLetterReason: reason,
+                EventHeader.deadLetterTopic: message.topic,
+                EventHeader.deadLetterPartition: String(message.partition),
+                EventHeader.deadLetterOffset: String(message.offset),
+                EventHeader.deadLetterConsumer: consumer,
+            ])
         let started = ContinuousClock.now
         var backoff = Backoff()
         while !stopping() {
@@ -53,8 +55,10 @@ struct DeadLetters: Sendable {
                 return await park(message, reason: reason, publishError: failure, stopping: stopping)
             }
             let delay = backoff.next()
-            logger.warning("dead-letter publish failed; retrying", metadata: message.metadata.merging(failure.logMetadata) { $1 }
-                .merging(["retryIn": "\(delay)"]) { $1 })
+            logger.warning(
+                "dead-letter publish failed; retrying",
+                metadata: message.metadata.merging(failure.logMetadata) { $1 }
+                    .merging(["retryIn": "\(delay)"]) { $1 })
             try? await Task.sleep(for: delay)
         }
         return false
@@ -73,14 +77,18 @@ struct DeadLetters: Sendable {
                         message, consumer: consumer, reason: reason, publishError: cause, withContent: whole, on: connection, logger: logger)
                 }
                 metrics.eventParked(topic: message.topic)
-                logger.error("event parked in PostgreSQL: the dead-letter topic refused it", metadata: message.metadata
-                    .merging(publishError.logMetadata) { $1 }.merging(["reason": "\(reason)"]) { $1 })
+                logger.error(
+                    "event parked in PostgreSQL: the dead-letter topic refused it",
+                    metadata: message.metadata
+                        .merging(publishError.logMetadata) { $1 }.merging(["reason": "\(reason)"]) { $1 })
                 return true
             } catch {
                 if whole, !TransientError.isTransient(error) { whole = false }
                 let delay = backoff.next()
-                logger.warning("parking a refused message failed; retrying", metadata: message.metadata
-                    .merging(error.logMetadata) { $1 }.merging(["retryIn": "\(delay)"]) { $1 })
+                logger.warning(
+                    "parking a refused message failed; retrying",
+                    metadata: message.metadata
+                        .merging(error.logMetadata) { $1 }.merging(["retryIn": "\(delay)"]) { $1 })
                 try? await Task.sleep(for: delay)
             }
         }
@@ -92,9 +100,11 @@ struct DeadLetters: Sendable {
         on connection: PostgresConnection, logger: Logger
     ) async throws {
         // Header values as base64, so any byte survives the jsonb column; null stays null.
-        let headers = JSONValue.array(withContent ? message.headerFields.map { header in
-            .object(["name": .string(header.name), "value": header.value.map { .string(Data($0).base64EncodedString()) } ?? .null])
-        } : [])
+        let headers = JSONValue.array(
+            withContent
+                ? message.headerFields.map { header in
+                    .object(["name": .string(header.name), "value": header.value.map { .string(Data($0).base64EncodedString()) } ?? .null])
+                } : [])
         let headersText = try CaretideJSON.encodeToString(headers)
         let value = withContent ? message.valueBytes : nil
         let truncated = (value?.count ?? 0) > maximumParkedValueBytes

@@ -37,7 +37,8 @@ public final class EventConsumerService: Service, Sendable {
     let parallelism = 3
 
     public init(
-        name: String, topics: [Topic], messages: ConsumedMessages, kafka: KafkaConfiguration, database: Database, producer: KafkaProducer, relay: OutboxRelay, readiness: ReadinessState, metrics: ServiceMetrics,
+        name: String, topics: [Topic], messages: ConsumedMessages, kafka: KafkaConfiguration, database: Database, producer: KafkaProducer,
+        relay: OutboxRelay, readiness: ReadinessState, metrics: ServiceMetrics,
         codec: EventCodec, logger: Logger, limits: RuntimeLimits, progress: ProgressMonitor
     ) {
         self.name = name
@@ -137,8 +138,10 @@ public final class EventConsumerService: Service, Sendable {
                 offsetsToRetry = []
             } catch {
                 offsetsToRetry += messages
-                logger.warning("offset commit failed; it is retried with the next one", metadata: messages[messages.count - 1].metadata
-                    .merging(error.logMetadata) { $1 })
+                logger.warning(
+                    "offset commit failed; it is retried with the next one",
+                    metadata: messages[messages.count - 1].metadata
+                        .merging(error.logMetadata) { $1 })
             }
             progress.finished(name)
         }
@@ -183,7 +186,7 @@ public final class EventConsumerService: Service, Sendable {
                     relay.wake()
                     for (message, _) in accepted { metrics.processingLatency(topic: message.topic, ContinuousClock.now - start) }
                     return true
-                } catch where TransientError.isTransient(error) {
+                } catch  where TransientError.isTransient(error) {
                     guard !stopping.load(ordering: .acquiring) else { return false }
                     let delay = backoff.next()
                     logger.warning("database unavailable; retrying the batch", metadata: error.logMetadata.merging(["retryIn": "\(delay)"]) { $1 })
@@ -264,7 +267,7 @@ public final class EventConsumerService: Service, Sendable {
             } catch let error as EventTooLarge {
                 metrics.eventFailed(topic: message.topic)
                 return await deadLetter(message, reason: error.description)
-            } catch where TransientError.isTransient(error) || error is RetryLater {
+            } catch  where TransientError.isTransient(error) || error is RetryLater {
                 guard !stopping.load(ordering: .acquiring) else { return false }
                 let delay = backoff.next()
                 logger.warning("database unavailable; retrying the message", metadata: error.logMetadata.merging(["retryIn": "\(delay)"]) { $1 })
@@ -310,7 +313,10 @@ public enum ConsumedMessages: Sendable {
 /// Messages handed to the lanes whose offsets are not committed yet, per partition. A count rather than offsets, so a
 /// partition that moves to another instance and back is not misread.
 final class InFlightMessages: Sendable {
-    private struct Partition: Hashable { var topic: String; var partition: Int32 }
+    private struct Partition: Hashable {
+        var topic: String
+        var partition: Int32
+    }
     private let counts = Mutex<[Partition: Int64]>([:])
 
     func delivered(_ messages: [IncomingMessage]) { add(messages, 1) }

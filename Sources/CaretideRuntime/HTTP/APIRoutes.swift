@@ -98,7 +98,8 @@ public struct APIRoutes {
     ///     no body (then give `bodyLimit: APIRoutes.noBody`) or reads another format than JSON.
     ///   - mediaType: what the route reads and answers, when not JSON.
     public func post(
-        _ path: String, access: Access, summary: String, body: [String], bodyLimit: Int = recordBodyLimit, mediaType: String = RouteDocumentation.json,
+        _ path: String, access: Access, summary: String, body: [String], bodyLimit: Int = recordBodyLimit,
+        mediaType: String = RouteDocumentation.json,
         _ handler: @escaping Handler
     ) {
         on(.post, path, access: access, bodyLimit: bodyLimit, RouteDocumentation(summary: summary, bodySchemas: body, mediaType: mediaType), handler)
@@ -186,7 +187,7 @@ struct AccessGuard: Sendable {
         if requestAudit.isRecorded { return response }
         do {
             try await audit.record(entry(.allowed, response.status.code))
-        } catch where route.method == .get {
+        } catch  where route.method == .get {
             // Patient data leaves only with its audit record.
             throw HTTPProblem(status: .serviceUnavailable, error: "the access could not be recorded; send the request again")
         } catch {

@@ -5,8 +5,9 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import Synchronization
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// How a service verifies its callers: the identity provider's keys and rules, or nothing at all when the deployment
@@ -46,8 +47,10 @@ public struct Authenticator: Sendable {
         case .tokens(keys: .url(let url, let refresh), let rules):
             let verifier = try await TokenVerifier(jwks: #"{"keys":[]}"#, rules: rules)
             let availability = KeyAvailability()
-            return (Authenticator(mode: .verifying(verifier, keys: availability)),
-                JWKSRefresh(url: url, period: refresh, verifier: verifier, availability: availability))
+            return (
+                Authenticator(mode: .verifying(verifier, keys: availability)),
+                JWKSRefresh(url: url, period: refresh, verifier: verifier, availability: availability)
+            )
         }
     }
 
@@ -98,9 +101,11 @@ struct JWKSRefresh: Service {
             return true
         } catch {
             // The URL is configuration, not a secret, but the host is all an operator needs.
-            logger.warning("could not fetch the identity provider's keys; keeping the current ones", metadata: [
-                "host": "\(url.host ?? "")", "errorType": "\(type(of: error))",
-            ])
+            logger.warning(
+                "could not fetch the identity provider's keys; keeping the current ones",
+                metadata: [
+                    "host": "\(url.host ?? "")", "errorType": "\(type(of: error))",
+                ])
             return false
         }
     }

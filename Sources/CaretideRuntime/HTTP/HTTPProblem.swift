@@ -84,13 +84,14 @@ extension RequestContext {
 extension DecodingError {
     /// The decoding failure as a violation at the JSON Pointer of the failing field.
     public var violation: SchemaViolation {
-        let (path, message): ([any CodingKey], String) = switch self {
-        case .typeMismatch(_, let context): (context.codingPath, "has the wrong type")
-        case .valueNotFound(_, let context): (context.codingPath, "is required")
-        case .keyNotFound(let key, let context): (context.codingPath + [key], "is required")
-        case .dataCorrupted(let context): (context.codingPath, context.debugDescription)
-        @unknown default: ([], "cannot be decoded")
-        }
+        let (path, message): ([any CodingKey], String) =
+            switch self {
+            case .typeMismatch(_, let context): (context.codingPath, "has the wrong type")
+            case .valueNotFound(_, let context): (context.codingPath, "is required")
+            case .keyNotFound(let key, let context): (context.codingPath + [key], "is required")
+            case .dataCorrupted(let context): (context.codingPath, context.debugDescription)
+            @unknown default: ([], "cannot be decoded")
+            }
         let tokens = path.map { $0.intValue.map(String.init) ?? $0.stringValue }
         return SchemaViolation(pointer: JSONPointer(tokens: tokens), message: message)
     }

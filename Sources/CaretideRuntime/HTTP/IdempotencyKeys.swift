@@ -38,8 +38,10 @@ final class IdempotencyKeys: Sendable {
         guard (1...Self.maximumKeyLength).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw HTTPProblem(
                 status: .badRequest, error: "the Idempotency-Key header is invalid",
-                violations: [SchemaViolation(
-                    pointer: JSONPointer(tokens: ["Idempotency-Key"]), message: "must be 1 to \(Self.maximumKeyLength) visible ASCII characters")])
+                violations: [
+                    SchemaViolation(
+                        pointer: JSONPointer(tokens: ["Idempotency-Key"]), message: "must be 1 to \(Self.maximumKeyLength) visible ASCII characters")
+                ])
         }
         let owner = context.identity.map { "\($0.role.rawValue):\($0.subject)" } ?? "anonymous"
         let body = try await request.body.collect(upTo: context.maxUploadSize)
@@ -81,7 +83,8 @@ final class IdempotencyKeys: Sendable {
                 """, logger: logger)
         } catch {
             // The write itself is done and answered; a retry will find it by the client's ids.
-            logger.warning("an idempotent answer could not be kept", metadata: error.logMetadata.merging(["requestId": "\(context.requestID)"]) { $1 })
+            logger.warning(
+                "an idempotent answer could not be kept", metadata: error.logMetadata.merging(["requestId": "\(context.requestID)"]) { $1 })
         }
         return response
     }

@@ -14,7 +14,8 @@ enum OpenAPIDocument {
         }
         for (path, summary) in operationalRoutes {
             paths[path, default: [:]]["get"] = .object([
-                "summary": .string(summary), "operationId": .string(operationID("GET", path)), "security": .array([]), "tags": .array([.string("operations")]),
+                "summary": .string(summary), "operationId": .string(operationID("GET", path)), "security": .array([]),
+                "tags": .array([.string("operations")]),
                 "responses": .object(["200": .object(["description": .string("ok")]), "503": .object(["description": .string("not ready")])]),
             ])
         }
@@ -26,7 +27,9 @@ enum OpenAPIDocument {
             ]),
             "security": .array([.object(["bearer": .array([])])]),
             "components": .object([
-                "securitySchemes": .object(["bearer": .object(["type": .string("http"), "scheme": .string("bearer"), "bearerFormat": .string("JWT")])]),
+                "securitySchemes": .object([
+                    "bearer": .object(["type": .string("http"), "scheme": .string("bearer"), "bearerFormat": .string("JWT")])
+                ]),
                 "schemas": .object(["Problem": problemSchema]),
             ]),
             "paths": .object(paths.mapValues { .object($0) }),
@@ -45,10 +48,11 @@ enum OpenAPIDocument {
     }
 
     static func operationID(_ method: String, _ path: String) -> String {
-        method.lowercased() + path.split(separator: "/").map { part in
-            let word = part.trimmingCharacters(in: CharacterSet(charactersIn: ":{}")).replacingOccurrences(of: "-", with: " ")
-            return word.capitalized.replacingOccurrences(of: " ", with: "")
-        }.joined()
+        method.lowercased()
+            + path.split(separator: "/").map { part in
+                let word = part.trimmingCharacters(in: CharacterSet(charactersIn: ":{}")).replacingOccurrences(of: "-", with: " ")
+                return word.capitalized.replacingOccurrences(of: " ", with: "")
+            }.joined()
     }
 
     static func operation(_ route: RouteDescription) -> JSONValue {
@@ -57,27 +61,36 @@ enum OpenAPIDocument {
             return .object(["name": .string(name), "in": .string("path"), "required": .bool(true), "schema": pathParameterSchema(name)])
         }
         for query in route.documentation.query {
-            parameters.append(.object([
-                "name": .string(query.name), "in": .string("query"), "required": .bool(query.required), "description": .string(query.description),
-                "schema": .object(["type": .string("string")]),
-            ]))
+            parameters.append(
+                .object([
+                    "name": .string(query.name), "in": .string("query"), "required": .bool(query.required), "description": .string(query.description),
+                    "schema": .object(["type": .string("string")]),
+                ]))
         }
         if route.method == .post {
-            parameters.append(.object([
-                "name": .string("Idempotency-Key"), "in": .string("header"), "required": .bool(false),
-                "description": .string("Send a retry with the same key to get the first answer back (Idempotent-Replayed: true), with nothing stored twice; kept a day"),
-                "schema": .object(["type": .string("string"), "minLength": .number(1), "maxLength": .number(Double(IdempotencyKeys.maximumKeyLength))]),
-            ]))
+            parameters.append(
+                .object([
+                    "name": .string("Idempotency-Key"), "in": .string("header"), "required": .bool(false),
+                    "description": .string(
+                        "Send a retry with the same key to get the first answer back (Idempotent-Replayed: true), with nothing stored twice; kept a day"
+                    ),
+                    "schema": .object([
+                        "type": .string("string"), "minLength": .number(1), "maxLength": .number(Double(IdempotencyKeys.maximumKeyLength)),
+                    ]),
+                ]))
         }
         if route.documentation.paged {
-            parameters.append(.object([
-                "name": .string("limit"), "in": .string("query"), "required": .bool(false),
-                "schema": .object(["type": .string("integer"), "minimum": .number(1), "maximum": .number(Double(PageRequest.maximumLimit))]),
-            ]))
-            parameters.append(.object([
-                "name": .string("cursor"), "in": .string("query"), "required": .bool(false), "description": .string("nextCursor of the previous page"),
-                "schema": .object(["type": .string("string")]),
-            ]))
+            parameters.append(
+                .object([
+                    "name": .string("limit"), "in": .string("query"), "required": .bool(false),
+                    "schema": .object(["type": .string("integer"), "minimum": .number(1), "maximum": .number(Double(PageRequest.maximumLimit))]),
+                ]))
+            parameters.append(
+                .object([
+                    "name": .string("cursor"), "in": .string("query"), "required": .bool(false),
+                    "description": .string("nextCursor of the previous page"),
+                    "schema": .object(["type": .string("string")]),
+                ]))
         }
         var operation: [String: JSONValue] = [
             "operationId": .string(operationID(route.method.rawValue, route.path)),

@@ -67,8 +67,11 @@ public struct PageRequest: Sendable, Equatable {
         var violations: [SchemaViolation] = []
         var limit = defaultLimit
         if let text = request.uri.queryParameters.get("limit") {
-            if let value = Int(text), (1...maximumLimit).contains(value) { limit = value } else {
-                violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["limit"]), message: "must be a whole number from 1 to \(maximumLimit)"))
+            if let value = Int(text), (1...maximumLimit).contains(value) {
+                limit = value
+            } else {
+                violations.append(
+                    SchemaViolation(pointer: JSONPointer(tokens: ["limit"]), message: "must be a whole number from 1 to \(maximumLimit)"))
             }
         }
         var after: Cursor?

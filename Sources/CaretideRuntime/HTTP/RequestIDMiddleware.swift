@@ -7,7 +7,6 @@ import Logging
 struct RequestIDMiddleware: RouterMiddleware {
     typealias Context = CaretideRequestContext
 
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         if let id = Self.requestID(traceparent: request.headers[.traceparent], requestID: request.headers[.requestID]) {

@@ -29,9 +29,11 @@ struct RequestLogMiddleware: RouterMiddleware {
         metrics.httpRequest(route: route, method: request.method.rawValue, status: status, duration)
         // Probes and scrapes every few seconds would drown the rest.
         guard !["/healthz", "/readyz", "/metrics"].contains(route) else { return }
-        logger.info("request answered", metadata: [
-            "requestId": "\(context.requestID)", "method": "\(request.method.rawValue)", "route": "\(route)", "status": "\(status)",
-            "milliseconds": "\(Int(duration.seconds * 1000))",
-        ])
+        logger.info(
+            "request answered",
+            metadata: [
+                "requestId": "\(context.requestID)", "method": "\(request.method.rawValue)", "route": "\(route)", "status": "\(status)",
+                "milliseconds": "\(Int(duration.seconds * 1000))",
+            ])
     }
 }

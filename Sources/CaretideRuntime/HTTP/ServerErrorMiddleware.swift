@@ -23,7 +23,7 @@ struct ServerErrorMiddleware: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             if error.status.code >= 500 { log(request, context: context, status: error.status.code, error: error) }
             throw error
-        } catch where TransientError.isTransient(error) {
+        } catch  where TransientError.isTransient(error) {
             // The database is down, restarting or too slow: nothing was stored, and the same request may succeed.
             log(request, context: context, status: 503, error: error)
             throw HTTPProblem(status: .serviceUnavailable, error: "the database is unavailable or did not answer in time; send the request again")

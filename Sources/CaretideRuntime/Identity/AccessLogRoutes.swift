@@ -15,7 +15,8 @@ struct AccessLogRoutes: Sendable {
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let page = try PageRequest.from(request)
-            return try jsonResponse(try await AuditTrail.accessLog(patientID: patientID, page: page, on: context.database.client, logger: context.logger))
+            return try jsonResponse(
+                try await AuditTrail.accessLog(patientID: patientID, page: page, on: context.database.client, logger: context.logger))
         }
     }
 }

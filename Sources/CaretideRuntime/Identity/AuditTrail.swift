@@ -113,10 +113,12 @@ actor AuditTrail {
     static func rows(_ entries: [AuditEntry], codec: EventCodec, producer: String) throws -> (AuditRows, [Outbox.Entry]) {
         let now = Date()
         let events = entries.map { entry in
-            EventEnvelope(producer: producer, patientID: entry.patientID, traceID: entry.requestID, payload: AccessRecorded(
-                auditID: UUID.timeOrdered(), recordedAt: now, subject: entry.identity.subject, role: entry.identity.role.rawValue,
-                institutionID: entry.identity.institutionID, action: entry.action, operation: entry.operation, owner: entry.owner,
-                outcome: entry.outcome, status: entry.status, requestID: entry.requestID))
+            EventEnvelope(
+                producer: producer, patientID: entry.patientID, traceID: entry.requestID,
+                payload: AccessRecorded(
+                    auditID: UUID.timeOrdered(), recordedAt: now, subject: entry.identity.subject, role: entry.identity.role.rawValue,
+                    institutionID: entry.identity.institutionID, action: entry.action, operation: entry.operation, owner: entry.owner,
+                    outcome: entry.outcome, status: entry.status, requestID: entry.requestID))
         }
         return (AuditRows(events: events), try events.map { try Outbox.Entry($0, codec: codec) })
     }
@@ -146,8 +148,9 @@ extension AuditTrail {
             ORDER BY recorded_at DESC, audit_id DESC LIMIT \(page.limit + 1)
             """, as: (UUID, Date, String, String, String?, String, String, String, Int).self, logger: logger)
         let entries = rows.map {
-            LogEntry(auditId: $0.0, recordedAt: $0.1, subject: $0.2, role: $0.3, institutionId: $0.4, action: $0.5, operation: $0.6, outcome: $0.7,
-                     status: $0.8)
+            LogEntry(
+                auditId: $0.0, recordedAt: $0.1, subject: $0.2, role: $0.3, institutionId: $0.4, action: $0.5, operation: $0.6, outcome: $0.7,
+                status: $0.8)
         }
         return Page(rows: entries, request: page) { .init(date: $0.recordedAt, id: $0.auditId) }
     }

@@ -8,7 +8,9 @@ public import PostgresNIO
 /// by every other service that serves patient data from the `caretide.care-team` topic.
 public enum CareTeamStore {
     /// Records a grant (or a new expiry), unless a newer change of the same pair is already applied.
-    public static func apply(_ grant: CareTeamGranted, patientID: String, eventID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+    public static func apply(_ grant: CareTeamGranted, patientID: String, eventID: UUID, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
         try await connection.query(
             """
             INSERT INTO care_team_grants (patient_id, consultant_id, granted_at, expires_at, revoked_at, changed_at, last_event_id)
@@ -22,7 +24,9 @@ public enum CareTeamStore {
 
     /// Records a revocation, unless a newer change of the same pair is already applied. A revocation of a pair never
     /// granted is kept too: a grant older than it, arriving later, stays revoked.
-    public static func apply(_ revocation: CareTeamRevoked, patientID: String, eventID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+    public static func apply(_ revocation: CareTeamRevoked, patientID: String, eventID: UUID, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
         try await connection.query(
             """
             INSERT INTO care_team_grants (patient_id, consultant_id, granted_at, expires_at, revoked_at, changed_at, last_event_id)
@@ -34,7 +38,8 @@ public enum CareTeamStore {
     }
 
     /// Whether the pair has a grant not revoked (expired or not), locking it for the rest of the transaction.
-    public static func lockUnrevoked(patientID: String, consultantID: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+    public static func lockUnrevoked(patientID: String, consultantID: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool
+    {
         try await !connection.fetchAll(
             """
             SELECT 1 FROM care_team_grants WHERE patient_id = \(patientID) AND consultant_id = \(consultantID) AND revoked_at IS NULL
@@ -129,10 +134,12 @@ struct CareTeamProjectingHandler: BatchEventHandler {
     private func project(_ event: ValidatedEvent, context: HandlerContext) async throws -> Bool {
         switch event.payload {
         case let grant as CareTeamGranted:
-            try await CareTeamStore.apply(grant, patientID: try patient(of: event), eventID: event.eventID, on: context.connection, logger: context.logger)
+            try await CareTeamStore.apply(
+                grant, patientID: try patient(of: event), eventID: event.eventID, on: context.connection, logger: context.logger)
             return true
         case let revocation as CareTeamRevoked:
-            try await CareTeamStore.apply(revocation, patientID: try patient(of: event), eventID: event.eventID, on: context.connection, logger: context.logger)
+            try await CareTeamStore.apply(
+                revocation, patientID: try patient(of: event), eventID: event.eventID, on: context.connection, logger: context.logger)
             return true
         default:
             return false

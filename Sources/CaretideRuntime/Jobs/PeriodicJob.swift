@@ -53,7 +53,7 @@ public struct PeriodicJob: Service {
                         if handled > 0 { logger.info("periodic job round", metadata: ["job": "\(name)", "count": "\(handled)"]) }
                         metrics.periodicJobRound(name)
                     } while handled == fullBatch && !Task.isCancelled
-                } catch where Task.isCancelled {
+                } catch  where Task.isCancelled {
                     // Shutting down: the round was cut short, not failed.
                     return
                 } catch {

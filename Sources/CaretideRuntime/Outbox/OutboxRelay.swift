@@ -97,10 +97,12 @@ public final class OutboxRelay: Service, Sendable {
                 let reason = (error as? KafkaError).map { "\($0.librdkafkaErrorName ?? "\($0.code)"): \($0.message)" } ?? "\(error)"
                 try await Outbox.park(record, reason: reason, on: connection, logger: logger)
                 metrics.outboxRowParked(topic: record.topic)
-                logger.error("outbox row parked: the broker refused it for good", metadata: error.logMetadata.merging([
-                    "eventId": "\(record.eventID)", "eventType": "\(record.eventType)", "topic": "\(record.topic)",
-                    "bytes": "\(record.body.count)",
-                ]) { $1 })
+                logger.error(
+                    "outbox row parked: the broker refused it for good",
+                    metadata: error.logMetadata.merging([
+                        "eventId": "\(record.eventID)", "eventType": "\(record.eventType)", "topic": "\(record.topic)",
+                        "bytes": "\(record.body.count)",
+                    ]) { $1 })
             }
             let refusedPositions = Set(refused.map(\.0.position))
             let published = records.filter { !refusedPositions.contains($0.position) }

@@ -63,16 +63,18 @@ public enum LogFormat: String, Sendable {
 
     public func bootstrap() {
         switch self {
-        case .json: LoggingSystem.bootstrap { label in
-            var handler = JSONLogHandler(label: label)
-            handler.logLevel = .trace  // each logger's level is set where it is made
-            return handler
-        }
-        case .text: LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .trace
-            return handler
-        }
+        case .json:
+            LoggingSystem.bootstrap { label in
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = .trace  // each logger's level is set where it is made
+                return handler
+            }
+        case .text:
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = .trace
+                return handler
+            }
         }
     }
 }

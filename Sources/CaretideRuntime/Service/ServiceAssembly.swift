@@ -47,7 +47,8 @@ public struct ServiceAssembly: Sendable {
             migrator: Migrator(tracks: definition.migrationTracks), database: database, readiness: readiness, logger: logger)
 
         var context = ServiceContext(
-            name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger, limits: limits, metrics: metrics)
+            name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger, limits: limits,
+            metrics: metrics)
         if let directory = configuration.tipTranslations { context.tips = try TipCatalog.load(directory: directory) }
 
         let consumed = definition.topicsConsumed
@@ -132,10 +133,12 @@ public struct ServiceAssembly: Sendable {
             // `/metrics` on a port of its own, which a deployment can leave unexposed beside the API.
             let metricsRouter = Router(context: CaretideRequestContext.self)
             operational.registerMetrics(on: metricsRouter)
-            services.append(.init(service: Application(
-                router: metricsRouter, server: .http1(configuration: .init(idleTimeout: .nanoseconds(limits.httpIdleTimeout.nanoseconds))),
-                configuration: .init(address: .hostname(configuration.httpHost, port: metricsPort), serverName: definition.name + "-metrics"),
-                onServerRunning: { channel in boundMetricsPort.set(channel.localAddress?.port ?? metricsPort) }, logger: logger)))
+            services.append(
+                .init(
+                    service: Application(
+                        router: metricsRouter, server: .http1(configuration: .init(idleTimeout: .nanoseconds(limits.httpIdleTimeout.nanoseconds))),
+                        configuration: .init(address: .hostname(configuration.httpHost, port: metricsPort), serverName: definition.name + "-metrics"),
+                        onServerRunning: { channel in boundMetricsPort.set(channel.localAddress?.port ?? metricsPort) }, logger: logger)))
         }
         if configuration.exitWithParent {
             services.append(.init(service: ParentWatch(logger: logger), successTerminationBehavior: .gracefullyShutdownGroup))
@@ -173,7 +176,7 @@ struct MigrationService: Service {
                 readiness.markMigrated()
                 logger.info("database schema ready", metadata: ["schema": "\(database.schema)"])
             }
-        } catch where error is CancellationError || Task.isShuttingDownGracefully {
+        } catch  where error is CancellationError || Task.isShuttingDownGracefully {
             // Shutdown before the database ever answered ends the retries quietly; nothing was applied.
         } catch {
             logger.critical("migrations failed; stopping", metadata: ["schema": "\(database.schema)"].merging(error.logMetadata) { $1 })

@@ -1,7 +1,7 @@
-public import Foundation
 public import CaretideIdentity
 public import CaretideKafka
 public import CaretideStore
+public import Foundation
 public import Logging
 
 /// Everything a service reads from its environment, parsed once at start-up.
@@ -75,19 +75,27 @@ public struct ServiceConfiguration: Sendable {
 
         var port = defaultPort
         if let text = environment["HTTP_PORT"] {
-            if let value = Int(text), (0...65535).contains(value) { port = value } else { problems.append("HTTP_PORT must be a port number from 0 to 65535") }
+            if let value = Int(text), (0...65535).contains(value) {
+                port = value
+            } else {
+                problems.append("HTTP_PORT must be a port number from 0 to 65535")
+            }
         }
 
         var metricsPort: Int?
         if let text = environment["METRICS_PORT"] {
-            if let value = Int(text), (0...65535).contains(value), value != port || value == 0 { metricsPort = value } else {
+            if let value = Int(text), (0...65535).contains(value), value != port || value == 0 {
+                metricsPort = value
+            } else {
                 problems.append("METRICS_PORT must be a port number from 0 to 65535, other than HTTP_PORT")
             }
         }
 
         var level = Logger.Level.info
         if let text = environment["LOG_LEVEL"] {
-            if let value = Logger.Level(rawValue: text.lowercased()) { level = value } else {
+            if let value = Logger.Level(rawValue: text.lowercased()) {
+                level = value
+            } else {
                 problems.append("LOG_LEVEL must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
             }
         }
@@ -95,7 +103,9 @@ public struct ServiceConfiguration: Sendable {
         var limits = RuntimeLimits()
         func seconds(_ name: String, into value: inout Duration) {
             guard let text = environment[name] else { return }
-            if let number = Double(text), number > 0, number <= 86_400 { value = .milliseconds(Int64(number * 1000)) } else {
+            if let number = Double(text), number > 0, number <= 86_400 {
+                value = .milliseconds(Int64(number * 1000))
+            } else {
                 problems.append("\(name) must be a number of seconds above 0 and at most 86400")
             }
         }

@@ -119,9 +119,10 @@ public struct ServiceContext: Sendable {
     ) async throws -> Result {
         let (codec, name, logger) = (self.codec, self.name, self.logger)
         let result = try await database.transaction(timeout: limits.transactionTimeout) { connection in
-            try await body(HandlerContext(
-                connection: connection, codec: codec, producer: name, logger: logger, ordering: .perKey,
-                deferred: deferringEvents ? DeferredOutbox() : nil))
+            try await body(
+                HandlerContext(
+                    connection: connection, codec: codec, producer: name, logger: logger, ordering: .perKey,
+                    deferred: deferringEvents ? DeferredOutbox() : nil))
         }
         relay.wake()
         return result

@@ -73,7 +73,8 @@ public final class ServiceMetrics: Sendable {
     func prepare(consumedTopics: [String]) {
         for topic in consumedTopics {
             for label in [
-                "caretide_events_consumed_total", "caretide_events_failed_total", "caretide_events_dead_lettered_total", "caretide_events_parked_total",
+                "caretide_events_consumed_total", "caretide_events_failed_total", "caretide_events_dead_lettered_total",
+                "caretide_events_parked_total",
                 "caretide_consumer_offset_resets_total",
             ] {
                 _ = counter(label, topic: topic)

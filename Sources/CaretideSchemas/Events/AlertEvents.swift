@@ -62,8 +62,12 @@ public struct AlertRaised: EventPayload {
     }
 
     enum CodingKeys: String, CodingKey {
-        case alertID = "alertId", sourceEventID = "sourceEventId", aboutID = "aboutId", kind, severity, category, messageKey, raisedAt
-        case recipientID = "recipientId", recipientRole, outOfRangeCount, areaCode, value, peakAt, late, sequence
+        case alertID = "alertId"
+        case sourceEventID = "sourceEventId"
+        case aboutID = "aboutId"
+        case kind, severity, category, messageKey, raisedAt
+        case recipientID = "recipientId"
+        case recipientRole, outOfRangeCount, areaCode, value, peakAt, late, sequence
     }
 }
 
@@ -114,6 +118,10 @@ public struct AlertWithdrawn: EventPayload {
     }
 
     enum CodingKeys: String, CodingKey {
-        case alertID = "alertId", sourceEventID = "sourceEventId", reason, withdrawnAt, recipientID = "recipientId", recipientRole, sequence
+        case alertID = "alertId"
+        case sourceEventID = "sourceEventId"
+        case reason, withdrawnAt
+        case recipientID = "recipientId"
+        case recipientRole, sequence
     }
 }

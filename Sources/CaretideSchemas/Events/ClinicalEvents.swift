@@ -27,7 +27,10 @@ public struct NPIInputsRecorded: EventPayload {
         self.diagnosisDate = diagnosisDate
     }
 
-    enum CodingKeys: String, CodingKey { case npiID = "npiId", revision, tumourSizeCm, histologicalGrade, lymphNodeStage, positiveNodes, diagnosisDate }
+    enum CodingKeys: String, CodingKey {
+        case npiID = "npiId"
+        case revision, tumourSizeCm, histologicalGrade, lymphNodeStage, positiveNodes, diagnosisDate
+    }
 }
 
 /// A patient's melanoma risk factors (`caretide.risk-profiles`). Each new revision replaces the previous profile.
@@ -45,7 +48,10 @@ public struct MelanomaRiskProfileRecorded: EventPayload {
         self.factors = factors
     }
 
-    enum CodingKeys: String, CodingKey { case profileID = "profileId", revision, answeredAt, factors }
+    enum CodingKeys: String, CodingKey {
+        case profileID = "profileId"
+        case revision, answeredAt, factors
+    }
 }
 
 /// One item of an institution's exam report, with the institution's own reference range and comment.
@@ -100,7 +106,11 @@ public struct ExamResultRecorded: EventPayload {
         self.status = status
     }
 
-    enum CodingKeys: String, CodingKey { case examID = "examId", institutionID = "institutionId", revision, reportedAt, items, status }
+    enum CodingKeys: String, CodingKey {
+        case examID = "examId"
+        case institutionID = "institutionId"
+        case revision, reportedAt, items, status
+    }
 }
 
 /// The status of an exam report, as HL7 v2 (OBR-25, table 0123) and FHIR R4 (DiagnosticReport.status) give it. A
@@ -136,7 +146,11 @@ public struct ExamResultReleased: EventPayload {
         self.outOfRangeCount = outOfRangeCount
     }
 
-    enum CodingKeys: String, CodingKey { case examID = "examId", institutionID = "institutionId", revision, releasedAt, how, outOfRangeCount }
+    enum CodingKeys: String, CodingKey {
+        case examID = "examId"
+        case institutionID = "institutionId"
+        case revision, releasedAt, how, outOfRangeCount
+    }
 }
 
 /// How a report came to be released.
@@ -162,5 +176,9 @@ public struct ExamResultEnteredInError: EventPayload {
         self.markedAt = markedAt
     }
 
-    enum CodingKeys: String, CodingKey { case examID = "examId", institutionID = "institutionId", markedAt }
+    enum CodingKeys: String, CodingKey {
+        case examID = "examId"
+        case institutionID = "institutionId"
+        case markedAt
+    }
 }

@@ -43,7 +43,8 @@ public struct DiagnosisRequested: EventPayload {
     }
 
     enum CodingKeys: String, CodingKey {
-        case requestID = "requestId", phenotypes, excluded, scoring, maxResults, suggestPhenotypes
+        case requestID = "requestId"
+        case phenotypes, excluded, scoring, maxResults, suggestPhenotypes
     }
 }
 
@@ -63,7 +64,10 @@ public struct OntologyReleaseReference: Codable, Sendable, Equatable {
         self.annotationVersion = annotationVersion
     }
 
-    enum CodingKeys: String, CodingKey { case releaseID = "releaseId", kind, ontologyVersion, annotationVersion }
+    enum CodingKeys: String, CodingKey {
+        case releaseID = "releaseId"
+        case kind, ontologyVersion, annotationVersion
+    }
 }
 
 /// An ontology term by id and name.
@@ -91,7 +95,11 @@ public struct PhenotypeQueryWarning: Codable, Sendable, Equatable {
         self.message = message
     }
 
-    enum CodingKeys: String, CodingKey { case code, termID = "termId", message }
+    enum CodingKeys: String, CodingKey {
+        case code
+        case termID = "termId"
+        case message
+    }
 }
 
 /// Why a query term scores what it does against a disease: its best-matching annotation and their most informative
@@ -143,7 +151,9 @@ public struct RankedDiseaseCandidate: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case rank, diseaseID = "diseaseId", diseaseName, score, penalty, pValue, adjustedPValue, matches, excludedTermsPresent
+        case rank
+        case diseaseID = "diseaseId"
+        case diseaseName, score, penalty, pValue, adjustedPValue, matches, excludedTermsPresent
     }
 }
 
@@ -204,7 +214,8 @@ public struct DiagnosisRanked: EventPayload {
     }
 
     enum CodingKeys: String, CodingKey {
-        case requestID = "requestId", release, scoring, queryTerms, excludedTerms, warnings, nullQuerySize, diseaseCount, results,
+        case requestID = "requestId"
+        case release, scoring, queryTerms, excludedTerms, warnings, nullQuerySize, diseaseCount, results,
             suggestions
     }
 }
@@ -235,7 +246,10 @@ public struct DiagnosisRefused: EventPayload {
         self.warnings = warnings
     }
 
-    enum CodingKeys: String, CodingKey { case requestID = "requestId", reason, message, warnings }
+    enum CodingKeys: String, CodingKey {
+        case requestID = "requestId"
+        case reason, message, warnings
+    }
 }
 
 /// An operator asks diagnosis-service to import a new HPO release from files it can read (a mounted volume)
@@ -257,7 +271,10 @@ public struct OntologyUpdateRequested: EventPayload {
         self.annotationFile = annotationFile
     }
 
-    enum CodingKeys: String, CodingKey { case updateID = "updateId", kind, ontologyFile, annotationFile }
+    enum CodingKeys: String, CodingKey {
+        case updateID = "updateId"
+        case kind, ontologyFile, annotationFile
+    }
 }
 
 /// A new ontology release is imported and serving (`caretide.diagnosis-results`), with its counts and accuracy report.
@@ -288,6 +305,7 @@ public struct OntologyReleaseImported: EventPayload {
     }
 
     enum CodingKeys: String, CodingKey {
-        case updateID = "updateId", release, termCount, diseaseCount, annotationCount, recallFirst, recallTopTen
+        case updateID = "updateId"
+        case release, termCount, diseaseCount, annotationCount, recallFirst, recallTopTen
     }
 }

@@ -30,6 +30,10 @@ public struct EventEnvelope<Payload: EventPayload>: Codable, Sendable, Equatable
     }
 
     enum CodingKeys: String, CodingKey {
-        case eventID = "eventId", eventType, schemaVersion, occurredAt, producer, patientID = "patientId", traceID = "traceId", payload
+        case eventID = "eventId"
+        case eventType, schemaVersion, occurredAt, producer
+        case patientID = "patientId"
+        case traceID = "traceId"
+        case payload
     }
 }

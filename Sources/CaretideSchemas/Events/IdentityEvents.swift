@@ -17,7 +17,8 @@ public struct CareTeamGranted: EventPayload {
     }
 
     enum CodingKeys: String, CodingKey {
-        case consultantID = "consultantId", grantedAt, expiresAt
+        case consultantID = "consultantId"
+        case grantedAt, expiresAt
     }
 }
 
@@ -34,7 +35,8 @@ public struct CareTeamRevoked: EventPayload {
     }
 
     enum CodingKeys: String, CodingKey {
-        case consultantID = "consultantId", revokedAt
+        case consultantID = "consultantId"
+        case revokedAt
     }
 }
 
@@ -85,7 +87,10 @@ public struct AccessRecorded: EventPayload {
     }
 
     enum CodingKeys: String, CodingKey {
-        case auditID = "auditId", recordedAt, subject, role, institutionID = "institutionId", action, operation, owner, outcome, status
+        case auditID = "auditId"
+        case recordedAt, subject, role
+        case institutionID = "institutionId"
+        case action, operation, owner, outcome, status
         case requestID = "requestId"
     }
 }

@@ -59,7 +59,10 @@ public struct BloodPressureRecorded: MeasurementPayload {
         self.diastolic = diastolic
     }
 
-    enum CodingKeys: String, CodingKey { case measurementID = "measurementId", revision, takenAt, source, systolic, diastolic }
+    enum CodingKeys: String, CodingKey {
+        case measurementID = "measurementId"
+        case revision, takenAt, source, systolic, diastolic
+    }
 }
 
 /// A resting pulse in beats per minute (`caretide.measurements`).
@@ -80,7 +83,10 @@ public struct PulseRecorded: MeasurementPayload {
         self.beatsPerMinute = beatsPerMinute
     }
 
-    enum CodingKeys: String, CodingKey { case measurementID = "measurementId", revision, takenAt, source, beatsPerMinute }
+    enum CodingKeys: String, CodingKey {
+        case measurementID = "measurementId"
+        case revision, takenAt, source, beatsPerMinute
+    }
 }
 
 /// Weight and height, from which the BMI is computed (`caretide.measurements`).
@@ -103,7 +109,10 @@ public struct BodyMeasurementRecorded: MeasurementPayload {
         self.heightCm = heightCm
     }
 
-    enum CodingKeys: String, CodingKey { case measurementID = "measurementId", revision, takenAt, source, weightKg, heightCm }
+    enum CodingKeys: String, CodingKey {
+        case measurementID = "measurementId"
+        case revision, takenAt, source, weightKg, heightCm
+    }
 }
 
 /// A blood glucose value in mg/dL or mmol/L, fasting, random or 2 hours into an OGTT (`caretide.measurements`).
@@ -131,7 +140,10 @@ public struct GlucoseRecorded: MeasurementPayload {
         self.context = context
     }
 
-    enum CodingKeys: String, CodingKey { case measurementID = "measurementId", revision, takenAt, source, value, unit, context }
+    enum CodingKeys: String, CodingKey {
+        case measurementID = "measurementId"
+        case revision, takenAt, source, value, unit, context
+    }
 }
 
 /// An HbA1c result in percent (NGSP) (`caretide.measurements`).
@@ -152,7 +164,10 @@ public struct HbA1cRecorded: MeasurementPayload {
         self.percent = percent
     }
 
-    enum CodingKeys: String, CodingKey { case measurementID = "measurementId", revision, takenAt, source, percent }
+    enum CodingKeys: String, CodingKey {
+        case measurementID = "measurementId"
+        case revision, takenAt, source, percent
+    }
 }
 
 /// A (partial) lipid panel in one unit (`caretide.measurements`); `sex` is needed for the HDL limit.
@@ -187,7 +202,8 @@ public struct LipidPanelRecorded: MeasurementPayload {
     }
 
     enum CodingKeys: String, CodingKey {
-        case measurementID = "measurementId", revision, takenAt, source, unit, sex, totalCholesterol, ldlCholesterol, hdlCholesterol, triglycerides
+        case measurementID = "measurementId"
+        case revision, takenAt, source, unit, sex, totalCholesterol, ldlCholesterol, hdlCholesterol, triglycerides
     }
 }
 
@@ -204,5 +220,8 @@ public struct MeasurementDeleted: EventPayload {
         self.deletedAt = deletedAt
     }
 
-    enum CodingKeys: String, CodingKey { case measurementID = "measurementId", kind, deletedAt }
+    enum CodingKeys: String, CodingKey {
+        case measurementID = "measurementId"
+        case kind, deletedAt
+    }
 }

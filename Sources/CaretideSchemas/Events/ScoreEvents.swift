@@ -48,7 +48,10 @@ public struct AssessmentRecorded: EventPayload {
     }
 
     enum CodingKeys: String, CodingKey {
-        case assessmentID = "assessmentId", sourceEventID = "sourceEventId", subjectID = "subjectId", kind, category, severity, tip,
+        case assessmentID = "assessmentId"
+        case sourceEventID = "sourceEventId"
+        case subjectID = "subjectId"
+        case kind, category, severity, tip,
             ruleSetVersion, observedAt, supersedes, values
     }
 }
@@ -75,7 +78,12 @@ public struct AssessmentWithdrawn: EventPayload {
         self.sourceEventID = sourceEventID
     }
 
-    enum CodingKeys: String, CodingKey { case assessmentID = "assessmentId", subjectID = "subjectId", kind, reason, sourceEventID = "sourceEventId" }
+    enum CodingKeys: String, CodingKey {
+        case assessmentID = "assessmentId"
+        case subjectID = "subjectId"
+        case kind, reason
+        case sourceEventID = "sourceEventId"
+    }
 }
 
 /// One exam item with its HL7 v2 table 0078 interpretation (N, L, H, LL, HH) and the institution's comment.
@@ -131,7 +139,11 @@ public struct ExamResultFlagged: EventPayload {
     }
 
     enum CodingKeys: String, CodingKey {
-        case assessmentID = "assessmentId", sourceEventID = "sourceEventId", examID = "examId", institutionID = "institutionId", revision,
+        case assessmentID = "assessmentId"
+        case sourceEventID = "sourceEventId"
+        case examID = "examId"
+        case institutionID = "institutionId"
+        case revision,
             reportedAt, severity, supersedes, ruleSetVersion, items
     }
 }
@@ -164,6 +176,8 @@ public struct CareTrackingFlagged: EventPayload {
     }
 
     enum CodingKeys: String, CodingKey {
-        case flagID = "flagId", rule, severity, tip, ruleSetVersion, firstObservedAt, lastObservedAt, triggeringAssessmentID = "triggeringAssessmentId"
+        case flagID = "flagId"
+        case rule, severity, tip, ruleSetVersion, firstObservedAt, lastObservedAt
+        case triggeringAssessmentID = "triggeringAssessmentId"
     }
 }

@@ -10,15 +10,17 @@ extension UUID {
         let milliseconds = UInt64(max(0, (date.timeIntervalSince1970 * 1000).rounded(.down)))
         let high: UInt64 = generator.next()
         let low: UInt64 = generator.next()
-        return UUID(uuid: (
-            UInt8(truncatingIfNeeded: milliseconds >> 40), UInt8(truncatingIfNeeded: milliseconds >> 32),
-            UInt8(truncatingIfNeeded: milliseconds >> 24), UInt8(truncatingIfNeeded: milliseconds >> 16),
-            UInt8(truncatingIfNeeded: milliseconds >> 8), UInt8(truncatingIfNeeded: milliseconds),
-            0x70 | UInt8(truncatingIfNeeded: high & 0x0F), UInt8(truncatingIfNeeded: high >> 8),  // version 7
-            0x80 | UInt8(truncatingIfNeeded: (high >> 16) & 0x3F), UInt8(truncatingIfNeeded: high >> 24),  // variant 10
-            UInt8(truncatingIfNeeded: high >> 32), UInt8(truncatingIfNeeded: high >> 40),
-            UInt8(truncatingIfNeeded: low), UInt8(truncatingIfNeeded: low >> 8),
-            UInt8(truncatingIfNeeded: low >> 16), UInt8(truncatingIfNeeded: low >> 24)))
+        return UUID(
+            uuid: (
+                UInt8(truncatingIfNeeded: milliseconds >> 40), UInt8(truncatingIfNeeded: milliseconds >> 32),
+                UInt8(truncatingIfNeeded: milliseconds >> 24), UInt8(truncatingIfNeeded: milliseconds >> 16),
+                UInt8(truncatingIfNeeded: milliseconds >> 8), UInt8(truncatingIfNeeded: milliseconds),
+                0x70 | UInt8(truncatingIfNeeded: high & 0x0F), UInt8(truncatingIfNeeded: high >> 8),  // version 7
+                0x80 | UInt8(truncatingIfNeeded: (high >> 16) & 0x3F), UInt8(truncatingIfNeeded: high >> 24),  // variant 10
+                UInt8(truncatingIfNeeded: high >> 32), UInt8(truncatingIfNeeded: high >> 40),
+                UInt8(truncatingIfNeeded: low), UInt8(truncatingIfNeeded: low >> 8),
+                UInt8(truncatingIfNeeded: low >> 16), UInt8(truncatingIfNeeded: low >> 24)
+            ))
     }
 }
 
@@ -27,8 +29,8 @@ extension UUID {
     /// bytes with the version and variant bits set. For ids a consumer de-duplicates on (a notification's id from its
     /// source and recipient): made again, the id is the same. Not for secrets: FNV is not cryptographic.
     public static func named(_ name: String) -> UUID {
-        var hash: UInt128 = 0x6c62272e07bb014262b821756295c58d
-        let prime: UInt128 = 0x0000000001000000000000000000013B
+        var hash: UInt128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d
+        let prime: UInt128 = 0x0000_0000_0100_0000_0000_0000_0000_013B
         for byte in name.utf8 {
             hash ^= UInt128(byte)
             hash &*= prime
@@ -36,8 +38,10 @@ extension UUID {
         var bytes = (0..<16).map { UInt8(truncatingIfNeeded: hash >> (8 * UInt128(15 - $0))) }
         bytes[6] = 0x80 | (bytes[6] & 0x0F)  // version 8
         bytes[8] = 0x80 | (bytes[8] & 0x3F)  // variant 10
-        return UUID(uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 }

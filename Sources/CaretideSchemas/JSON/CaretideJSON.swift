@@ -25,7 +25,8 @@ public enum Timestamp {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(millisecondOfDay % 1000, 3))Z"
+        return
+            "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(millisecondOfDay % 1000, 3))Z"
     }
 
     /// The instants Caretide accepts: from 1900-01-01T00:00:00Z (no health record is older) to the end of 9999 (the

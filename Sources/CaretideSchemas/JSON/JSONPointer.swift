@@ -10,9 +10,10 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible, Comparab
 
     /// Parses the text form, "/a/b~1c" → ["a", "b/c"].
     public init(parsing text: String) {
-        self.init(tokens: text.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
-            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-        })
+        self.init(
+            tokens: text.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
+                $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            })
     }
 
     public func appending(_ token: String) -> JSONPointer {

@@ -337,8 +337,11 @@ private final class CompiledSchema: @unchecked Sendable {
         }
         if unknownMembers > 0 {
             // Never echoed: a member name is caller text, and may be anything (even a diagnosis); the object is named.
-            violations.append(SchemaViolation(
-                pointer: pointer, message: unknownMembers == 1 ? "has a member that is not a known field" : "has \(unknownMembers) members that are not known fields"))
+            violations.append(
+                SchemaViolation(
+                    pointer: pointer,
+                    message: unknownMembers == 1
+                        ? "has a member that is not a known field" : "has \(unknownMembers) members that are not known fields"))
         }
     }
 

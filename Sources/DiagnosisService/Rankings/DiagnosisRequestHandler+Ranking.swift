@@ -7,12 +7,15 @@ extension DiagnosisRequestHandler {
     /// `diagnosis.requested` → `diagnosis.ranked` or `diagnosis.refused`, once per request id.
     func answer(_ request: DiagnosisRequested, event: ValidatedEvent, context: HandlerContext) async throws {
         let outcome = catalog.rank(RankingQuery(request), requestID: request.requestID)
-        let (name, releaseID): (String, Int?) = switch outcome {
-        case .ranked(let ranked): ("ranked", ranked.release.releaseID)
-        case .refused(let refused): (refused.reason.rawValue, nil)
-        }
-        guard try await AnsweredRequests.recordFirst(
-            requestID: request.requestID, eventID: event.eventID, outcome: name, releaseID: releaseID, on: context.connection, logger: context.logger)
+        let (name, releaseID): (String, Int?) =
+            switch outcome {
+            case .ranked(let ranked): ("ranked", ranked.release.releaseID)
+            case .refused(let refused): (refused.reason.rawValue, nil)
+            }
+        guard
+            try await AnsweredRequests.recordFirst(
+                requestID: request.requestID, eventID: event.eventID, outcome: name, releaseID: releaseID, on: context.connection,
+                logger: context.logger)
         else {
             context.logger.notice("diagnosis request already answered", metadata: ["requestId": "\(request.requestID)"])
             return

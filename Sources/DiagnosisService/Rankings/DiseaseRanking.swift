@@ -34,14 +34,18 @@ extension ReleaseCatalog {
     /// Ranks diseases with the release serving now (Phenomizer: Köhler et al. 2009; see `PhenotypeRanker`).
     func rank(_ query: RankingQuery, requestID: String) -> RankingOutcome {
         guard let release else {
-            return .refused(DiagnosisRefused(
-                requestID: requestID, reason: .ontologyNotLoaded,
-                message: "no ontology is loaded; a full update (caretide hpo import) is needed before ranking"))
+            return .refused(
+                DiagnosisRefused(
+                    requestID: requestID, reason: .ontologyNotLoaded,
+                    message: "no ontology is loaded; a full update (caretide hpo import) is needed before ranking"))
         }
         guard let ranker = release.ranker else {
-            return .refused(DiagnosisRefused(
-                requestID: requestID, reason: .fullUpdateNeeded,
-                message: "only the ontology is loaded (minimum update, release \(release.reference.releaseID)); ranking needs a full update with disease annotations"))
+            return .refused(
+                DiagnosisRefused(
+                    requestID: requestID, reason: .fullUpdateNeeded,
+                    message:
+                        "only the ontology is loaded (minimum update, release \(release.reference.releaseID)); ranking needs a full update with disease annotations"
+                ))
         }
         do {
             let options = RankingOptions(scoring: query.scoring.mode, maxResults: query.maxResults)
@@ -63,16 +67,17 @@ extension PhenotypeTermReference {
 
 extension PhenotypeQueryWarning {
     init(_ warning: QueryWarning) {
-        let (code, termID): (String, String?) = switch warning {
-        case .unknownTerm(let id): ("unknownTerm", id)
-        case .obsoleteTermReplaced(let id, _): ("obsoleteTermReplaced", id)
-        case .alternativeIDMapped(let id, _): ("alternativeIdMapped", id)
-        case .obsoleteWithoutReplacement(let id, _): ("obsoleteWithoutReplacement", id)
-        case .duplicateTerm(let id): ("duplicateTerm", id)
-        case .notPhenotypicAbnormality(let id): ("notPhenotypicAbnormality", id)
-        case .excludedTermAlsoQueried(let id): ("excludedTermAlsoQueried", id)
-        case .querySizeExceedsNullModel: ("querySizeExceedsNullModel", nil)
-        }
+        let (code, termID): (String, String?) =
+            switch warning {
+            case .unknownTerm(let id): ("unknownTerm", id)
+            case .obsoleteTermReplaced(let id, _): ("obsoleteTermReplaced", id)
+            case .alternativeIDMapped(let id, _): ("alternativeIdMapped", id)
+            case .obsoleteWithoutReplacement(let id, _): ("obsoleteWithoutReplacement", id)
+            case .duplicateTerm(let id): ("duplicateTerm", id)
+            case .notPhenotypicAbnormality(let id): ("notPhenotypicAbnormality", id)
+            case .excludedTermAlsoQueried(let id): ("excludedTermAlsoQueried", id)
+            case .querySizeExceedsNullModel: ("querySizeExceedsNullModel", nil)
+            }
         self.init(code: code, termID: termID, message: warning.description)
     }
 }

@@ -41,7 +41,10 @@ struct RankingRoutes: Sendable {
             throw HTTPProblem(
                 status: status, error: refused.message,
                 violations: refused.reason == .noUsableQueryTerms
-                    ? [SchemaViolation(pointer: JSONPointer(tokens: ["phenotypes"]), message: "no term is a current phenotype of the serving release")]
+                    ? [
+                        SchemaViolation(
+                            pointer: JSONPointer(tokens: ["phenotypes"]), message: "no term is a current phenotype of the serving release")
+                    ]
                     : [])
         }
     }

@@ -31,9 +31,10 @@ public struct AccuracyReport: Codable, Sendable, Equatable {
 
     static func measure(_ ranker: PhenotypeRanker, diseaseCount: Int, termsPerQuery: Int = 5, seed: UInt64 = 42) throws -> AccuracyReport {
         let scenarios = try scenarios.map { scenario in
-            let report = try ranker.recallCheck(RecallCheckOptions(
-                diseaseCount: diseaseCount, termsPerQuery: termsPerQuery, imprecision: scenario.imprecision,
-                noiseTerms: scenario.noise, seed: seed, scoring: .asymmetric))
+            let report = try ranker.recallCheck(
+                RecallCheckOptions(
+                    diseaseCount: diseaseCount, termsPerQuery: termsPerQuery, imprecision: scenario.imprecision,
+                    noiseTerms: scenario.noise, seed: seed, scoring: .asymmetric))
             return Scenario(
                 name: scenario.name, termsPerQuery: termsPerQuery, imprecision: scenario.imprecision, noiseTerms: scenario.noise,
                 evaluated: report.evaluated, rankedFirst: report.rankedFirst, inTopTen: report.inTopTen)

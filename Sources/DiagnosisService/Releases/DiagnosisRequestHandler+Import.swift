@@ -26,10 +26,11 @@ extension DiagnosisRequestHandler {
             throw UnprocessableEvent("the release files are invalid: \(error.description)")
         }
         let first = report.accuracy?.scenarios.first
-        try await context.publish(context.envelope(
-            for: OntologyReleaseImported(
-                updateID: update.updateID, release: report.release, termCount: report.termCount, diseaseCount: report.diseaseCount,
-                annotationCount: report.annotationCount, recallFirst: first?.rankedFirst, recallTopTen: first?.inTopTen),
-            causedBy: event))
+        try await context.publish(
+            context.envelope(
+                for: OntologyReleaseImported(
+                    updateID: update.updateID, release: report.release, termCount: report.termCount, diseaseCount: report.diseaseCount,
+                    annotationCount: report.annotationCount, recallFirst: first?.rankedFirst, recallTopTen: first?.inTopTen),
+                causedBy: event))
     }
 }

@@ -118,10 +118,12 @@ public enum OntologyImporter {
             throw OntologyImportError.invalidRelease("a full update has no annotations")
         }
         let parseSeconds = (clock.now - start).seconds
-        logger.info("ontology release parsed", metadata: [
-            "kind": "\(kind.rawValue)", "terms": "\(ontology.termCount)", "diseases": "\(knowledgeBase?.diseaseCount ?? 0)",
-            "seconds": "\(parseSeconds)",
-        ])
+        logger.info(
+            "ontology release parsed",
+            metadata: [
+                "kind": "\(kind.rawValue)", "terms": "\(ontology.termCount)", "diseases": "\(knowledgeBase?.diseaseCount ?? 0)",
+                "seconds": "\(parseSeconds)",
+            ])
 
         guard let knowledgeBase else {
             return PreparedRelease(
@@ -130,11 +132,13 @@ public enum OntologyImporter {
         }
         start = clock.now
         let nulls = try ScoringMode.allCases.map { scoring in
-            try NullDistribution.build(for: knowledgeBase, options: NullDistributionOptions(
-                scoring: scoring,
-                sampleCount: scoring == .asymmetric ? options.nullSampleCount : options.symmetricNullSampleCount,
-                maxQuerySize: options.nullMaxQuerySize, binCount: options.nullBinCount,
-                concurrency: options.concurrency))
+            try NullDistribution.build(
+                for: knowledgeBase,
+                options: NullDistributionOptions(
+                    scoring: scoring,
+                    sampleCount: scoring == .asymmetric ? options.nullSampleCount : options.symmetricNullSampleCount,
+                    maxQuerySize: options.nullMaxQuerySize, binCount: options.nullBinCount,
+                    concurrency: options.concurrency))
         }
         let nullSeconds = (clock.now - start).seconds
 
@@ -142,9 +146,11 @@ public enum OntologyImporter {
         let ranker = try PhenotypeRanker(knowledgeBase: knowledgeBase, nullDistributions: nulls)
         let accuracy = try AccuracyReport.measure(ranker, diseaseCount: options.recallDiseaseCount)
         let accuracySeconds = (clock.now - start).seconds
-        logger.info("null distributions and accuracy report computed", metadata: [
-            "nullSeconds": "\(nullSeconds)", "accuracySeconds": "\(accuracySeconds)",
-        ])
+        logger.info(
+            "null distributions and accuracy report computed",
+            metadata: [
+                "nullSeconds": "\(nullSeconds)", "accuracySeconds": "\(accuracySeconds)",
+            ])
         return PreparedRelease(
             content: content, ontology: ontology, knowledgeBase: knowledgeBase, nulls: nulls, accuracy: accuracy,
             parseSeconds: parseSeconds, nullDistributionSeconds: nullSeconds, accuracySeconds: accuracySeconds)
@@ -189,8 +195,10 @@ extension OntologyImportReport {
                 parseSeconds, nullDistributionSeconds, accuracySeconds, writeSeconds, totalSeconds),
         ]
         for scenario in accuracy?.scenarios ?? [] {
-            lines.append("recall \(scenario.name): \(scenario.evaluated) simulated patients, " + String(
-                format: "first %.1f %%, top ten %.1f %%", scenario.rankedFirst * 100, scenario.inTopTen * 100))
+            lines.append(
+                "recall \(scenario.name): \(scenario.evaluated) simulated patients, "
+                    + String(
+                        format: "first %.1f %%, top ten %.1f %%", scenario.rankedFirst * 100, scenario.inTopTen * 100))
         }
         return lines.joined(separator: "\n")
     }

@@ -39,7 +39,7 @@ struct ReleaseWatcher: Service {
                         do {
                             try await load(releaseID: newest)
                             failedReleaseID = nil
-                        } catch where !TransientError.isTransient(error) {
+                        } catch  where !TransientError.isTransient(error) {
                             // A release that cannot be built is not retried every poll; the current one keeps serving.
                             failedReleaseID = newest
                             logger.error("ontology release cannot be loaded", metadata: ["releaseId": "\(newest)", "error": "\(error)"])
@@ -58,10 +58,12 @@ struct ReleaseWatcher: Service {
         let start = ContinuousClock.now
         guard let release = try await ServingRelease.load(releaseID: releaseID, context.database.client, logger: logger) else { return }
         catalog.replace(with: release)
-        logger.info("ontology release serving", metadata: [
-            "releaseId": "\(releaseID)", "kind": "\(release.reference.kind.rawValue)", "terms": "\(release.ontology.termCount)",
-            "diseases": "\(release.knowledgeBase?.diseaseCount ?? 0)", "seconds": "\((ContinuousClock.now - start).seconds)",
-        ])
+        logger.info(
+            "ontology release serving",
+            metadata: [
+                "releaseId": "\(releaseID)", "kind": "\(release.reference.kind.rawValue)", "terms": "\(release.ontology.termCount)",
+                "diseases": "\(release.knowledgeBase?.diseaseCount ?? 0)", "seconds": "\((ContinuousClock.now - start).seconds)",
+            ])
     }
 }
 

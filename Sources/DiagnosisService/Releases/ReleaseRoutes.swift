@@ -21,8 +21,9 @@ struct ReleaseRoutes: Sendable {
     func register(on routes: APIRoutes) {
         routes.get("v1/releases", access: .referenceData, summary: "Stored ontology releases, newest first, the serving one named") { _, _ in
             let releases = try await ReleaseStore.summaries(context.database.client, logger: context.logger)
-            return try jsonResponse(Listing(
-                serving: catalog.release?.reference, releases: releases, message: releases.isEmpty ? SearchRoutes.noOntology : nil))
+            return try jsonResponse(
+                Listing(
+                    serving: catalog.release?.reference, releases: releases, message: releases.isEmpty ? SearchRoutes.noOntology : nil))
         }
 
         routes.get("v1/releases/:releaseId", access: .referenceData, summary: "One stored release with its counts and accuracy report") {

@@ -155,9 +155,11 @@ enum ReleaseStore {
     static func load(
         releaseID: Int, _ client: PostgresClient, logger: Logger
     ) async throws -> (OntologyReleaseReference, ReleaseContent, [NullDistribution])? {
-        guard let release = try await client.fetchAll(
-            "SELECT kind, ontology_version, annotation_version FROM releases WHERE release_id = \(releaseID)",
-            as: (String, String?, String?).self, logger: logger).first,
+        guard
+            let release = try await client.fetchAll(
+                "SELECT kind, ontology_version, annotation_version FROM releases WHERE release_id = \(releaseID)",
+                as: (String, String?, String?).self, logger: logger
+            ).first,
             let kind = OntologyUpdateKind(rawValue: release.0)
         else { return nil }
         let reference = OntologyReleaseReference(releaseID: releaseID, kind: kind, ontologyVersion: release.1, annotationVersion: release.2)

@@ -64,9 +64,10 @@ struct SavedQueryRoutes: Sendable {
         ) { request, requestContext in
             let (doctorID, queryID) = try Self.identifiers(requestContext)
             let body = try await request.decodedJSON(Body.self, schema: "saved-query.request", context: requestContext)
-            return try jsonResponse(try await Self.answering {
-                try await store.edit(queryID, doctorID: doctorID, to: body.content, overwrite: body.overwrite == true, in: context)
-            })
+            return try jsonResponse(
+                try await Self.answering {
+                    try await store.edit(queryID, doctorID: doctorID, to: body.content, overwrite: body.overwrite == true, in: context)
+                })
         }
 
         routes.delete(base + "/:queryId", access: .consultantWorkspace, summary: "Delete a saved query") { _, requestContext in
@@ -76,7 +77,8 @@ struct SavedQueryRoutes: Sendable {
         }
 
         routes.post(
-            base + "/:queryId/ranking", access: .consultantWorkspace, summary: "Rank diseases for a saved query", body: [], bodyLimit: APIRoutes.noBody
+            base + "/:queryId/ranking", access: .consultantWorkspace, summary: "Rank diseases for a saved query", body: [],
+            bodyLimit: APIRoutes.noBody
         ) { _, requestContext in
             let (doctorID, queryID) = try Self.identifiers(requestContext)
             let saved = try await Self.answering { try await store.load(queryID, doctorID: doctorID) }

@@ -74,7 +74,10 @@ struct SearchRoutes: Sendable {
     func register(on routes: APIRoutes) {
         routes.get(
             "v1/phenotypes", access: .referenceData, summary: "Search phenotypes by id, name, synonym or prefix, best first",
-            query: [.init("q", "the search text (1 to 200 characters)", required: true), .init("limit", "at most this many results (1 to 100; default 20)")]
+            query: [
+                .init("q", "the search text (1 to 200 characters)", required: true),
+                .init("limit", "at most this many results (1 to 100; default 20)"),
+            ]
         ) { request, _ in
             let (query, limit) = try Self.searchParameters(request)
             guard let release = catalog.release else {
@@ -96,17 +99,21 @@ struct SearchRoutes: Sendable {
             let ontology = release.ontology
             let reference = { (t: TermIndex) in PhenotypeTermReference(id: ontology.id(of: t), name: ontology.name(of: t)) }
             let kb = release.knowledgeBase
-            return try jsonResponse(TermDetail(
-                release: release.reference, id: ontology.id(of: term), name: ontology.name(of: term),
-                requestedId: ontology.id(of: term) == requested ? nil : requested,
-                synonyms: ontology.termSynonyms[Int(term.rawValue)].map { TermDetail.Synonym(text: $0.text, scope: $0.scope.rawValue) },
-                parents: ontology.parents(of: term).map(reference), children: ontology.children(of: term).map(reference),
-                informationContent: kb?.informationContent(of: term), diseaseCount: kb.map { Int($0.diseaseCountByTerm[Int(term.rawValue)]) }))
+            return try jsonResponse(
+                TermDetail(
+                    release: release.reference, id: ontology.id(of: term), name: ontology.name(of: term),
+                    requestedId: ontology.id(of: term) == requested ? nil : requested,
+                    synonyms: ontology.termSynonyms[Int(term.rawValue)].map { TermDetail.Synonym(text: $0.text, scope: $0.scope.rawValue) },
+                    parents: ontology.parents(of: term).map(reference), children: ontology.children(of: term).map(reference),
+                    informationContent: kb?.informationContent(of: term), diseaseCount: kb.map { Int($0.diseaseCountByTerm[Int(term.rawValue)]) }))
         }
 
         routes.get(
             "v1/diseases", access: .referenceData, summary: "Search diseases by name or id",
-            query: [.init("q", "the search text (1 to 200 characters)", required: true), .init("limit", "at most this many results (1 to 100; default 20)")]
+            query: [
+                .init("q", "the search text (1 to 200 characters)", required: true),
+                .init("limit", "at most this many results (1 to 100; default 20)"),
+            ]
         ) { request, _ in
             let (query, limit) = try Self.searchParameters(request)
             guard let release = catalog.release else {
@@ -130,9 +137,10 @@ struct SearchRoutes: Sendable {
             guard let index = kb.diseaseIndex(of: id), let phenotypes = kb.phenotypes(ofDisease: id) else {
                 throw HTTPProblem(status: .notFound, error: "no disease has this id in the serving release")
             }
-            return try jsonResponse(DiseasePhenotypes(
-                release: release.reference, disease: PhenotypeTermReference(id: id, name: kb.diseaseNames[index]),
-                phenotypes: phenotypes.map { .init(id: $0.term.id, name: $0.term.name, informationContent: $0.informationContent) }))
+            return try jsonResponse(
+                DiseasePhenotypes(
+                    release: release.reference, disease: PhenotypeTermReference(id: id, name: kb.diseaseNames[index]),
+                    phenotypes: phenotypes.map { .init(id: $0.term.id, name: $0.term.name, informationContent: $0.informationContent) }))
         }
     }
 
@@ -152,7 +160,8 @@ struct SearchRoutes: Sendable {
             }
         }
         guard violations.isEmpty else {
-            throw HTTPProblem(status: .badRequest, error: "the search parameters are invalid", violations: violations.sorted { $0.pointer < $1.pointer })
+            throw HTTPProblem(
+                status: .badRequest, error: "the search parameters are invalid", violations: violations.sorted { $0.pointer < $1.pointer })
         }
         return (query, limit)
     }

@@ -46,11 +46,14 @@ struct CareTeamRoutes: Sendable {
             let (patientID, consultantID) = try Self.pair(requestContext)
             try await context.transaction(auditing: requestContext.origin, status: { 204 }) { handler in
                 // Revoking what is not granted changes nothing and announces nothing.
-                guard try await CareTeamStore.lockUnrevoked(patientID: patientID, consultantID: consultantID, on: handler.connection, logger: handler.logger)
+                guard
+                    try await CareTeamStore.lockUnrevoked(
+                        patientID: patientID, consultantID: consultantID, on: handler.connection, logger: handler.logger)
                 else { return }
                 let revocation = CareTeamRevoked(consultantID: consultantID, revokedAt: Date())
                 let envelope = EventEnvelope(producer: handler.producer, patientID: patientID, traceID: requestContext.requestID, payload: revocation)
-                try await CareTeamStore.apply(revocation, patientID: patientID, eventID: envelope.eventID, on: handler.connection, logger: handler.logger)
+                try await CareTeamStore.apply(
+                    revocation, patientID: patientID, eventID: envelope.eventID, on: handler.connection, logger: handler.logger)
                 try await handler.publish(envelope)
             }
             return Response(status: .noContent)
@@ -60,8 +63,9 @@ struct CareTeamRoutes: Sendable {
             paged: true
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            return try jsonResponse(try await CareTeamStore.activeGrants(
-                patientID: patientID, page: .from(request), on: context.database.client, logger: context.logger))
+            return try jsonResponse(
+                try await CareTeamStore.activeGrants(
+                    patientID: patientID, page: .from(request), on: context.database.client, logger: context.logger))
         }
     }
 

@@ -21,7 +21,9 @@ struct ClinicalInputRoutes: Sendable {
     static let melanomaRiskProfile = RecordDefinition(
         recordType: "melanoma-risk-profile", requestSchema: "melanoma-risk-profile.request", eventType: .melanomaRiskProfileRecorded,
         payload: { body, id, revision in
-            .object(["profileId": .string(id), "revision": .number(Double(revision)), "answeredAt": .string(Timestamp.format(Date())), "factors": body])
+            .object([
+                "profileId": .string(id), "revision": .number(Double(revision)), "answeredAt": .string(Timestamp.format(Date())), "factors": body,
+            ])
         },
         observedAt: { ($0 as? MelanomaRiskProfileRecorded)?.answeredAt ?? Date() },
         observedAtField: "/answeredAt",

@@ -35,7 +35,9 @@ struct EnvironmentRoutes: Sendable {
             guard TimeZone(identifier: timeZone) != nil else {
                 throw HTTPProblem(
                     status: .unprocessableContent, error: "the area cannot be registered",
-                    violations: [SchemaViolation(pointer: JSONPointer(tokens: ["timeZone"]), message: "must be an IANA time zone, e.g. Europe/Lisbon")])
+                    violations: [
+                        SchemaViolation(pointer: JSONPointer(tokens: ["timeZone"]), message: "must be an IANA time zone, e.g. Europe/Lisbon")
+                    ])
             }
             let area = AreaRegistered(
                 areaCode: code, name: body["name"]?.stringValue ?? "", latitude: body["latitude"]?.numberValue ?? 0,
@@ -60,13 +62,15 @@ struct EnvironmentRoutes: Sendable {
             let code = try Self.areaCode(requestContext)
             let body = try await request.validatedJSON(schema: "uv-index.request", context: requestContext)
             let reading = UVIndexRecorded(
-                areaCode: code, observedAt: body["observedAt"]?.stringValue.flatMap(Timestamp.parse) ?? Date(), uvIndex: body["uvIndex"]?.numberValue ?? 0,
+                areaCode: code, observedAt: body["observedAt"]?.stringValue.flatMap(Timestamp.parse) ?? Date(),
+                uvIndex: body["uvIndex"]?.numberValue ?? 0,
                 dailyMax: body["dailyMax"]?.numberValue, solarNoon: body["solarNoon"]?.stringValue.flatMap(Timestamp.parse))
             var violations = Self.futureViolations(reading.observedAt)
             if let dailyMax = reading.dailyMax, dailyMax < reading.uvIndex {
                 violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["dailyMax"]), message: "must not be below uvIndex"))
             }
-            return try await record(reading, kind: "uv-index", observedAt: reading.observedAt, body: body, violations: violations, request: requestContext)
+            return try await record(
+                reading, kind: "uv-index", observedAt: reading.observedAt, body: body, violations: violations, request: requestContext)
         }
         routes.post(
             "v1/areas/:areaCode/air-quality", access: .operatorFeeds,
@@ -79,9 +83,12 @@ struct EnvironmentRoutes: Sendable {
                 pm25: body["pm25"]?.numberValue, pm10: body["pm10"]?.numberValue, o3: body["o3"]?.numberValue)
             var violations = Self.futureViolations(reading.observedAt)
             if [reading.aqi, reading.pm25, reading.pm10, reading.o3].allSatisfy({ $0 == nil }) {
-                violations += ["aqi", "pm25", "pm10", "o3"].map { SchemaViolation(pointer: JSONPointer(tokens: [$0]), message: "one of aqi, pm25, pm10 and o3 is required") }
+                violations += ["aqi", "pm25", "pm10", "o3"].map {
+                    SchemaViolation(pointer: JSONPointer(tokens: [$0]), message: "one of aqi, pm25, pm10 and o3 is required")
+                }
             }
-            return try await record(reading, kind: "air-quality", observedAt: reading.observedAt, body: body, violations: violations, request: requestContext)
+            return try await record(
+                reading, kind: "air-quality", observedAt: reading.observedAt, body: body, violations: violations, request: requestContext)
         }
     }
 
@@ -89,7 +96,9 @@ struct EnvironmentRoutes: Sendable {
     private func record<P: EventPayload>(
         _ reading: P, kind: String, observedAt: Date, body: JSONValue, violations: [SchemaViolation], request: CaretideRequestContext
     ) async throws -> Response {
-        guard violations.isEmpty else { throw HTTPProblem(status: .unprocessableContent, error: "the reading cannot be recorded", violations: violations) }
+        guard violations.isEmpty else {
+            throw HTTPProblem(status: .unprocessableContent, error: "the reading cannot be recorded", violations: violations)
+        }
         let code = reading.partitionKey ?? ""
         let bodyText = try CaretideJSON.encodeToString(body)
         let requestID = request.requestID

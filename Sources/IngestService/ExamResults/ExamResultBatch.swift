@@ -76,7 +76,8 @@ struct ExamResultBatch: Sendable {
             Result(index: index, examId: examID, status: "refused", error: error, violations: violations)
         }
         if duplicateInBatch {
-            return refused("the request is invalid", [SchemaViolation(pointer: at.appending("examId"), message: "appears more than once in this batch")])
+            return refused(
+                "the request is invalid", [SchemaViolation(pointer: at.appending("examId"), message: "appears more than once in this batch")])
         }
         let report = item["report"] ?? .null
         let definition = ExamResultRoutes.definition
@@ -89,15 +90,18 @@ struct ExamResultBatch: Sendable {
             let violations = try records.violations(definition, body: report, recordID: recordID)
             guard violations.isEmpty else { return refused("the report is invalid or cannot be assessed", prefixed(violations)) }
             guard let size = try? CaretideJSON.encode(report).count, size <= Outbox.maximumEventBytes else {
-                return refused("the report is larger than one event may be (\(Outbox.maximumEventBytes) bytes)", [SchemaViolation(pointer: JSONPointer(tokens: prefix), message: "is too large")])
+                return refused(
+                    "the report is larger than one event may be (\(Outbox.maximumEventBytes) bytes)",
+                    [SchemaViolation(pointer: JSONPointer(tokens: prefix), message: "is too large")])
             }
             let receipt = try await records.store(
                 definition, mode: .put, patientID: report["patientId"]?.stringValue ?? "", recordID: recordID, body: report, origin: origin)
-            let status = switch receipt.status {
-            case "recorded": "accepted"
-            case "unchanged": "duplicate"
-            default: receipt.status
-            }
+            let status =
+                switch receipt.status {
+                case "recorded": "accepted"
+                case "unchanged": "duplicate"
+                default: receipt.status
+                }
             return Result(index: index, examId: examID, status: status, revision: receipt.revision, eventId: receipt.eventId)
         } catch let problem as HTTPProblem {
             return refused(problem.error, prefixed(problem.violations))

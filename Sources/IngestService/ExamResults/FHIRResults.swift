@@ -41,7 +41,10 @@ enum FHIRResults {
             return .failure(IssueList([Issue(code: "invalid", diagnostics: "the body must be a FHIR Bundle", expression: "Bundle")]))
         }
         guard ["transaction", "collection", "batch"].contains(bundle["type"]?.stringValue ?? "") else {
-            return .failure(IssueList([Issue(code: "not-supported", diagnostics: "Bundle.type must be transaction, batch or collection", expression: "Bundle.type")]))
+            return .failure(
+                IssueList([
+                    Issue(code: "not-supported", diagnostics: "Bundle.type must be transaction, batch or collection", expression: "Bundle.type")
+                ]))
         }
         guard case .array(let entries)? = bundle["entry"], !entries.isEmpty else {
             return .failure(IssueList([Issue(code: "required", diagnostics: "the Bundle has no entries", expression: "Bundle.entry")]))
@@ -57,9 +60,10 @@ enum FHIRResults {
             if let fullUrl = entry["fullUrl"]?.stringValue { byReference[fullUrl] = (index, resource) }
             if let id = resource["id"]?.stringValue { byReference["\(type)/\(id)"] = (index, resource) }
             if !["DiagnosticReport", "Observation", "Patient"].contains(type) {
-                issues.append(Issue(
-                    code: "not-supported", diagnostics: "\(type) is not taken: only DiagnosticReport, Observation and Patient",
-                    expression: "Bundle.entry[\(index)].resource"))
+                issues.append(
+                    Issue(
+                        code: "not-supported", diagnostics: "\(type) is not taken: only DiagnosticReport, Observation and Patient",
+                        expression: "Bundle.entry[\(index)].resource"))
             }
         }
         var reports: [Report] = []
@@ -69,7 +73,10 @@ enum FHIRResults {
             let at = "Bundle.entry[\(index)].resource"
             let examID = report["identifier"]?.firstElement?["value"]?.stringValue ?? report["id"]?.stringValue ?? ""
             if !PatientID.isValid(examID) {
-                issues.append(Issue(code: "required", diagnostics: "the report needs an identifier (1 to 64 letters, digits or . _ : -)", expression: "\(at).identifier"))
+                issues.append(
+                    Issue(
+                        code: "required", diagnostics: "the report needs an identifier (1 to 64 letters, digits or . _ : -)",
+                        expression: "\(at).identifier"))
             }
             let patientID = patient(of: report["subject"], in: byReference)
             if !PatientID.isValid(patientID) {
@@ -79,18 +86,23 @@ enum FHIRResults {
             if status == "entered-in-error" {
                 // Its observations go with it: listed, so not named as unlisted.
                 for reference in report["result"]?.elements ?? [] {
-                    if let target = reference["reference"]?.stringValue, let (observationIndex, _) = byReference[target] { used.insert(observationIndex) }
+                    if let target = reference["reference"]?.stringValue, let (observationIndex, _) = byReference[target] {
+                        used.insert(observationIndex)
+                    }
                 }
                 reports.append(Report(examID: examID, body: nil, patientID: patientID, entry: index))
                 continue
             }
             guard storedStatuses.contains(status) else {
-                issues.append(Issue(code: "not-supported", diagnostics: "status \(status.isEmpty ? "(none)" : status) is not taken", expression: "\(at).status"))
+                issues.append(
+                    Issue(code: "not-supported", diagnostics: "status \(status.isEmpty ? "(none)" : status) is not taken", expression: "\(at).status")
+                )
                 continue
             }
             let reported = (report["issued"]?.stringValue ?? report["effectiveDateTime"]?.stringValue).flatMap(Timestamp.parse)
             if reported == nil {
-                issues.append(Issue(code: "required", diagnostics: "issued or effectiveDateTime must say when the report was made", expression: "\(at).issued"))
+                issues.append(
+                    Issue(code: "required", diagnostics: "issued or effectiveDateTime must say when the report was made", expression: "\(at).issued"))
             }
             var items: [JSONValue] = []
             let results = report["result"]?.elements ?? []
@@ -99,7 +111,10 @@ enum FHIRResults {
                 guard let target = reference["reference"]?.stringValue, let (observationIndex, observation) = byReference[target],
                     observation["resourceType"]?.stringValue == "Observation"
                 else {
-                    issues.append(Issue(code: "not-found", diagnostics: "the result does not name an Observation in this Bundle", expression: "\(at).result[\(number)]"))
+                    issues.append(
+                        Issue(
+                            code: "not-found", diagnostics: "the result does not name an Observation in this Bundle",
+                            expression: "\(at).result[\(number)]"))
                     continue
                 }
                 used.insert(observationIndex)
@@ -108,16 +123,20 @@ enum FHIRResults {
                 case .failure(let issue): issues.append(issue)
                 }
             }
-            reports.append(Report(
-                examID: examID,
-                body: .object([
-                    "patientId": .string(patientID), "reportedAt": .string(reported.map(Timestamp.format) ?? ""), "items": .array(items),
-                    "status": .string(Self.status(status)),
-                ]),
-                patientID: patientID, entry: index))
+            reports.append(
+                Report(
+                    examID: examID,
+                    body: .object([
+                        "patientId": .string(patientID), "reportedAt": .string(reported.map(Timestamp.format) ?? ""), "items": .array(items),
+                        "status": .string(Self.status(status)),
+                    ]),
+                    patientID: patientID, entry: index))
         }
         for (index, entry) in entries.enumerated() where entry["resource"]?["resourceType"]?.stringValue == "Observation" && !used.contains(index) {
-            issues.append(Issue(code: "not-supported", diagnostics: "an Observation no DiagnosticReport lists is not taken", expression: "Bundle.entry[\(index)].resource"))
+            issues.append(
+                Issue(
+                    code: "not-supported", diagnostics: "an Observation no DiagnosticReport lists is not taken",
+                    expression: "Bundle.entry[\(index)].resource"))
         }
         if reports.isEmpty && issues.isEmpty {
             issues.append(Issue(code: "required", diagnostics: "the Bundle holds no DiagnosticReport", expression: "Bundle.entry"))
@@ -157,7 +176,8 @@ enum FHIRResults {
             return .failure(Issue(code: "required", diagnostics: "the observation needs a code", expression: "\(path).code"))
         }
         guard let quantity = observation["valueQuantity"], let value = quantity["value"]?.numberValue else {
-            return .failure(Issue(code: "not-supported", diagnostics: "only observations with a valueQuantity are taken", expression: "\(path).value"))
+            return .failure(
+                Issue(code: "not-supported", diagnostics: "only observations with a valueQuantity are taken", expression: "\(path).value"))
         }
         let name = coding?["display"]?.stringValue ?? observation["code"]?["text"]?.stringValue ?? code
         var item: [String: JSONValue] = [

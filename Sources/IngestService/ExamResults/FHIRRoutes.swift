@@ -20,14 +20,16 @@ struct FHIRRoutes: Sendable {
     func register(on routes: APIRoutes) {
         routes.post(
             "v1/institutions/:institutionId/fhir", access: .institutionResults,
-            summary: "Receive exam reports as a FHIR R4 Bundle (transaction or collection) of DiagnosticReport and Observation; a 422 OperationOutcome names whatever cannot be mapped, and nothing is stored",
+            summary:
+                "Receive exam reports as a FHIR R4 Bundle (transaction or collection) of DiagnosticReport and Observation; a 422 OperationOutcome names whatever cannot be mapped, and nothing is stored",
             body: [], bodyLimit: Outbox.maximumEventBytes, mediaType: Self.mediaType
         ) { request, context in
             let institution = context.parameters.get("institutionId") ?? ""
             let bytes = Array(buffer: try await request.body.collect(upTo: context.maxUploadSize))
             let (status, answer) = try await receive(bytes, institution: institution, origin: context.origin)
             return Response(
-                status: status, headers: [.contentType: Self.mediaType], body: ResponseBody(byteBuffer: ByteBuffer(bytes: try CaretideJSON.encode(answer))))
+                status: status, headers: [.contentType: Self.mediaType],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: try CaretideJSON.encode(answer))))
         }
     }
 
@@ -49,8 +51,9 @@ struct FHIRRoutes: Sendable {
             guard let body = report.body else { continue }
             let recordID = ExamKey(institutionID: institution, examID: report.examID).subjectID
             issues += try records.violations(definition, body: body, recordID: recordID).map {
-                .init(code: "invalid", diagnostics: "\($0.pointer.isEmpty ? "the report" : $0.pointer): \($0.message)",
-                      expression: "Bundle.entry[\(report.entry)].resource")
+                .init(
+                    code: "invalid", diagnostics: "\($0.pointer.isEmpty ? "the report" : $0.pointer): \($0.message)",
+                    expression: "Bundle.entry[\(report.entry)].resource")
             }
         }
         guard issues.isEmpty else { return (.unprocessableContent, Self.outcome(issues)) }
@@ -60,9 +63,11 @@ struct FHIRRoutes: Sendable {
             let recordID = ExamKey(institutionID: institution, examID: report.examID).subjectID
             do {
                 if let body = report.body {
-                    let receipt = try await records.store(definition, mode: .put, patientID: report.patientID, recordID: recordID, body: body, origin: origin)
+                    let receipt = try await records.store(
+                        definition, mode: .put, patientID: report.patientID, recordID: recordID, body: body, origin: origin)
                     outcomes[report.entry] = (
-                        receipt.status == "recorded" ? "201 Created" : "200 OK", "DiagnosticReport/\(report.examID)/_history/\(receipt.revision)")
+                        receipt.status == "recorded" ? "201 Created" : "200 OK", "DiagnosticReport/\(report.examID)/_history/\(receipt.revision)"
+                    )
                 } else {
                     let owner = try await records.patientOwning(definition, recordID: recordID)
                     let receipt = try await records.delete(definition, patientID: owner, recordID: recordID, origin: origin)
@@ -71,7 +76,10 @@ struct FHIRRoutes: Sendable {
             } catch let refusal as HTTPProblem {
                 // An exam id another patient's report holds, or a retraction of a report never received: said; the
                 // reports before it stand (sending the bundle again stores them as duplicates).
-                issues.append(.init(code: refusal.status == .notFound ? "not-found" : "conflict", diagnostics: refusal.error, expression: "Bundle.entry[\(report.entry)].resource"))
+                issues.append(
+                    .init(
+                        code: refusal.status == .notFound ? "not-found" : "conflict", diagnostics: refusal.error,
+                        expression: "Bundle.entry[\(report.entry)].resource"))
             }
         }
         guard issues.isEmpty else { return (.conflict, Self.outcome(issues)) }
@@ -87,12 +95,13 @@ struct FHIRRoutes: Sendable {
     static func outcome(_ issues: [FHIRResults.Issue]) -> JSONValue {
         .object([
             "resourceType": .string("OperationOutcome"),
-            "issue": .array(issues.map {
-                .object([
-                    "severity": .string("error"), "code": .string($0.code), "diagnostics": .string($0.diagnostics),
-                    "expression": .array([.string($0.expression)]),
-                ])
-            }),
+            "issue": .array(
+                issues.map {
+                    .object([
+                        "severity": .string("error"), "code": .string($0.code), "diagnostics": .string($0.diagnostics),
+                        "expression": .array([.string($0.expression)]),
+                    ])
+                }),
         ])
     }
 }

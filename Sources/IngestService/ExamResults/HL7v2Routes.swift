@@ -20,7 +20,8 @@ struct HL7v2Routes: Sendable {
     func register(on routes: APIRoutes) {
         routes.post(
             "v1/institutions/:institutionId/hl7v2", access: .institutionResults,
-            summary: "Receive an HL7 v2 ORU^R01 message (ER7 text); the answer is an HL7 ACK: AA stored, AE with an ERR per problem and nothing stored, AR not an ORU^R01",
+            summary:
+                "Receive an HL7 v2 ORU^R01 message (ER7 text); the answer is an HL7 ACK: AA stored, AE with an ERR per problem and nothing stored, AR not an ORU^R01",
             body: [], bodyLimit: Outbox.maximumEventBytes, mediaType: Self.mediaType
         ) { request, context in
             let institution = context.parameters.get("institutionId") ?? ""
@@ -37,19 +38,27 @@ struct HL7v2Routes: Sendable {
         do {
             message = try HL7v2.parse(text)
         } catch {
-            return Acknowledgement(code: "AR", to: nil, institution: institution, problems: [
-                .init(segment: "MSH", sequence: 1, field: 0, code: .dataTypeError, reason: error.reason),
-            ])
+            return Acknowledgement(
+                code: "AR", to: nil, institution: institution,
+                problems: [
+                    .init(segment: "MSH", sequence: 1, field: 0, code: .dataTypeError, reason: error.reason)
+                ])
         }
         guard message.messageType == "ORU^R01" else {
-            return Acknowledgement(code: "AR", to: message, institution: institution, problems: [
-                .init(segment: "MSH", sequence: 1, field: 9, code: .unsupportedMessageType, reason: "only ORU^R01 (unsolicited observation results) is taken"),
-            ])
+            return Acknowledgement(
+                code: "AR", to: message, institution: institution,
+                problems: [
+                    .init(
+                        segment: "MSH", sequence: 1, field: 9, code: .unsupportedMessageType,
+                        reason: "only ORU^R01 (unsolicited observation results) is taken")
+                ])
         }
         guard (message.header?.value(12) ?? "").hasPrefix("2.") else {
-            return Acknowledgement(code: "AR", to: message, institution: institution, problems: [
-                .init(segment: "MSH", sequence: 1, field: 12, code: .unsupportedVersion, reason: "MSH-12 must be an HL7 version 2.x"),
-            ])
+            return Acknowledgement(
+                code: "AR", to: message, institution: institution,
+                problems: [
+                    .init(segment: "MSH", sequence: 1, field: 12, code: .unsupportedVersion, reason: "MSH-12 must be an HL7 version 2.x")
+                ])
         }
         let reports: [ObservationResults.Report]
         switch ObservationResults.reports(in: message) {
@@ -84,14 +93,17 @@ struct HL7v2Routes: Sendable {
     static func problem(_ violation: SchemaViolation, in report: ObservationResults.Report) -> ObservationResults.Problem {
         let tokens = JSONPointer(parsing: violation.pointer).tokens
         if tokens.first == "items", tokens.count > 1, let index = Int(tokens[1]), index < report.itemSegments.count {
-            let field = switch tokens.count > 2 ? tokens[2] : "" {
-            case "code", "name": 3
-            case "unit": 6
-            case "referenceLow", "referenceHigh": 7
-            case "comment": 0
-            default: 5
-            }
-            return .init(segment: "OBX", sequence: report.itemSegments[index], field: field, code: .dataTypeError, reason: "\(violation.pointer): \(violation.message)")
+            let field =
+                switch tokens.count > 2 ? tokens[2] : "" {
+                case "code", "name": 3
+                case "unit": 6
+                case "referenceLow", "referenceHigh": 7
+                case "comment": 0
+                default: 5
+                }
+            return .init(
+                segment: "OBX", sequence: report.itemSegments[index], field: field, code: .dataTypeError,
+                reason: "\(violation.pointer): \(violation.message)")
         }
         let field = tokens.first == "patientId" ? 3 : tokens.first == "reportedAt" ? 7 : 0
         return .init(
@@ -123,7 +135,8 @@ struct HL7v2Routes: Sendable {
             for problem in problems {
                 let location = problem.sequence > 0 ? "\(problem.segment)^\(problem.sequence)^\(problem.field)" : problem.segment
                 segments.append(
-                    ["ERR", "", location, "\(problem.code.rawValue)^\(problem.code.text)^HL70357", "E", "", "", "", escape(problem.reason)].joined(separator: "|"))
+                    ["ERR", "", location, "\(problem.code.rawValue)^\(problem.code.text)^HL70357", "E", "", "", "", escape(problem.reason)].joined(
+                        separator: "|"))
             }
             text = segments.joined(separator: "\r") + "\r"
         }

@@ -41,11 +41,13 @@ struct InboundResults: InboundMessageHandler {
         if results.contains(where: { $0.status == "failed" }) { throw RetryLater() }
         let refused = results.filter { $0.status == "refused" }
         guard refused.isEmpty else {
-            throw UnprocessableEvent(Self.reason(
-                "\(refused.count) of \(results.count) reports refused (the others are stored)",
-                refused.flatMap { result in
-                    (result.violations ?? []).map { "\($0.pointer): \($0.message)" } + (result.violations?.isEmpty ?? true ? ["/reports/\(result.index): \(result.error ?? "")"] : [])
-                }))
+            throw UnprocessableEvent(
+                Self.reason(
+                    "\(refused.count) of \(results.count) reports refused (the others are stored)",
+                    refused.flatMap { result in
+                        (result.violations ?? []).map { "\($0.pointer): \($0.message)" }
+                            + (result.violations?.isEmpty ?? true ? ["/reports/\(result.index): \(result.error ?? "")"] : [])
+                    }))
         }
     }
 
@@ -53,18 +55,21 @@ struct InboundResults: InboundMessageHandler {
         let (status, outcome) = try await FHIRRoutes(records: records).receive(value, institution: institution, origin: origin)
         guard status == .ok else {
             let issues = outcome["issue"]?.elements ?? []
-            throw UnprocessableEvent(Self.reason(
-                "the FHIR Bundle is refused (HTTP \(status.code))",
-                issues.map { "\($0["expression"]?.elements.first?.stringValue ?? "Bundle"): \($0["diagnostics"]?.stringValue ?? "")" }))
+            throw UnprocessableEvent(
+                Self.reason(
+                    "the FHIR Bundle is refused (HTTP \(status.code))",
+                    issues.map { "\($0["expression"]?.elements.first?.stringValue ?? "Bundle"): \($0["diagnostics"]?.stringValue ?? "")" }))
         }
     }
 
     private func hl7v2(_ value: [UInt8], institution: String, origin: WriteOrigin) async throws {
-        let acknowledgement = try await HL7v2Routes(records: records).receive(String(decoding: value, as: UTF8.self), institution: institution, origin: origin)
+        let acknowledgement = try await HL7v2Routes(records: records).receive(
+            String(decoding: value, as: UTF8.self), institution: institution, origin: origin)
         guard acknowledgement.code == "AA" else {
-            throw UnprocessableEvent(Self.reason(
-                "the HL7 v2 message is refused (\(acknowledgement.code))",
-                acknowledgement.problems.map { "\($0.segment)^\($0.sequence)^\($0.field): \($0.reason)" }))
+            throw UnprocessableEvent(
+                Self.reason(
+                    "the HL7 v2 message is refused (\(acknowledgement.code))",
+                    acknowledgement.problems.map { "\($0.segment)^\($0.sequence)^\($0.field): \($0.reason)" }))
         }
     }
 

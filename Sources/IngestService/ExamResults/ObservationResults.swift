@@ -54,40 +54,55 @@ enum ObservationResults {
         var problems: [Problem] = []
         let segments = Array(message.segments.enumerated())
         guard let (pidIndex, pid) = segments.first(where: { $0.element.id == "PID" }) else {
-            return .failure(ProblemList([Problem(segment: "PID", sequence: 0, field: 0, code: .requiredFieldMissing, reason: "an ORU^R01 message needs a PID segment")]))
+            return .failure(
+                ProblemList([
+                    Problem(segment: "PID", sequence: 0, field: 0, code: .requiredFieldMissing, reason: "an ORU^R01 message needs a PID segment")
+                ]))
         }
         let patientID = pid.value(3)
         if !PatientID.isValid(patientID) {
-            problems.append(Problem(segment: "PID", sequence: pidIndex + 1, field: 3, code: .dataTypeError, reason: "PID-3 must be the patient's id: 1 to 64 letters, digits or . _ : -"))
+            problems.append(
+                Problem(
+                    segment: "PID", sequence: pidIndex + 1, field: 3, code: .dataTypeError,
+                    reason: "PID-3 must be the patient's id: 1 to 64 letters, digits or . _ : -"))
         }
         let messageTime = message.header.flatMap { HL7v2.timestamp($0.value(7)) }
         var reports: [Report] = []
         let obrPositions = segments.filter { $0.element.id == "OBR" }.map(\.offset)
         if obrPositions.isEmpty {
-            problems.append(Problem(segment: "OBR", sequence: 0, field: 0, code: .requiredFieldMissing, reason: "an ORU^R01 message needs an OBR segment"))
+            problems.append(
+                Problem(segment: "OBR", sequence: 0, field: 0, code: .requiredFieldMissing, reason: "an ORU^R01 message needs an OBR segment"))
         }
         for (number, obrIndex) in obrPositions.enumerated() {
             let obr = segments[obrIndex].element
             let end = number + 1 < obrPositions.count ? obrPositions[number + 1] : segments.count
             let examID = obr.value(3).isEmpty ? obr.value(2) : obr.value(3)
             if !PatientID.isValid(examID) {
-                problems.append(Problem(segment: "OBR", sequence: obrIndex + 1, field: 3, code: .requiredFieldMissing, reason: "OBR-3 (or OBR-2) must give the exam id: 1 to 64 letters, digits or . _ : -"))
+                problems.append(
+                    Problem(
+                        segment: "OBR", sequence: obrIndex + 1, field: 3, code: .requiredFieldMissing,
+                        reason: "OBR-3 (or OBR-2) must give the exam id: 1 to 64 letters, digits or . _ : -"))
             }
             let reported = HL7v2.timestamp(obr.value(22)) ?? HL7v2.timestamp(obr.value(7)) ?? messageTime
             if reported == nil {
-                problems.append(Problem(segment: "OBR", sequence: obrIndex + 1, field: 7, code: .dataTypeError, reason: "OBR-22, OBR-7 or MSH-7 must give when the results were reported (YYYYMMDDHHMM[SS][+ZZZZ])"))
+                problems.append(
+                    Problem(
+                        segment: "OBR", sequence: obrIndex + 1, field: 7, code: .dataTypeError,
+                        reason: "OBR-22, OBR-7 or MSH-7 must give when the results were reported (YYYYMMDDHHMM[SS][+ZZZZ])"))
             }
             // OBR-25 (HL7 table 0123); empty is taken as final, as most senders of finished results leave it so.
-            let status: String? = switch obr.value(25) {
-            case "", "F": "final"
-            case "P", "A", "R": "preliminary"
-            case "C": "corrected"
-            default: nil
-            }
+            let status: String? =
+                switch obr.value(25) {
+                case "", "F": "final"
+                case "P", "A", "R": "preliminary"
+                case "C": "corrected"
+                default: nil
+                }
             if status == nil {
-                problems.append(Problem(
-                    segment: "OBR", sequence: obrIndex + 1, field: 25, code: .dataTypeError,
-                    reason: "OBR-25 must be F, P, A, R or C: results that were cancelled or not yet produced are not taken"))
+                problems.append(
+                    Problem(
+                        segment: "OBR", sequence: obrIndex + 1, field: 25, code: .dataTypeError,
+                        reason: "OBR-25 must be F, P, A, R or C: results that were cancelled or not yet produced are not taken"))
             }
             var items: [JSONValue] = []
             var itemSegments: [Int] = []
@@ -112,15 +127,19 @@ enum ObservationResults {
                 }
             }
             if items.isEmpty && !segments[obrIndex..<end].contains(where: { $0.element.id == "OBX" }) {
-                problems.append(Problem(segment: "OBR", sequence: obrIndex + 1, field: 0, code: .requiredFieldMissing, reason: "an OBR needs at least one OBX result"))
+                problems.append(
+                    Problem(
+                        segment: "OBR", sequence: obrIndex + 1, field: 0, code: .requiredFieldMissing, reason: "an OBR needs at least one OBX result")
+                )
             }
-            reports.append(Report(
-                examID: examID,
-                body: .object([
-                    "patientId": .string(patientID), "reportedAt": .string(reported.map(Timestamp.format) ?? ""), "items": .array(items),
-                    "status": .string(status ?? "final"),
-                ]),
-                itemSegments: itemSegments, reportSegment: obrIndex + 1))
+            reports.append(
+                Report(
+                    examID: examID,
+                    body: .object([
+                        "patientId": .string(patientID), "reportedAt": .string(reported.map(Timestamp.format) ?? ""), "items": .array(items),
+                        "status": .string(status ?? "final"),
+                    ]),
+                    itemSegments: itemSegments, reportSegment: obrIndex + 1))
         }
         return problems.isEmpty ? .success(reports) : .failure(ProblemList(problems))
     }
@@ -133,13 +152,15 @@ enum ObservationResults {
     private static func item(_ obx: HL7v2.Segment, sequence: Int) -> Result<JSONValue, Problem> {
         let valueType = obx.value(2)
         guard valueType == "NM" else {
-            return .failure(Problem(
-                segment: "OBX", sequence: sequence, field: 2, code: .dataTypeError,
-                reason: "OBX-2 is \(valueType.isEmpty ? "empty" : "not NM"): only numeric results are taken"))
+            return .failure(
+                Problem(
+                    segment: "OBX", sequence: sequence, field: 2, code: .dataTypeError,
+                    reason: "OBX-2 is \(valueType.isEmpty ? "empty" : "not NM"): only numeric results are taken"))
         }
         let code = obx.value(3)
         guard !code.isEmpty else {
-            return .failure(Problem(segment: "OBX", sequence: sequence, field: 3, code: .requiredFieldMissing, reason: "OBX-3 must give the test's code"))
+            return .failure(
+                Problem(segment: "OBX", sequence: sequence, field: 3, code: .requiredFieldMissing, reason: "OBX-3 must give the test's code"))
         }
         guard let value = Double(obx.value(5).trimmingCharacters(in: .whitespaces)), value.isFinite else {
             return .failure(Problem(segment: "OBX", sequence: sequence, field: 5, code: .dataTypeError, reason: "OBX-5 must be a number"))
@@ -149,7 +170,8 @@ enum ObservationResults {
             "code": .string(code), "name": .string(name.isEmpty ? code : name), "value": .number(value), "unit": .string(obx.value(6)),
         ]
         guard let range = referenceRange(obx.value(7)) else {
-            return .failure(Problem(segment: "OBX", sequence: sequence, field: 7, code: .dataTypeError, reason: "OBX-7 must be a range such as 70-99, <5 or >40"))
+            return .failure(
+                Problem(segment: "OBX", sequence: sequence, field: 7, code: .dataTypeError, reason: "OBX-7 must be a range such as 70-99, <5 or >40"))
         }
         if let low = range.low { item["referenceLow"] = .number(low) }
         if let high = range.high { item["referenceHigh"] = .number(high) }

@@ -44,7 +44,9 @@ struct MeasurementRoutes: Sendable {
             let id = try Self.measurementID(context)
             let body = try await records.validated(definition, request: request, requestContext: context, recordID: id)
             guard body["measurementId"]?.stringValue?.lowercased() == id else {
-                throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: ["measurementId"]), message: "must equal the id in the path")])
+                throw HTTPProblem.invalidBody([
+                    SchemaViolation(pointer: JSONPointer(tokens: ["measurementId"]), message: "must equal the id in the path")
+                ])
             }
             let receipt = try await records.store(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
             return try jsonResponse(receipt, status: receipt.httpStatus)
@@ -54,8 +56,9 @@ struct MeasurementRoutes: Sendable {
             summary: "Delete a measurement; its assessments and alerts are withdrawn"
         ) { _, context in
             let (patientID, definition) = try Self.route(context)
-            return try jsonResponse(try await records.delete(
-                definition, patientID: patientID, recordID: try Self.measurementID(context), origin: context.origin))
+            return try jsonResponse(
+                try await records.delete(
+                    definition, patientID: patientID, recordID: try Self.measurementID(context), origin: context.origin))
         }
         routes.get(
             "v1/patients/:patientId/measurements", access: .patientData(.read), summary: "The patient's current measurements, oldest first",
@@ -72,7 +75,11 @@ struct MeasurementRoutes: Sendable {
         guard let kind = context.parameters.get("kind").flatMap(MeasurementKind.init(rawValue:)) else {
             throw HTTPProblem(
                 status: .notFound, error: "unknown measurement kind",
-                violations: [SchemaViolation(pointer: JSONPointer(tokens: ["kind"]), message: "must be one of: \(MeasurementKind.allCases.map(\.rawValue).joined(separator: ", "))")])
+                violations: [
+                    SchemaViolation(
+                        pointer: JSONPointer(tokens: ["kind"]),
+                        message: "must be one of: \(MeasurementKind.allCases.map(\.rawValue).joined(separator: ", "))")
+                ])
         }
         return (patientID, definition(kind))
     }

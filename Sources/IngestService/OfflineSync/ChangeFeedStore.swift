@@ -63,10 +63,11 @@ struct ChangeFeedStore: TransactionalStore {
         for try await (type, id, patient, revision, updatedAt, deleted, body, eventID) in rows.decode(
             (String, String, String, Int, Date, Bool, String, UUID).self)
         {
-            records.append(StoredRecord(
-                recordType: type, recordID: id, patientID: patient,
-                version: .init(revision: revision, updatedAt: updatedAt, deleted: deleted, body: try CaretideJSON.parse(Array(body.utf8))),
-                lastEventID: eventID))
+            records.append(
+                StoredRecord(
+                    recordType: type, recordID: id, patientID: patient,
+                    version: .init(revision: revision, updatedAt: updatedAt, deleted: deleted, body: try CaretideJSON.parse(Array(body.utf8))),
+                    lastEventID: eventID))
         }
         return records
     }
@@ -189,7 +190,8 @@ struct ChangeFeedStore: TransactionalStore {
         {
             purged = purgedThrough
             guard let type, let id, let revision, let seq, let updatedAt, let body else { continue }
-            changes.append(Change(recordType: type, recordID: id, revision: revision, seq: seq, updatedAt: updatedAt, deletedAt: deletedAt, body: body))
+            changes.append(
+                Change(recordType: type, recordID: id, revision: revision, seq: seq, updatedAt: updatedAt, deletedAt: deletedAt, body: body))
         }
         return (purged, changes)
     }
@@ -221,7 +223,8 @@ struct ChangeFeedStore: TransactionalStore {
             candidates.append(cutoff)
             candidates.append(Int64(limit))
             let patients = try await connection.query(
-                PostgresQuery(unsafeSQL: "SELECT DISTINCT patient_id FROM (SELECT patient_id FROM records WHERE \(purgeable) LIMIT $2) p", binds: candidates),
+                PostgresQuery(
+                    unsafeSQL: "SELECT DISTINCT patient_id FROM (SELECT patient_id FROM records WHERE \(purgeable) LIMIT $2) p", binds: candidates),
                 logger: logger
             ).collectAll().map { try $0.decode(String.self) }
             try await connection.query("DELETE FROM sync_devices WHERE last_seen < \(cutoff)", logger: logger)
@@ -233,15 +236,16 @@ struct ChangeFeedStore: TransactionalStore {
             purge.append(cutoff)
             purge.append(patients)
             let rows = try await connection.query(
-                PostgresQuery(unsafeSQL: """
-                    WITH purged AS (
-                        DELETE FROM records WHERE patient_id = ANY($2) AND \(purgeable) RETURNING patient_id, change_seq),
-                    raised AS (
-                        UPDATE patient_changes p SET purged_through = greatest(p.purged_through, m.seq)
-                        FROM (SELECT patient_id, max(change_seq) AS seq FROM purged GROUP BY patient_id) m
-                        WHERE p.patient_id = m.patient_id RETURNING 1)
-                    SELECT (SELECT count(*) FROM purged), (SELECT count(*) FROM raised)
-                    """, binds: purge), logger: logger
+                PostgresQuery(
+                    unsafeSQL: """
+                        WITH purged AS (
+                            DELETE FROM records WHERE patient_id = ANY($2) AND \(purgeable) RETURNING patient_id, change_seq),
+                        raised AS (
+                            UPDATE patient_changes p SET purged_through = greatest(p.purged_through, m.seq)
+                            FROM (SELECT patient_id, max(change_seq) AS seq FROM purged GROUP BY patient_id) m
+                            WHERE p.patient_id = m.patient_id RETURNING 1)
+                        SELECT (SELECT count(*) FROM purged), (SELECT count(*) FROM raised)
+                        """, binds: purge), logger: logger
             ).collectAll()
             guard let row = rows.first else { return 0 }
             let (purged, _) = try row.decode((Int, Int).self)

@@ -15,7 +15,8 @@ struct SyncRoutes: Sendable {
     let records: RecordRoutes
 
     /// What the feed carries: what a patient's app writes. Exam reports reach patients through their release.
-    static let feedRecordTypes = MeasurementKind.allCases.map { MeasurementRoutes.definition($0).recordType }
+    static let feedRecordTypes =
+        MeasurementKind.allCases.map { MeasurementRoutes.definition($0).recordType }
         + [ClinicalInputRoutes.npi.recordType, ClinicalInputRoutes.melanomaRiskProfile.recordType]
     static let uploadSchema = "sync-changes.request"
 
@@ -83,8 +84,9 @@ struct SyncRoutes: Sendable {
                 patientID: patientID, deviceID: device, syncedThrough: after, on: service.database.client, logger: service.logger)
         }
         let shown = changes.prefix(page.limit)
-        return try jsonResponse(FeedPage(
-            changes: try shown.map(Self.entry), nextCursor: Self.cursor(shown.last?.seq ?? after), hasMore: changes.count > page.limit))
+        return try jsonResponse(
+            FeedPage(
+                changes: try shown.map(Self.entry), nextCursor: Self.cursor(shown.last?.seq ?? after), hasMore: changes.count > page.limit))
     }
 
     static func entry(_ change: ChangeFeedStore.Change) throws -> FeedEntry {
@@ -201,22 +203,25 @@ struct SyncRoutes: Sendable {
         }
         let definition = MeasurementRoutes.definition(kind)
         if !seen.insert(ChangeFeedStore.key(definition.recordType, id)).inserted {
-            violations.append(SchemaViolation(pointer: at.appending("id"), message: "appears more than once in this upload; send one change per record"))
+            violations.append(
+                SchemaViolation(pointer: at.appending("id"), message: "appears more than once in this upload; send one change per record"))
         }
         let deleted = item["deleted"] == .bool(true)
         let record = item["record"]
         if !deleted {
             if let record {
                 violations += recordViolations(record, definition: definition, id: id, now: now).map {
-                    SchemaViolation(pointer: JSONPointer(tokens: at.tokens + ["record"] + JSONPointer(parsing: $0.pointer).tokens), message: $0.message)
+                    SchemaViolation(
+                        pointer: JSONPointer(tokens: at.tokens + ["record"] + JSONPointer(parsing: $0.pointer).tokens), message: $0.message)
                 }
             } else {
                 violations.append(SchemaViolation(pointer: at.appending("record"), message: "is required unless deleted is true"))
             }
         }
         guard violations.isEmpty else { return refused(violations) }
-        return .accepted(UploadedChange(
-            index: index, kind: kind, id: id, change: .init(updatedAt: updatedAt, deleted: deleted, body: deleted ? nil : record)))
+        return .accepted(
+            UploadedChange(
+                index: index, kind: kind, id: id, change: .init(updatedAt: updatedAt, deleted: deleted, body: deleted ? nil : record)))
     }
 
     /// What a single POST of the record would be told: its schema, its id, the clinical rules and the clock.
@@ -261,7 +266,8 @@ struct SyncRoutes: Sendable {
             let existing = stored[upload.key]
             let kind = upload.kind.rawValue
             if let existing, existing.patientID != patientID {
-                results.append(ChangeResult(index: upload.index, kind: kind, id: upload.id, status: "refused", violations: RecordRoutes.idTaken.violations))
+                results.append(
+                    ChangeResult(index: upload.index, kind: kind, id: upload.id, status: "refused", violations: RecordRoutes.idTaken.violations))
                 continue
             }
             let outcome = LastWriterWins.decide(upload.change, stored: existing?.version)
@@ -273,7 +279,8 @@ struct SyncRoutes: Sendable {
                 let envelope = handler.envelope(of: payload, patientID: patientID, traceID: requestID)
                 last += 1
                 let write = ChangeFeedStore.Write(
-                    recordType: upload.definition.recordType, recordID: upload.id, revision: revision, bodyText: try CaretideJSON.encodeToString(body),
+                    recordType: upload.definition.recordType, recordID: upload.id, revision: revision,
+                    bodyText: try CaretideJSON.encodeToString(body),
                     observedAt: upload.definition.observedAt(payload), eventID: envelope.eventID, changeSeq: last,
                     clientUpdatedAt: upload.change.updatedAt)
                 if outcome == .insert {
@@ -282,35 +289,46 @@ struct SyncRoutes: Sendable {
                     revisions.append(write)
                     events.append((upload.index, envelope))
                 }
-                results.append(ChangeResult(
-                    index: upload.index, kind: kind, id: upload.id, status: outcome == .insert ? "recorded" : "corrected", revision: revision,
-                    eventId: envelope.eventID))
+                results.append(
+                    ChangeResult(
+                        index: upload.index, kind: kind, id: upload.id, status: outcome == .insert ? "recorded" : "corrected", revision: revision,
+                        eventId: envelope.eventID))
             case .delete:
                 guard let existing, let deletion = upload.definition.deletion else { continue }
                 let envelope = handler.envelope(of: deletion(upload.id, Date()), patientID: patientID, traceID: requestID)
                 last += 1
-                deletions.append(ChangeFeedStore.Deletion(
-                    recordType: upload.definition.recordType, recordID: upload.id, eventID: envelope.eventID, changeSeq: last,
-                    clientUpdatedAt: upload.change.updatedAt))
+                deletions.append(
+                    ChangeFeedStore.Deletion(
+                        recordType: upload.definition.recordType, recordID: upload.id, eventID: envelope.eventID, changeSeq: last,
+                        clientUpdatedAt: upload.change.updatedAt))
                 events.append((upload.index, envelope))
-                results.append(ChangeResult(
-                    index: upload.index, kind: kind, id: upload.id, status: "deleted", revision: existing.version.revision, eventId: envelope.eventID))
+                results.append(
+                    ChangeResult(
+                        index: upload.index, kind: kind, id: upload.id, status: "deleted", revision: existing.version.revision,
+                        eventId: envelope.eventID))
             case .refresh:
                 refreshes.append((upload.definition.recordType, upload.id, upload.change.updatedAt))
-                results.append(ChangeResult(
-                    index: upload.index, kind: kind, id: upload.id, status: "unchanged", revision: existing?.version.revision, eventId: existing?.lastEventID))
+                results.append(
+                    ChangeResult(
+                        index: upload.index, kind: kind, id: upload.id, status: "unchanged", revision: existing?.version.revision,
+                        eventId: existing?.lastEventID))
             case .unchanged:
-                results.append(ChangeResult(
-                    index: upload.index, kind: kind, id: upload.id, status: existing?.version.deleted == true || upload.change.deleted ? "deleted" : "unchanged",
-                    revision: existing?.version.revision, eventId: existing?.lastEventID))
+                results.append(
+                    ChangeResult(
+                        index: upload.index, kind: kind, id: upload.id,
+                        status: existing?.version.deleted == true || upload.change.deleted ? "deleted" : "unchanged",
+                        revision: existing?.version.revision, eventId: existing?.lastEventID))
             case .conflict(let conflict):
                 let version = existing.map {
-                    StoredVersion(revision: $0.version.revision, updatedAt: $0.version.updatedAt, deleted: $0.version.deleted,
-                                  record: $0.version.deleted ? nil : $0.version.body)
+                    StoredVersion(
+                        revision: $0.version.revision, updatedAt: $0.version.updatedAt, deleted: $0.version.deleted,
+                        record: $0.version.deleted ? nil : $0.version.body)
                 }
-                results.append(ChangeResult(
-                    index: upload.index, kind: kind, id: upload.id, status: "conflict", revision: existing?.version.revision, reason: conflict.rawValue,
-                    stored: version))
+                results.append(
+                    ChangeResult(
+                        index: upload.index, kind: kind, id: upload.id, status: "conflict", revision: existing?.version.revision,
+                        reason: conflict.rawValue,
+                        stored: version))
             }
         }
         // An id that another patient's record took since the records were locked is refused, and its event dropped.

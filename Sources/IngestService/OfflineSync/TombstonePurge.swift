@@ -21,12 +21,16 @@ public struct SyncSettings: Sendable, Equatable {
         var settings = SyncSettings()
         var problems: [String] = []
         if let text = environment["SYNC_TOMBSTONE_RETENTION_DAYS"] {
-            if let days = Int(text), (0...36_500).contains(days) { settings.tombstoneRetention = .seconds(days * 86_400) } else {
+            if let days = Int(text), (0...36_500).contains(days) {
+                settings.tombstoneRetention = .seconds(days * 86_400)
+            } else {
                 problems.append("SYNC_TOMBSTONE_RETENTION_DAYS must be a whole number of days from 0 to 36500")
             }
         }
         if let text = environment["SYNC_PURGE_INTERVAL_SECONDS"] {
-            if let seconds = Int(text), (1...86_400).contains(seconds) { settings.purgeInterval = .seconds(seconds) } else {
+            if let seconds = Int(text), (1...86_400).contains(seconds) {
+                settings.purgeInterval = .seconds(seconds)
+            } else {
                 problems.append("SYNC_PURGE_INTERVAL_SECONDS must be a whole number of seconds from 1 to 86400")
             }
         }

@@ -35,7 +35,8 @@ struct RecordRoutes: Sendable {
     static let clockSkew: TimeInterval = 300
 
     /// Validates the body against the request schema and the clinical rules; returns it with the payload it makes.
-    func validated(_ definition: RecordDefinition, request: Request, requestContext: some RequestContext, recordID: String) async throws -> JSONValue {
+    func validated(_ definition: RecordDefinition, request: Request, requestContext: some RequestContext, recordID: String) async throws -> JSONValue
+    {
         let body = try await request.validatedJSON(schema: definition.requestSchema, context: requestContext)
         let violations = try ruleViolations(definition, body: body, recordID: recordID)
         guard violations.isEmpty else {
@@ -61,7 +62,9 @@ struct RecordRoutes: Sendable {
         do {
             _ = try AssessmentEngine.assess(payload, now: now)
         } catch {
-            violations = error.issues.map { SchemaViolation(pointer: JSONPointer(parsing: $0.field), message: $0.message + ($0.allowedRange.map { " (allowed: \($0))" } ?? "")) }
+            violations = error.issues.map {
+                SchemaViolation(pointer: JSONPointer(parsing: $0.field), message: $0.message + ($0.allowedRange.map { " (allowed: \($0))" } ?? ""))
+            }
         }
         if let field = definition.observedAtField, definition.observedAt(payload) > now.addingTimeInterval(Self.clockSkew) {
             violations.append(SchemaViolation(pointer: JSONPointer(parsing: field), message: Self.futureMessage))
@@ -86,7 +89,8 @@ struct RecordRoutes: Sendable {
                 eventID: envelope.eventID)
             {
                 try await handler.publish(envelope)
-                try await definition.onStored?(handler, StoredRevision(payload: first, patientID: patientID, recordID: recordID, revision: 1, traceID: requestID))
+                try await definition.onStored?(
+                    handler, StoredRevision(payload: first, patientID: patientID, recordID: recordID, revision: 1, traceID: requestID))
                 return Receipt(id: recordID, revision: 1, eventId: envelope.eventID, status: "recorded")
             }
 
@@ -99,7 +103,8 @@ struct RecordRoutes: Sendable {
             }
             let unchanged = try CaretideJSON.parse(Array(existing.body.utf8)) == body
             if mode == .create || unchanged {
-                return Receipt(id: recordID, revision: existing.revision, eventId: existing.lastEventID, status: mode == .create ? "duplicate" : "unchanged")
+                return Receipt(
+                    id: recordID, revision: existing.revision, eventId: existing.lastEventID, status: mode == .create ? "duplicate" : "unchanged")
             }
             let revision = existing.revision + 1
             let corrected = try decodePayload(definition, body: body, recordID: recordID, revision: revision)
@@ -137,7 +142,9 @@ struct RecordRoutes: Sendable {
 
     /// The patient a record belongs to, or a 404.
     func patientOwning(_ definition: RecordDefinition, recordID: String) async throws -> String {
-        guard let patientID = try await RecordStore.patient(type: definition.recordType, id: recordID, on: context.database.client, logger: context.logger)
+        guard
+            let patientID = try await RecordStore.patient(
+                type: definition.recordType, id: recordID, on: context.database.client, logger: context.logger)
         else { throw HTTPProblem(status: .notFound, error: "no such record") }
         return patientID
     }

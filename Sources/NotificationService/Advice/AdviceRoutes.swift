@@ -30,11 +30,13 @@ struct AdviceRoutes: Sendable {
             let consultant = requestContext.identity?.subject
             let adviceID = UUID.timeOrdered()
             let alert = AlertRaised(
-                alertID: UUID.timeOrdered(), sourceEventID: adviceID, aboutID: adviceID, kind: "advice", severity: severity, category: "fromConsultant",
+                alertID: UUID.timeOrdered(), sourceEventID: adviceID, aboutID: adviceID, kind: "advice", severity: severity,
+                category: "fromConsultant",
                 messageKey: "alert.advice.fromConsultant", raisedAt: Date(), recipientID: patientID, recipientRole: .patient)
             let traceID = requestContext.requestID
             try await context.transaction(auditing: requestContext.origin, status: { 201 }) { handler in
-                try await NotificationDelivery.deliver([.init(alert: alert, patientID: patientID, subjectID: consultant, text: text)], traceID: traceID, context: handler)
+                try await NotificationDelivery.deliver(
+                    [.init(alert: alert, patientID: patientID, subjectID: consultant, text: text)], traceID: traceID, context: handler)
             }
             return try jsonResponse(Receipt(notificationId: alert.alertID, adviceId: adviceID), status: .created)
         }

@@ -36,7 +36,8 @@ struct AlertHandler: EventHandler {
             if let previous = assessment.supersedes { try await withdraw(about: previous, reason: .superseded, event: event, context: context) }
             if assessment.kind == .melanomaRisk { try await recommendSelfCheck(assessment, event: event, context: context) }
             guard assessment.severity >= .attention else { return }
-            let notice = Notice(about: assessment.assessmentID, kind: assessment.kind.rawValue, severity: assessment.severity, category: assessment.category)
+            let notice = Notice(
+                about: assessment.assessmentID, kind: assessment.kind.rawValue, severity: assessment.severity, category: assessment.category)
             try await notify(notice, patient: true, careTeam: true, event: event, context: context)
         case .examResultFlagged(let exam):
             if let previous = exam.supersedes { try await withdraw(about: previous, reason: .superseded, event: event, context: context) }

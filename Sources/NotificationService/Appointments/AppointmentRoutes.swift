@@ -39,31 +39,41 @@ struct AppointmentRoutes: Sendable {
         }
         routes.get(
             "v1/slots", access: .referenceData, summary: "Free appointment slots, soonest first",
-            query: [.init("institution", "only this institution's"), .init("service", "only this service's"), .init("from", "from this instant on (default: now)")],
+            query: [
+                .init("institution", "only this institution's"), .init("service", "only this service's"),
+                .init("from", "from this instant on (default: now)"),
+            ],
             paged: true
         ) { request, _ in
             let query = request.uri.queryParameters
             let from = query.get("from").flatMap { Timestamp.parse(String($0)) } ?? Date()
-            return try jsonResponse(try await Appointments.freeSlots(
-                institution: query.get("institution").map { String($0) }, service: query.get("service").map { String($0) }, from: from,
-                page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
+            return try jsonResponse(
+                try await Appointments.freeSlots(
+                    institution: query.get("institution").map { String($0) }, service: query.get("service").map { String($0) }, from: from,
+                    page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
         }
-        routes.post("v1/patients/:patientId/appointments", access: .patientData(.write), summary: "Book an appointment slot", body: ["appointment.request"]) {
+        routes.post(
+            "v1/patients/:patientId/appointments", access: .patientData(.write), summary: "Book an appointment slot", body: ["appointment.request"]
+        ) {
             request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let body = try await request.validatedJSON(schema: "appointment.request", context: requestContext)
             let (institution, slotID) = (body["institutionId"]?.stringValue ?? "", body["slotId"]?.stringValue ?? "")
             let id = UUID.timeOrdered()
             let now = Date()
-            let booking = try await context.transaction(auditing: requestContext.origin, status: { (booking: Appointments.Booking) in
-                if case .booked = booking { 201 } else { 409 }
-            }) { handler in
+            let booking = try await context.transaction(
+                auditing: requestContext.origin,
+                status: { (booking: Appointments.Booking) in
+                    if case .booked = booking { 201 } else { 409 }
+                }
+            ) { handler in
                 let appointments = Appointments(handler)
                 let booking = try await appointments.book(id, patientID: patientID, institutionID: institution, slotID: slotID, now: now)
                 if case .booked(let appointment) = booking {
                     try await appointments.setReminders(appointment, now: now)
                     try await NotificationDelivery.deliver(
-                        Appointments.notices(appointment, category: "booked", source: id, now: now), traceID: requestContext.requestID, context: handler)
+                        Appointments.notices(appointment, category: "booked", source: id, now: now), traceID: requestContext.requestID,
+                        context: handler)
                 }
                 return booking
             }
@@ -74,44 +84,57 @@ struct AppointmentRoutes: Sendable {
             case .taken: throw HTTPProblem(status: .conflict, error: "the slot is already booked")
             }
         }
-        routes.get("v1/patients/:patientId/appointments", access: .patientData(.read), summary: "The patient's appointments, soonest first", paged: true) {
+        routes.get(
+            "v1/patients/:patientId/appointments", access: .patientData(.read), summary: "The patient's appointments, soonest first", paged: true
+        ) {
             request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            return try jsonResponse(try await Appointments.list(
-                patientID: patientID, page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
+            return try jsonResponse(
+                try await Appointments.list(
+                    patientID: patientID, page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
         }
         routes.get(
-            "v1/institutions/:institutionId/appointments", access: .institutionResults, summary: "The institution's appointments, soonest first", paged: true
+            "v1/institutions/:institutionId/appointments", access: .institutionResults, summary: "The institution's appointments, soonest first",
+            paged: true
         ) { request, requestContext in
             let institution = try PatientID.fromPath(requestContext, parameter: "institutionId", label: "institution id")
-            return try jsonResponse(try await Appointments.list(
-                institutionID: institution, page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
+            return try jsonResponse(
+                try await Appointments.list(
+                    institutionID: institution, page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
         }
         routes.delete("v1/patients/:patientId/appointments/:appointmentId", access: .patientData(.write), summary: "Cancel an appointment") {
             _, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            try await cancel(try requestContext.uuidParameter("appointmentId", label: "appointment id"), patientID: patientID, by: "patient", requestContext)
+            try await cancel(
+                try requestContext.uuidParameter("appointmentId", label: "appointment id"), patientID: patientID, by: "patient", requestContext)
             return Response(status: .noContent)
         }
         routes.post(
-            "v1/institutions/:institutionId/appointments/:appointmentId/cancel", access: .institutionResults, summary: "The institution cancels an appointment",
+            "v1/institutions/:institutionId/appointments/:appointmentId/cancel", access: .institutionResults,
+            summary: "The institution cancels an appointment",
             body: [], bodyLimit: APIRoutes.noBody
         ) { _, requestContext in
             let institution = try PatientID.fromPath(requestContext, parameter: "institutionId", label: "institution id")
             try await cancel(
-                try requestContext.uuidParameter("appointmentId", label: "appointment id"), institutionID: institution, by: "institution", requestContext)
+                try requestContext.uuidParameter("appointmentId", label: "appointment id"), institutionID: institution, by: "institution",
+                requestContext)
             return Response(status: .noContent)
         }
     }
 
-    private func cancel(_ id: UUID, patientID: String? = nil, institutionID: String? = nil, by: String, _ requestContext: CaretideRequestContext) async throws {
+    private func cancel(_ id: UUID, patientID: String? = nil, institutionID: String? = nil, by: String, _ requestContext: CaretideRequestContext)
+        async throws
+    {
         let now = Date()
         let cancelled = try await context.transaction(auditing: requestContext.origin, status: { $0 ? 204 : 404 }) { handler in
             let appointments = Appointments(handler)
-            guard let appointment = try await appointments.cancel(id, patientID: patientID, institutionID: institutionID, by: by) else { return false }
+            guard let appointment = try await appointments.cancel(id, patientID: patientID, institutionID: institutionID, by: by) else {
+                return false
+            }
             try await appointments.cancelReminders(appointment)
             try await NotificationDelivery.deliver(
-                Appointments.notices(appointment, category: "cancelled", source: .named("appointment/\(id.uuidString.lowercased())/cancelled"), now: now),
+                Appointments.notices(
+                    appointment, category: "cancelled", source: .named("appointment/\(id.uuidString.lowercased())/cancelled"), now: now),
                 traceID: requestContext.requestID, context: handler)
             return true
         }

@@ -53,7 +53,9 @@ struct Appointments: TransactionalStore {
               AND (\(after == nil) OR (starts_at, institution_id || '/' || slot_id) > (\(after?.date ?? Date()), \(after?.id ?? "")))
             ORDER BY starts_at, institution_id || '/' || slot_id LIMIT \(page.limit + 1)
             """, as: (String, String, String, Date, Date, String?).self, logger: logger)
-        return Page(rows: rows.map { Slot(institutionId: $0.0, slotId: $0.1, service: $0.2, startsAt: $0.3, endsAt: $0.4, location: $0.5) }, request: page) {
+        return Page(
+            rows: rows.map { Slot(institutionId: $0.0, slotId: $0.1, service: $0.2, startsAt: $0.3, endsAt: $0.4, location: $0.5) }, request: page
+        ) {
             PageRequest.Cursor(date: $0.startsAt, id: "\($0.institutionId)/\($0.slotId)")
         }
     }
@@ -75,10 +77,12 @@ struct Appointments: TransactionalStore {
 
     /// Books the slot for the patient, unless it is taken (the index decides), past or unknown.
     func book(_ id: UUID, patientID: String, institutionID: String, slotID: String, now: Date) async throws -> Booking {
-        guard let slot = try await connection.fetchAll(
-            "SELECT service, starts_at, ends_at, location FROM slots WHERE institution_id = \(institutionID) AND slot_id = \(slotID)",
-            as: (String, Date, Date, String?).self, logger: logger
-        ).first else { return .noSuchSlot }
+        guard
+            let slot = try await connection.fetchAll(
+                "SELECT service, starts_at, ends_at, location FROM slots WHERE institution_id = \(institutionID) AND slot_id = \(slotID)",
+                as: (String, Date, Date, String?).self, logger: logger
+            ).first
+        else { return .noSuchSlot }
         guard slot.1 > now else { return .past }
         let inserted = try await connection.fetchAll(
             """
@@ -86,10 +90,11 @@ struct Appointments: TransactionalStore {
             ON CONFLICT (institution_id, slot_id) WHERE cancelled_at IS NULL DO NOTHING RETURNING 1
             """, as: Int.self, logger: logger)
         guard !inserted.isEmpty else { return .taken }
-        return .booked(Appointment(
-            appointmentId: id, patientId: patientID,
-            slot: Slot(institutionId: institutionID, slotId: slotID, service: slot.0, startsAt: slot.1, endsAt: slot.2, location: slot.3),
-            cancelledAt: nil, cancelledBy: nil))
+        return .booked(
+            Appointment(
+                appointmentId: id, patientId: patientID,
+                slot: Slot(institutionId: institutionID, slotId: slotID, service: slot.0, startsAt: slot.1, endsAt: slot.2, location: slot.3),
+                cancelledAt: nil, cancelledBy: nil))
     }
 
     /// Cancels a standing appointment of the patient or of the institution; nil when there is none.
@@ -122,12 +127,14 @@ struct Appointments: TransactionalStore {
               AND (\(after == nil) OR (s.starts_at, a.appointment_id) > (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
             ORDER BY s.starts_at, a.appointment_id LIMIT \(page.limit + 1)
             """, as: (UUID, String, String, String, String, Date, Date, String?, Date?, String?).self, logger: logger)
-        return Page(rows: rows.map {
-            Appointment(
-                appointmentId: $0.0, patientId: $0.1,
-                slot: Slot(institutionId: $0.2, slotId: $0.3, service: $0.4, startsAt: $0.5, endsAt: $0.6, location: $0.7), cancelledAt: $0.8,
-                cancelledBy: $0.9)
-        }, request: page) { .init(date: $0.slot.startsAt, id: $0.appointmentId) }
+        return Page(
+            rows: rows.map {
+                Appointment(
+                    appointmentId: $0.0, patientId: $0.1,
+                    slot: Slot(institutionId: $0.2, slotId: $0.3, service: $0.4, startsAt: $0.5, endsAt: $0.6, location: $0.7), cancelledAt: $0.8,
+                    cancelledBy: $0.9)
+            }, request: page
+        ) { .init(date: $0.slot.startsAt, id: $0.appointmentId) }
     }
 
     /// The reminders before an appointment (those still ahead), and their cancellation.
@@ -144,7 +151,8 @@ struct Appointments: TransactionalStore {
             let schedule = ReminderSchedule(repeats: .once, startsOn: LocalDate(at, in: utc), at: time, timeZone: utc)
             _ = try await ReminderStore(connection: connection, logger: logger).insert(
                 .init(
-                    id: .named("appointment/\(appointment.appointmentId.uuidString.lowercased())/\(topic)"), patientID: appointment.patientId, topic: topic,
+                    id: .named("appointment/\(appointment.appointmentId.uuidString.lowercased())/\(topic)"), patientID: appointment.patientId,
+                    topic: topic,
                     note: nil, schedule: schedule, origin: "appointment:\(appointment.appointmentId.uuidString.lowercased())"),
                 now: now)
         }

@@ -19,18 +19,21 @@ struct BroadcastRoutes: Sendable {
     }
 
     func register(on routes: APIRoutes) {
-        routes.post("v1/broadcasts", access: .broadcasts, summary: "Broadcast health information or an activity to patients' inboxes", body: [Self.schema]) {
+        routes.post(
+            "v1/broadcasts", access: .broadcasts, summary: "Broadcast health information or an activity to patients' inboxes", body: [Self.schema]
+        ) {
             request, requestContext in
             let body = try await request.validatedJSON(schema: Self.schema, context: requestContext)
             let audience: Broadcasts.Audience =
-                if let area = body["audience"]?["areaCode"]?.stringValue { .area(area) }
-                else if let ids = body["audience"]?["patientIds"]?.elements, !ids.isEmpty { .patients(ids.compactMap(\.stringValue)) }
-                else { .all }
+                if let area = body["audience"]?["areaCode"]?.stringValue {
+                    .area(area)
+                } else if let ids = body["audience"]?["patientIds"]?.elements, !ids.isEmpty { .patients(ids.compactMap(\.stringValue)) } else { .all }
             let broadcast = Broadcasts.Broadcast(
                 id: body["broadcastId"]?.stringValue.flatMap(UUID.init(uuidString:)) ?? UUID.timeOrdered(), kind: body["kind"]?.stringValue ?? "",
                 text: body["text"]?.stringValue ?? "", audience: audience)
             let created = try await context.transaction { handler in try await Broadcasts(handler).insert(broadcast) }
-            return try jsonResponse(Accepted(broadcastId: broadcast.id, status: created ? "accepted" : "duplicate"), status: created ? .accepted : .ok)
+            return try jsonResponse(
+                Accepted(broadcastId: broadcast.id, status: created ? "accepted" : "duplicate"), status: created ? .accepted : .ok)
         }
         routes.get("v1/broadcasts/:broadcastId", access: .broadcasts, summary: "How far a broadcast's delivery has come") { _, requestContext in
             let id = try requestContext.uuidParameter("broadcastId", label: "broadcast id")

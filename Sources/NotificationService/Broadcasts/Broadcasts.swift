@@ -31,11 +31,12 @@ struct Broadcasts: TransactionalStore {
 
     /// Stores a broadcast to deliver; false when the id is taken.
     func insert(_ broadcast: Broadcast) async throws -> Bool {
-        let (scope, area, patients): (String, String?, [String]) = switch broadcast.audience {
-        case .all: ("all", nil, [])
-        case .area(let code): ("area", code, [])
-        case .patients(let ids): ("patients", nil, ids.sorted())
-        }
+        let (scope, area, patients): (String, String?, [String]) =
+            switch broadcast.audience {
+            case .all: ("all", nil, [])
+            case .area(let code): ("area", code, [])
+            case .patients(let ids): ("patients", nil, ids.sorted())
+            }
         return try await !connection.fetchAll(
             """
             INSERT INTO broadcasts (broadcast_id, kind, text, audience, area_code, patient_ids)
@@ -48,42 +49,46 @@ struct Broadcasts: TransactionalStore {
     /// Delivers the next batch of the oldest broadcast still delivering (locked: replicas take different ones);
     /// returns how many patients it reached.
     static func deliverNext(context: HandlerContext) async throws -> Int {
-        guard let (id, kind, text, audience, area, listed, after) = try await context.connection.fetchAll(
-            """
-            SELECT broadcast_id, kind, text, audience, area_code, patient_ids, delivered_through FROM broadcasts
-            WHERE completed_at IS NULL ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED
-            """, as: (UUID, String, String, String, String?, [String], String).self, logger: context.logger
-        ).first else { return 0 }
-        let patients: [String] = switch audience {
-        case "area":
-            try await context.connection.fetchAll(
+        guard
+            let (id, kind, text, audience, area, listed, after) = try await context.connection.fetchAll(
                 """
-                SELECT patient_id FROM environment_subscriptions WHERE area_code = \(area ?? "") AND patient_id > \(after)
-                ORDER BY patient_id LIMIT \(batch)
-                """, as: String.self, logger: context.logger)
-        case "patients":
-            Array(listed.filter { $0 > after }.prefix(batch))
-        default:
-            // Every patient notification-service knows of.
-            try await context.connection.fetchAll(
-                """
-                SELECT patient_id FROM (
-                    SELECT patient_id FROM notifications WHERE recipient_role = 'patient' AND patient_id > \(after)
-                    UNION SELECT patient_id FROM environment_subscriptions WHERE patient_id > \(after)
-                    UNION SELECT patient_id FROM reminders WHERE patient_id > \(after)
-                    UNION SELECT recipient_id FROM recipient_preferences WHERE recipient_role = 'patient' AND recipient_id > \(after)
-                    UNION SELECT patient_id FROM care_team_grants WHERE patient_id > \(after)) known
-                WHERE patient_id IS NOT NULL ORDER BY patient_id LIMIT \(batch)
-                """, as: String.self, logger: context.logger)
-        }
+                SELECT broadcast_id, kind, text, audience, area_code, patient_ids, delivered_through FROM broadcasts
+                WHERE completed_at IS NULL ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED
+                """, as: (UUID, String, String, String, String?, [String], String).self, logger: context.logger
+            ).first
+        else { return 0 }
+        let patients: [String] =
+            switch audience {
+            case "area":
+                try await context.connection.fetchAll(
+                    """
+                    SELECT patient_id FROM environment_subscriptions WHERE area_code = \(area ?? "") AND patient_id > \(after)
+                    ORDER BY patient_id LIMIT \(batch)
+                    """, as: String.self, logger: context.logger)
+            case "patients":
+                Array(listed.filter { $0 > after }.prefix(batch))
+            default:
+                // Every patient notification-service knows of.
+                try await context.connection.fetchAll(
+                    """
+                    SELECT patient_id FROM (
+                        SELECT patient_id FROM notifications WHERE recipient_role = 'patient' AND patient_id > \(after)
+                        UNION SELECT patient_id FROM environment_subscriptions WHERE patient_id > \(after)
+                        UNION SELECT patient_id FROM reminders WHERE patient_id > \(after)
+                        UNION SELECT recipient_id FROM recipient_preferences WHERE recipient_role = 'patient' AND recipient_id > \(after)
+                        UNION SELECT patient_id FROM care_team_grants WHERE patient_id > \(after)) known
+                    WHERE patient_id IS NOT NULL ORDER BY patient_id LIMIT \(batch)
+                    """, as: String.self, logger: context.logger)
+            }
         let now = Date()
-        try await NotificationDelivery.deliver(patients.map { patient in
-            NotificationStore.Row(
-                alert: AlertRaised(
-                    alertID: UUID.timeOrdered(), sourceEventID: id, aboutID: id, kind: "broadcast", severity: .normal, category: kind,
-                    messageKey: "alert.broadcast.\(kind)", raisedAt: now, recipientID: patient, recipientRole: .patient),
-                patientID: patient, subjectID: nil, text: text)
-        }, traceID: nil, context: context)
+        try await NotificationDelivery.deliver(
+            patients.map { patient in
+                NotificationStore.Row(
+                    alert: AlertRaised(
+                        alertID: UUID.timeOrdered(), sourceEventID: id, aboutID: id, kind: "broadcast", severity: .normal, category: kind,
+                        messageKey: "alert.broadcast.\(kind)", raisedAt: now, recipientID: patient, recipientRole: .patient),
+                    patientID: patient, subjectID: nil, text: text)
+            }, traceID: nil, context: context)
         try await context.connection.query(
             """
             UPDATE broadcasts SET delivered_through = \(patients.last ?? after), delivered = delivered + \(patients.count),

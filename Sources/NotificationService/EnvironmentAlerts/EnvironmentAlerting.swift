@@ -30,11 +30,12 @@ struct EnvironmentAlerting {
     func uvIndex(_ reading: UVIndexRecorded) async throws {
         guard let area = try await EnvironmentStore(context).area(reading.areaCode) else { return }
         let category = UVIndexCategory(uvIndex: reading.uvIndex)
-        try await decide(Reading(
-            kind: .uvIndex, area: reading.areaCode, observedAt: reading.observedAt, value: reading.uvIndex, category: category.rawValue,
-            rank: category.rank, severity: .attention,
-            peakAt: reading.solarNoon ?? SolarNoon.of(reading.observedAt, timeZone: area.timeZone, longitude: area.longitude),
-            exceeds: { reading.uvIndex >= $0.uvIndex }), timeZone: area.timeZone)
+        try await decide(
+            Reading(
+                kind: .uvIndex, area: reading.areaCode, observedAt: reading.observedAt, value: reading.uvIndex, category: category.rawValue,
+                rank: category.rank, severity: .attention,
+                peakAt: reading.solarNoon ?? SolarNoon.of(reading.observedAt, timeZone: area.timeZone, longitude: area.longitude),
+                exceeds: { reading.uvIndex >= $0.uvIndex }), timeZone: area.timeZone)
     }
 
     func airQuality(_ reading: AirQualityRecorded) async throws {
@@ -46,10 +47,12 @@ struct EnvironmentAlerting {
             throw UnprocessableEvent("the air-quality reading cannot be classified: \(error.issues.map(\.field).joined(separator: ", "))")
         }
         // Hazardous air is urgent: it goes through quiet hours (EPA: everyone should avoid outdoor activity).
-        try await decide(Reading(
-            kind: .airQuality, area: reading.areaCode, observedAt: reading.observedAt, value: Double(assessment.aqi),
-            category: assessment.category.rawValue, rank: assessment.category.rank, severity: assessment.category == .hazardous ? .urgent : .attention,
-            peakAt: nil, exceeds: { assessment.aqi >= $0.aqi }), timeZone: area.timeZone)
+        try await decide(
+            Reading(
+                kind: .airQuality, area: reading.areaCode, observedAt: reading.observedAt, value: Double(assessment.aqi),
+                category: assessment.category.rawValue, rank: assessment.category.rank,
+                severity: assessment.category == .hazardous ? .urgent : .attention,
+                peakAt: nil, exceeds: { assessment.aqi >= $0.aqi }), timeZone: area.timeZone)
     }
 
     private func decide(_ reading: Reading, timeZone: TimeZone) async throws {
@@ -71,12 +74,15 @@ struct EnvironmentAlerting {
             case .alert: (category, severity) = (reading.category, reading.severity)
             case .allClear: (category, severity) = ("allClear", .normal)
             }
-            notifications.append(NotificationStore.Row(
-                alert: AlertRaised(
-                    alertID: UUID.timeOrdered(), sourceEventID: event.eventID, aboutID: event.eventID, kind: reading.kind.rawValue, severity: severity,
-                    category: category, messageKey: "alert.\(reading.kind.rawValue).\(category)", raisedAt: Date(), recipientID: subscriber.patientID,
-                    recipientRole: .patient, areaCode: reading.area, value: reading.value, peakAt: decision == .allClear ? nil : reading.peakAt),
-                patientID: subscriber.patientID, subjectID: nil, text: nil))
+            notifications.append(
+                NotificationStore.Row(
+                    alert: AlertRaised(
+                        alertID: UUID.timeOrdered(), sourceEventID: event.eventID, aboutID: event.eventID, kind: reading.kind.rawValue,
+                        severity: severity,
+                        category: category, messageKey: "alert.\(reading.kind.rawValue).\(category)", raisedAt: Date(),
+                        recipientID: subscriber.patientID,
+                        recipientRole: .patient, areaCode: reading.area, value: reading.value, peakAt: decision == .allClear ? nil : reading.peakAt),
+                    patientID: subscriber.patientID, subjectID: nil, text: nil))
         }
         let decided = ContinuousClock.now
         try await store.save(states, area: reading.area, kind: reading.kind, observedAt: reading.observedAt)
@@ -84,12 +90,18 @@ struct EnvironmentAlerting {
         // Each keyed by its subscriber: the reading itself belongs to no patient.
         try await NotificationDelivery.deliver(notifications, traceID: event.traceID, context: context)
         // Ids and counts only: what a fan-out to many subscribers spends its time on.
-        let milliseconds = { (from: ContinuousClock.Instant, to: ContinuousClock.Instant) in "\((to - from).components.seconds * 1000 + (to - from).components.attoseconds / 1_000_000_000_000_000)" }
-        context.logger.info("environmental reading decided", metadata: [
-            "areaCode": "\(reading.area)", "kind": "\(reading.kind.rawValue)", "subscribers": "\(subscribers.count)", "notified": "\(notifications.count)",
-            "loadMs": "\(milliseconds(clock, loaded))", "decideMs": "\(milliseconds(loaded, decided))", "saveMs": "\(milliseconds(decided, saved))",
-            "deliverMs": "\(milliseconds(saved, .now))",
-        ])
+        let milliseconds = { (from: ContinuousClock.Instant, to: ContinuousClock.Instant) in
+            "\((to - from).components.seconds * 1000 + (to - from).components.attoseconds / 1_000_000_000_000_000)"
+        }
+        context.logger.info(
+            "environmental reading decided",
+            metadata: [
+                "areaCode": "\(reading.area)", "kind": "\(reading.kind.rawValue)", "subscribers": "\(subscribers.count)",
+                "notified": "\(notifications.count)",
+                "loadMs": "\(milliseconds(clock, loaded))", "decideMs": "\(milliseconds(loaded, decided))",
+                "saveMs": "\(milliseconds(decided, saved))",
+                "deliverMs": "\(milliseconds(saved, .now))",
+            ])
     }
 
     /// yyyy-MM-dd of `instant` in the area's time zone.

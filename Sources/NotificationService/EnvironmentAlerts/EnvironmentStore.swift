@@ -131,7 +131,8 @@ extension EnvironmentStore {
         try await connection.query(
             "DELETE FROM environment_alert_states WHERE patient_id = \(patientID) AND area_code = \(areaCode)", logger: logger)
         return try await !connection.fetchAll(
-            "DELETE FROM environment_subscriptions WHERE patient_id = \(patientID) AND area_code = \(areaCode) RETURNING 1", as: Int.self, logger: logger
+            "DELETE FROM environment_subscriptions WHERE patient_id = \(patientID) AND area_code = \(areaCode) RETURNING 1", as: Int.self,
+            logger: logger
         ).isEmpty
     }
 
@@ -145,10 +146,13 @@ extension EnvironmentStore {
             WHERE patient_id = \(patientID) AND (\(after == nil) OR area_code > \(after ?? ""))
             ORDER BY area_code LIMIT \(page.limit + 1)
             """, as: (String, Bool, Bool, Double?, Int?, Int?, [String], Date).self, logger: logger)
-        return Page(rows: rows.map {
-            subscription(
-                areaCode: $0.0, uvIndex: $0.1, airQuality: $0.2, uvIndexThreshold: $0.3, aqiThreshold: $0.4, fitzpatrickSkinType: $0.5, conditions: $0.6,
-                updatedAt: $0.7)
-        }, request: page) { PageRequest.Cursor(position: "area", id: $0.areaCode) }
+        return Page(
+            rows: rows.map {
+                subscription(
+                    areaCode: $0.0, uvIndex: $0.1, airQuality: $0.2, uvIndexThreshold: $0.3, aqiThreshold: $0.4, fitzpatrickSkinType: $0.5,
+                    conditions: $0.6,
+                    updatedAt: $0.7)
+            }, request: page
+        ) { PageRequest.Cursor(position: "area", id: $0.areaCode) }
     }
 }

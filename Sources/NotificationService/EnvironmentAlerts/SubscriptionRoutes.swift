@@ -38,8 +38,9 @@ struct SubscriptionRoutes: Sendable {
         routes.get(path, access: .patientData(.read), summary: "The patient's UV and air-quality alert subscriptions, by area", paged: true) {
             request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            return try jsonResponse(try await EnvironmentStore.subscriptions(
-                patientID: patientID, page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
+            return try jsonResponse(
+                try await EnvironmentStore.subscriptions(
+                    patientID: patientID, page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
         }
         routes.delete("\(path)/:areaCode", access: .patientData(.write), summary: "Unsubscribe from an area's alerts") { _, requestContext in
             let patientID = try PatientID.fromPath(requestContext)

@@ -19,7 +19,8 @@ struct Escalation: TransactionalStore {
     static let batch = 100
 
     /// Starts the clock for an urgent finding (once per finding).
-    func watch(about: UUID, patientID: String, institutionID: String?, kind: String, category: String, sourceEventID: UUID, dueAt: Date) async throws {
+    func watch(about: UUID, patientID: String, institutionID: String?, kind: String, category: String, sourceEventID: UUID, dueAt: Date) async throws
+    {
         try await connection.query(
             """
             INSERT INTO escalations (about_id, patient_id, institution_id, kind, category, source_event_id, due_at)

@@ -43,9 +43,12 @@ struct InboxRoutes: Sendable {
         ) { request, requestContext in
             try await inbox(try Self.recipient(requestContext), request: request)
         }
-        routes.get("v1/inbox/unread-count", access: .ownInbox, summary: "How many notifications of the caller's inbox stand unread, and how many are urgent") {
+        routes.get(
+            "v1/inbox/unread-count", access: .ownInbox, summary: "How many notifications of the caller's inbox stand unread, and how many are urgent"
+        ) {
             _, requestContext in
-            let (all, urgent) = try await NotificationStore.unread(try Self.recipient(requestContext), on: context.database.client, logger: context.logger)
+            let (all, urgent) = try await NotificationStore.unread(
+                try Self.recipient(requestContext), on: context.database.client, logger: context.logger)
             return try jsonResponse(Unread(unread: all, urgent: urgent))
         }
         registerPreferences(on: routes)
@@ -53,12 +56,14 @@ struct InboxRoutes: Sendable {
             let path = mark == .read ? "read" : "acknowledge"
             routes.post(
                 "v1/inbox/:notificationId/\(path)", access: .ownInbox,
-                summary: mark == .read ? "Mark one of the caller's notifications read" : "Acknowledge one of the caller's notifications (and read it)",
+                summary: mark == .read
+                    ? "Mark one of the caller's notifications read" : "Acknowledge one of the caller's notifications (and read it)",
                 body: [], bodyLimit: APIRoutes.noBody
             ) { _, requestContext in
                 let id = try requestContext.uuidParameter("notificationId", label: "notification id")
-                guard let marked = try await NotificationStore.mark(
-                    id, mark, for: try Self.recipient(requestContext), on: context.database.client, logger: context.logger)
+                guard
+                    let marked = try await NotificationStore.mark(
+                        id, mark, for: try Self.recipient(requestContext), on: context.database.client, logger: context.logger)
                 else { throw HTTPProblem(status: .notFound, error: "no such notification") }
                 return try jsonResponse(Marked(notificationId: id, readAt: marked.readAt, acknowledgedAt: marked.acknowledgedAt))
             }
@@ -75,7 +80,9 @@ struct InboxRoutes: Sendable {
             let body = try await request.validatedJSON(schema: Self.preferencesSchema, context: requestContext)
             let zone = body["timeZone"]?.stringValue ?? ""
             guard TimeZone(identifier: zone) != nil else {
-                throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: ["timeZone"]), message: "must be an IANA time zone, e.g. Europe/Lisbon")])
+                throw HTTPProblem.invalidBody([
+                    SchemaViolation(pointer: JSONPointer(tokens: ["timeZone"]), message: "must be an IANA time zone, e.g. Europe/Lisbon")
+                ])
             }
             let window = body["quietHours"].flatMap { quiet in
                 quiet["from"]?.stringValue.flatMap { from in quiet["to"]?.stringValue.map { PreferenceStore.Preferences.Window(from: from, to: $0) } }
@@ -100,7 +107,8 @@ struct InboxRoutes: Sendable {
         let query = NotificationStore.InboxQuery(
             includeWithdrawn: request.uri.queryParameters.get("withdrawn") == "true", unreadOnly: request.uri.queryParameters.get("unread") == "true")
         let page = try PageRequest.from(request)
-        return try jsonResponse(try await NotificationStore.inbox(recipient, query: query, page: page, on: context.database.client, logger: context.logger))
+        return try jsonResponse(
+            try await NotificationStore.inbox(recipient, query: query, page: page, on: context.database.client, logger: context.logger))
     }
 
     /// The caller as a recipient: a patient or consultant by their subject, institution staff as their institution.

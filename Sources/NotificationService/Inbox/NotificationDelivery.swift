@@ -49,13 +49,16 @@ struct NotificationDelivery: TransactionalStore {
         let withdrawn = try await NotificationStore(context).withdraw(about: about, subjectID: subjectID, reason: reason)
         let neverPublished = try await NotificationDelivery(context).forgetHeld(withdrawn.map(\.id))
         let now = Date()
-        try await publish(withdrawn.filter { !neverPublished.contains($0.id) }.map { notification in
-            .withdrawn(EventEnvelope(
-                producer: context.producer, patientID: notification.patientID, traceID: cause.traceID,
-                payload: AlertWithdrawn(
-                    alertID: notification.id, sourceEventID: cause.eventID, reason: reason, withdrawnAt: now, recipientID: notification.recipient.id,
-                    recipientRole: notification.recipient.role)))
-        }, context: context)
+        try await publish(
+            withdrawn.filter { !neverPublished.contains($0.id) }.map { notification in
+                .withdrawn(
+                    EventEnvelope(
+                        producer: context.producer, patientID: notification.patientID, traceID: cause.traceID,
+                        payload: AlertWithdrawn(
+                            alertID: notification.id, sourceEventID: cause.eventID, reason: reason, withdrawnAt: now,
+                            recipientID: notification.recipient.id,
+                            recipientRole: notification.recipient.role)))
+            }, context: context)
     }
 
     /// A message for `caretide.alerts`, numbered as it is enqueued.
@@ -80,7 +83,8 @@ struct NotificationDelivery: TransactionalStore {
         var recipient: NotificationStore.Recipient {
             switch self {
             case .raised(let envelope): NotificationStore.Row.recipient(of: envelope.payload, patientID: envelope.patientID)
-            case .withdrawn(let envelope): .init(id: envelope.payload.recipientID ?? envelope.patientID ?? "", role: envelope.payload.recipientRole ?? .patient)
+            case .withdrawn(let envelope):
+                .init(id: envelope.payload.recipientID ?? envelope.patientID ?? "", role: envelope.payload.recipientRole ?? .patient)
             }
         }
     }
@@ -136,11 +140,12 @@ struct NotificationDelivery: TransactionalStore {
             }
             try await context.publish(entries)
             if !webhookRoles.isEmpty {
-                try await Webhooks.enqueueDeliveries(zip(chunks[index], entries).compactMap { message, entry in
-                    let recipient = message.recipient
-                    guard webhookRoles.contains(recipient.role) else { return nil }
-                    return Webhooks.Outgoing(role: recipient.role, recipientID: recipient.id, alertID: message.alertID, entry: entry)
-                }, context: context)
+                try await Webhooks.enqueueDeliveries(
+                    zip(chunks[index], entries).compactMap { message, entry in
+                        let recipient = message.recipient
+                        guard webhookRoles.contains(recipient.role) else { return nil }
+                        return Webhooks.Outgoing(role: recipient.role, recipientID: recipient.id, alertID: message.alertID, entry: entry)
+                    }, context: context)
             }
         }
     }
@@ -160,8 +165,9 @@ struct NotificationDelivery: TransactionalStore {
     /// Forgets held messages of withdrawn notifications; returns the ids that were never published.
     func forgetHeld(_ alertIDs: [UUID]) async throws -> Set<UUID> {
         guard !alertIDs.isEmpty else { return [] }
-        return Set(try await connection.fetchAll(
-            "DELETE FROM held_alerts WHERE alert_id = ANY(\(alertIDs)) RETURNING alert_id", as: UUID.self, logger: logger))
+        return Set(
+            try await connection.fetchAll(
+                "DELETE FROM held_alerts WHERE alert_id = ANY(\(alertIDs)) RETURNING alert_id", as: UUID.self, logger: logger))
     }
 
     /// Announces held messages whose recipients' quiet hours have ended, every `interval`.
@@ -184,9 +190,11 @@ struct NotificationDelivery: TransactionalStore {
         let messages: [Message] = try due.compactMap { text in
             let event = try context.codec.decode(Array(text.utf8))
             return event.payload(as: AlertRaised.self).map {
-                .raised(EventEnvelope(
-                    eventID: event.eventID, occurredAt: event.occurredAt, producer: event.producer, patientID: event.patientID, traceID: event.traceID,
-                    payload: $0))
+                .raised(
+                    EventEnvelope(
+                        eventID: event.eventID, occurredAt: event.occurredAt, producer: event.producer, patientID: event.patientID,
+                        traceID: event.traceID,
+                        payload: $0))
             }
         }
         try await publish(messages, context: context)

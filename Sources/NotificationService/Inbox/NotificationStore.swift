@@ -73,17 +73,18 @@ struct NotificationStore: TransactionalStore {
         _ recipients: [Recipient], patientID: String, kind: String, category: String, severities: [Severity]
     ) async throws -> Set<Recipient> {
         guard !recipients.isEmpty else { return [] }
-        return Set(try await connection.fetchAll(
-            """
-            SELECT DISTINCT n.recipient_role, n.recipient_id
-            FROM unnest(\(recipients.map(\.role.rawValue)), \(recipients.map(\.id))) AS r(role, id)
-            JOIN notifications n ON n.recipient_role = r.role AND n.recipient_id = r.id
-            LEFT JOIN recipient_preferences p ON p.recipient_role = r.role AND p.recipient_id = r.id
-            WHERE n.patient_id = \(patientID) AND n.kind = \(kind) AND n.category = \(category) AND n.withdrawn_at IS NULL
-              AND n.severity = ANY(\(severities.map(\.rawValue))) AND n.created_at > now() - interval '2 days'
-              AND (n.created_at AT TIME ZONE coalesce(p.time_zone, 'UTC'))::date = (now() AT TIME ZONE coalesce(p.time_zone, 'UTC'))::date
-            """, as: (String, String).self, logger: logger
-        ).compactMap { role, id in RecipientRole(rawValue: role).map { Recipient(id: id, role: $0) } })
+        return Set(
+            try await connection.fetchAll(
+                """
+                SELECT DISTINCT n.recipient_role, n.recipient_id
+                FROM unnest(\(recipients.map(\.role.rawValue)), \(recipients.map(\.id))) AS r(role, id)
+                JOIN notifications n ON n.recipient_role = r.role AND n.recipient_id = r.id
+                LEFT JOIN recipient_preferences p ON p.recipient_role = r.role AND p.recipient_id = r.id
+                WHERE n.patient_id = \(patientID) AND n.kind = \(kind) AND n.category = \(category) AND n.withdrawn_at IS NULL
+                  AND n.severity = ANY(\(severities.map(\.rawValue))) AND n.created_at > now() - interval '2 days'
+                  AND (n.created_at AT TIME ZONE coalesce(p.time_zone, 'UTC'))::date = (now() AT TIME ZONE coalesce(p.time_zone, 'UTC'))::date
+                """, as: (String, String).self, logger: logger
+            ).compactMap { role, id in RecipientRole(rawValue: role).map { Recipient(id: id, role: $0) } })
     }
 
     /// Withdraws the standing notifications about `about` (an assessment or flag), or about the subject `subjectID`
@@ -151,11 +152,13 @@ extension NotificationStore {
               AND (\(recipient.role != .consultant) OR grant_in_force(n.patient_id, \(recipient.id)))
               AND (\(after == nil) OR (created_at, notification_id) < (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
             ORDER BY created_at DESC, notification_id DESC LIMIT \(page.limit + 1)
-            """, as: (UUID, String?, String, String, String, String, String?, Int?, String?, Double?, Date?, UUID?, UUID, Date, Bool, Bool, String?).self,
+            """,
+            as: (UUID, String?, String, String, String, String, String?, Int?, String?, Double?, Date?, UUID?, UUID, Date, Bool, Bool, String?).self,
             logger: logger)
         let notifications = rows.map {
             Notification(
-                notificationId: $0.0, patientId: $0.1, kind: $0.2, severity: $0.3, category: $0.4, messageKey: $0.5, text: $0.6, outOfRangeCount: $0.7,
+                notificationId: $0.0, patientId: $0.1, kind: $0.2, severity: $0.3, category: $0.4, messageKey: $0.5, text: $0.6,
+                outOfRangeCount: $0.7,
                 areaCode: $0.8, value: $0.9, peakAt: $0.10, aboutId: $0.11, sourceEventId: $0.12, createdAt: $0.13, read: $0.14, acknowledged: $0.15,
                 withdrawn: $0.16)
         }

@@ -47,11 +47,14 @@ struct ReminderRoutes: Sendable {
             return try jsonResponse(
                 Created(reminderId: reminder.id, status: created ? "created" : "duplicate", next: upcoming), status: created ? .created : .ok)
         }
-        routes.get(path, access: .patientData(.read), summary: "The patient's standing reminders, oldest first, each with when it is next due", paged: true) {
+        routes.get(
+            path, access: .patientData(.read), summary: "The patient's standing reminders, oldest first, each with when it is next due", paged: true
+        ) {
             request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            return try jsonResponse(try await ReminderStore.standing(
-                patientID: patientID, page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
+            return try jsonResponse(
+                try await ReminderStore.standing(
+                    patientID: patientID, page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
         }
         routes.delete("\(path)/:reminderId", access: .patientData(.write), summary: "Cancel a reminder") { _, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
@@ -69,7 +72,9 @@ struct ReminderRoutes: Sendable {
         var violations: [SchemaViolation] = []
         let repeats = ReminderRepeat(rawValue: body["repeats"]?.stringValue ?? "") ?? .once
         let zone = TimeZone(identifier: body["timeZone"]?.stringValue ?? "")
-        if zone == nil { violations.append(.init(pointer: JSONPointer(tokens: ["timeZone"]), message: "must be an IANA time zone, e.g. Europe/Lisbon")) }
+        if zone == nil {
+            violations.append(.init(pointer: JSONPointer(tokens: ["timeZone"]), message: "must be an IANA time zone, e.g. Europe/Lisbon"))
+        }
         let dates = (body["dates"]?.elements ?? []).compactMap { $0.stringValue.flatMap(LocalDate.init) }
         let startsOn = body["startsOn"]?.stringValue.flatMap(LocalDate.init) ?? dates.min()
         if repeats == .onDates, dates.isEmpty {

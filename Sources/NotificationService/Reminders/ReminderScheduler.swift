@@ -21,12 +21,13 @@ enum ReminderScheduler {
         PeriodicJob(name: "reminders", interval: interval, fullBatch: batch, context: context) {
             let fired = try await context.transaction { handler in try await fireDue(now: Date(), context: handler) }
             // How late the oldest occurrence still waiting is: an alert rule sees a scheduler that falls behind.
-            let overdue = try await context.database.client.fetchAll(
-                """
-                SELECT coalesce(extract(epoch FROM now() - min(next_due_at)), 0)::float8 FROM reminders
-                WHERE next_due_at <= now() AND cancelled_at IS NULL
-                """, as: Double.self, logger: context.logger
-            ).first ?? 0
+            let overdue =
+                try await context.database.client.fetchAll(
+                    """
+                    SELECT coalesce(extract(epoch FROM now() - min(next_due_at)), 0)::float8 FROM reminders
+                    WHERE next_due_at <= now() AND cancelled_at IS NULL
+                    """, as: Double.self, logger: context.logger
+                ).first ?? 0
             context.metrics.schedulerOverdue("reminders", seconds: overdue)
             return fired
         }
@@ -43,9 +44,10 @@ enum ReminderScheduler {
             reminders[reminder.id] = reminder
             var index = first
             while let at = reminder.schedule.occurrence(index), at <= now, index - first < occurrencesPerRound {
-                occurrences.append(.init(
-                    reminderID: reminder.id, index: index, id: .named("reminder/\(reminder.id.uuidString.lowercased())/\(index)"), dueAt: at,
-                    late: now.timeIntervalSince(at) > lateAfter))
+                occurrences.append(
+                    .init(
+                        reminderID: reminder.id, index: index, id: .named("reminder/\(reminder.id.uuidString.lowercased())/\(index)"), dueAt: at,
+                        late: now.timeIntervalSince(at) > lateAfter))
                 index += 1
             }
             advanced.append((reminder.id, index, reminder.schedule.occurrence(index)))

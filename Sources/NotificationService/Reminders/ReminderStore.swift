@@ -85,14 +85,15 @@ struct ReminderStore: TransactionalStore {
     /// Records occurrences fired, in one statement; returns those not recorded before (the others already fired).
     func fire(_ occurrences: [Occurrence]) async throws -> [Occurrence] {
         guard !occurrences.isEmpty else { return [] }
-        let fired = Set(try await connection.fetchAll(
-            """
-            INSERT INTO reminder_occurrences (reminder_id, occurrence_index, occurrence_id, due_at, fired_at, late)
-            SELECT reminder, index, id, due, now(), late
-            FROM unnest(\(occurrences.map(\.reminderID)), \(occurrences.map { Int64($0.index) }), \(occurrences.map(\.id)), \(occurrences.map(\.dueAt)),
-                        \(occurrences.map(\.late))) AS t(reminder, index, id, due, late)
-            ON CONFLICT DO NOTHING RETURNING occurrence_id
-            """, as: UUID.self, logger: logger) as [UUID])
+        let fired = Set(
+            try await connection.fetchAll(
+                """
+                INSERT INTO reminder_occurrences (reminder_id, occurrence_index, occurrence_id, due_at, fired_at, late)
+                SELECT reminder, index, id, due, now(), late
+                FROM unnest(\(occurrences.map(\.reminderID)), \(occurrences.map { Int64($0.index) }), \(occurrences.map(\.id)), \(occurrences.map(\.dueAt)),
+                            \(occurrences.map(\.late))) AS t(reminder, index, id, due, late)
+                ON CONFLICT DO NOTHING RETURNING occurrence_id
+                """, as: UUID.self, logger: logger) as [UUID])
         return occurrences.filter { fired.contains($0.id) }
     }
 
@@ -143,9 +144,12 @@ extension ReminderStore {
               AND (\(after == nil) OR (created_at, reminder_id) > (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
             ORDER BY created_at, reminder_id LIMIT \(page.limit + 1)
             """, as: (UUID, String, String?, String, String, [String], String, String, String, Date?, Date).self, logger: logger)
-        return Page(rows: rows.map {
-            Listed(reminderId: $0.0, topic: $0.1, note: $0.2, repeats: $0.3, startsOn: $0.4, dates: $0.5, at: $0.6, timeZone: $0.7, origin: $0.8,
-                   nextDueAt: $0.9, createdAt: $0.10)
-        }, request: page) { .init(date: $0.createdAt, id: $0.reminderId) }
+        return Page(
+            rows: rows.map {
+                Listed(
+                    reminderId: $0.0, topic: $0.1, note: $0.2, repeats: $0.3, startsOn: $0.4, dates: $0.5, at: $0.6, timeZone: $0.7, origin: $0.8,
+                    nextDueAt: $0.9, createdAt: $0.10)
+            }, request: page
+        ) { .init(date: $0.createdAt, id: $0.reminderId) }
     }
 }

@@ -24,7 +24,9 @@ struct WebhookRoutes: Sendable {
     }
 
     func register(on routes: APIRoutes) {
-        routes.post("v1/webhooks", access: .deliveryChannels, summary: "Register a webhook for every message to one group of recipients", body: [Self.schema]) {
+        routes.post(
+            "v1/webhooks", access: .deliveryChannels, summary: "Register a webhook for every message to one group of recipients", body: [Self.schema]
+        ) {
             request, requestContext in
             let body = try await request.validatedJSON(schema: Self.schema, context: requestContext)
             let url = body["url"]?.stringValue ?? ""
@@ -44,9 +46,13 @@ struct WebhookRoutes: Sendable {
         routes.delete("v1/webhooks/:webhookId", access: .deliveryChannels, summary: "Stop a webhook; what it still had waiting is cancelled") {
             _, requestContext in
             let id = try requestContext.uuidParameter("webhookId", label: "webhook id")
-            guard let webhook = try await context.transaction(auditing: requestContext.origin, status: { $0 == nil ? 404 : 200 }, { handler in
-                try await Webhooks(handler).disable(id)
-            }) else { throw HTTPProblem(status: .notFound, error: "no such webhook") }
+            guard
+                let webhook = try await context.transaction(
+                    auditing: requestContext.origin, status: { $0 == nil ? 404 : 200 },
+                    { handler in
+                        try await Webhooks(handler).disable(id)
+                    })
+            else { throw HTTPProblem(status: .notFound, error: "no such webhook") }
             return try jsonResponse(webhook)
         }
         routes.get(
@@ -56,12 +62,16 @@ struct WebhookRoutes: Sendable {
             let id = try requestContext.uuidParameter("webhookId", label: "webhook id")
             let status = request.uri.queryParameters.get("status").map { String($0) }
             if let status, !Webhooks.statuses.contains(status) {
-                throw HTTPProblem(status: .badRequest, error: "the query is invalid", violations: [
-                    SchemaViolation(pointer: JSONPointer(tokens: ["status"]), message: "must be one of \(Webhooks.statuses.joined(separator: ", "))"),
-                ])
+                throw HTTPProblem(
+                    status: .badRequest, error: "the query is invalid",
+                    violations: [
+                        SchemaViolation(
+                            pointer: JSONPointer(tokens: ["status"]), message: "must be one of \(Webhooks.statuses.joined(separator: ", "))")
+                    ])
             }
             let page = try PageRequest.from(request)
-            return try jsonResponse(try await Webhooks.deliveries(of: id, status: status, page: page, on: context.database.client, logger: context.logger))
+            return try jsonResponse(
+                try await Webhooks.deliveries(of: id, status: status, page: page, on: context.database.client, logger: context.logger))
         }
         routes.post(
             "v1/webhooks/:webhookId/deliveries/:eventId/retry", access: .deliveryChannels,

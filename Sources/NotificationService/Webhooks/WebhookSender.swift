@@ -105,8 +105,11 @@ struct WebhookSender: Service {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "User-Agent", value: "Caretide-Webhooks/1")
-        request.headers.add(name: WebhookSignature.header, value: WebhookSignature(
-            secret: taken.secret, timestamp: Int(Date().timeIntervalSince1970), body: body).headerValue)
+        request.headers.add(
+            name: WebhookSignature.header,
+            value: WebhookSignature(
+                secret: taken.secret, timestamp: Int(Date().timeIntervalSince1970), body: body
+            ).headerValue)
         request.headers.add(name: "Caretide-Webhook-Id", value: taken.webhookID.uuidString.lowercased())
         request.headers.add(name: "Caretide-Delivery-Id", value: taken.eventID.uuidString.lowercased())
         request.headers.add(name: "Caretide-Event-Type", value: taken.eventType)
@@ -137,12 +140,21 @@ struct WebhookSender: Service {
     }
 
     func record(_ results: [Result]) async throws {
-        var status: [String] = [], delay: [Double] = [], answered: [Int] = [], problem: [String] = []
+        var status: [String] = []
+        var delay: [Double] = []
+        var answered: [Int] = []
+        var problem: [String] = []
         for result in results {
             switch result.next {
-            case .delivered: status.append("delivered"); delay.append(0)
-            case .retry(let after): status.append("pending"); delay.append(after.seconds)
-            case .deadLetter: status.append("dead"); delay.append(0)
+            case .delivered:
+                status.append("delivered")
+                delay.append(0)
+            case .retry(let after):
+                status.append("pending")
+                delay.append(after.seconds)
+            case .deadLetter:
+                status.append("dead")
+                delay.append(0)
             }
             switch result.outcome {
             case .answered(let code):
@@ -155,9 +167,11 @@ struct WebhookSender: Service {
             context.metrics.webhookAttempt(outcome: status.last == "pending" ? "retry" : status.last!)
             if case .deadLetter = result.next {
                 // Ids only: the body is a patient's message.
-                context.logger.warning("webhook delivery given up; kept as a dead letter", metadata: [
-                    "webhookId": "\(result.taken.webhookID)", "eventId": "\(result.taken.eventID)", "attempts": "\(result.taken.attempt)",
-                ])
+                context.logger.warning(
+                    "webhook delivery given up; kept as a dead letter",
+                    metadata: [
+                        "webhookId": "\(result.taken.webhookID)", "eventId": "\(result.taken.eventID)", "attempts": "\(result.taken.attempt)",
+                    ])
             }
         }
         try await context.database.client.query(

@@ -88,9 +88,10 @@ struct Webhooks: TransactionalStore {
 
     /// The active webhooks' groups, read once per transaction that publishes (a small table, usually empty).
     static func activeRoles(context: HandlerContext) async throws -> Set<RecipientRole> {
-        Set(try await context.connection.fetchAll(
-            "SELECT DISTINCT recipient_role FROM webhooks WHERE disabled_at IS NULL", as: String.self, logger: context.logger
-        ).compactMap(RecipientRole.init(rawValue:)))
+        Set(
+            try await context.connection.fetchAll(
+                "SELECT DISTINCT recipient_role FROM webhooks WHERE disabled_at IS NULL", as: String.self, logger: context.logger
+            ).compactMap(RecipientRole.init(rawValue:)))
     }
 
     /// Queues each message for every active webhook of its recipient's group, in the caller's transaction.
@@ -137,11 +138,14 @@ struct Webhooks: TransactionalStore {
               AND (\(after == nil) OR (created_at, event_id) < (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
             ORDER BY created_at DESC, event_id DESC LIMIT \(page.limit + 1)
             """, as: (UUID, String, UUID, String, String, Int, Date, Int?, String?, Date, Date?).self, logger: logger)
-        return Page(rows: rows.map {
-            Delivery(
-                eventId: $0.0, eventType: $0.1, alertId: $0.2, recipientId: $0.3, status: $0.4, attempts: $0.5, nextAttemptAt: $0.4 == "pending" ? $0.6 : nil,
-                lastStatus: $0.7, lastError: $0.8, createdAt: $0.9, finishedAt: $0.10)
-        }, request: page) { .init(date: $0.createdAt, id: $0.eventId) }
+        return Page(
+            rows: rows.map {
+                Delivery(
+                    eventId: $0.0, eventType: $0.1, alertId: $0.2, recipientId: $0.3, status: $0.4, attempts: $0.5,
+                    nextAttemptAt: $0.4 == "pending" ? $0.6 : nil,
+                    lastStatus: $0.7, lastError: $0.8, createdAt: $0.9, finishedAt: $0.10)
+            }, request: page
+        ) { .init(date: $0.createdAt, id: $0.eventId) }
     }
 
     /// Forgets finished deliveries, hourly: delivered and cancelled ones after 30 days, dead letters after 90 (an

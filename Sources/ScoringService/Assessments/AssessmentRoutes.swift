@@ -23,14 +23,19 @@ struct AssessmentRoutes: Sendable {
             summary: "The patient's assessments with their provenance, oldest observation first",
             query: [
                 .init("standing", "true: only assessments neither superseded nor withdrawn"),
-                .init("kind", "only this kind (bloodPressure, pulse, bodyMassIndex, glucose, hba1c, lipids, nottinghamPrognosticIndex, melanomaRisk, examResult); repeatable"),
+                .init(
+                    "kind",
+                    "only this kind (bloodPressure, pulse, bodyMassIndex, glucose, hba1c, lipids, nottinghamPrognosticIndex, melanomaRisk, examResult); repeatable"
+                ),
             ], paged: true
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             var query = AssessmentStore.HistoryQuery(standingOnly: request.uri.queryParameters.get("standing") == "true")
             var unknown: [SchemaViolation] = []
             for text in request.uri.queryParameters.getAll("kind") {
-                if let kind = AssessmentKind(rawValue: String(text)) { query.kinds.append(kind) } else {
+                if let kind = AssessmentKind(rawValue: String(text)) {
+                    query.kinds.append(kind)
+                } else {
                     unknown.append(SchemaViolation(pointer: JSONPointer(tokens: ["kind"]), message: "is not a kind of assessment"))
                 }
             }
@@ -38,8 +43,9 @@ struct AssessmentRoutes: Sendable {
             let page = try PageRequest.from(request)
             guard unknown.isEmpty else { throw HTTPProblem(status: .badRequest, error: "the query is invalid", violations: unknown) }
             let texts = context.tips.texts(acceptLanguage: request.headers[.acceptLanguage])
-            var response = try jsonResponse(try await AssessmentStore.history(
-                patientID: patientID, query: query, page: page, texts: texts, on: context.database.client, logger: context.logger))
+            var response = try jsonResponse(
+                try await AssessmentStore.history(
+                    patientID: patientID, query: query, page: page, texts: texts, on: context.database.client, logger: context.logger))
             response.headers[.contentLanguage] = texts.language
             return response
         }

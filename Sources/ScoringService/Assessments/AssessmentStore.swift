@@ -49,9 +49,11 @@ struct AssessmentStore: TransactionalStore {
         }
         let assessmentID = UUID.timeOrdered()
         if let standing { try await supersede([(standing.0, assessmentID)]) }
-        try await insert([NewAssessment(
-            assessmentID: assessmentID, sourceEventID: sourceEventID, sourceEventType: sourceEventType, patientID: patientID,
-            assessment: assessment, inputs: inputs)])
+        try await insert([
+            NewAssessment(
+                assessmentID: assessmentID, sourceEventID: sourceEventID, sourceEventType: sourceEventType, patientID: patientID,
+                assessment: assessment, inputs: inputs)
+        ])
         return .recorded(assessmentID: assessmentID, supersedes: standing?.0)
     }
 

@@ -54,16 +54,18 @@ extension ScoringHandler: BatchEventHandler {
 
         // Supersede first (one standing assessment per subject), then insert the run.
         try await store.supersede(accepted.compactMap { item in item.supersedes.map { ($0, item.assessmentID) } })
-        try await store.insert(accepted.map { item in
-            AssessmentStore.NewAssessment(
-                assessmentID: item.assessmentID, sourceEventID: item.event.eventID, sourceEventType: item.event.eventType,
-                patientID: item.patientID, assessment: item.assessment, inputs: item.event.payloadDocument)
-        })
+        try await store.insert(
+            accepted.map { item in
+                AssessmentStore.NewAssessment(
+                    assessmentID: item.assessmentID, sourceEventID: item.event.eventID, sourceEventType: item.event.eventType,
+                    patientID: item.patientID, assessment: item.assessment, inputs: item.event.payloadDocument)
+            })
         var outbox: [Outbox.Entry] = []
         for item in accepted {
-            outbox.append(try AssessmentPublication.entry(
-                assessmentID: item.assessmentID, item.assessment, source: item.event.payload, sourceEventID: item.event.eventID,
-                supersedes: item.supersedes, patientID: item.patientID, traceID: item.event.traceID, context: context))
+            outbox.append(
+                try AssessmentPublication.entry(
+                    assessmentID: item.assessmentID, item.assessment, source: item.event.payload, sourceEventID: item.event.eventID,
+                    supersedes: item.supersedes, patientID: item.patientID, traceID: item.event.traceID, context: context))
         }
         // Trends, once per patient and kind, after the whole run is stored; the newest assessment of each triggers.
         var newest: [String: Pending] = [:]
@@ -72,8 +74,10 @@ extension ScoringHandler: BatchEventHandler {
             TrendTracker.Trigger(patientID: $0.patientID, kind: $0.assessment.kind, assessmentID: $0.assessmentID, traceID: $0.event.traceID)
         }
         for (trigger, flag) in try await TrendTracker(connection: context.connection, logger: context.logger).flags(for: triggers) {
-            outbox.append(try Outbox.Entry(
-                EventEnvelope(producer: context.producer, patientID: trigger.patientID, traceID: trigger.traceID, payload: flag), codec: context.codec))
+            outbox.append(
+                try Outbox.Entry(
+                    EventEnvelope(producer: context.producer, patientID: trigger.patientID, traceID: trigger.traceID, payload: flag),
+                    codec: context.codec))
         }
         try await context.publish(outbox)
     }

@@ -49,8 +49,10 @@ struct ScoringHandler: EventHandler {
         context: HandlerContext
     ) async throws {
         guard let withdrawn = try await store.withdraw(patientID: patientID, kind: kind, subjectID: subjectID, reason: reason) else { return }
-        try await context.publish(context.envelope(for: AssessmentWithdrawn(
-            assessmentID: withdrawn, subjectID: subjectID, kind: kind, reason: reason, sourceEventID: event.eventID), causedBy: event))
+        try await context.publish(
+            context.envelope(
+                for: AssessmentWithdrawn(
+                    assessmentID: withdrawn, subjectID: subjectID, kind: kind, reason: reason, sourceEventID: event.eventID), causedBy: event))
     }
 }
 
@@ -62,15 +64,21 @@ enum AssessmentPublication {
         traceID: String?, context: HandlerContext
     ) throws -> Outbox.Entry {
         if assessment.kind == .examResult, let exam = source as? ExamResultRecorded {
-            return try Outbox.Entry(EventEnvelope(producer: context.producer, patientID: patientID, traceID: traceID, payload: ExamResultFlagged(
-                assessmentID: assessmentID, sourceEventID: sourceEventID, examID: exam.examID, institutionID: exam.institutionID,
-                revision: exam.revision, reportedAt: exam.reportedAt, severity: assessment.severity, supersedes: supersedes,
-                ruleSetVersion: assessment.ruleSetVersion, items: assessment.flaggedItems)), codec: context.codec)
+            return try Outbox.Entry(
+                EventEnvelope(
+                    producer: context.producer, patientID: patientID, traceID: traceID,
+                    payload: ExamResultFlagged(
+                        assessmentID: assessmentID, sourceEventID: sourceEventID, examID: exam.examID, institutionID: exam.institutionID,
+                        revision: exam.revision, reportedAt: exam.reportedAt, severity: assessment.severity, supersedes: supersedes,
+                        ruleSetVersion: assessment.ruleSetVersion, items: assessment.flaggedItems)), codec: context.codec)
         }
-        return try Outbox.Entry(EventEnvelope(producer: context.producer, patientID: patientID, traceID: traceID, payload: AssessmentRecorded(
-            assessmentID: assessmentID, sourceEventID: sourceEventID, subjectID: assessment.subjectID, kind: assessment.kind,
-            category: assessment.category, severity: assessment.severity, tip: assessment.tip.rawValue,
-            ruleSetVersion: assessment.ruleSetVersion, observedAt: assessment.observedAt, supersedes: supersedes, values: assessment.values)),
+        return try Outbox.Entry(
+            EventEnvelope(
+                producer: context.producer, patientID: patientID, traceID: traceID,
+                payload: AssessmentRecorded(
+                    assessmentID: assessmentID, sourceEventID: sourceEventID, subjectID: assessment.subjectID, kind: assessment.kind,
+                    category: assessment.category, severity: assessment.severity, tip: assessment.tip.rawValue,
+                    ruleSetVersion: assessment.ruleSetVersion, observedAt: assessment.observedAt, supersedes: supersedes, values: assessment.values)),
             codec: context.codec)
     }
 }

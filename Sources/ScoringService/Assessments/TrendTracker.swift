@@ -86,9 +86,13 @@ struct TrendTracker {
         return zip(ids, candidates).compactMap { id, candidate in
             guard inserted.contains(id) else { return nil }
             let flag = candidate.flag
-            return (candidate.trigger, CareTrackingFlagged(
-                flagID: id, rule: flag.kind, severity: flag.severity, tip: flag.tip.rawValue, ruleSetVersion: flag.ruleSetVersion,
-                firstObservedAt: flag.firstObservedAt, lastObservedAt: flag.lastObservedAt, triggeringAssessmentID: candidate.trigger.assessmentID))
+            return (
+                candidate.trigger,
+                CareTrackingFlagged(
+                    flagID: id, rule: flag.kind, severity: flag.severity, tip: flag.tip.rawValue, ruleSetVersion: flag.ruleSetVersion,
+                    firstObservedAt: flag.firstObservedAt, lastObservedAt: flag.lastObservedAt, triggeringAssessmentID: candidate.trigger.assessmentID
+                )
+            )
         }
     }
 
@@ -107,7 +111,9 @@ struct TrendTracker {
             }
             return ((try? Trends.risingFastingGlucose(readings)) ?? nil).map { [$0] } ?? []
         case .nottinghamPrognosticIndex:
-            let groups = points.compactMap { point in NPIPrognosticGroup(rawValue: point.category).map { TimedNPIGroup(assessedAt: point.observedAt, group: $0) } }
+            let groups = points.compactMap { point in
+                NPIPrognosticGroup(rawValue: point.category).map { TimedNPIGroup(assessedAt: point.observedAt, group: $0) }
+            }
             return (try? Trends.npiGroupChanges(groups)) ?? []
         default:
             return []

@@ -63,7 +63,8 @@ extension AssessmentStore {
         let entries = try rows.map {
             HistoryEntry(
                 assessmentId: $0.0, sourceEventId: $0.1, kind: $0.2, subjectId: $0.3, subjectRevision: $0.4, category: $0.5, severity: $0.6,
-                tip: $0.7, tipText: texts.text($0.7), severityLabel: texts.text("severity.\($0.6)"), ruleSetVersion: $0.8, observedAt: $0.9, supersededBy: $0.10, withdrawn: $0.11,
+                tip: $0.7, tipText: texts.text($0.7), severityLabel: texts.text("severity.\($0.6)"), ruleSetVersion: $0.8, observedAt: $0.9,
+                supersededBy: $0.10, withdrawn: $0.11,
                 values: try CaretideJSON.parse(Array($0.12.utf8)), inputs: try CaretideJSON.parse(Array($0.13.utf8)))
         }
         return Page(rows: entries, request: page) { .init(date: $0.observedAt, id: $0.assessmentId) }

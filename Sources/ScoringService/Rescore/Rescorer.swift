@@ -68,18 +68,21 @@ public enum Rescorer {
         var unreadable: [UUID] = []
         for (id, patient, kind, subject, category, severity, ruleSet, sourceEventID, sourceType, inputs, assessedAt) in rows {
             guard let type = EventType(rawValue: sourceType),
-                  let document = try? CaretideJSON.parse(Array(inputs.utf8)),
-                  let payload = try? type.decodePayload(from: document),
-                  let fresh = try? AssessmentEngine.assess(payload, now: assessedAt)
+                let document = try? CaretideJSON.parse(Array(inputs.utf8)),
+                let payload = try? type.decodePayload(from: document),
+                let fresh = try? AssessmentEngine.assess(payload, now: assessedAt)
             else {
                 unreadable.append(id)
                 continue
             }
             guard fresh.category != category || fresh.severity.rawValue != severity else { continue }
-            changes.append((
-                Change(patientId: patient, kind: kind, subjectId: subject, assessmentId: id, fromCategory: category, toCategory: fresh.category,
-                       fromSeverity: severity, toSeverity: fresh.severity.rawValue, fromRuleSet: ruleSet),
-                fresh, payload, document, sourceEventID))
+            changes.append(
+                (
+                    Change(
+                        patientId: patient, kind: kind, subjectId: subject, assessmentId: id, fromCategory: category, toCategory: fresh.category,
+                        fromSeverity: severity, toSeverity: fresh.severity.rawValue, fromRuleSet: ruleSet),
+                    fresh, payload, document, sourceEventID
+                ))
         }
         if apply {
             let unversioned = changes.filter { $0.change.fromRuleSet == RuleSetVersion.current }.count
@@ -93,14 +96,17 @@ public enum Rescorer {
                     guard case .recorded(let assessmentID, let supersedes) = outcome else { return }
                     let context = HandlerContext(
                         connection: connection, codec: EventCodec(), producer: ScoringService.name, logger: logger, ordering: .exclusive)
-                    try await context.publish([AssessmentPublication.entry(
-                        assessmentID: assessmentID, assessment, source: payload, sourceEventID: sourceEventID, supersedes: supersedes,
-                        patientID: change.patientId, traceID: "rescore-\(RuleSetVersion.current)", context: context)])
+                    try await context.publish([
+                        AssessmentPublication.entry(
+                            assessmentID: assessmentID, assessment, source: payload, sourceEventID: sourceEventID, supersedes: supersedes,
+                            patientID: change.patientId, traceID: "rescore-\(RuleSetVersion.current)", context: context)
+                    ])
                 }
             }
         }
         return Report(
-            since: since, ruleSetVersion: RuleSetVersion.current, checked: rows.count, changed: changes.map(\.change), unreadable: unreadable, applied: apply)
+            since: since, ruleSetVersion: RuleSetVersion.current, checked: rows.count, changed: changes.map(\.change), unreadable: unreadable,
+            applied: apply)
     }
 
 }

@@ -58,7 +58,8 @@ import Testing
                 for identity in Self.identities {
                     for owner in route.access.ownerParameter == nil ? [Self.ownID(identity)] : [Self.ownID(identity), "someone-else"] {
                         let reply = try await HTTP.send(
-                            method: route.method.rawValue, base + Self.path(route, owner: owner), body: [.post, .put].contains(route.method) ? Data("{}".utf8) : nil,
+                            method: route.method.rawValue, base + Self.path(route, owner: owner),
+                            body: [.post, .put].contains(route.method) ? Data("{}".utf8) : nil,
                             as: .identity(identity))
                         let expected = AccessRules.decide(identity, route.access, owner: route.access.ownerParameter == nil ? nil : owner)
                         let cell = "\(route.method) \(route.path) as \(identity.role) \(identity.scopes.sorted()) on \(owner)"
@@ -79,9 +80,13 @@ import Testing
         }
         #expect(cells > 100)
         // Every refusal is in the refusing service's audit trail, with who was refused.
-        for (service, schema) in [(IngestService.name, "ingest"), (ScoringService.name, "scoring"), (NotificationService.name, "notification"), (DiagnosisService.name, "diagnosis")] {
+        for (service, schema) in [
+            (IngestService.name, "ingest"), (ScoringService.name, "scoring"), (NotificationService.name, "notification"),
+            (DiagnosisService.name, "diagnosis"),
+        ] {
             let audited = try await stack.withDatabase(schema: schema) { database, logger in
-                try await database.client.fetchAll("SELECT count(*)::int FROM access_audit WHERE outcome = 'refused'", as: Int.self, logger: logger)[0]
+                try await database.client.fetchAll("SELECT count(*)::int FROM access_audit WHERE outcome = 'refused'", as: Int.self, logger: logger)[
+                    0]
             }
             #expect(audited == refusals[service], "\(service): \(audited) refusals audited, \(refusals[service] ?? 0) answered")
         }
@@ -114,7 +119,8 @@ import Testing
                     let reply = try await HTTP.send(
                         method: route.method.rawValue, base + Self.path(route, owner: "patient-1"), body: nil, as: caller)
                     #expect(reply.status == 401, "\(route.method) \(route.path): \(reply.status)")
-                    #expect(reply.header("WWW-Authenticate")?.contains(challenge) == true, "\(route.path): \(reply.header("WWW-Authenticate") ?? "none")")
+                    #expect(
+                        reply.header("WWW-Authenticate")?.contains(challenge) == true, "\(route.path): \(reply.header("WWW-Authenticate") ?? "none")")
                 }
             }
             for open in ["/healthz", "/readyz", "/metrics"] {
@@ -158,10 +164,14 @@ import Testing
         #expect(fresh.contains(#"caretide_readiness_check{check="database"} 1"#))
         #expect(fresh.contains("caretide_outbox_pending 0"))
         #expect(try await HTTP.get(base + "/v1/patients/patient-3/assessments").status == 200)
-        #expect(try await HTTP.get(base + "/v1/patients/patient-4/assessments", as: .identity(Identity(subject: "patient-3", role: .patient))).status == 403)
+        #expect(
+            try await HTTP.get(base + "/v1/patients/patient-4/assessments", as: .identity(Identity(subject: "patient-3", role: .patient))).status
+                == 403)
         #expect(try await HTTP.get(base + "/no/such/path/patient-3", as: .anonymous).status == 404)
         let counted = try await HTTP.get(base + "/metrics", as: .anonymous).text
-        #expect(counted.contains(#"caretide_http_requests_total{route="/v1/patients/{patientId}/assessments",method="GET",status="200"} 1"#), "\(counted)")
+        #expect(
+            counted.contains(#"caretide_http_requests_total{route="/v1/patients/{patientId}/assessments",method="GET",status="200"} 1"#), "\(counted)"
+        )
         #expect(counted.contains(#"caretide_http_requests_total{route="/v1/patients/{patientId}/assessments",method="GET",status="403"} 1"#))
         #expect(counted.contains(#"caretide_http_requests_total{route="unmatched",method="GET",status="404"} 1"#))
         #expect(counted.contains("caretide_http_request_duration_seconds_bucket"))
@@ -183,7 +193,6 @@ import Testing
         #expect(try await HTTP.get("http://127.0.0.1:\(port)/v1/patients/p-1/alerts", as: .anonymous).status == 404)
     }
 }
-
 
 /// Keys from the identity provider's certs endpoint (`AUTH_JWKS_URL`), served here by a plain HTTP server over a
 /// directory, as Keycloak's `…/protocol/openid-connect/certs` would serve them.
@@ -216,7 +225,9 @@ import Testing
 
         func start() async throws {
             try process.start()
-            try await eventually("the key server answers", timeout: .seconds(30)) { (try? await HTTP.get(self.url.absoluteString, as: .anonymous))?.status == 200 }
+            try await eventually("the key server answers", timeout: .seconds(30)) {
+                (try? await HTTP.get(self.url.absoluteString, as: .anonymous))?.status == 200
+            }
         }
 
         func stop() async {
@@ -225,7 +236,9 @@ import Testing
         }
     }
 
-    @Test("keys are fetched at start and again every refresh period: a rotated key is trusted, a retired one refused, and the keys are kept while the provider is down")
+    @Test(
+        "keys are fetched at start and again every refresh period: a rotated key is trusted, a retired one refused, and the keys are kept while the provider is down"
+    )
     func rotation() async throws {
         let server = try KeyServer()
         let first = TokenIssuer(keyID: "2026-1", issuer: "https://id.example/realms/caretide", audience: "caretide")

@@ -72,11 +72,14 @@ import Testing
             #expect(try await HTTP.get(base + "/schemas/api/..%2F..%2Fetc%2Fpasswd", as: .anonymous).status == 404)
         }
         // Who may call is read off the rules: a consultant reads a patient's assessments with a grant only.
-        let scoringPaths = try #require((try await HTTP.get(stack.baseURL(ScoringService.name) + "/openapi.json", as: .anonymous).json() as? [String: Any])?["paths"] as? [String: [String: Any]])
+        let scoringPaths = try #require(
+            (try await HTTP.get(stack.baseURL(ScoringService.name) + "/openapi.json", as: .anonymous).json() as? [String: Any])?["paths"]
+                as? [String: [String: Any]])
         let assessments = try #require(scoringPaths["/v1/patients/{patientId}/assessments"]?["get"] as? [String: Any])
-        #expect(assessments["x-caretide-access"] as? [String] == [
-            "patient: own only", "consultant: while the patient's care-team grant is active", "service with scope patients:read",
-        ])
+        #expect(
+            assessments["x-caretide-access"] as? [String] == [
+                "patient: own only", "consultant: while the patient's care-team grant is active", "service with scope patients:read",
+            ])
     }
 
     static func openAPIPath(_ path: String) -> String {

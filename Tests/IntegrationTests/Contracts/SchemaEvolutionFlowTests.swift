@@ -14,7 +14,8 @@ import Testing
         let scores = try KafkaProbe(stack.kafka, topic: Topic.scores.name)
         let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
         let eventID = UUID()
-        let event = #"{"eventId": "\#(eventID)", "eventType": "pulse.recorded", "schemaVersion": 2, "occurredAt": "2026-11-22T08:30:00Z", "producer": "ingest-service-next", "patientId": "p-evolve", "payload": {"measurementId": "\#(UUID())", "revision": 1, "takenAt": "2026-11-22T07:55:00Z", "source": "device", "beatsPerMinute": 72, "position": "sitting"}}"#
+        let event =
+            #"{"eventId": "\#(eventID)", "eventType": "pulse.recorded", "schemaVersion": 2, "occurredAt": "2026-11-22T08:30:00Z", "producer": "ingest-service-next", "patientId": "p-evolve", "payload": {"measurementId": "\#(UUID())", "revision": 1, "takenAt": "2026-11-22T07:55:00Z", "source": "device", "beatsPerMinute": 72, "position": "sitting"}}"#
         try await InboundKafkaTests.produce(stack, .measurements, [("p-evolve", event)])
         let assessed = try await scores.receive(1).compactMap { try EventCodec().decode($0.value).payload(as: AssessmentRecorded.self) }
         #expect(assessed.first?.sourceEventID == eventID && assessed.first?.kind == .pulse)

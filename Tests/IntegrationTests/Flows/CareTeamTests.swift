@@ -117,15 +117,18 @@ import Testing
 
         let log = scoring + "/v1/patients/patient-5/access-log"
         #expect(try await HTTP.get(log, as: Self.consultant).status == 403)
-        #expect(try await HTTP.get(scoring + "/v1/patients/patient-6/access-log", as: .identity(Identity(subject: "patient-5", role: .patient))).status == 403)
+        #expect(
+            try await HTTP.get(scoring + "/v1/patients/patient-6/access-log", as: .identity(Identity(subject: "patient-5", role: .patient))).status
+                == 403)
         let first = try #require(try await HTTP.get(log + "?limit=2").json() as? [String: Any])
         let items = try #require(first["items"] as? [[String: Any]])
         // Newest first: the consultant's refused look at the log itself, the operator's refusal.
         #expect(items.map { $0["subject"] as? String } == ["dr-1", "ops-1"])
         #expect(items.map { $0["outcome"] as? String } == ["refused", "refused"])
-        #expect(items.map { $0["operation"] as? String } == [
-            "GET /v1/patients/:patientId/access-log", "GET /v1/patients/:patientId/assessments",
-        ])
+        #expect(
+            items.map { $0["operation"] as? String } == [
+                "GET /v1/patients/:patientId/access-log", "GET /v1/patients/:patientId/assessments",
+            ])
         let cursor = try #require(first["nextCursor"] as? String)
         // Reading the first page is recorded too, but after the cursor's position: the next page goes on from there.
         let second = try #require(try await HTTP.get(log + "?limit=2&cursor=\(cursor)").json() as? [String: Any])
@@ -141,7 +144,9 @@ import Testing
         // The same records on the audit topic, keyed by the patient concerned; ids only.
         let events = try await audit.receive(9)
         #expect(Set(events.map(\.key)) == ["patient-5", "patient-6"])
-        let decoded = try events.filter { $0.key == "patient-5" }.map { try #require(try EventCodec().decode($0.value).payload(as: AccessRecorded.self)) }
+        let decoded = try events.filter { $0.key == "patient-5" }.map {
+            try #require(try EventCodec().decode($0.value).payload(as: AccessRecorded.self))
+        }
         #expect(decoded.count == 8)
         #expect(Set(decoded.map(\.subject)) == ["patient-5", "dr-1", "ops-1"])
         await audit.close()

@@ -131,7 +131,8 @@ import Testing
 
         // Ranking over HTTP equals the ranking module on the same files and null-distribution options: the release
         // survives its round trip through PostgreSQL unchanged.
-        let reply = try await HTTP.post(base + "/v1/rankings", json: #"{"phenotypes": ["HP:0001166", "HP:0001083", "HP:9999999", "HP:0001166"], "suggestPhenotypes": true}"#)
+        let reply = try await HTTP.post(
+            base + "/v1/rankings", json: #"{"phenotypes": ["HP:0001166", "HP:0001083", "HP:9999999", "HP:0001166"], "suggestPhenotypes": true}"#)
         #expect(reply.status == 200)
         #expect(SchemaCatalog.bundled.payloads[.diagnosisRanked]!.validate(try CaretideJSON.parse(reply.body)) == [])
         let ranked = try reply.decoded(DiagnosisRanked.self)
@@ -163,10 +164,12 @@ import Testing
         let kb = try PhenotypeKnowledgeBase(
             obo: try Data(contentsOf: URL(fileURLWithPath: ontologyFile)), hpoa: try Data(contentsOf: URL(fileURLWithPath: annotationFile)))
         let nulls = try ScoringMode.allCases.map { scoring in
-            try NullDistribution.build(for: kb, options: NullDistributionOptions(
-                scoring: scoring,
-                sampleCount: scoring == .asymmetric ? importOptions.nullSampleCount : importOptions.symmetricNullSampleCount,
-                maxQuerySize: importOptions.nullMaxQuerySize, binCount: importOptions.nullBinCount))
+            try NullDistribution.build(
+                for: kb,
+                options: NullDistributionOptions(
+                    scoring: scoring,
+                    sampleCount: scoring == .asymmetric ? importOptions.nullSampleCount : importOptions.symmetricNullSampleCount,
+                    maxQuerySize: importOptions.nullMaxQuerySize, binCount: importOptions.nullBinCount))
         }
         return try PhenotypeRanker(knowledgeBase: kb, nullDistributions: nulls)
     }
@@ -257,17 +260,23 @@ import Testing
         #expect(overwritten.status == 200)
         #expect(try overwritten.decoded(Saved.self).queryId == first.queryId)
         // Another doctor may use the same name.
-        #expect(try await HTTP.post(stack.baseURL(DiagnosisService.name) + "/v1/doctors/dr-8/saved-queries",
-                                    json: #"{"name": "visit 1", "phenotypes": ["HP:0001250"]}"#).status == 201)
+        #expect(
+            try await HTTP.post(
+                stack.baseURL(DiagnosisService.name) + "/v1/doctors/dr-8/saved-queries",
+                json: #"{"name": "visit 1", "phenotypes": ["HP:0001250"]}"#
+            ).status == 201)
 
         let empty = try await HTTP.post(base, json: #"{"name": "", "phenotypes": []}"#)
         #expect(empty.status == 400)
         #expect(Set(try empty.decoded(Problem.self).violations.map(\.pointer)) == ["/name", "/phenotypes"])
 
-        let second = try await HTTP.post(base, json: #"{"name": "visit 2", "phenotypes": ["HP:0001252"], "scoring": "symmetric"}"#).decoded(Saved.self)
+        let second = try await HTTP.post(base, json: #"{"name": "visit 2", "phenotypes": ["HP:0001252"], "scoring": "symmetric"}"#).decoded(
+            Saved.self)
         let rename = try await HTTP.send(method: "PUT", base + "/\(second.queryId)", json: #"{"name": "visit 1", "phenotypes": ["HP:0001252"]}"#)
         #expect(rename.status == 409)
-        let edited = try await HTTP.send(method: "PUT", base + "/\(second.queryId)", json: #"{"name": "visit 2b", "phenotypes": ["HP:0001252", "HP:0001250"], "excluded": ["HP:0001263"]}"#)
+        let edited = try await HTTP.send(
+            method: "PUT", base + "/\(second.queryId)",
+            json: #"{"name": "visit 2b", "phenotypes": ["HP:0001252", "HP:0001250"], "excluded": ["HP:0001263"]}"#)
         #expect(edited.status == 200)
         #expect(try edited.decoded(Saved.self).excluded == ["HP:0001263"])
 

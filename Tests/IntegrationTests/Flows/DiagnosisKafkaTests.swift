@@ -17,8 +17,11 @@ import Testing
 
     @Test("an update event imports a release; requests are answered once per request id, refused while nothing can rank")
     func requestsAndUpdates() async throws {
-        let stack = try await TestStack.start([DiagnosisService.definition(
-            importOptions: DiagnosisFlowTests.importOptions, dataDirectory: DiagnosisFlowTests.fixtures.path)], partitions: 1)
+        let stack = try await TestStack.start(
+            [
+                DiagnosisService.definition(
+                    importOptions: DiagnosisFlowTests.importOptions, dataDirectory: DiagnosisFlowTests.fixtures.path)
+            ], partitions: 1)
         let producer = try KafkaProducer(configuration: stack.kafka, logger: TestLogging.logger("pipeline"))
         let results = try KafkaProbe(stack.kafka, topic: Topic.diagnosisResults.name)
         let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
@@ -31,10 +34,13 @@ import Testing
         #expect(refused.requestID == "early" && refused.reason == .ontologyNotLoaded)
 
         // An update naming a missing file is dead-lettered with the reason; a good one imports and is announced.
-        try await producer.send(Self.request(OntologyUpdateRequested(
-            updateID: "missing", kind: .full, ontologyFile: "/nonexistent/hp.obo", annotationFile: "/nonexistent/phenotype.hpoa")))
+        try await producer.send(
+            Self.request(
+                OntologyUpdateRequested(
+                    updateID: "missing", kind: .full, ontologyFile: "/nonexistent/hp.obo", annotationFile: "/nonexistent/phenotype.hpoa")))
         let dead = try await deadLetters.receive(1)[0]
-        #expect(dead.headers[EventHeader.deadLetterReason] == "the ontology file is not a regular file of at most 512 MiB under the HPO data directory")
+        #expect(
+            dead.headers[EventHeader.deadLetterReason] == "the ontology file is not a regular file of at most 512 MiB under the HPO data directory")
         let update = OntologyUpdateRequested(
             updateID: "fixture-1", kind: .full, ontologyFile: DiagnosisFlowTests.ontologyFile,
             annotationFile: DiagnosisFlowTests.annotationFile)
@@ -92,18 +98,24 @@ import Testing
         let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
         let refusedNames = ["/etc/shadow", "/proc/self/environ", "../../etc/passwd", "escape.obo", "/no/such/dir/hp.obo", directory.path]
         for (index, name) in refusedNames.enumerated() {
-            try await producer.send(Self.request(OntologyUpdateRequested(updateID: "bad-\(index)", kind: .minimum, ontologyFile: name, annotationFile: nil)))
+            try await producer.send(
+                Self.request(OntologyUpdateRequested(updateID: "bad-\(index)", kind: .minimum, ontologyFile: name, annotationFile: nil)))
         }
-        try await producer.send(Self.request(OntologyUpdateRequested(updateID: "bogus", kind: .minimum, ontologyFile: "bogus.obo", annotationFile: nil)))
+        try await producer.send(
+            Self.request(OntologyUpdateRequested(updateID: "bogus", kind: .minimum, ontologyFile: "bogus.obo", annotationFile: nil)))
         let reasons = try await deadLetters.receive(refusedNames.count + 1).map { $0.headers[EventHeader.deadLetterReason] ?? "" }
         // The same words whether the file exists or not: no event can probe the file system.
-        #expect(reasons.dropLast() == refusedNames.map { _ in
-            "the ontology file is not a regular file of at most 512 MiB under the HPO data directory"
-        })
+        #expect(
+            reasons.dropLast()
+                == refusedNames.map { _ in
+                    "the ontology file is not a regular file of at most 512 MiB under the HPO data directory"
+                })
         #expect(reasons.last == "the release is not usable: it has no HP:0000118 (Phenotypic abnormality)")
 
-        try await producer.send(Self.request(OntologyUpdateRequested(
-            updateID: "good", kind: .full, ontologyFile: "hp.obo", annotationFile: directory.appendingPathComponent("phenotype.hpoa").path)))
+        try await producer.send(
+            Self.request(
+                OntologyUpdateRequested(
+                    updateID: "good", kind: .full, ontologyFile: "hp.obo", annotationFile: directory.appendingPathComponent("phenotype.hpoa").path)))
         let imported = try #require(try EventCodec().decode(try await results.receive(1)[0].value).payload(as: OntologyReleaseImported.self))
         #expect(imported.updateID == "good")
         let releases = try await stack.withDatabase(schema: "diagnosis") { database, logger in
@@ -122,8 +134,10 @@ import Testing
             [DiagnosisService.definition(importOptions: DiagnosisFlowTests.importOptions, dataDirectory: nil)], partitions: 1)
         let producer = try KafkaProducer(configuration: stack.kafka, logger: TestLogging.logger("pipeline"))
         let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
-        try await producer.send(Self.request(OntologyUpdateRequested(
-            updateID: "any", kind: .minimum, ontologyFile: DiagnosisFlowTests.ontologyFile, annotationFile: nil)))
+        try await producer.send(
+            Self.request(
+                OntologyUpdateRequested(
+                    updateID: "any", kind: .minimum, ontologyFile: DiagnosisFlowTests.ontologyFile, annotationFile: nil)))
         let reason = try await deadLetters.receive(1)[0].headers[EventHeader.deadLetterReason]
         #expect(reason == "imports by event are off: set HPO_DATA_DIR to the directory holding the release files")
         await deadLetters.close()

@@ -37,13 +37,17 @@ import Testing
         #expect(try await Self.send("POST", "\(base)/v1/areas/lisbon/uv-index", uv).status == 201)
         let again = try await Self.send("POST", "\(base)/v1/areas/lisbon/uv-index", uv)
         #expect(again.status == 200 && again.text.contains(#""status":"duplicate""#))
-        let contradictory = try await Self.send("POST", "\(base)/v1/areas/lisbon/uv-index", #"{"observedAt": "2026-07-01T12:00:00Z", "uvIndex": 9, "dailyMax": 3}"#)
+        let contradictory = try await Self.send(
+            "POST", "\(base)/v1/areas/lisbon/uv-index", #"{"observedAt": "2026-07-01T12:00:00Z", "uvIndex": 9, "dailyMax": 3}"#)
         #expect(contradictory.status == 422 && contradictory.text.contains("/dailyMax"))
         let future = try await Self.send("POST", "\(base)/v1/areas/lisbon/uv-index", #"{"observedAt": "2099-07-01T12:00:00Z", "uvIndex": 3}"#)
         #expect(future.status == 422 && future.text.contains("/observedAt"))
-        #expect(try await Self.send("POST", "\(base)/v1/areas/lisbon/uv-index", #"{"observedAt": "2026-07-01T12:00:00Z", "uvIndex": 30}"#).status == 400)
+        #expect(
+            try await Self.send("POST", "\(base)/v1/areas/lisbon/uv-index", #"{"observedAt": "2026-07-01T12:00:00Z", "uvIndex": 30}"#).status == 400)
 
-        #expect(try await Self.send("POST", "\(base)/v1/areas/lisbon/air-quality", #"{"observedAt": "2026-07-01T11:00:00Z", "aqi": 57, "pm25": 14.2}"#).status == 201)
+        #expect(
+            try await Self.send("POST", "\(base)/v1/areas/lisbon/air-quality", #"{"observedAt": "2026-07-01T11:00:00Z", "aqi": 57, "pm25": 14.2}"#)
+                .status == 201)
         let empty = try await Self.send("POST", "\(base)/v1/areas/lisbon/air-quality", #"{"observedAt": "2026-07-01T12:00:00Z"}"#)
         #expect(empty.status == 422)
         #expect(["/aqi", "/pm25", "/pm10", "/o3"].allSatisfy { empty.text.contains($0) })
@@ -59,7 +63,9 @@ import Testing
         let patient = Caller.identity(Identity(subject: "p-1", role: .patient))
         #expect(try await Self.send("POST", "\(base)/v1/areas/lisbon/uv-index", uv, as: patient).status == 403)
         let gateway = Caller.identity(Identity(subject: "uv-feed", role: .service, scopes: [ServiceScope.environmentWrite]))
-        #expect(try await Self.send("POST", "\(base)/v1/areas/lisbon/uv-index", uv.replacingOccurrences(of: "11:00", with: "13:00"), as: gateway).status == 201)
+        #expect(
+            try await Self.send("POST", "\(base)/v1/areas/lisbon/uv-index", uv.replacingOccurrences(of: "11:00", with: "13:00"), as: gateway).status
+                == 201)
         let listed = try await HTTP.get("\(base)/v1/areas", as: patient)
         let areas = try listed.items()
         #expect(listed.status == 200 && areas.first?["areaCode"] as? String == "lisbon")
@@ -80,17 +86,23 @@ import Testing
         let stack = try await TestStack.start([IngestService.definition, NotificationService.definition])
         let (ingest, notification) = (stack.baseURL(IngestService.name), stack.baseURL(NotificationService.name))
         let alerts = try KafkaProbe(stack.kafka, topic: Topic.alerts.name)
-        #expect(try await EnvironmentTests.send("PUT", "\(ingest)/v1/areas/lisbon",
-            #"{"name": "Lisbon", "latitude": 38.72, "longitude": -9.14, "timeZone": "Europe/Lisbon"}"#).status == 201)
+        #expect(
+            try await EnvironmentTests.send(
+                "PUT", "\(ingest)/v1/areas/lisbon",
+                #"{"name": "Lisbon", "latitude": 38.72, "longitude": -9.14, "timeZone": "Europe/Lisbon"}"#
+            ).status == 201)
         let subscriptions = notification + "/v1/patients/p-fair/environment-subscriptions"
         #expect(try await HTTP.send(method: "PUT", subscriptions + "/nowhere", json: "{}", as: .owner).status == 404)
         try await eventually("notification knows the area") {
-            try await HTTP.send(method: "PUT", subscriptions + "/lisbon", json: #"{"fitzpatrickSkinType": 2, "conditions": ["asthma"]}"#).status == 200
+            try await HTTP.send(method: "PUT", subscriptions + "/lisbon", json: #"{"fitzpatrickSkinType": 2, "conditions": ["asthma"]}"#).status
+                == 200
         }
         let mine = try await HTTP.get(subscriptions).items()
         #expect(mine.first?["effectiveUVIndexThreshold"] as? Double == 3 && mine.first?["effectiveAQIThreshold"] as? Int == 51)
         #expect(try await HTTP.send(method: "PUT", notification + "/v1/patients/p-usual/environment-subscriptions/lisbon", json: "{}").status == 200)
-        #expect(try await HTTP.send(method: "PUT", subscriptions + "/lisbon", json: "{}", as: .identity(Identity(subject: "p-usual", role: .patient))).status == 403)
+        #expect(
+            try await HTTP.send(method: "PUT", subscriptions + "/lisbon", json: "{}", as: .identity(Identity(subject: "p-usual", role: .patient)))
+                .status == 403)
 
         let uv = "\(ingest)/v1/areas/lisbon/uv-index"
         try await Self.reading(uv, #"{"observedAt": "2026-07-01T09:00:00Z", "uvIndex": 4.2}"#)  // moderate: fair skin only

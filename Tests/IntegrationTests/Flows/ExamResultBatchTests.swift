@@ -10,8 +10,10 @@ import Testing
 /// themselves.
 @Suite(.serialized, .stoppingStacks) struct ExamResultBatchTests {
     static func report(_ patient: String, glucose: Double) -> [String: Any] {
-        ["patientId": patient, "reportedAt": "2026-11-22T06:10:00Z",
-         "items": [["code": "2345-7", "name": "Glucose", "value": glucose, "unit": "mg/dL", "referenceLow": 70, "referenceHigh": 99]]]
+        [
+            "patientId": patient, "reportedAt": "2026-11-22T06:10:00Z",
+            "items": [["code": "2345-7", "name": "Glucose", "value": glucose, "unit": "mg/dL", "referenceLow": 70, "referenceHigh": 99]],
+        ]
     }
 
     static func upload(_ url: String, _ reports: [[String: Any]]) async throws -> (Int, [[String: Any]]) {
@@ -24,35 +26,43 @@ import Testing
     func resultPerReport() async throws {
         let stack = try await TestStack.start([IngestService.definition])
         let url = stack.baseURL(IngestService.name) + "/v1/institutions/st-mary/exam-results"
-        let (status, first) = try await Self.upload(url, [
-            ["examId": "LAB-1", "report": Self.report("p-a", glucose: 182)],
-            ["examId": "LAB-2", "report": Self.report("p-b", glucose: 90)],
-            ["examId": "LAB-3", "report": ["patientId": "p-c", "reportedAt": "2026-11-22T06:10:00Z", "items": []]],
-            ["examId": "LAB-1", "report": Self.report("p-a", glucose: 100)],
-            ["examId": "LAB-4", "report": Self.report("p-d", glucose: 95).merging(["reportedAt": "2099-01-01T00:00:00Z"]) { $1 }],
-        ])
+        let (status, first) = try await Self.upload(
+            url,
+            [
+                ["examId": "LAB-1", "report": Self.report("p-a", glucose: 182)],
+                ["examId": "LAB-2", "report": Self.report("p-b", glucose: 90)],
+                ["examId": "LAB-3", "report": ["patientId": "p-c", "reportedAt": "2026-11-22T06:10:00Z", "items": []]],
+                ["examId": "LAB-1", "report": Self.report("p-a", glucose: 100)],
+                ["examId": "LAB-4", "report": Self.report("p-d", glucose: 95).merging(["reportedAt": "2099-01-01T00:00:00Z"]) { $1 }],
+            ])
         #expect(status == 200)
         #expect(first.map { $0["status"] as? String } == ["accepted", "accepted", "refused", "refused", "refused"])
-        func pointers(_ result: [String: Any]) -> [String] { (result["violations"] as? [[String: Any]] ?? []).compactMap { $0["pointer"] as? String } }
+        func pointers(_ result: [String: Any]) -> [String] {
+            (result["violations"] as? [[String: Any]] ?? []).compactMap { $0["pointer"] as? String }
+        }
         #expect(pointers(first[2]) == ["/reports/2/report/items"])
         #expect(pointers(first[3]) == ["/reports/3/examId"])
         #expect(pointers(first[4]) == ["/reports/4/report/reportedAt"])
 
         // Again: the same report is a duplicate; a changed one is the next revision.
-        let (_, again) = try await Self.upload(url, [
-            ["examId": "LAB-1", "report": Self.report("p-a", glucose: 182)],
-            ["examId": "LAB-2", "report": Self.report("p-b", glucose: 250)],
-        ])
+        let (_, again) = try await Self.upload(
+            url,
+            [
+                ["examId": "LAB-1", "report": Self.report("p-a", glucose: 182)],
+                ["examId": "LAB-2", "report": Self.report("p-b", glucose: 250)],
+            ])
         #expect(again.map { $0["status"] as? String } == ["duplicate", "corrected"])
         #expect(again[1]["revision"] as? Int == 2)
         let stored = try await stack.withDatabase(schema: "ingest") { database, logger in
-            try await database.client.query("SELECT count(*) FROM records WHERE record_type = 'exam-result'", logger: logger).collectAll().first?.decode(Int.self)
+            try await database.client.query("SELECT count(*) FROM records WHERE record_type = 'exam-result'", logger: logger).collectAll().first?
+                .decode(Int.self)
         }
         #expect(stored == 2)
 
         // The whole body is checked first; another institution's staff cannot upload here.
         #expect(try await Self.upload(url, []).0 == 400)
-        let foreign = try await HTTP.post(url, json: #"{"reports": [{"examId": "X", "report": {}}]}"#,
+        let foreign = try await HTTP.post(
+            url, json: #"{"reports": [{"examId": "X", "report": {}}]}"#,
             as: .identity(.init(subject: "staff-of-other", role: .institution, institutionID: "other")))
         #expect(foreign.status == 403)
         try await stack.shutdown()
@@ -63,7 +73,8 @@ import Testing
         encoding: .utf8)
 
     static func hl7(_ url: String, _ message: String) async throws -> (Int, [String]) {
-        let reply = try await HTTP.send(method: "POST", url, body: Data(message.utf8), as: .owner, headers: ["Content-Type": "x-application/hl7-v2+er7"])
+        let reply = try await HTTP.send(
+            method: "POST", url, body: Data(message.utf8), as: .owner, headers: ["Content-Type": "x-application/hl7-v2+er7"])
         return (reply.status, reply.text.split(separator: "\r").map(String.init))
     }
 
@@ -73,7 +84,8 @@ import Testing
         let url = stack.baseURL(IngestService.name) + "/v1/institutions/st-mary/hl7v2"
         func stored() async throws -> Int? {
             try await stack.withDatabase(schema: "ingest") { database, logger in
-                try await database.client.query("SELECT count(*) FROM records WHERE record_type = 'exam-result'", logger: logger).collectAll().first?.decode(Int.self)
+                try await database.client.query("SELECT count(*) FROM records WHERE record_type = 'exam-result'", logger: logger).collectAll().first?
+                    .decode(Int.self)
             }
         }
 
@@ -108,9 +120,12 @@ import Testing
         try await stack.shutdown()
     }
 
-    static let fhirFixture = try! Data(contentsOf: Paths.packageRoot.appendingPathComponent("Tests/IngestServiceTests/Fixtures/fhir-r4-bundle-lipids.json"))
+    static let fhirFixture = try! Data(
+        contentsOf: Paths.packageRoot.appendingPathComponent("Tests/IngestServiceTests/Fixtures/fhir-r4-bundle-lipids.json"))
 
-    @Test("a FHIR R4 Bundle is stored as an exam report and answered with a transaction-response; an unmappable one is a 422 OperationOutcome; entered-in-error retracts")
+    @Test(
+        "a FHIR R4 Bundle is stored as an exam report and answered with a transaction-response; an unmappable one is a 422 OperationOutcome; entered-in-error retracts"
+    )
     func fhir() async throws {
         let stack = try await TestStack.start([IngestService.definition])
         let url = stack.baseURL(IngestService.name) + "/v1/institutions/st-mary/fhir"
@@ -121,7 +136,8 @@ import Testing
         func stored() async throws -> [String] {
             try await stack.withDatabase(schema: "ingest") { database, logger in
                 try await database.client.query(
-                    "SELECT record_id || ':' || revision || ':' || (deleted_at IS NOT NULL) FROM records WHERE record_type = 'exam-result'", logger: logger
+                    "SELECT record_id || ':' || revision || ':' || (deleted_at IS NOT NULL) FROM records WHERE record_type = 'exam-result'",
+                    logger: logger
                 ).collectAll().map { try $0.decode(String.self) }
             }
         }
@@ -139,7 +155,8 @@ import Testing
         #expect(answer["type"] as? String == "transaction-response")
         let responses = (answer["entry"] as? [[String: Any]] ?? []).map { $0["response"] as? [String: Any] ?? [:] }
         #expect(responses.count == 4)
-        #expect(responses[1]["status"] as? String == "201 Created" && responses[1]["location"] as? String == "DiagnosticReport/LAB-2026-0101/_history/1")
+        #expect(
+            responses[1]["status"] as? String == "201 Created" && responses[1]["location"] as? String == "DiagnosticReport/LAB-2026-0101/_history/1")
         #expect(try await stored() == ["st-mary/LAB-2026-0101:1:false"])
 
         // The DiagnosticReport's status is the first in the file.

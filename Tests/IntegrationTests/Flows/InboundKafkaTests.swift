@@ -32,8 +32,10 @@ import Testing
     }
 
     static func report(_ patient: String, glucose: Double) -> [String: Any] {
-        ["patientId": patient, "reportedAt": "2026-11-22T06:10:00Z",
-         "items": [["code": "2345-7", "name": "Glucose", "value": glucose, "unit": "mg/dL", "referenceLow": 70, "referenceHigh": 99]]]
+        [
+            "patientId": patient, "reportedAt": "2026-11-22T06:10:00Z",
+            "items": [["code": "2345-7", "name": "Glucose", "value": glucose, "unit": "mg/dL", "referenceLow": 70, "referenceHigh": 99]],
+        ]
     }
 
     static func json(_ object: Any) throws -> String { String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self) }
@@ -47,17 +49,27 @@ import Testing
 
         try await Self.produce(stack, .inboundHL7v2, [("st-mary", ExamResultBatchTests.hl7Fixture)])
         try await Self.produce(stack, .inboundFHIR, [("st-mary", fhir)])
-        try await Self.produce(stack, .inboundExamResults, [("st-mary", try Self.json(["reports": [
-            ["examId": "K-1", "report": Self.report("p-k", glucose: 182)],
-            ["examId": "K-2", "report": Self.report("p-k", glucose: 90).merging(["reportedAt": "2099-01-01T00:00:00Z"]) { $1 }],
-        ]]))])
+        try await Self.produce(
+            stack, .inboundExamResults,
+            [
+                (
+                    "st-mary",
+                    try Self.json([
+                        "reports": [
+                            ["examId": "K-1", "report": Self.report("p-k", glucose: 182)],
+                            ["examId": "K-2", "report": Self.report("p-k", glucose: 90).merging(["reportedAt": "2099-01-01T00:00:00Z"]) { $1 }],
+                        ]
+                    ])
+                )
+            ])
         // The HL7 message's two reports, the bundle's one, and K-1: four reports, each recorded and (without release
         // rules) released once.
         let announced = try await examEvents.receive(8)
         #expect(announced.filter { $0.headers[EventHeader.eventType] == "exam-result.recorded" }.count == 4)
         #expect(announced.filter { $0.headers[EventHeader.eventType] == "exam-result.released" }.count == 4)
         #expect(Set(announced.map { $0.headers[EventHeader.traceID] }) == ["pipeline-trace-1"])
-        #expect(try await Self.count(stack, "SELECT count(*)::int FROM records WHERE record_type = 'exam-result' AND record_id LIKE 'st-mary/%'") == 4)
+        #expect(
+            try await Self.count(stack, "SELECT count(*)::int FROM records WHERE record_type = 'exam-result' AND record_id LIKE 'st-mary/%'") == 4)
 
         // K-2 is refused as over HTTP, naming the failing field and leaving K-1 stored.
         let refused = try await deadLetters.receive(1)
@@ -67,16 +79,21 @@ import Testing
         #expect(refused[0].headers[EventHeader.deadLetterTopic] == Topic.inboundExamResults.name)
 
         // Each stored report was audited for the key's institution, as the topic's consumption.
-        #expect(try await Self.count(stack, """
-            SELECT count(*)::int FROM access_audit WHERE institution_id = 'st-mary' AND subject LIKE 'kafka:caretide.inbound.%'
-              AND operation LIKE 'CONSUME caretide.inbound.%' AND action = 'write'
-            """) == 4)
+        #expect(
+            try await Self.count(
+                stack,
+                """
+                SELECT count(*)::int FROM access_audit WHERE institution_id = 'st-mary' AND subject LIKE 'kafka:caretide.inbound.%'
+                  AND operation LIKE 'CONSUME caretide.inbound.%' AND action = 'write'
+                """) == 4)
 
         // The same HL7 message again is a new message but the same reports: duplicates, no new revision or event.
         try await Self.produce(stack, .inboundHL7v2, [("st-mary", ExamResultBatchTests.hl7Fixture)])
         // A message without a key, an HL7 message that is not an ORU^R01, and a bundle that is not FHIR.
-        try await Self.produce(stack, .inboundExamResults, [(nil, try Self.json(["reports": [["examId": "K-3", "report": Self.report("p-k", glucose: 90)]]]))])
-        try await Self.produce(stack, .inboundHL7v2, [("st-mary", ExamResultBatchTests.hl7Fixture.replacingOccurrences(of: "ORU^R01^ORU_R01", with: "ADT^A01^ADT_A01"))])
+        try await Self.produce(
+            stack, .inboundExamResults, [(nil, try Self.json(["reports": [["examId": "K-3", "report": Self.report("p-k", glucose: 90)]]]))])
+        try await Self.produce(
+            stack, .inboundHL7v2, [("st-mary", ExamResultBatchTests.hl7Fixture.replacingOccurrences(of: "ORU^R01^ORU_R01", with: "ADT^A01^ADT_A01"))])
         try await Self.produce(stack, .inboundFHIR, [("st-mary", #"{"resourceType": "Patient"}"#)])
         let more = try await deadLetters.receive(3)
         let reasons = more.map { $0.headers[EventHeader.deadLetterReason] ?? "" }
@@ -84,7 +101,8 @@ import Testing
         #expect(reasons.contains { $0.hasPrefix("the HL7 v2 message is refused (AR): MSH^1^9") }, "\(reasons)")
         #expect(reasons.contains { $0.hasPrefix("the FHIR Bundle is refused") && $0.contains("Bundle") }, "\(reasons)")
         #expect(try await examEvents.drain(for: .seconds(2)).isEmpty)
-        #expect(try await Self.count(stack, "SELECT max(revision) FROM records WHERE record_type = 'exam-result' AND record_id LIKE 'st-mary/%'") == 1)
+        #expect(
+            try await Self.count(stack, "SELECT max(revision) FROM records WHERE record_type = 'exam-result' AND record_id LIKE 'st-mary/%'") == 1)
         await deadLetters.close()
         await examEvents.close()
         try await stack.shutdown()
@@ -98,10 +116,12 @@ import Testing
             try await database.client.query(
                 "INSERT INTO inbound_messages (topic, partition, message_offset) VALUES (\(Topic.inboundExamResults.name), 0, 0)", logger: logger)
         }
-        try await Self.produce(stack, .inboundExamResults, [
-            ("st-mary", try Self.json(["reports": [["examId": "R-0", "report": Self.report("p-r", glucose: 100)]]])),
-            ("st-mary", try Self.json(["reports": [["examId": "R-1", "report": Self.report("p-r", glucose: 100)]]])),
-        ])
+        try await Self.produce(
+            stack, .inboundExamResults,
+            [
+                ("st-mary", try Self.json(["reports": [["examId": "R-0", "report": Self.report("p-r", glucose: 100)]]])),
+                ("st-mary", try Self.json(["reports": [["examId": "R-1", "report": Self.report("p-r", glucose: 100)]]])),
+            ])
         try await eventually("the second message is applied") {
             try await Self.count(stack, "SELECT count(*)::int FROM inbound_messages WHERE message_offset = 1") == 1
         }

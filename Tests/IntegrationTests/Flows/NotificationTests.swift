@@ -20,12 +20,15 @@ import Testing
     static let otherConsultant = Caller.identity(Identity(subject: "dr-other", role: .consultant))
 
     static func urgentReading(_ ingest: String, patient: String) async throws {
-        let reply = try await HTTP.post(ingest + "/v1/patients/\(patient)/measurements/blood-pressure",
+        let reply = try await HTTP.post(
+            ingest + "/v1/patients/\(patient)/measurements/blood-pressure",
             json: #"{"measurementId": "\#(UUID())", "systolic": 190, "diastolic": 100, "takenAt": "2026-11-20T08:00:00Z"}"#)
         #expect(reply.status == 201, "\(reply.text)")
     }
 
-    @Test("a consultant with the patient's grant is told of an urgent finding, reads and acknowledges it in their own inbox, and loses it when the grant is revoked")
+    @Test(
+        "a consultant with the patient's grant is told of an urgent finding, reads and acknowledges it in their own inbox, and loses it when the grant is revoked"
+    )
     func careTracking() async throws {
         let stack = try await TestStack.start(Self.services)
         let alerts = try KafkaProbe(stack.kafka, topic: Topic.alerts.name)
@@ -50,7 +53,10 @@ import Testing
         // Marked on the server: every device sees it. Nobody else can mark it.
         let id = try #require(inbox.first?["notificationId"] as? String)
         #expect(try await HTTP.send(method: "POST", notification + "/v1/inbox/\(id)/acknowledge", as: Self.otherConsultant).status == 404)
-        #expect(try await HTTP.send(method: "POST", notification + "/v1/inbox/\(id)/acknowledge", as: .identity(Identity(subject: "p-care", role: .patient))).status == 404)
+        #expect(
+            try await HTTP.send(
+                method: "POST", notification + "/v1/inbox/\(id)/acknowledge", as: .identity(Identity(subject: "p-care", role: .patient))
+            ).status == 404)
         let acknowledged = try await HTTP.send(method: "POST", notification + "/v1/inbox/\(id)/acknowledge", as: Self.consultant)
         let acknowledgedBody = try acknowledged.json() as? [String: Any]
         #expect(acknowledged.status == 200 && acknowledgedBody?["acknowledgedAt"] != nil)
@@ -71,14 +77,18 @@ import Testing
         try await stack.shutdown()
     }
 
-    @Test("alert fatigue: a second attention finding of the same kind and category the same day does not alert again; another category or an urgent one does")
+    @Test(
+        "alert fatigue: a second attention finding of the same kind and category the same day does not alert again; another category or an urgent one does"
+    )
     func oneAttentionAlertPerCategoryAndDay() async throws {
         let stack = try await TestStack.start(Self.services)
         let (ingest, notification) = (stack.baseURL(IngestService.name), stack.baseURL(NotificationService.name))
         let patient = Caller.identity(Identity(subject: "p-fatigue", role: .patient))
         for (systolic, diastolic) in [(150, 95), (152, 96), (134, 84), (190, 100)] {
-            let reply = try await HTTP.post(ingest + "/v1/patients/p-fatigue/measurements/blood-pressure",
-                json: #"{"measurementId": "\#(UUID())", "systolic": \#(systolic), "diastolic": \#(diastolic), "takenAt": "2026-11-20T08:00:00Z"}"#, as: patient)
+            let reply = try await HTTP.post(
+                ingest + "/v1/patients/p-fatigue/measurements/blood-pressure",
+                json: #"{"measurementId": "\#(UUID())", "systolic": \#(systolic), "diastolic": \#(diastolic), "takenAt": "2026-11-20T08:00:00Z"}"#,
+                as: patient)
             #expect(reply.status == 201)
         }
         // The crisis is the last reading of the patient's partition: once it is in, the others were decided.
@@ -89,7 +99,8 @@ import Testing
         let categories = try await readings().compactMap { $0["category"] as? String }
         #expect(categories.sorted() == ["hypertensiveCrisis", "stage1Hypertension", "stage2Hypertension"])
         // Every reading was still assessed: the finding is on record, only the repeated alert is held back.
-        let assessed = try await HTTP.get(stack.baseURL(ScoringService.name) + "/v1/patients/p-fatigue/assessments?kind=bloodPressure", as: patient).items()
+        let assessed = try await HTTP.get(stack.baseURL(ScoringService.name) + "/v1/patients/p-fatigue/assessments?kind=bloodPressure", as: patient)
+            .items()
         #expect(assessed.count == 4)
         try await stack.shutdown()
     }
@@ -123,7 +134,9 @@ import Testing
         try await stack.shutdown()
     }
 
-    @Test("the patient is told when a report is released, and again when a revision is, with the count out of range; the care team hears of the finding at once")
+    @Test(
+        "the patient is told when a report is released, and again when a revision is, with the count out of range; the care team hears of the finding at once"
+    )
     func resultsReady() async throws {
         let stack = try await TestStack.start(Self.services)
         let (ingest, notification) = (stack.baseURL(IngestService.name), stack.baseURL(NotificationService.name))
@@ -131,8 +144,11 @@ import Testing
         try await eventually("notification applied the grant", timeout: .seconds(30)) {
             try await HTTP.get(notification + "/v1/patients/p-ready/alerts", as: Self.consultant).status == 200
         }
-        #expect(try await HTTP.send(method: "PUT", ingest + "/v1/institutions/st-mary/release-rules",
-            json: #"{"rules": [{"testCode": "*", "abnormalOnly": true, "release": "hold", "reason": "discuss first"}]}"#).status == 200)
+        #expect(
+            try await HTTP.send(
+                method: "PUT", ingest + "/v1/institutions/st-mary/release-rules",
+                json: #"{"rules": [{"testCode": "*", "abnormalOnly": true, "release": "hold", "reason": "discuss first"}]}"#
+            ).status == 200)
         func report(_ glucose: Double, _ haemoglobin: Double) -> String {
             #"{"patientId": "p-ready", "reportedAt": "2026-11-21T06:10:00Z", "items": [{"code": "2345-7", "name": "Glucose", "value": \#(glucose), "unit": "mg/dL", "referenceLow": 70, "referenceHigh": 99}, {"code": "718-7", "name": "Haemoglobin", "value": \#(haemoglobin), "unit": "g/dL", "referenceLow": 12, "referenceHigh": 15.5}]}"#
         }
@@ -161,7 +177,10 @@ import Testing
         // Entered in error: the results-ready notices are withdrawn.
         #expect(try await HTTP.send(method: "POST", ingest + "/v1/institutions/st-mary/exam-results/R-1/entered-in-error").status == 200)
         try await eventually("the notices are withdrawn") { try await HTTP.get(notification + "/v1/inbox", as: patient).items().isEmpty }
-        #expect(try await HTTP.get(notification + "/v1/inbox?withdrawn=true", as: patient).items().allSatisfy { $0["withdrawn"] as? String == "enteredInError" })
+        #expect(
+            try await HTTP.get(notification + "/v1/inbox?withdrawn=true", as: patient).items().allSatisfy {
+                $0["withdrawn"] as? String == "enteredInError"
+            })
         try await stack.shutdown()
     }
 
@@ -176,15 +195,23 @@ import Testing
         // Quiet from an hour ago to an hour from now, on the patient's clock.
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "Asia/Kolkata")!
-        func local(_ date: Date) -> String { String(format: "%02d:%02d", calendar.component(.hour, from: date), calendar.component(.minute, from: date)) }
-        let preferences = #"{"timeZone": "Asia/Kolkata", "quietHours": {"from": "\#(local(Date().addingTimeInterval(-3600)))", "to": "\#(local(Date().addingTimeInterval(3600)))"}}"#
+        func local(_ date: Date) -> String {
+            String(format: "%02d:%02d", calendar.component(.hour, from: date), calendar.component(.minute, from: date))
+        }
+        let preferences =
+            #"{"timeZone": "Asia/Kolkata", "quietHours": {"from": "\#(local(Date().addingTimeInterval(-3600)))", "to": "\#(local(Date().addingTimeInterval(3600)))"}}"#
         #expect(try await HTTP.send(method: "PUT", notification + "/v1/inbox/preferences", json: preferences, as: patient).status == 200)
         #expect(try await HTTP.get(notification + "/v1/inbox/preferences", as: patient).text.contains("Asia/Kolkata"))
-        #expect(try await HTTP.send(method: "PUT", notification + "/v1/inbox/preferences", json: #"{"timeZone": "Nowhere/Land"}"#, as: patient).status == 400)
+        #expect(
+            try await HTTP.send(method: "PUT", notification + "/v1/inbox/preferences", json: #"{"timeZone": "Nowhere/Land"}"#, as: patient).status
+                == 400)
 
         // Stage 2 (attention): in the inbox at once, not announced.
-        #expect(try await HTTP.post(ingest + "/v1/patients/p-quiet/measurements/blood-pressure",
-            json: #"{"measurementId": "\#(UUID())", "systolic": 150, "diastolic": 95, "takenAt": "2026-11-20T08:00:00Z"}"#).status == 201)
+        #expect(
+            try await HTTP.post(
+                ingest + "/v1/patients/p-quiet/measurements/blood-pressure",
+                json: #"{"measurementId": "\#(UUID())", "systolic": 150, "diastolic": 95, "takenAt": "2026-11-20T08:00:00Z"}"#
+            ).status == 201)
         try await eventually("the notification is in the inbox") { try await HTTP.get(notification + "/v1/inbox", as: patient).items().count == 1 }
         // Crisis (urgent): announced at once.
         try await Self.urgentReading(ingest, patient: "p-quiet")
@@ -220,8 +247,12 @@ import Testing
         try await Self.urgentReading(ingest, patient: "p-seen")
         _ = try await alerts.receive(4)
         // The consultant acknowledges one of the two in time.
-        let seen = try #require(try await HTTP.get(notification + "/v1/inbox", as: Self.consultant).items().first { $0["patientId"] as? String == "p-seen" })
-        #expect(try await HTTP.send(method: "POST", notification + "/v1/inbox/\(seen["notificationId"] as? String ?? "")/acknowledge", as: Self.consultant).status == 200)
+        let seen = try #require(
+            try await HTTP.get(notification + "/v1/inbox", as: Self.consultant).items().first { $0["patientId"] as? String == "p-seen" })
+        #expect(
+            try await HTTP.send(
+                method: "POST", notification + "/v1/inbox/\(seen["notificationId"] as? String ?? "")/acknowledge", as: Self.consultant
+            ).status == 200)
         // Thirty minutes pass.
         try await stack.withDatabase(schema: "notification") { database, logger in
             try await database.client.query("UPDATE escalations SET due_at = now() - interval '1 second'", logger: logger)
@@ -240,7 +271,8 @@ import Testing
         try await stack.shutdown()
     }
 
-    @Test("the alerts contract: keyed by recipient, one id per source and recipient, each recipient's messages numbered without gaps under concurrency")
+    @Test(
+        "the alerts contract: keyed by recipient, one id per source and recipient, each recipient's messages numbered without gaps under concurrency")
     func alertsContract() async throws {
         let stack = try await TestStack.start(Self.services)
         let alerts = try KafkaProbe(stack.kafka, topic: Topic.alerts.name)
@@ -255,15 +287,19 @@ import Testing
         try await withThrowingTaskGroup(of: Void.self) { group in
             for id in ids {
                 group.addTask {
-                    let reply = try await HTTP.post(ingest + "/v1/patients/p-seq/measurements/blood-pressure",
+                    let reply = try await HTTP.post(
+                        ingest + "/v1/patients/p-seq/measurements/blood-pressure",
                         json: #"{"measurementId": "\#(id)", "systolic": 190, "diastolic": 100, "takenAt": "2026-11-20T08:00:00Z"}"#)
                     #expect(reply.status == 201)
                 }
             }
             try await group.waitForAll()
         }
-        #expect(try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-seq/measurements/blood-pressure/\(ids[0])",
-            json: #"{"measurementId": "\#(ids[0])", "systolic": 185, "diastolic": 100, "takenAt": "2026-11-20T08:00:00Z"}"#).status == 200)
+        #expect(
+            try await HTTP.send(
+                method: "PUT", ingest + "/v1/patients/p-seq/measurements/blood-pressure/\(ids[0])",
+                json: #"{"measurementId": "\#(ids[0])", "systolic": 185, "diastolic": 100, "takenAt": "2026-11-20T08:00:00Z"}"#
+            ).status == 200)
         // At least 22 each (care-tracking flags about the run of readings may add more), collected until quiet.
         let messages = try await alerts.receive(44, timeout: .seconds(120)) + (try await alerts.drain(for: .seconds(3)))
         for recipient in ["p-seq", "dr-care"] {
@@ -278,11 +314,18 @@ import Testing
         // A withdrawal names the alert it withdraws, for the same recipient.
         let withdrawals = try messages.compactMap { try EventCodec().decode($0.value).payload(as: AlertWithdrawn.self) }
         let raised = try messages.compactMap { try EventCodec().decode($0.value).payload(as: AlertRaised.self) }
-        #expect(withdrawals.count == 2 && withdrawals.allSatisfy { withdrawal in raised.contains { $0.alertID == withdrawal.alertID && $0.recipientID == withdrawal.recipientID } })
+        #expect(
+            withdrawals.count == 2
+                && withdrawals.allSatisfy { withdrawal in
+                    raised.contains { $0.alertID == withdrawal.alertID && $0.recipientID == withdrawal.recipientID }
+                })
         // The id is made from the source and the recipient: anyone can recompute it to de-duplicate.
-        #expect(raised.allSatisfy {
-            $0.alertID == UUID.named("notification/\($0.sourceEventID.uuidString.lowercased())/\($0.recipientRole?.rawValue ?? "")/\($0.recipientID ?? "")")
-        })
+        #expect(
+            raised.allSatisfy {
+                $0.alertID
+                    == UUID.named(
+                        "notification/\($0.sourceEventID.uuidString.lowercased())/\($0.recipientRole?.rawValue ?? "")/\($0.recipientID ?? "")")
+            })
         await alerts.close()
         try await stack.shutdown()
     }
@@ -294,25 +337,35 @@ import Testing
         let operatorCaller = Caller.identity(Identity(subject: "ops-1", role: .operator))
         // Patients notification-service knows: by their preferences and reminders.
         for patient in ["p-b1", "p-b2", "p-b3"] {
-            #expect(try await HTTP.send(method: "PUT", notification + "/v1/inbox/preferences", json: #"{"timeZone": "UTC"}"#,
-                as: .identity(Identity(subject: patient, role: .patient))).status == 200)
+            #expect(
+                try await HTTP.send(
+                    method: "PUT", notification + "/v1/inbox/preferences", json: #"{"timeZone": "UTC"}"#,
+                    as: .identity(Identity(subject: patient, role: .patient))
+                ).status == 200)
         }
-        #expect(try await HTTP.post(notification + "/v1/patients/p-b4/reminders",
-            json: #"{"topic": "weight", "repeats": "weekly", "startsOn": "2030-01-01", "at": "08:00", "timeZone": "UTC"}"#).status == 201)
+        #expect(
+            try await HTTP.post(
+                notification + "/v1/patients/p-b4/reminders",
+                json: #"{"topic": "weight", "repeats": "weekly", "startsOn": "2030-01-01", "at": "08:00", "timeZone": "UTC"}"#
+            ).status == 201)
         let url = notification + "/v1/broadcasts"
-        let everyone = #"{"broadcastId": "6f1d2c3b-0000-4000-8000-00000000b001", "kind": "healthInformation", "text": "Flu vaccination is open from Monday.", "audience": {"all": true}}"#
+        let everyone =
+            #"{"broadcastId": "6f1d2c3b-0000-4000-8000-00000000b001", "kind": "healthInformation", "text": "Flu vaccination is open from Monday.", "audience": {"all": true}}"#
         #expect(try await HTTP.post(url, json: everyone, as: .identity(Identity(subject: "p-b1", role: .patient))).status == 403)
         #expect(try await HTTP.post(url, json: #"{"kind": "gossip", "text": "x", "audience": {}}"#, as: operatorCaller).status == 400)
         #expect(try await HTTP.post(url, json: everyone, as: operatorCaller).status == 202)
         #expect(try await HTTP.post(url, json: everyone, as: operatorCaller).status == 200)
         try await eventually("the broadcast is delivered") {
-            (try await HTTP.get(url + "/6f1d2c3b-0000-4000-8000-00000000b001", as: operatorCaller).json() as? [String: Any])?["completed"] as? Bool == true
+            (try await HTTP.get(url + "/6f1d2c3b-0000-4000-8000-00000000b001", as: operatorCaller).json() as? [String: Any])?["completed"] as? Bool
+                == true
         }
         let status = try await HTTP.get(url + "/6f1d2c3b-0000-4000-8000-00000000b001", as: operatorCaller).json() as? [String: Any]
         #expect(status?["delivered"] as? Int == 4)
         for patient in ["p-b1", "p-b2", "p-b3", "p-b4"] {
             let inbox = try await HTTP.get(notification + "/v1/inbox", as: .identity(Identity(subject: patient, role: .patient))).items()
-            #expect(inbox.count == 1 && inbox.first?["kind"] as? String == "broadcast" && inbox.first?["text"] as? String == "Flu vaccination is open from Monday.")
+            #expect(
+                inbox.count == 1 && inbox.first?["kind"] as? String == "broadcast"
+                    && inbox.first?["text"] as? String == "Flu vaccination is open from Monday.")
         }
         // Listed patients only.
         let listed = #"{"kind": "activity", "text": "Guided walk on Saturday.", "audience": {"patientIds": ["p-b2", "p-new"]}}"#

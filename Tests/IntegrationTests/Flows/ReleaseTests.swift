@@ -23,20 +23,27 @@ import Testing
         let exams = "\(base)/v1/institutions/st-mary/exam-results"
 
         // No rules: released at once, with each item's flag and the institution's advice.
-        #expect(try await HTTP.send(method: "PUT", "\(exams)/E1", json: Self.report("p-rel", code: "2345-7", name: "Glucose", value: 182, low: 70, high: 99)).status == 201)
+        #expect(
+            try await HTTP.send(
+                method: "PUT", "\(exams)/E1", json: Self.report("p-rel", code: "2345-7", name: "Glucose", value: 182, low: 70, high: 99)
+            ).status == 201)
         let first = try await HTTP.get("\(base)/v1/patients/p-rel/exam-results").items()
         #expect(first.map { $0["examId"] as? String } == ["E1"])
         let item = try #require((first.first?["items"] as? [[String: Any]])?.first)
         #expect(item["flag"] as? String == "H" && item["advice"] as? String == "Repeat in 3 months")
 
-        let rules = #"{"rules": [{"testCode": "*", "release": "after", "afterHours": 2}, {"testCode": "*", "abnormalOnly": true, "release": "hold", "reason": "discussed first"}, {"testCode": "2345-7", "release": "immediately"}]}"#
+        let rules =
+            #"{"rules": [{"testCode": "*", "release": "after", "afterHours": 2}, {"testCode": "*", "abnormalOnly": true, "release": "hold", "reason": "discussed first"}, {"testCode": "2345-7", "release": "immediately"}]}"#
         #expect(try await HTTP.send(method: "PUT", "\(base)/v1/institutions/st-mary/release-rules", json: rules).status == 200)
         #expect(try await HTTP.get("\(base)/v1/institutions/st-mary/release-rules").text.contains("discussed first"))
 
         // A normal glucose: at once. An abnormal haemoglobin: held. A normal haemoglobin: after two hours.
-        _ = try await HTTP.send(method: "PUT", "\(exams)/E2", json: Self.report("p-rel", code: "2345-7", name: "Glucose", value: 90, low: 70, high: 99))
-        _ = try await HTTP.send(method: "PUT", "\(exams)/E3", json: Self.report("p-rel", code: "718-7", name: "Haemoglobin", value: 9, low: 12, high: 15.5))
-        _ = try await HTTP.send(method: "PUT", "\(exams)/E4", json: Self.report("p-rel", code: "718-7", name: "Haemoglobin", value: 13, low: 12, high: 15.5))
+        _ = try await HTTP.send(
+            method: "PUT", "\(exams)/E2", json: Self.report("p-rel", code: "2345-7", name: "Glucose", value: 90, low: 70, high: 99))
+        _ = try await HTTP.send(
+            method: "PUT", "\(exams)/E3", json: Self.report("p-rel", code: "718-7", name: "Haemoglobin", value: 9, low: 12, high: 15.5))
+        _ = try await HTTP.send(
+            method: "PUT", "\(exams)/E4", json: Self.report("p-rel", code: "718-7", name: "Haemoglobin", value: 13, low: 12, high: 15.5))
         #expect(Set(try await Self.visible(base, "p-rel")) == ["E1", "E2"])
 
         // A clinician releases the held one.
@@ -53,7 +60,8 @@ import Testing
         try await eventually("the delayed report is released") { Set(try await Self.visible(base, "p-rel")) == ["E1", "E2", "E3", "E4"] }
 
         // A correction is withheld until it is released in turn: the patient never sees a version known to be wrong.
-        _ = try await HTTP.send(method: "PUT", "\(exams)/E3", json: Self.report("p-rel", code: "718-7", name: "Haemoglobin", value: 8.5, low: 12, high: 15.5))
+        _ = try await HTTP.send(
+            method: "PUT", "\(exams)/E3", json: Self.report("p-rel", code: "718-7", name: "Haemoglobin", value: 8.5, low: 12, high: 15.5))
         #expect(Set(try await Self.visible(base, "p-rel")) == ["E1", "E2", "E4"])
 
         // Rules are checked; another institution cannot set them; another patient cannot read these.
@@ -62,7 +70,8 @@ import Testing
         #expect(refused.status == 422 && refused.text.contains("/rules/0/afterHours") && refused.text.contains("/rules/1"))
         let other = Caller.identity(Identity(subject: "staff-x", role: .institution, institutionID: "other"))
         #expect(try await HTTP.send(method: "PUT", "\(base)/v1/institutions/st-mary/release-rules", json: rules, as: other).status == 403)
-        #expect(try await HTTP.get("\(base)/v1/patients/p-rel/exam-results", as: .identity(Identity(subject: "p-else", role: .patient))).status == 403)
+        #expect(
+            try await HTTP.get("\(base)/v1/patients/p-rel/exam-results", as: .identity(Identity(subject: "p-else", role: .patient))).status == 403)
         try await stack.shutdown()
     }
 }

@@ -23,16 +23,22 @@ import Testing
     func validation() async throws {
         let stack = try await TestStack.start([NotificationService.definition(reminderCheck: .seconds(1))])
         let url = stack.baseURL(NotificationService.name) + "/v1/patients/p-rem/reminders"
-        let leap = try await HTTP.post(url, json: #"{"topic": "skinCheck", "repeats": "monthly", "startsOn": "2023-02-29", "at": "09:00", "timeZone": "Europe/Lisbon"}"#)
+        let leap = try await HTTP.post(
+            url, json: #"{"topic": "skinCheck", "repeats": "monthly", "startsOn": "2023-02-29", "at": "09:00", "timeZone": "Europe/Lisbon"}"#)
         #expect(leap.status == 400 && leap.text.contains("/startsOn"))
-        let zone = try await HTTP.post(url, json: #"{"topic": "skinCheck", "repeats": "weekly", "startsOn": "2026-12-01", "at": "09:00", "timeZone": "Mars/Olympus"}"#)
+        let zone = try await HTTP.post(
+            url, json: #"{"topic": "skinCheck", "repeats": "weekly", "startsOn": "2026-12-01", "at": "09:00", "timeZone": "Mars/Olympus"}"#)
         #expect(zone.status == 400 && zone.text.contains("/timeZone"))
         let noDates = try await HTTP.post(url, json: #"{"topic": "glucose", "repeats": "onDates", "at": "07:00", "timeZone": "UTC"}"#)
         #expect(noDates.status == 400 && noDates.text.contains("/dates"))
-        #expect(try await HTTP.post(url, json: #"{"topic": "skinCheck", "repeats": "weekly", "startsOn": "2026-12-01", "at": "25:00", "timeZone": "UTC"}"#).status == 400)
+        #expect(
+            try await HTTP.post(
+                url, json: #"{"topic": "skinCheck", "repeats": "weekly", "startsOn": "2026-12-01", "at": "25:00", "timeZone": "UTC"}"#
+            ).status == 400)
 
         let id = UUID().uuidString.lowercased()
-        let monthly = #"{"reminderId": "\#(id)", "topic": "skinCheck", "repeats": "monthly", "startsOn": "2030-01-31", "at": "01:30", "timeZone": "Europe/Lisbon"}"#
+        let monthly =
+            #"{"reminderId": "\#(id)", "topic": "skinCheck", "repeats": "monthly", "startsOn": "2030-01-31", "at": "01:30", "timeZone": "Europe/Lisbon"}"#
         let created = try await HTTP.post(url, json: monthly)
         #expect(created.status == 201)
         let next = (try created.json() as? [String: Any])?["next"] as? [String] ?? []
@@ -63,9 +69,17 @@ import Testing
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: soon)
         let day = String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
         let at = String(format: "%02d:%02d", parts.hour!, parts.minute!)
-        #expect(try await HTTP.post(url, json: #"{"topic": "bloodPressure", "repeats": "once", "startsOn": "\#(day)", "at": "\#(at)", "timeZone": "UTC"}"#).status == 201)
+        #expect(
+            try await HTTP.post(
+                url, json: #"{"topic": "bloodPressure", "repeats": "once", "startsOn": "\#(day)", "at": "\#(at)", "timeZone": "UTC"}"#
+            ).status == 201)
         let weeklyID = UUID().uuidString.lowercased()
-        #expect(try await HTTP.post(url, json: #"{"reminderId": "\#(weeklyID)", "topic": "skinCheck", "note": "Check the mole on the left shoulder", "repeats": "weekly", "startsOn": "\#(day)", "at": "\#(at)", "timeZone": "UTC"}"#).status == 201)
+        #expect(
+            try await HTTP.post(
+                url,
+                json:
+                    #"{"reminderId": "\#(weeklyID)", "topic": "skinCheck", "note": "Check the mole on the left shoulder", "repeats": "weekly", "startsOn": "\#(day)", "at": "\#(at)", "timeZone": "UTC"}"#
+            ).status == 201)
         try await stack.withDatabase(schema: "notification") { database, logger in
             let weekly = UUID(uuidString: weeklyID)!
             // As if the service had been down since three weeks before: the weekly reminder was due then.
@@ -84,7 +98,9 @@ import Testing
         #expect(try await alerts.drain(for: .seconds(2)).isEmpty)
         #expect(try await Self.count(stack, "SELECT count(*)::int FROM reminder_occurrences") == 5)
         #expect(try await Self.count(stack, "SELECT count(*)::int FROM notifications WHERE kind = 'reminder'") == 5)
-        let inbox = try await HTTP.get(stack.baseURL(NotificationService.name) + "/v1/inbox", as: .identity(Identity(subject: "p-twice", role: .patient))).items()
+        let inbox = try await HTTP.get(
+            stack.baseURL(NotificationService.name) + "/v1/inbox", as: .identity(Identity(subject: "p-twice", role: .patient))
+        ).items()
         #expect(inbox.contains { $0["text"] as? String == "Check the mole on the left shoulder" })
         await alerts.close()
         try await stack.shutdown()
@@ -94,14 +110,18 @@ import Testing
     func melanomaSelfCheck() async throws {
         let stack = try await TestStack.start([IngestService.definition, ScoringService.definition, NotificationService.definition])
         let ingest = stack.baseURL(IngestService.name)
-        let profile = #"{"age": 46, "sex": "female", "fitzpatrickSkinType": 1, "eyeColour": "blueOrGrey", "hairColour": "red", "commonMoles": "over100", "atypicalMoleCount": 6, "freckling": "many", "familyHistory": "moreThanOneFirstDegreeRelative", "personalHistory": "melanoma", "immunosuppression": ["organTransplant"], "sunburnHistory": true}"#
+        let profile =
+            #"{"age": 46, "sex": "female", "fitzpatrickSkinType": 1, "eyeColour": "blueOrGrey", "hairColour": "red", "commonMoles": "over100", "atypicalMoleCount": 6, "freckling": "many", "familyHistory": "moreThanOneFirstDegreeRelative", "personalHistory": "melanoma", "immunosuppression": ["organTransplant"], "sunburnHistory": true}"#
         #expect(try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-skin/melanoma-risk-profiles/\(UUID())", json: profile).status == 201)
         let reminders = stack.baseURL(NotificationService.name) + "/v1/patients/p-skin/reminders"
         try await eventually("the self-check reminder is set") { try await HTTP.get(reminders).items().count == 1 }
         let reminder = try #require(try await HTTP.get(reminders).items().first)
-        #expect(reminder["topic"] as? String == "skinCheck" && reminder["origin"] as? String == "melanomaRisk" && reminder["repeats"] as? String == "monthly")
+        #expect(
+            reminder["topic"] as? String == "skinCheck" && reminder["origin"] as? String == "melanomaRisk"
+                && reminder["repeats"] as? String == "monthly")
         // A lower category: still one reminder, every three months.
-        let lower = #"{"age": 30, "sex": "male", "fitzpatrickSkinType": 4, "eyeColour": "brownOrBlack", "hairColour": "darkBrownOrBlack", "commonMoles": "upTo15", "atypicalMoleCount": 0, "freckling": "noneOrFew", "familyHistory": "none", "personalHistory": "none", "immunosuppression": [], "sunburnHistory": false}"#
+        let lower =
+            #"{"age": 30, "sex": "male", "fitzpatrickSkinType": 4, "eyeColour": "brownOrBlack", "hairColour": "darkBrownOrBlack", "commonMoles": "upTo15", "atypicalMoleCount": 0, "freckling": "noneOrFew", "familyHistory": "none", "personalHistory": "none", "immunosuppression": [], "sunburnHistory": false}"#
         #expect(try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-skin/melanoma-risk-profiles/\(UUID())", json: lower).status == 201)
         try await eventually("the reminder follows the new category") {
             try await HTTP.get(reminders).items().map { $0["repeats"] as? String } == ["everyThreeMonths"]

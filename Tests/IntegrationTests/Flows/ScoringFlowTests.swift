@@ -8,8 +8,8 @@ import CaretideTestSupport
 import Foundation
 import IngestService
 import NotificationService
-import ScoringService
 import PostgresNIO
+import ScoringService
 import Testing
 
 /// The clinical pipeline beyond the walking skeleton: every kind of input is assessed, corrections supersede,
@@ -25,7 +25,8 @@ import Testing
         static func start() async throws -> Pipeline {
             let stack = try await TestStack.start(ScoringFlowTests.services)
             return Pipeline(
-                stack: stack, scores: try KafkaProbe(stack.kafka, topic: Topic.scores.name), alerts: try KafkaProbe(stack.kafka, topic: Topic.alerts.name))
+                stack: stack, scores: try KafkaProbe(stack.kafka, topic: Topic.scores.name),
+                alerts: try KafkaProbe(stack.kafka, topic: Topic.alerts.name))
         }
 
         var ingest: String { stack.baseURL(IngestService.name) }
@@ -55,7 +56,8 @@ import Testing
             ("lipid-panel", #""unit": "mgPerDL", "sex": "male", "totalCholesterol": 245, "hdlCholesterol": 38"#),
         ]
         for (kind, values) in bodies {
-            let reply = try await pipeline.send("POST", "/v1/patients/p-kinds/measurements/\(kind)",
+            let reply = try await pipeline.send(
+                "POST", "/v1/patients/p-kinds/measurements/\(kind)",
                 #"{"measurementId": "\#(UUID())", "takenAt": "2026-11-20T08:00:00Z", \#(values)}"#)
             #expect(reply.status == 201, "\(kind): \(reply.text)")
         }
@@ -75,13 +77,17 @@ import Testing
         let pipeline = try await Pipeline.start()
         let id = UUID().uuidString.lowercased()
         let path = "/v1/patients/p-correct/measurements/blood-pressure"
-        #expect(try await pipeline.send("POST", path, #"{"measurementId": "\#(id)", "systolic": 186, "diastolic": 95, "takenAt": "2026-11-20T08:00:00Z"}"#).status == 201)
+        #expect(
+            try await pipeline.send(
+                "POST", path, #"{"measurementId": "\#(id)", "systolic": 186, "diastolic": 95, "takenAt": "2026-11-20T08:00:00Z"}"#
+            ).status == 201)
         let first = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
         #expect(first.category == "hypertensiveCrisis")
         let raised = try #require(try await pipeline.nextAlerts(1)[0].payload(as: AlertRaised.self))
         #expect(raised.aboutID == first.assessmentID)
 
-        let correction = try await pipeline.send("PUT", "\(path)/\(id)", #"{"measurementId": "\#(id)", "systolic": 118, "diastolic": 76, "takenAt": "2026-11-20T08:00:00Z"}"#)
+        let correction = try await pipeline.send(
+            "PUT", "\(path)/\(id)", #"{"measurementId": "\#(id)", "systolic": 118, "diastolic": 76, "takenAt": "2026-11-20T08:00:00Z"}"#)
         #expect(correction.status == 200)
         #expect((try correction.json() as? [String: Any])?["revision"] as? Int == 2)
         let second = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
@@ -92,7 +98,10 @@ import Testing
         #expect(withdrawn.reason == .superseded)
 
         // The same body again changes nothing; the history keeps both assessments, one standing.
-        #expect((try await pipeline.send("PUT", "\(path)/\(id)", #"{"measurementId": "\#(id)", "systolic": 118, "diastolic": 76, "takenAt": "2026-11-20T08:00:00Z"}"#).json() as? [String: Any])?["status"] as? String == "unchanged")
+        #expect(
+            (try await pipeline.send(
+                "PUT", "\(path)/\(id)", #"{"measurementId": "\#(id)", "systolic": 118, "diastolic": 76, "takenAt": "2026-11-20T08:00:00Z"}"#
+            ).json() as? [String: Any])?["status"] as? String == "unchanged")
         let history = try await HTTP.get(pipeline.stack.baseURL(ScoringService.name) + "/v1/patients/p-correct/assessments").items()
         #expect(history.count == 2)
         #expect(history.first?["supersededBy"] as? String == second.assessmentID.uuidString.lowercased())
@@ -116,7 +125,11 @@ import Testing
         let pipeline = try await Pipeline.start()
         let id = UUID().uuidString.lowercased()
         let path = "/v1/patients/p-delete/measurements/glucose"
-        #expect(try await pipeline.send("POST", path, #"{"measurementId": "\#(id)", "value": 135, "unit": "mgPerDL", "context": "fasting", "takenAt": "2026-11-20T07:00:00Z"}"#).status == 201)
+        #expect(
+            try await pipeline.send(
+                "POST", path,
+                #"{"measurementId": "\#(id)", "value": 135, "unit": "mgPerDL", "context": "fasting", "takenAt": "2026-11-20T07:00:00Z"}"#
+            ).status == 201)
         let assessed = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
         _ = try await pipeline.nextAlerts(1)
         #expect(try await pipeline.send("DELETE", "\(path)/\(id)").status == 200)
@@ -124,7 +137,11 @@ import Testing
         #expect(withdrawal.assessmentID == assessed.assessmentID)
         #expect(withdrawal.reason == .measurementDeleted)
         #expect(try await pipeline.nextAlerts(1)[0].payload(as: AlertWithdrawn.self)?.reason == .measurementDeleted)
-        #expect(try await pipeline.send("PUT", "\(path)/\(id)", #"{"measurementId": "\#(id)", "value": 90, "unit": "mgPerDL", "context": "fasting", "takenAt": "2026-11-20T07:00:00Z"}"#).status == 409)
+        #expect(
+            try await pipeline.send(
+                "PUT", "\(path)/\(id)",
+                #"{"measurementId": "\#(id)", "value": 90, "unit": "mgPerDL", "context": "fasting", "takenAt": "2026-11-20T07:00:00Z"}"#
+            ).status == 409)
         #expect(try await pipeline.send("DELETE", "\(path)/\(UUID())").status == 404)
         try await pipeline.stop()
     }
@@ -132,7 +149,8 @@ import Testing
     @Test("an institution's exam report is flagged item by item, its patient told when it is released; entered-in-error retracts both")
     func examReport() async throws {
         let pipeline = try await Pipeline.start()
-        let report = #"{"patientId": "p-exam", "reportedAt": "2026-11-21T06:10:00Z", "items": [{"code": "2345-7", "name": "Glucose", "value": 450, "unit": "mg/dL", "referenceLow": 70, "referenceHigh": 99, "criticalHigh": 400, "comment": "Repeat urgently"}, {"code": "718-7", "name": "Haemoglobin", "value": 13.9, "unit": "g/dL", "referenceLow": 12, "referenceHigh": 15.5}]}"#
+        let report =
+            #"{"patientId": "p-exam", "reportedAt": "2026-11-21T06:10:00Z", "items": [{"code": "2345-7", "name": "Glucose", "value": 450, "unit": "mg/dL", "referenceLow": 70, "referenceHigh": 99, "criticalHigh": 400, "comment": "Repeat urgently"}, {"code": "718-7", "name": "Haemoglobin", "value": 13.9, "unit": "g/dL", "referenceLow": 12, "referenceHigh": 15.5}]}"#
         #expect(try await pipeline.send("PUT", "/v1/institutions/st-mary/exam-results/LAB-1", report).status == 201)
         let flagged = try #require(try await pipeline.nextScores(1)[0].payload(as: ExamResultFlagged.self))
         #expect(flagged.items.map(\.interpretation) == [.HH, .N])
@@ -154,18 +172,21 @@ import Testing
     func clinicallyInvalidValues() async throws {
         let stack = try await TestStack.start([IngestService.definition])
         let ingest = stack.baseURL(IngestService.name)
-        let npi = try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-bad/npi/\(UUID())",
+        let npi = try await HTTP.send(
+            method: "PUT", ingest + "/v1/patients/p-bad/npi/\(UUID())",
             json: #"{"tumourSizeCm": 2, "histologicalGrade": 2, "lymphNodeStage": 2, "positiveNodes": 3, "diagnosisDate": "2999-01-01T00:00:00Z"}"#)
         #expect(npi.status == 422)
         let pointers = Set(((try npi.json() as? [String: Any])?["violations"] as? [[String: Any]] ?? []).compactMap { $0["pointer"] as? String })
         #expect(pointers.contains("/positiveNodes"))
 
-        let future = try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-bad/npi/\(UUID())",
+        let future = try await HTTP.send(
+            method: "PUT", ingest + "/v1/patients/p-bad/npi/\(UUID())",
             json: #"{"tumourSizeCm": 2, "histologicalGrade": 2, "lymphNodeStage": 2, "diagnosisDate": "2999-01-01T00:00:00Z"}"#)
         #expect(future.status == 422)
         #expect(future.text.contains("/diagnosisDate"))
 
-        let profile = try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-bad/melanoma-risk-profiles/\(UUID())", json: #"{"age": 9999, "fitzpatrickSkinType": 7}"#)
+        let profile = try await HTTP.send(
+            method: "PUT", ingest + "/v1/patients/p-bad/melanoma-risk-profiles/\(UUID())", json: #"{"age": 9999, "fitzpatrickSkinType": 7}"#)
         #expect(profile.status == 400)
         for field in ["/age", "/fitzpatrickSkinType", "/sex", "/eyeColour", "/sunburnHistory"] { #expect(profile.text.contains(field), "\(field)") }
         let stored = try await stack.withDatabase(schema: "ingest") { database, logger in
@@ -180,8 +201,11 @@ import Testing
         let pipeline = try await Pipeline.start()
         // Sent out of order, as an offline app might sync them: the series is judged by when readings were taken.
         for day in [21, 19, 20, 22] {
-            #expect(try await pipeline.send("POST", "/v1/patients/p-trend/measurements/blood-pressure",
-                #"{"measurementId": "\#(UUID())", "systolic": 150, "diastolic": 95, "takenAt": "2026-11-\#(day)T08:00:00Z"}"#).status == 201)
+            #expect(
+                try await pipeline.send(
+                    "POST", "/v1/patients/p-trend/measurements/blood-pressure",
+                    #"{"measurementId": "\#(UUID())", "systolic": 150, "diastolic": 95, "takenAt": "2026-11-\#(day)T08:00:00Z"}"#
+                ).status == 201)
         }
         let events = try await pipeline.nextScores(5)
         let flags = events.compactMap { $0.payload(as: CareTrackingFlagged.self) }
@@ -219,19 +243,28 @@ import Testing
     func npiAndMelanoma() async throws {
         let pipeline = try await Pipeline.start()
         let npiID = UUID().uuidString.lowercased()
-        #expect(try await pipeline.send("PUT", "/v1/patients/p-onc/npi/\(npiID)",
-            #"{"tumourSizeCm": 1.5, "histologicalGrade": 1, "positiveNodes": 0, "diagnosisDate": "2026-10-01T00:00:00Z"}"#).status == 201)
+        #expect(
+            try await pipeline.send(
+                "PUT", "/v1/patients/p-onc/npi/\(npiID)",
+                #"{"tumourSizeCm": 1.5, "histologicalGrade": 1, "positiveNodes": 0, "diagnosisDate": "2026-10-01T00:00:00Z"}"#
+            ).status == 201)
         let npi = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
         #expect(npi.kind == .nottinghamPrognosticIndex && npi.category == "excellent" && npi.values["npi"] == 2.3)
 
-        #expect(try await pipeline.send("PUT", "/v1/patients/p-onc/melanoma-risk-profiles/\(UUID())",
-            #"{"age": 46, "sex": "female", "fitzpatrickSkinType": 1, "eyeColour": "blueOrGrey", "hairColour": "red", "commonMoles": "over100", "atypicalMoleCount": 6, "freckling": "many", "familyHistory": "moreThanOneFirstDegreeRelative", "personalHistory": "melanoma", "immunosuppression": ["organTransplant"], "sunburnHistory": true}"#).status == 201)
+        #expect(
+            try await pipeline.send(
+                "PUT", "/v1/patients/p-onc/melanoma-risk-profiles/\(UUID())",
+                #"{"age": 46, "sex": "female", "fitzpatrickSkinType": 1, "eyeColour": "blueOrGrey", "hairColour": "red", "commonMoles": "over100", "atypicalMoleCount": 6, "freckling": "many", "familyHistory": "moreThanOneFirstDegreeRelative", "personalHistory": "melanoma", "immunosuppression": ["organTransplant"], "sunburnHistory": true}"#
+            ).status == 201)
         let melanoma = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
         #expect(melanoma.kind == .melanomaRisk && melanoma.category == "higher" && melanoma.severity == .attention)
 
         // Re-staging a month later: 0.2 × 3.0 + 3 + 3 = 6.6, poor.
-        #expect(try await pipeline.send("PUT", "/v1/patients/p-onc/npi/\(UUID())",
-            #"{"tumourSizeCm": 3.0, "histologicalGrade": 3, "positiveNodes": 4, "diagnosisDate": "2026-11-01T00:00:00Z"}"#).status == 201)
+        #expect(
+            try await pipeline.send(
+                "PUT", "/v1/patients/p-onc/npi/\(UUID())",
+                #"{"tumourSizeCm": 3.0, "histologicalGrade": 3, "positiveNodes": 4, "diagnosisDate": "2026-11-01T00:00:00Z"}"#
+            ).status == 201)
         let events = try await pipeline.nextScores(2)
         #expect(events.compactMap { $0.payload(as: AssessmentRecorded.self) }.first?.category == "poor")
         #expect(events.compactMap { $0.payload(as: CareTrackingFlagged.self) }.first?.rule == .npiPrognosticGroupChanged)
@@ -266,10 +299,17 @@ import Testing
     @Test("a patient reads exam reports only as released, from ingest: scoring lists their assessments to the care team, not to the patient")
     func examAssessmentsNotToPatient() async throws {
         let pipeline = try await Pipeline.start()
-        #expect(try await HTTP.send(method: "PUT", pipeline.ingest + "/v1/institutions/st-mary/release-rules",
-            json: #"{"rules": [{"testCode": "*", "release": "hold", "reason": "discuss with the patient first"}]}"#).status == 200)
-        #expect(try await HTTP.send(method: "PUT", pipeline.ingest + "/v1/institutions/st-mary/exam-results/HELD-1",
-            json: #"{"patientId": "p-held", "reportedAt": "2026-11-22T06:10:00Z", "items": [{"code": "2345-7", "name": "Glucose", "value": 182, "unit": "mg/dL", "referenceLow": 70, "referenceHigh": 99}]}"#).status == 201)
+        #expect(
+            try await HTTP.send(
+                method: "PUT", pipeline.ingest + "/v1/institutions/st-mary/release-rules",
+                json: #"{"rules": [{"testCode": "*", "release": "hold", "reason": "discuss with the patient first"}]}"#
+            ).status == 200)
+        #expect(
+            try await HTTP.send(
+                method: "PUT", pipeline.ingest + "/v1/institutions/st-mary/exam-results/HELD-1",
+                json:
+                    #"{"patientId": "p-held", "reportedAt": "2026-11-22T06:10:00Z", "items": [{"code": "2345-7", "name": "Glucose", "value": 182, "unit": "mg/dL", "referenceLow": 70, "referenceHigh": 99}]}"#
+            ).status == 201)
         _ = try await pipeline.nextScores(1)
         let scoring = pipeline.stack.baseURL(ScoringService.name) + "/v1/patients/p-held/assessments"
         #expect(try await HTTP.get(scoring).items().isEmpty)
@@ -285,8 +325,11 @@ import Testing
     @Test("caretide rescore reports the patients whose category changes under the current rules, and --apply supersedes")
     func rescore() async throws {
         let pipeline = try await Pipeline.start()
-        #expect(try await pipeline.send("POST", "/v1/patients/p-rescore/measurements/blood-pressure",
-            #"{"measurementId": "\#(UUID())", "systolic": 182, "diastolic": 90, "takenAt": "2026-11-20T08:00:00Z"}"#).status == 201)
+        #expect(
+            try await pipeline.send(
+                "POST", "/v1/patients/p-rescore/measurements/blood-pressure",
+                #"{"measurementId": "\#(UUID())", "systolic": 182, "diastolic": 90, "takenAt": "2026-11-20T08:00:00Z"}"#
+            ).status == 201)
         let original = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
         _ = try await pipeline.nextAlerts(1)
         // As if an earlier rule set had called this reading normal.

@@ -49,7 +49,9 @@ import Testing
         }
     }
 
-    static func upload(_ base: String, patient: String, _ changes: [[String: Any]]) async throws -> (status: Int, results: [[String: Any]], checkpoint: String?) {
+    static func upload(_ base: String, patient: String, _ changes: [[String: Any]]) async throws -> (
+        status: Int, results: [[String: Any]], checkpoint: String?
+    ) {
         let reply = try await HTTP.post("\(base)/v1/patients/\(patient)/changes", json: json(["changes": changes]))
         let object = try? reply.json() as? [String: Any]
         return (reply.status, object?["results"] as? [[String: Any]] ?? [], object?["checkpoint"] as? String)
@@ -61,16 +63,23 @@ import Testing
         let base = stack.baseURL(IngestService.name)
         let ids = (0..<10).map { _ in UUID().uuidString.lowercased() }
         for (offset, id) in ids.enumerated() {
-            let reply = try await HTTP.post("\(base)/v1/patients/p-feed/measurements/blood-pressure", json: Self.json(Self.reading(id, systolic: 120 + offset)))
+            let reply = try await HTTP.post(
+                "\(base)/v1/patients/p-feed/measurements/blood-pressure", json: Self.json(Self.reading(id, systolic: 120 + offset)))
             #expect(reply.status == 201)
         }
         let (first, cursor) = try await Self.readAll(base, patient: "p-feed")
         #expect(first.map { $0["id"] as? String } == ids)
-        #expect(first.allSatisfy { $0["type"] as? String == "measurement" && $0["kind"] as? String == "blood-pressure" && $0["deleted"] as? Bool == false })
+        #expect(
+            first.allSatisfy {
+                $0["type"] as? String == "measurement" && $0["kind"] as? String == "blood-pressure" && $0["deleted"] as? Bool == false
+            })
 
         // A correction and a deletion move their records to the end of the feed, in the order they committed.
-        #expect(try await HTTP.send(method: "PUT", "\(base)/v1/patients/p-feed/measurements/blood-pressure/\(ids[0])",
-            json: Self.json(Self.reading(ids[0], systolic: 150))).status == 200)
+        #expect(
+            try await HTTP.send(
+                method: "PUT", "\(base)/v1/patients/p-feed/measurements/blood-pressure/\(ids[0])",
+                json: Self.json(Self.reading(ids[0], systolic: 150))
+            ).status == 200)
         #expect(try await HTTP.send(method: "DELETE", "\(base)/v1/patients/p-feed/measurements/blood-pressure/\(ids[1])").status == 200)
         let (after, _) = try await Self.readAll(base, patient: "p-feed", after: cursor)
         #expect(after.map { $0["id"] as? String } == [ids[0], ids[1]])
@@ -97,7 +106,9 @@ import Testing
         let stack = try await TestStack.start([IngestService.definition])
         let base = stack.baseURL(IngestService.name)
         let early = UUID().uuidString.lowercased()
-        #expect(try await HTTP.post("\(base)/v1/patients/p-late/measurements/blood-pressure", json: Self.json(Self.reading(early, systolic: 120))).status == 201)
+        #expect(
+            try await HTTP.post("\(base)/v1/patients/p-late/measurements/blood-pressure", json: Self.json(Self.reading(early, systolic: 120))).status
+                == 201)
         let (_, cursor) = try await Self.readAll(base, patient: "p-late")
 
         // A slow writer: takes the patient's next change number and writes its record, then waits before committing.
@@ -129,7 +140,8 @@ import Testing
         try await stack.shutdown()
     }
 
-    @Test("two devices upload 200 offline changes: the last writer wins, stale writes are conflicts, deletions win, and the feed replays the end state")
+    @Test(
+        "two devices upload 200 offline changes: the last writer wins, stale writes are conflicts, deletions win, and the feed replays the end state")
     func twoDevicesConverge() async throws {
         let stack = try await TestStack.start([IngestService.definition])
         let base = stack.baseURL(IngestService.name)
@@ -208,12 +220,17 @@ import Testing
             ["kind": "blood-pressure", "id": twice, "updatedAt": future, "record": Self.reading(twice, systolic: 400)],
             ["kind": "blood-pressure", "id": twice, "updatedAt": "2026-11-20T08:00:00Z", "deleted": true],
             ["kind": "pulse", "id": UUID().uuidString.lowercased(), "updatedAt": "2026-11-20T08:00:00Z"],
-            ["kind": "blood-pressure", "id": UUID().uuidString.lowercased(), "updatedAt": "2026-11-20T08:00:00Z", "record": Self.reading(good, systolic: 120)],
+            [
+                "kind": "blood-pressure", "id": UUID().uuidString.lowercased(), "updatedAt": "2026-11-20T08:00:00Z",
+                "record": Self.reading(good, systolic: 120),
+            ],
         ]
         let answer = try await Self.upload(base, patient: "p-upload", changes)
         #expect(answer.status == 200)
         #expect(answer.results.map { $0["status"] as? String } == ["recorded", "refused", "refused", "refused", "refused"])
-        func pointers(_ index: Int) -> [String] { (answer.results[index]["violations"] as? [[String: Any]] ?? []).compactMap { $0["pointer"] as? String } }
+        func pointers(_ index: Int) -> [String] {
+            (answer.results[index]["violations"] as? [[String: Any]] ?? []).compactMap { $0["pointer"] as? String }
+        }
         #expect(Set(pointers(1)) == ["/changes/1/updatedAt", "/changes/1/record/systolic"])
         #expect(pointers(2) == ["/changes/2/id"])
         #expect(pointers(3) == ["/changes/3/record"])
@@ -221,10 +238,13 @@ import Testing
         #expect(answer.checkpoint != nil)
 
         // The whole body is checked first: too many changes, or none, is a 400.
-        let tooMany = (0..<1_001).map { _ in ["kind": "pulse", "id": UUID().uuidString.lowercased(), "updatedAt": "2026-11-20T08:00:00Z", "deleted": true] }
+        let tooMany = (0..<1_001).map { _ in
+            ["kind": "pulse", "id": UUID().uuidString.lowercased(), "updatedAt": "2026-11-20T08:00:00Z", "deleted": true]
+        }
         #expect(try await Self.upload(base, patient: "p-upload", tooMany).status == 400)
         #expect(try await Self.upload(base, patient: "p-upload", []).status == 400)
-        let other = try await HTTP.post("\(base)/v1/patients/p-upload/changes", json: Self.json(["changes": [changes[0]]]),
+        let other = try await HTTP.post(
+            "\(base)/v1/patients/p-upload/changes", json: Self.json(["changes": [changes[0]]]),
             as: .identity(.init(subject: "p-else", role: .patient)))
         #expect(other.status == 403)
         try await stack.shutdown()
@@ -238,7 +258,9 @@ import Testing
         let base = stack.baseURL(IngestService.name)
         let (kept, gone) = (UUID().uuidString.lowercased(), UUID().uuidString.lowercased())
         for id in [kept, gone] {
-            #expect(try await HTTP.post("\(base)/v1/patients/p-purge/measurements/blood-pressure", json: Self.json(Self.reading(id, systolic: 120))).status == 201)
+            #expect(
+                try await HTTP.post("\(base)/v1/patients/p-purge/measurements/blood-pressure", json: Self.json(Self.reading(id, systolic: 120)))
+                    .status == 201)
         }
         let oldCursor = try await Self.feed(base, patient: "p-purge", device: "phone").nextCursor
         #expect(try await HTTP.send(method: "DELETE", "\(base)/v1/patients/p-purge/measurements/blood-pressure/\(gone)").status == 200)

@@ -48,7 +48,8 @@ import Testing
         #expect(metrics.contains(#"caretide_events_consumed_total{topic="caretide.measurements"} 1"#))
         #expect(metrics.contains(#"caretide_event_processing_seconds_count{topic="caretide.measurements"} 1"#))
         try await eventually("scoring counts its published assessment") {
-            try await HTTP.get(stack.baseURL(ScoringService.name) + "/metrics").text.contains(#"caretide_events_produced_total{topic="caretide.scores"} 1"#)
+            try await HTTP.get(stack.baseURL(ScoringService.name) + "/metrics").text.contains(
+                #"caretide_events_produced_total{topic="caretide.scores"} 1"#)
         }
         // Everything was published: no outbox is left holding events.
         for schema in ["ingest", "scoring", "notification"] {

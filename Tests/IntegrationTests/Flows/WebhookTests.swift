@@ -22,7 +22,9 @@ import Testing
     static let operatorCaller = Caller.identity(Identity(subject: "ops-1", role: .operator))
     static let patient = Caller.identity(Identity(subject: "p-hook", role: .patient))
 
-    @Test("a patient's alert reaches the patients' webhooks signed; 503s are retried until delivered, a 400 and an unreachable receiver end as dead letters an operator can retry")
+    @Test(
+        "a patient's alert reaches the patients' webhooks signed; 503s are retried until delivered, a 400 and an unreachable receiver end as dead letters an operator can retry"
+    )
     func deliveries() async throws {
         let receiver = try await WebhookReceiver.start()
         // /flaky answers 503 twice, then 200; /refusing answers 400 until told otherwise.
@@ -31,33 +33,43 @@ import Testing
         let nobody = "http://127.0.0.1:\(try FreePort.find())/gone"
         let stack = try await TestStack.start([
             IngestService.definition, ScoringService.definition,
-            NotificationService.definition(webhookRetry: WebhookRetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(200), maximumDelay: .milliseconds(400))),
+            NotificationService.definition(
+                webhookRetry: WebhookRetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(200), maximumDelay: .milliseconds(400))),
         ])
         let alerts = try KafkaProbe(stack.kafka, topic: Topic.alerts.name)
         let (ingest, notification) = (stack.baseURL(IngestService.name), stack.baseURL(NotificationService.name))
         let webhooks = notification + "/v1/webhooks"
 
         // Operators alone; the URL must be https, or http to this machine; every failing field named.
-        #expect(try await HTTP.post(webhooks, json: #"{"recipientRole": "patient", "url": "\#(receiver.url("flaky"))"}"#, as: Self.patient).status == 403)
-        let refused = try await HTTP.post(webhooks, json: #"{"recipientRole": "patient", "url": "http://paging.example.org/hook"}"#, as: Self.operatorCaller)
+        #expect(
+            try await HTTP.post(webhooks, json: #"{"recipientRole": "patient", "url": "\#(receiver.url("flaky"))"}"#, as: Self.patient).status == 403)
+        let refused = try await HTTP.post(
+            webhooks, json: #"{"recipientRole": "patient", "url": "http://paging.example.org/hook"}"#, as: Self.operatorCaller)
         #expect(refused.status == 400 && refused.text.contains("/url"))
-        let unknownRole = try await HTTP.post(webhooks, json: #"{"recipientRole": "everyone", "url": "https://x.example.org"}"#, as: Self.operatorCaller)
+        let unknownRole = try await HTTP.post(
+            webhooks, json: #"{"recipientRole": "everyone", "url": "https://x.example.org"}"#, as: Self.operatorCaller)
         #expect(unknownRole.status == 400 && unknownRole.text.contains("/recipientRole"))
 
-        var secrets: [String: String] = [:], ids: [String: String] = [:]
+        var secrets: [String: String] = [:]
+        var ids: [String: String] = [:]
         for (name, url) in [("flaky", receiver.url("flaky")), ("refusing", receiver.url("refusing")), ("gone", nobody)] {
-            let reply = try await HTTP.post(webhooks, json: #"{"recipientRole": "patient", "url": "\#(url)", "description": "\#(name)"}"#, as: Self.operatorCaller)
+            let reply = try await HTTP.post(
+                webhooks, json: #"{"recipientRole": "patient", "url": "\#(url)", "description": "\#(name)"}"#, as: Self.operatorCaller)
             #expect(reply.status == 201, "\(reply.text)")
             let body = try #require(try reply.json() as? [String: Any])
             secrets[name] = try #require(body["secret"] as? String)
             ids[name] = try #require((body["webhook"] as? [String: Any])?["webhookId"] as? String)
         }
         // A consultants' webhook gets nothing of a patient's alert.
-        #expect(try await HTTP.post(webhooks, json: #"{"recipientRole": "consultant", "url": "\#(receiver.url("consultants"))"}"#, as: Self.operatorCaller).status == 201)
+        #expect(
+            try await HTTP.post(
+                webhooks, json: #"{"recipientRole": "consultant", "url": "\#(receiver.url("consultants"))"}"#, as: Self.operatorCaller
+            ).status == 201)
         let listed = try await HTTP.get(webhooks, as: Self.operatorCaller)
         #expect(listed.status == 200 && !listed.text.contains(secrets["flaky"]!))
 
-        let reading = try await HTTP.post(ingest + "/v1/patients/p-hook/measurements/blood-pressure",
+        let reading = try await HTTP.post(
+            ingest + "/v1/patients/p-hook/measurements/blood-pressure",
             json: #"{"measurementId": "\#(UUID())", "systolic": 190, "diastolic": 100, "takenAt": "2026-11-20T08:00:00Z"}"#, as: Self.patient)
         #expect(reading.status == 201)
         let onTopic = try #require(try await alerts.receive(1).first)
@@ -83,8 +95,10 @@ import Testing
             try await HTTP.get(webhooks + "/\(ids[name]!)/deliveries" + (status.map { "?status=\($0)" } ?? ""), as: Self.operatorCaller).items()
         }
         try await eventually("each delivery has its outcome") {
-            let (flaky, refusing, gone) = (try await deliveries("flaky", status: "delivered"), try await deliveries("refusing", status: "dead"),
-                                           try await deliveries("gone", status: "dead"))
+            let (flaky, refusing, gone) = (
+                try await deliveries("flaky", status: "delivered"), try await deliveries("refusing", status: "dead"),
+                try await deliveries("gone", status: "dead")
+            )
             return flaky.count == 1 && refusing.count == 1 && gone.count == 1
         }
         #expect(try await deliveries("flaky").first?["attempts"] as? Int == 3)
@@ -93,20 +107,25 @@ import Testing
         #expect(refusal["attempts"] as? Int == 1 && refusal["lastStatus"] as? Int == 400)
         #expect(receiver.received("refusing").count == 1)
         let unreachable = try #require(try await deliveries("gone").first)
-        #expect(unreachable["attempts"] as? Int == 3 && unreachable["lastStatus"] == nil && (unreachable["lastError"] as? String)?.contains("no answer") == true)
+        #expect(
+            unreachable["attempts"] as? Int == 3 && unreachable["lastStatus"] == nil
+                && (unreachable["lastError"] as? String)?.contains("no answer") == true)
         #expect(receiver.received("consultants").isEmpty)
         #expect(try await HTTP.get(webhooks + "/\(ids["flaky"]!)/deliveries?status=lost", as: Self.operatorCaller).status == 400)
 
         // Once the receiver is fixed, the operator sends the dead letter again; a delivered one cannot be.
         receiver.setDefault("refusing", 204)
         let eventID = try #require(refusal["eventId"] as? String)
-        #expect(try await HTTP.send(method: "POST", webhooks + "/\(ids["refusing"]!)/deliveries/\(eventID)/retry", as: Self.operatorCaller).status == 202)
+        #expect(
+            try await HTTP.send(method: "POST", webhooks + "/\(ids["refusing"]!)/deliveries/\(eventID)/retry", as: Self.operatorCaller).status == 202)
         try await eventually("the retried dead letter is delivered") { try await deliveries("refusing", status: "delivered").count == 1 }
         #expect(receiver.received("refusing").count == 2)
-        #expect(try await HTTP.send(method: "POST", webhooks + "/\(ids["refusing"]!)/deliveries/\(eventID)/retry", as: Self.operatorCaller).status == 409)
+        #expect(
+            try await HTTP.send(method: "POST", webhooks + "/\(ids["refusing"]!)/deliveries/\(eventID)/retry", as: Self.operatorCaller).status == 409)
 
         // A webhook that asked for text gets a broadcast's words; a stopped webhook gets nothing more.
-        let texts = try await HTTP.post(webhooks, json: #"{"recipientRole": "patient", "url": "\#(receiver.url("texts"))", "includeText": true}"#, as: Self.operatorCaller)
+        let texts = try await HTTP.post(
+            webhooks, json: #"{"recipientRole": "patient", "url": "\#(receiver.url("texts"))", "includeText": true}"#, as: Self.operatorCaller)
         #expect(texts.status == 201)
         #expect(try await HTTP.send(method: "DELETE", webhooks + "/\(ids["flaky"]!)", as: Self.operatorCaller).status == 200)
         #expect(try await HTTP.send(method: "DELETE", webhooks + "/\(UUID())", as: Self.operatorCaller).status == 404)
@@ -234,7 +253,10 @@ final class WebhookReceiver: Sendable {
         return stride(from: 0, to: characters.count, by: 2).map { index -> UInt8? in
             UInt8(String(decoding: characters[index..<index + 2], as: UTF8.self), radix: 16)
         }.reduce(into: [UInt8]?([])) { result, byte in
-            guard let byte else { result = nil; return }
+            guard let byte else {
+                result = nil
+                return
+            }
             result?.append(byte)
         }
     }

@@ -25,9 +25,14 @@ import Testing
             let id = UUID()
             let patient = "patient-\(index % 40)"
             let systolic = 100 + index % 100
-            return (id, OutgoingMessage(
-                topic: Topic.measurements.name, key: patient,
-                value: Array(#"{"eventId":"\#(id)","eventType":"blood-pressure.recorded","schemaVersion":1,"occurredAt":"2026-11-22T08:00:00Z","producer":"test","patientId":"\#(patient)","payload":{"measurementId":"\#(UUID())","revision":1,"systolic":\#(systolic),"diastolic":70,"takenAt":"2026-11-22T07:00:00Z","source":"device"}}"#.utf8)))
+            return (
+                id,
+                OutgoingMessage(
+                    topic: Topic.measurements.name, key: patient,
+                    value: Array(
+                        #"{"eventId":"\#(id)","eventType":"blood-pressure.recorded","schemaVersion":1,"occurredAt":"2026-11-22T08:00:00Z","producer":"test","patientId":"\#(patient)","payload":{"measurementId":"\#(UUID())","revision":1,"systolic":\#(systolic),"diastolic":70,"takenAt":"2026-11-22T07:00:00Z","source":"device"}}"#
+                            .utf8))
+            )
         }
         let readings = (0..<Self.eventCount).map(reading)
         var sent = Set(readings.map(\.0))
@@ -83,7 +88,9 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(180)
         while sources.count < sent.count, ContinuousClock.now < deadline {
             for message in try await scores.drain(for: .milliseconds(500)) {
-                if let assessed = try EventCodec().decode(message.value).payload(as: AssessmentRecorded.self) { sources.insert(assessed.sourceEventID) }
+                if let assessed = try EventCodec().decode(message.value).payload(as: AssessmentRecorded.self) {
+                    sources.insert(assessed.sourceEventID)
+                }
             }
         }
         #expect(sources.count == sent.count && sources.isSubset(of: sent))

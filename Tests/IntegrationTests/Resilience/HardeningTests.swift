@@ -11,7 +11,7 @@ import ScoringService
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One hostile message, one oversized request or one stuck database wait must never stop event flow, and must show
@@ -19,7 +19,9 @@ import Glibc
 /// of the hardening review against the real PostgreSQL and the embedded broker.
 @Suite(.serialized, .stoppingStacks) struct HardeningTests {
     static func reading(_ id: UUID = UUID(), patient: String = "p1", systolic: Int = 150) -> [UInt8] {
-        Array(#"{"eventId": "\#(id)", "eventType": "blood-pressure.recorded", "schemaVersion": 1, "occurredAt": "2026-11-22T08:00:00Z", "producer": "test", "patientId": "\#(patient)", "payload": {"measurementId": "\#(UUID())", "revision": 1, "systolic": \#(systolic), "diastolic": 95, "takenAt": "2026-11-22T07:00:00Z", "source": "patient"}}"#.utf8)
+        Array(
+            #"{"eventId": "\#(id)", "eventType": "blood-pressure.recorded", "schemaVersion": 1, "occurredAt": "2026-11-22T08:00:00Z", "producer": "test", "patientId": "\#(patient)", "payload": {"measurementId": "\#(UUID())", "revision": 1, "systolic": \#(systolic), "diastolic": 95, "takenAt": "2026-11-22T07:00:00Z", "source": "patient"}}"#
+                .utf8)
     }
 
     /// scoring-service on one partition, a producer standing for any client of the broker, and a dead-letter reader.
@@ -43,9 +45,10 @@ import Glibc
     }
 
     static func assessedEvents(_ stack: TestStack) async throws -> Set<UUID> {
-        Set(try await stack.withDatabase(schema: "scoring") { database, logger in
-            try await database.client.fetchAll("SELECT source_event_id FROM assessments", as: UUID.self, logger: logger)
-        })
+        Set(
+            try await stack.withDatabase(schema: "scoring") { database, logger in
+                try await database.client.fetchAll("SELECT source_event_id FROM assessments", as: UUID.self, logger: logger)
+            })
     }
 
     @Test("a message the dead-letter topic refuses is parked in PostgreSQL and its partition moves on")
@@ -219,7 +222,9 @@ import Glibc
                 """, logger: logger)
         }
         let reading = UUID()
-        let posted = try await HTTP.post(ingest + "/v1/patients/p1/measurements/blood-pressure", json: #"{"measurementId": "\#(reading)", "systolic": 150, "diastolic": 95, "takenAt": "2026-11-22T07:00:00Z"}"#)
+        let posted = try await HTTP.post(
+            ingest + "/v1/patients/p1/measurements/blood-pressure",
+            json: #"{"measurementId": "\#(reading)", "systolic": 150, "diastolic": 95, "takenAt": "2026-11-22T07:00:00Z"}"#)
         #expect(posted.status == 201)
         try await eventually("the reading behind the refused row assessed") { try await Self.assessedEvents(stack).count == 1 }
         let parked = try await stack.withDatabase(schema: "ingest") { database, logger in
@@ -263,7 +268,8 @@ import Glibc
         let stack = try await TestStack.start([IngestService.definition])
         let url = stack.baseURL(IngestService.name) + "/v1/patients/p1/measurements/blood-pressure"
         func post(_ extra: String, takenAt: String = "2026-11-22T07:00:00Z") async throws -> (Int, [String], String) {
-            let reply = try await HTTP.post(url, json: #"{"measurementId": "\#(UUID())", "systolic": 150, "diastolic": 95, "takenAt": "\#(takenAt)"\#(extra)}"#)
+            let reply = try await HTTP.post(
+                url, json: #"{"measurementId": "\#(UUID())", "systolic": 150, "diastolic": 95, "takenAt": "\#(takenAt)"\#(extra)}"#)
             let violations = (try? reply.json() as? [String: Any])?["violations"] as? [[String: Any]] ?? []
             return (reply.status, violations.compactMap { $0["pointer"] as? String }, reply.text)
         }
@@ -285,7 +291,11 @@ import Glibc
         let stack = try await TestStack.start([IngestService.definition])
         let url = stack.baseURL(IngestService.name) + "/v1/institutions/st-mary/exam-results/LAB-3"
         let item = #"{"code": "", "name": "", "value": "high", "unit": 1}"#
-        let reply = try await HTTP.send(method: "PUT", url, json: #"{"patientId": "p1", "reportedAt": "2026-11-22T06:10:00Z", "items": [\#(Array(repeating: item, count: 400).joined(separator: ","))]}"#)
+        let reply = try await HTTP.send(
+            method: "PUT", url,
+            json:
+                #"{"patientId": "p1", "reportedAt": "2026-11-22T06:10:00Z", "items": [\#(Array(repeating: item, count: 400).joined(separator: ","))]}"#
+        )
         #expect(reply.status == 400)
         let violations = try #require((try reply.json() as? [String: Any])?["violations"] as? [[String: Any]])
         #expect(violations.count == JSONSchema.maximumViolations + 1)
@@ -301,7 +311,9 @@ import Glibc
         }
         let port = try #require(URL(string: stack.baseURL(IngestService.name))?.port)
         let socket = try LoopbackSocket(port: port)
-        socket.send("POST /v1/patients/p1/measurements/blood-pressure HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"sys")
+        socket.send(
+            "POST /v1/patients/p1/measurements/blood-pressure HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"sys"
+        )
         // Blocks until the server closes (0 bytes) or 20 s pass (-1): the bound is on waiting, not on speed.
         #expect(socket.receiveUntilClosed(timeoutSeconds: 20) == true)
         socket.close()

@@ -8,9 +8,9 @@ import CaretideTestSupport
 import Crypto
 import DiagnosisService
 import Foundation
-import PostgresNIO
 import IngestService
 import NotificationService
+import PostgresNIO
 import ScoringService
 import Testing
 
@@ -24,7 +24,9 @@ import Testing
         DiagnosisService.definition(importOptions: DiagnosisFlowTests.importOptions, dataDirectory: DiagnosisFlowTests.fixtures.path),
     ]
 
-    @Test("every corpus message on every consumed topic is dead-lettered with a reason or parked by each consumer; no partition stalls, nothing is half-stored")
+    @Test(
+        "every corpus message on every consumed topic is dead-lettered with a reason or parked by each consumer; no partition stalls, nothing is half-stored"
+    )
     func corpus() async throws {
         let kcat = try #require(KcatTests.kcat, "kcat is not installed (apt-get install kcat)")
         let corpus = try HostileCorpus.load()
@@ -44,7 +46,8 @@ import Testing
         for topic in topics {
             for consumer in consumers[topic] ?? [] {
                 for entry in corpus.entries {
-                    let record = HostileCorpus.Record(consumer: consumer, topic: topic.name, key: entry.key?.bytes, valueDigest: HostileCorpus.digest(entry.value?.bytes))
+                    let record = HostileCorpus.Record(
+                        consumer: consumer, topic: topic.name, key: entry.key?.bytes, valueDigest: HostileCorpus.digest(entry.value?.bytes))
                     if entry.mayApply == true { optional.insert(record) } else { expected[record, default: 0] += 1 }
                 }
             }
@@ -95,11 +98,13 @@ import Testing
         // Nothing half-stored: no assessment or notification of the corpus's refused patient.
         let assessed = try await stack.withDatabase(schema: "scoring") { database, logger in
             try await database.client.fetchAll(
-                "SELECT source_event_id FROM assessments WHERE patient_id LIKE 'p-corpus%' AND patient_id <> 'p-corpus-valid'", as: UUID.self, logger: logger)
+                "SELECT source_event_id FROM assessments WHERE patient_id LIKE 'p-corpus%' AND patient_id <> 'p-corpus-valid'", as: UUID.self,
+                logger: logger)
         }.map { corpus.entry(naming: $0) }
         let notified = try await stack.withDatabase(schema: "notification") { database, logger in
             try await database.client.fetchAll(
-                "SELECT count(*)::int FROM notifications WHERE patient_id LIKE 'p-corpus%' AND patient_id <> 'p-corpus-valid'", as: Int.self, logger: logger)
+                "SELECT count(*)::int FROM notifications WHERE patient_id LIKE 'p-corpus%' AND patient_id <> 'p-corpus-valid'", as: Int.self,
+                logger: logger)
         }
         #expect(assessed.isEmpty, "assessed though refused: \(assessed)")
         // What the corpus allows to be applied (a valid body, sent to several topics) is applied once at most.
@@ -113,8 +118,11 @@ import Testing
         // And the pipeline still flows end to end behind the corpus.
         let ingest = stack.baseURL(IngestService.name)
         let patient = Caller.identity(Identity(subject: "p-after-corpus", role: .patient))
-        #expect(try await HTTP.post(ingest + "/v1/patients/p-after-corpus/measurements/blood-pressure",
-            json: #"{"measurementId": "\#(UUID())", "systolic": 190, "diastolic": 100, "takenAt": "2026-11-20T08:00:00Z"}"#, as: patient).status == 201)
+        #expect(
+            try await HTTP.post(
+                ingest + "/v1/patients/p-after-corpus/measurements/blood-pressure",
+                json: #"{"measurementId": "\#(UUID())", "systolic": 190, "diastolic": 100, "takenAt": "2026-11-20T08:00:00Z"}"#, as: patient
+            ).status == 201)
         try await eventually("a reading after the corpus reaches the patient's inbox") {
             try await HTTP.get(stack.baseURL(NotificationService.name) + "/v1/inbox", as: patient).items().count == 1
         }
@@ -132,7 +140,8 @@ import Testing
                     as: (String, String, ByteBuffer?, ByteBuffer?, ByteBuffer?, Bool).self, logger: logger)
             }.map { consumer, topic, key, sha256, value, truncated in
                 // Values beyond the parked cap are kept as their digest.
-                let digest = truncated ? sha256.map { Data(Array(buffer: $0)).base64EncodedString() } : HostileCorpus.digest(value.map { Array(buffer: $0) })
+                let digest =
+                    truncated ? sha256.map { Data(Array(buffer: $0)).base64EncodedString() } : HostileCorpus.digest(value.map { Array(buffer: $0) })
                 return HostileCorpus.Record(consumer: consumer, topic: topic, key: key.map { Array(buffer: $0) }, valueDigest: digest)
             }
         }

@@ -27,12 +27,14 @@ import Testing
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("dup-\(UUID()).txt")
         try Data((line + line).utf8).write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }
-        let produced = try await Subprocess.run(kcat, ["-P", "-b", stack.broker.bootstrapServers, "-t", Topic.scores.name, "-K", "|", "-l", input.path])
+        let produced = try await Subprocess.run(
+            kcat, ["-P", "-b", stack.broker.bootstrapServers, "-t", Topic.scores.name, "-K", "|", "-l", input.path])
         #expect(produced.status == 0, "\(produced.output)")
         #expect(try await alerts.receive(1).count == 1)
         #expect(try await alerts.drain(for: .seconds(3)).isEmpty)
         let count = try await stack.withDatabase(schema: "notification") { database, logger in
-            try await database.client.fetchAll("SELECT count(*)::int FROM notifications WHERE patient_id = 'p-dup'", as: Int.self, logger: logger).first
+            try await database.client.fetchAll("SELECT count(*)::int FROM notifications WHERE patient_id = 'p-dup'", as: Int.self, logger: logger)
+                .first
         }
         #expect(count == 1)
         await alerts.close()

@@ -10,7 +10,7 @@ import Synchronization
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Ingest, scoring and notification run as processes of their own under a steady load of readings,
@@ -24,7 +24,9 @@ import Glibc
     static let services = ["ingest-service", "scoring-service", "notification-service"]
     static let patients = 40
 
-    @Test("under load: each service SIGKILLed and restarted, the broker down and up, connections terminated, PostgreSQL restarted; nothing lost, nothing twice")
+    @Test(
+        "under load: each service SIGKILLed and restarted, the broker down and up, connections terminated, PostgreSQL restarted; nothing lost, nothing twice"
+    )
     func faultsUnderLoad() async throws {
         // A cluster of its own: restarting it must not touch other tests' databases.
         let cluster = try await TestPostgres.privateCluster()

@@ -202,7 +202,8 @@ enum PipelineReconciliation {
         // Assessments by reading, and the patient's urgent notifications by the assessment they are about.
         func reconciled() async throws -> (assessments: [String: [UUID]], notified: [UUID: Int]) {
             let assessed = try await stack.withDatabase(schema: "scoring") { database, logger in
-                try await database.client.fetchAll("SELECT lower(subject_id), assessment_id FROM assessments", as: (String, UUID).self, logger: logger)
+                try await database.client.fetchAll(
+                    "SELECT lower(subject_id), assessment_id FROM assessments", as: (String, UUID).self, logger: logger)
             }
             let notified = try await stack.withDatabase(schema: "notification") { database, logger in
                 try await database.client.fetchAll(
@@ -222,7 +223,9 @@ enum PipelineReconciliation {
         let unnotified = Set(assessments.values.joined()).subtracting(notified.keys)
         #expect(unassessed.isEmpty, "\(unassessed.count) of \(expected.count) accepted readings never assessed: \(Array(unassessed.prefix(5)))")
         let unaccepted = Set(assessments.keys).subtracting(expected)
-        #expect(unaccepted.isEmpty, "\(unaccepted.count) assessed though never accepted: \(Array(unaccepted.prefix(5))); given up: \(Array(abandoned.prefix(5)))")
+        #expect(
+            unaccepted.isEmpty,
+            "\(unaccepted.count) assessed though never accepted: \(Array(unaccepted.prefix(5))); given up: \(Array(abandoned.prefix(5)))")
         #expect(unnotified.isEmpty, "\(unnotified.count) assessments never notified: \(Array(unnotified.prefix(5)))")
         #expect(assessments.values.allSatisfy { $0.count == 1 }, "one assessment per reading")
         #expect(notified.values.allSatisfy { $0 == 1 }, "one notification per assessment")

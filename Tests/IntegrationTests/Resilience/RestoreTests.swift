@@ -22,7 +22,9 @@ import Testing
             let patient = "patient-\(index % 20)"
             return OutgoingMessage(
                 topic: Topic.measurements.name, key: patient,
-                value: Array(#"{"eventId":"\#(id)","eventType":"blood-pressure.recorded","schemaVersion":1,"occurredAt":"2026-11-22T08:00:00Z","producer":"test","patientId":"\#(patient)","payload":{"measurementId":"\#(UUID())","revision":1,"systolic":\#(100 + index % 90),"diastolic":70,"takenAt":"2026-11-22T07:00:00Z","source":"device"}}"#.utf8))
+                value: Array(
+                    #"{"eventId":"\#(id)","eventType":"blood-pressure.recorded","schemaVersion":1,"occurredAt":"2026-11-22T08:00:00Z","producer":"test","patientId":"\#(patient)","payload":{"measurementId":"\#(UUID())","revision":1,"systolic":\#(100 + index % 90),"diastolic":70,"takenAt":"2026-11-22T07:00:00Z","source":"device"}}"#
+                        .utf8))
         }
         return (ids, messages)
     }
@@ -30,7 +32,10 @@ import Testing
     static func tool(_ name: String) throws -> String {
         let root = URL(fileURLWithPath: "/usr/lib/postgresql")
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path))?.sorted { Int($0) ?? 0 > Int($1) ?? 0 } ?? []
-        guard let version = versions.first(where: { FileManager.default.isExecutableFile(atPath: root.appendingPathComponent("\($0)/bin/\(name)").path) })
+        guard
+            let version = versions.first(where: {
+                FileManager.default.isExecutableFile(atPath: root.appendingPathComponent("\($0)/bin/\(name)").path)
+            })
         else { throw MissingTool(name: name) }
         return root.appendingPathComponent("\(version)/bin/\(name)").path
     }

@@ -8,7 +8,7 @@ import PostgresNIO
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Services scale out. Two replicas of each consuming service, in one consumer group, share the
@@ -22,7 +22,8 @@ import Glibc
     static let services = ["ingest-service", "scoring-service", "notification-service"]
     static let patients = 40
 
-    @Test("two replicas of each service share the partitions; a consumer killed or added under load is rebalanced around; nothing lost, nothing twice")
+    @Test(
+        "two replicas of each service share the partitions; a consumer killed or added under load is rebalanced around; nothing lost, nothing twice")
     func replicasShareAndRebalance() async throws {
         // Six partitions: with two or three members in a group, each member owns some (range assignment gives
         // three each to two members, two each to three), so every replica has work and a departure moves partitions.
@@ -88,7 +89,9 @@ import Glibc
             } catch {
                 // What the replica's own metrics say: which topics it consumed, and its lag per topic.
                 let metrics = (try? await HTTP.get(replicas.baseURL(name) + "/metrics", as: .anonymous))?.text ?? "no answer"
-                let lines = metrics.split(separator: "\n").filter { $0.hasPrefix("caretide_events_consumed_total") || $0.hasPrefix("caretide_consumer_lag") }
+                let lines = metrics.split(separator: "\n").filter {
+                    $0.hasPrefix("caretide_events_consumed_total") || $0.hasPrefix("caretide_consumer_lag")
+                }
                 Issue.record("\(name) consumed nothing of \(topic): \(lines.joined(separator: "; "))")
                 throw error
             }
@@ -156,8 +159,12 @@ import Glibc
                 // Once more to each: both replicas replay the one answer kept for the key (whichever of a raced pair
                 // kept it first: `ON CONFLICT (owner, key) DO NOTHING`), and neither runs the write again.
                 let later = try await [Self.post(urls[0] + path, body, key: key), Self.post(urls[1] + path, body, key: key)]
-                #expect(later.allSatisfy { $0.replayed && [200, 201].contains($0.status) && $0.eventID == eventID }, "reading \(index): \(later.map(\.summary))")
-                #expect(later[0].status == later[1].status && later[0].body == later[1].body, "reading \(index): one kept answer: \(later.map(\.summary))")
+                #expect(
+                    later.allSatisfy { $0.replayed && [200, 201].contains($0.status) && $0.eventID == eventID },
+                    "reading \(index): \(later.map(\.summary))")
+                #expect(
+                    later[0].status == later[1].status && later[0].body == later[1].body, "reading \(index): one kept answer: \(later.map(\.summary))"
+                )
             }
             // The pairs are sent together and a write takes several round trips to PostgreSQL, so most overlap; if
             // none did, the test never had both replicas run one write and proves less than it says.
@@ -179,7 +186,8 @@ import Glibc
                 #expect(revision == 1 && eventID.uuidString.lowercased() == recorded[id], "\(id): revision \(revision), event \(eventID)")
             }
             let kept = try await stack.withDatabase(schema: "ingest") { [keys] database, logger in
-                try await database.client.fetchAll("SELECT count(*)::int FROM idempotency_keys WHERE key = ANY(\(keys))", as: Int.self, logger: logger)
+                try await database.client.fetchAll(
+                    "SELECT count(*)::int FROM idempotency_keys WHERE key = ANY(\(keys))", as: Int.self, logger: logger)
             }
             #expect(kept.first == keys.count, "one kept answer per key")
 

@@ -45,7 +45,9 @@ import Testing
         let result = try await Subprocess.run(
             Paths.executable("ingest-service").path, [], environment: ["HTTP_PORT": "eighty", "LOG_LEVEL": "loud", "PATH": "/usr/bin:/bin"])
         #expect(result.status == 78)
-        for variable in ["DATABASE_URL", "KAFKA_BROKERS", "HTTP_PORT", "LOG_LEVEL", "AUTH_JWKS_FILE or AUTH_JWKS_URL", "AUTH_ISSUER", "AUTH_AUDIENCE"] {
+        for variable in [
+            "DATABASE_URL", "KAFKA_BROKERS", "HTTP_PORT", "LOG_LEVEL", "AUTH_JWKS_FILE or AUTH_JWKS_URL", "AUTH_ISSUER", "AUTH_AUDIENCE",
+        ] {
             #expect(result.output.contains(variable), "the error should name \(variable)")
         }
         #expect(!result.output.contains("Fatal error"))
@@ -57,10 +59,12 @@ import Testing
         try Data(#"{"keys": [{"kty": "EC"}]}"#.utf8).write(to: garbage)
         defer { try? FileManager.default.removeItem(at: garbage) }
         for file in ["/nonexistent/jwks.json", garbage.path] {
-            let result = try await Subprocess.run(Paths.executable("ingest-service").path, [], environment: [
-                "DATABASE_URL": "postgres://caretide@127.0.0.1:1/caretide", "KAFKA_BROKERS": "127.0.0.1:1", "PATH": "/usr/bin:/bin",
-                "AUTH_JWKS_FILE": file, "AUTH_ISSUER": "https://id.example", "AUTH_AUDIENCE": "caretide",
-            ])
+            let result = try await Subprocess.run(
+                Paths.executable("ingest-service").path, [],
+                environment: [
+                    "DATABASE_URL": "postgres://caretide@127.0.0.1:1/caretide", "KAFKA_BROKERS": "127.0.0.1:1", "PATH": "/usr/bin:/bin",
+                    "AUTH_JWKS_FILE": file, "AUTH_ISSUER": "https://id.example", "AUTH_AUDIENCE": "caretide",
+                ])
             #expect(result.status == 78, "\(file): \(result.output)")
             #expect(result.output.contains("AUTH_JWKS_FILE"))
         }
@@ -71,12 +75,14 @@ import Testing
         let broker = try EmbeddedBroker(logger: TestLogging.logger("broker"))
         let broken = ServiceDefinition(
             name: "broken-service", schema: "broken",
-            migrations: MigrationTrack(name: "broken", migrations: [Migration(version: 1, name: "refused", statements: ["SELECT * FROM no_such_table"])]))
+            migrations: MigrationTrack(
+                name: "broken", migrations: [Migration(version: 1, name: "refused", statements: ["SELECT * FROM no_such_table"])]))
         let configuration = ServiceConfiguration(
             serviceName: broken.name, httpPort: 0, database: try await TestPostgres.freshDatabase(),
             kafka: KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: TestStack.consumerProperties),
             auth: try await TestIdentity.shared.configuration())
-        let assembly = try await ServiceAssembly(definition: broken, configuration: configuration, logger: TestLogging.logger("broken"), signals: false)
+        let assembly = try await ServiceAssembly(
+            definition: broken, configuration: configuration, logger: TestLogging.logger("broken"), signals: false)
         await #expect(throws: (any Error).self) { try await assembly.group.run() }
     }
 }

@@ -50,11 +50,19 @@ import Testing
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-token-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: state) }
         let caretide = Paths.executable("caretide").path
-        let first = try await Subprocess.run(caretide, ["token", "--role", "institution", "--subject", "staff-1", "--institution", "st-mary",
-                                                        "--ttl", "10m", "--state-dir", state.path], environment: ProcessInfo.processInfo.environment)
+        let first = try await Subprocess.run(
+            caretide,
+            [
+                "token", "--role", "institution", "--subject", "staff-1", "--institution", "st-mary",
+                "--ttl", "10m", "--state-dir", state.path,
+            ], environment: ProcessInfo.processInfo.environment)
         #expect(first.status == 0, "\(first.output)")
-        let second = try await Subprocess.run(caretide, ["token", "--role", "service", "--subject", "lab-feed", "--scope", "patients:read",
-                                                         "--state-dir", state.path], environment: ProcessInfo.processInfo.environment)
+        let second = try await Subprocess.run(
+            caretide,
+            [
+                "token", "--role", "service", "--subject", "lab-feed", "--scope", "patients:read",
+                "--state-dir", state.path,
+            ], environment: ProcessInfo.processInfo.environment)
         #expect(second.status == 0)
         let jwks = try String(contentsOf: TokenIssuer.jwksFile(in: state), encoding: .utf8)
         let verifier = try await TokenVerifier(
@@ -64,10 +72,12 @@ import Testing
         #expect(staff == Identity(subject: "staff-1", role: .institution, institutionID: "st-mary"))
         let service = try await verifier.verify(second.output.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(service.scopes == ["patients:read"])
-        let mode = try FileManager.default.attributesOfItem(atPath: state.appendingPathComponent("jwt-signing-key.pem").path)[.posixPermissions] as? Int
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: state.appendingPathComponent("jwt-signing-key.pem").path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
-        let bad = try await Subprocess.run(caretide, ["token", "--role", "institution", "--subject", "x", "--state-dir", state.path],
-                                           environment: ProcessInfo.processInfo.environment)
+        let bad = try await Subprocess.run(
+            caretide, ["token", "--role", "institution", "--subject", "x", "--state-dir", state.path],
+            environment: ProcessInfo.processInfo.environment)
         #expect(bad.status != 0)
         #expect(bad.output.contains("--institution"))
     }
@@ -79,7 +89,10 @@ import Testing
         environment["DATABASE_URL"] = database.url
         let first = try await Subprocess.run(Paths.executable("caretide").path, ["migrate"], environment: environment)
         #expect(first.status == 0, "\(first.output)")
-        #expect(first.output.contains("scoring: applied caretide/1 outbox and processed events, caretide/2 parked messages and outbox rows, identity/1 care-team grants and access audit, identity/2 idempotency keys, identity/3 inbound messages applied, identity/4 the media type of kept answers, scoring/1 blood pressure assessments, scoring/2 assessments of every kind, care-tracking flags"), "\(first.output)")
+        #expect(
+            first.output.contains(
+                "scoring: applied caretide/1 outbox and processed events, caretide/2 parked messages and outbox rows, identity/1 care-team grants and access audit, identity/2 idempotency keys, identity/3 inbound messages applied, identity/4 the media type of kept answers, scoring/1 blood pressure assessments, scoring/2 assessments of every kind, care-tracking flags"
+            ), "\(first.output)")
         let second = try await Subprocess.run(Paths.executable("caretide").path, ["migrate"], environment: environment)
         #expect(second.output.components(separatedBy: "up to date").count - 1 == 4)
 
@@ -97,9 +110,11 @@ import Testing
         let fixtures = Paths.packageRoot.appendingPathComponent("Tests/PhenotypeRankingTests/Fixtures").path
         let caretide = Paths.executable("caretide").path
         let full = try await Subprocess.run(
-            caretide, ["hpo", "import", "--directory", fixtures, "--samples", "500", "--symmetric-samples", "200", "--json"], environment: environment)
+            caretide, ["hpo", "import", "--directory", fixtures, "--samples", "500", "--symmetric-samples", "200", "--json"], environment: environment
+        )
         #expect(full.status == 0, "\(full.output)")
-        let report = try #require(full.output.split(separator: "\n").last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any])
+        let report = try #require(
+            full.output.split(separator: "\n").last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any])
         #expect((report["release"] as? [String: Any])?["releaseId"] as? Int == 1)
         #expect(report["diseaseCount"] as? Int == 12 && report["termCount"] as? Int == 59)
 

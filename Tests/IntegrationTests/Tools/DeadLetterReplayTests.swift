@@ -39,7 +39,8 @@ import Testing
         #expect((summary["reason"] as? String)?.contains("not a regular file") == true)
         let position = "\(summary["partition"] as? Int ?? -1):\(summary["offset"] as? Int ?? -1)"
         // Filtering by another source topic lists nothing; an unknown position is refused.
-        let other = try await Subprocess.run(caretide, ["dead-letters", "list", "--idle", "1", "--source-topic", Topic.measurements.name], environment: environment)
+        let other = try await Subprocess.run(
+            caretide, ["dead-letters", "list", "--idle", "1", "--source-topic", Topic.measurements.name], environment: environment)
         #expect(other.status == 0 && !other.output.contains("{"))
         let unknown = try await Subprocess.run(caretide, ["dead-letters", "replay", "--idle", "1", "--offset", "0:999"], environment: environment)
         #expect(unknown.status != 0 && unknown.output.contains("no dead letter at 0:999"))
@@ -50,7 +51,8 @@ import Testing
                 at: DiagnosisFlowTests.fixtures.appendingPathComponent(file), to: directory.appendingPathComponent(file))
         }
         for _ in 0..<2 {
-            let replay = try await Subprocess.run(caretide, ["dead-letters", "replay", "--idle", "1", "--offset", position], environment: environment)
+            let replay = try await Subprocess.run(
+                caretide, ["dead-letters", "replay", "--idle", "1", "--offset", position], environment: environment)
             #expect(replay.status == 0 && replay.output.contains("replayed \(position) to \(Topic.diagnosisRequests.name)"), "\(replay.output)")
         }
         let imported = try #require(try EventCodec().decode(try await results.receive(1)[0].value).payload(as: OntologyReleaseImported.self))

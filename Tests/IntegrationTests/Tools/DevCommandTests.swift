@@ -14,7 +14,8 @@ import Testing
     /// Alive and not a zombie (in a container nobody may reap an orphaned daemon, so its pid lingers as a zombie).
     static func isRunning(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         let state = stat[stat.index(close, offsetBy: 2)]
         return state != "Z" && state != "X"
     }
@@ -50,8 +51,10 @@ import Testing
         // came twice). Diagnosis is left out: no ontology is imported here.
         let bench = try await Subprocess.run(
             Paths.executable("caretide-bench").path,
-            ["pipeline", "--state-dir", stateDirectory.path, "--rate", "150", "--seconds", "5", "--patients", "30", "--connections", "4",
-             "--subscribers", "3", "--settle", "60"],
+            [
+                "pipeline", "--state-dir", stateDirectory.path, "--rate", "150", "--seconds", "5", "--patients", "30", "--connections", "4",
+                "--subscribers", "3", "--settle", "60",
+            ],
             environment: environment)
         #expect(bench.status == 0, "\(bench.output)")
         #expect(bench.output.contains("RECONCILED: nothing lost, nothing twice"), "\(bench.output)")

@@ -18,7 +18,8 @@ enum ExamRelease {
         let now = Date()
         if try await store.decide(recordID: stored.recordID, patientID: stored.patientID, revision: stored.revision, decision: decision, now: now) {
             try await announce(
-                ExamKey(institutionID: report.institutionID, examID: report.examID), revision: stored.revision, patientID: stored.patientID, how: .immediately,
+                ExamKey(institutionID: report.institutionID, examID: report.examID), revision: stored.revision, patientID: stored.patientID,
+                how: .immediately,
                 outOfRangeCount: report.items.filter(ReleasePolicy.isAbnormal).count, at: now, traceID: stored.traceID, handler: handler)
         }
     }
@@ -29,9 +30,11 @@ enum ExamRelease {
         handler: HandlerContext
     ) async throws {
         let count = if let outOfRangeCount { outOfRangeCount } else { try await ReleaseStore(handler).outOfRangeCount(recordID: exam.subjectID) }
-        try await handler.publish(EventEnvelope(
-            producer: handler.producer, patientID: patientID, traceID: traceID,
-            payload: ExamResultReleased(examID: exam.examID, institutionID: exam.institutionID, revision: revision, releasedAt: now, how: how, outOfRangeCount: count)))
+        try await handler.publish(
+            EventEnvelope(
+                producer: handler.producer, patientID: patientID, traceID: traceID,
+                payload: ExamResultReleased(
+                    examID: exam.examID, institutionID: exam.institutionID, revision: revision, releasedAt: now, how: how, outOfRangeCount: count)))
     }
 
     /// Releases delayed reports when their time comes, checking every `interval`.
@@ -43,7 +46,8 @@ enum ExamRelease {
                 let due = try await store.due(now: now, limit: 100)
                 for report in due {
                     try await announce(
-                        ExamResultRoutes.key(report.recordID), revision: report.revision, patientID: report.patientID, how: .afterDelay, at: now, traceID: nil,
+                        ExamResultRoutes.key(report.recordID), revision: report.revision, patientID: report.patientID, how: .afterDelay, at: now,
+                        traceID: nil,
                         handler: handler)
                     try await store.markReleased(recordID: report.recordID, revision: report.revision, at: now)
                 }

@@ -76,7 +76,8 @@ enum ReleasePolicy {
     static func isAbnormal(_ line: ExamResultLine) -> Bool {
         let item = ExamResultItem(
             code: line.code, value: line.value, unit: line.unit,
-            referenceRange: ReferenceRange(low: line.referenceLow, high: line.referenceHigh, criticalLow: line.criticalLow, criticalHigh: line.criticalHigh))
+            referenceRange: ReferenceRange(
+                low: line.referenceLow, high: line.referenceHigh, criticalLow: line.criticalLow, criticalHigh: line.criticalHigh))
         return ((try? ReferenceRangeFlag.flag(item))?.interpretation ?? .N) != .N
     }
 }

@@ -39,14 +39,18 @@ struct ReleaseRoutes: Sendable {
                     violations.append(SchemaViolation(pointer: at, message: "repeats the test code and abnormalOnly of an earlier rule"))
                 }
             }
-            guard violations.isEmpty else { throw HTTPProblem(status: .unprocessableContent, error: "the rules are inconsistent", violations: violations) }
+            guard violations.isEmpty else {
+                throw HTTPProblem(status: .unprocessableContent, error: "the rules are inconsistent", violations: violations)
+            }
             let text = try CaretideJSON.encodeToString(document.rules)
             try await context.transaction { handler in try await ReleaseStore(handler).replaceRules(institutionID: institution, rulesText: text) }
             return try jsonResponse(document)
         }
-        routes.get("v1/institutions/:institutionId/release-rules", access: .institutionResults, summary: "The institution's release rules") { _, requestContext in
+        routes.get("v1/institutions/:institutionId/release-rules", access: .institutionResults, summary: "The institution's release rules") {
+            _, requestContext in
             let institution = requestContext.parameters.get("institutionId") ?? ""
-            return try jsonResponse(RulesDocument(rules: try await context.transaction { try await ReleaseStore($0).rules(institutionID: institution) }))
+            return try jsonResponse(
+                RulesDocument(rules: try await context.transaction { try await ReleaseStore($0).rules(institutionID: institution) }))
         }
         routes.post(
             "v1/institutions/:institutionId/exam-results/:examId/release", access: .institutionResults,
@@ -60,7 +64,8 @@ struct ReleaseRoutes: Sendable {
                 guard let pending = try await store.pending(recordID: recordID) else { return "already released" }
                 let now = Date()
                 try await ExamRelease.announce(
-                    ExamResultRoutes.key(recordID), revision: pending.revision, patientID: pending.patientID, how: .reviewed, at: now, traceID: requestID,
+                    ExamResultRoutes.key(recordID), revision: pending.revision, patientID: pending.patientID, how: .reviewed, at: now,
+                    traceID: requestID,
                     handler: handler)
                 try await store.markReleased(recordID: recordID, revision: pending.revision, at: now)
                 return "released"
@@ -74,7 +79,8 @@ struct ReleaseRoutes: Sendable {
             let patientID = try PatientID.fromPath(requestContext)
             let page = try PageRequest.from(request)
             let rows = try await ReleaseStore.released(patientID: patientID, page: page, on: context.database.client, logger: context.logger)
-            return try jsonResponse(try Page(rows: rows, request: page, cursor: { .init(date: $0.reportedAt, id: $0.recordID) }, item: Self.patientView))
+            return try jsonResponse(
+                try Page(rows: rows, request: page, cursor: { .init(date: $0.reportedAt, id: $0.recordID) }, item: Self.patientView))
         }
     }
 
@@ -110,11 +116,14 @@ struct ReleaseRoutes: Sendable {
             examId: exam.examID, institutionId: exam.institutionID, revision: row.revision, reportedAt: row.reportedAt, releasedAt: row.releasedAt,
             status: body["status"]?.stringValue ?? "final",
             items: lines.map { line in
-                let flagged = try? ReferenceRangeFlag.flag(ExamResultItem(
-                    code: line.code, value: line.value, unit: line.unit,
-                    referenceRange: ReferenceRange(low: line.referenceLow, high: line.referenceHigh, criticalLow: line.criticalLow, criticalHigh: line.criticalHigh)))
+                let flagged = try? ReferenceRangeFlag.flag(
+                    ExamResultItem(
+                        code: line.code, value: line.value, unit: line.unit,
+                        referenceRange: ReferenceRange(
+                            low: line.referenceLow, high: line.referenceHigh, criticalLow: line.criticalLow, criticalHigh: line.criticalHigh)))
                 return PatientItem(
-                    code: line.code, name: line.name, value: line.value, unit: line.unit, referenceLow: line.referenceLow, referenceHigh: line.referenceHigh,
+                    code: line.code, name: line.name, value: line.value, unit: line.unit, referenceLow: line.referenceLow,
+                    referenceHigh: line.referenceHigh,
                     flag: flagged?.interpretation.rawValue ?? "N", severity: flagged?.severity.rawValue ?? "normal", advice: line.comment)
             })
     }

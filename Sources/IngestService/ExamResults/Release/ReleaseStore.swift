@@ -11,9 +11,11 @@ struct ReleaseStore: TransactionalStore {
     let logger: Logger
 
     func rules(institutionID: String) async throws -> [ReleasePolicy.Rule] {
-        guard let text = try await connection.query(
-            "SELECT rules::text FROM release_rules WHERE institution_id = \(institutionID)", logger: logger
-        ).collectAll().first?.decode(String.self) else { return [] }
+        guard
+            let text = try await connection.query(
+                "SELECT rules::text FROM release_rules WHERE institution_id = \(institutionID)", logger: logger
+            ).collectAll().first?.decode(String.self)
+        else { return [] }
         return try JSONValueDecoder.decode([ReleasePolicy.Rule].self, from: CaretideJSON.parse(Array(text.utf8)))
     }
 
@@ -27,11 +29,12 @@ struct ReleaseStore: TransactionalStore {
 
     /// Records the decision for a report's new revision; returns whether it is released now.
     func decide(recordID: String, patientID: String, revision: Int, decision: ReleasePolicy.Decision, now: Date) async throws -> Bool {
-        let (kind, releaseAt, reason): (String, Date?, String?) = switch decision {
-        case .immediately: ("immediately", nil, nil)
-        case .after(let hours): ("after", now.addingTimeInterval(Double(hours) * 3600), nil)
-        case .hold(let reason): ("hold", nil, reason)
-        }
+        let (kind, releaseAt, reason): (String, Date?, String?) =
+            switch decision {
+            case .immediately: ("immediately", nil, nil)
+            case .after(let hours): ("after", now.addingTimeInterval(Double(hours) * 3600), nil)
+            case .hold(let reason): ("hold", nil, reason)
+            }
         let released = decision == .immediately
         try await connection.query(
             """
@@ -69,9 +72,11 @@ struct ReleaseStore: TransactionalStore {
     /// How many items of the stored report are outside their reference range (its current revision: a report is
     /// released at the revision it holds).
     func outOfRangeCount(recordID: String) async throws -> Int {
-        guard let text = try await connection.query(
-            "SELECT (body->'items')::text FROM records WHERE record_type = 'exam-result' AND record_id = \(recordID)", logger: logger
-        ).collectAll().first?.decode(String.self) else { return 0 }
+        guard
+            let text = try await connection.query(
+                "SELECT (body->'items')::text FROM records WHERE record_type = 'exam-result' AND record_id = \(recordID)", logger: logger
+            ).collectAll().first?.decode(String.self)
+        else { return 0 }
         let items = try JSONValueDecoder.decode([ExamResultLine].self, from: CaretideJSON.parse(Array(text.utf8)))
         return items.filter(ReleasePolicy.isAbnormal).count
     }
