@@ -162,7 +162,9 @@ let package = Package(
             name: "IngestServiceTests", dependencies: ["IngestService", "CaretideSchemas", "CaretideRuntime", propertyBased],
             // HL7 v2 and FHIR messages written from the specifications, read by path (the integration tests read them too).
             exclude: ["Fixtures"]),
-        .testTarget(name: "ScoringServiceTests", dependencies: ["ScoringService", "ClinicalAssessment", "CaretideSchemas", "CaretideDomain"]),
+        .testTarget(
+            name: "ScoringServiceTests",
+            dependencies: ["ScoringService", "ClinicalAssessment", "CaretideSchemas", "CaretideDomain", "CaretideRuntime"]),
         .testTarget(name: "NotificationServiceTests", dependencies: ["NotificationService", crypto]),
         .testTarget(name: "DiagnosisServiceTests", dependencies: ["DiagnosisService", "PhenotypeRanking", "CaretideSchemas"]),
         // Whole services started against a real PostgreSQL and the embedded broker: Flows/, Resilience/, Contracts/, Tools/.

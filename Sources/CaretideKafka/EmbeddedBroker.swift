@@ -37,7 +37,8 @@ public final class EmbeddedBroker: @unchecked Sendable {
         self.brokerCount = brokerCount
         self.logger = logger
         self.bootstrapServers = String(cString: rd_kafka_mock_cluster_bootstraps(cluster))
-        logger.debug("Embedded Kafka broker started", metadata: ["kafka.bootstrap": "\(bootstrapServers)", "kafka.brokers": "\(brokerCount)"])
+        logger.debug(
+            "Embedded Kafka broker started", metadata: [KafkaLogKey.bootstrap: "\(bootstrapServers)", KafkaLogKey.brokers: "\(brokerCount)"])
     }
 
     /// Client settings that suit the mock cluster, for `caretide dev`, the tests and the benches:
@@ -70,7 +71,7 @@ public final class EmbeddedBroker: @unchecked Sendable {
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR else {
             throw KafkaError(code: .broker, response: result, context: "Could not create topic \(name)")
         }
-        logger.debug("Embedded Kafka topic created", metadata: ["kafka.topic": "\(name)", "kafka.partitions": "\(partitions)"])
+        logger.debug("Embedded Kafka topic created", metadata: [KafkaLogKey.topic: "\(name)", KafkaLogKey.partitions: "\(partitions)"])
     }
 
     /// Fault injection: disconnects broker `id` (ids start at 1) and refuses new connections.
@@ -93,7 +94,7 @@ public final class EmbeddedBroker: @unchecked Sendable {
     }
 
     private func report(_ result: rd_kafka_resp_err_t, action: String, broker: Int32) {
-        var metadata: Logger.Metadata = ["kafka.broker": "\(broker)", "kafka.state": "\(action)"]
+        var metadata: Logger.Metadata = [KafkaLogKey.broker: "\(broker)", KafkaLogKey.state: "\(action)"]
         if result != RD_KAFKA_RESP_ERR_NO_ERROR {
             metadata["kafka.error"] = "\(String(cString: rd_kafka_err2name(result)))"
             logger.debug("Embedded Kafka broker state change failed", metadata: metadata)

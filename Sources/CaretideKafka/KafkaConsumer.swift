@@ -55,7 +55,8 @@ public final class KafkaConsumer: Sendable {
             throw KafkaError(code: .consumer, response: result, context: "Could not subscribe")
         }
         self.runtime = ConsumerRuntime(client: client, groupID: groupID, logger: logger)
-        logger.debug("Kafka consumer subscribed", metadata: ["kafka.group": "\(groupID)", "kafka.topics": "\(topics.joined(separator: ","))"])
+        logger.debug(
+            "Kafka consumer subscribed", metadata: [KafkaLogKey.group: "\(groupID)", KafkaLogKey.topics: "\(topics.joined(separator: ","))"])
     }
 
     deinit {
@@ -289,9 +290,9 @@ final class ConsumerRuntime: Sendable {
         let raw = message.pointee
         let topic = raw.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
         let metadata: Logger.Metadata = [
-            "kafka.topic": "\(topic)",
-            "kafka.partition": "\(raw.partition)",
-            "kafka.offset": "\(raw.offset)",
+            KafkaLogKey.topic: "\(topic)",
+            KafkaLogKey.partition: "\(raw.partition)",
+            KafkaLogKey.offset: "\(raw.offset)",
         ]
 
         guard raw.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
@@ -430,7 +431,7 @@ final class ConsumerRuntime: Sendable {
         for (partition, offset) in offsets {
             logger.trace(
                 asynchronously ? "Kafka offset commit requested" : "Kafka offset committed",
-                metadata: ["kafka.topic": "\(partition.topic)", "kafka.partition": "\(partition.partition)", "kafka.offset": "\(offset)"]
+                metadata: [KafkaLogKey.topic: "\(partition.topic)", KafkaLogKey.partition: "\(partition.partition)", KafkaLogKey.offset: "\(offset)"]
             )
         }
     }
@@ -447,9 +448,9 @@ final class ConsumerRuntime: Sendable {
             let element = offsets.pointee.elems[index]
             let partitionError = error != RD_KAFKA_RESP_ERR_NO_ERROR ? error : element.err
             var metadata: Logger.Metadata = [
-                "kafka.topic": "\(String(cString: element.topic))",
-                "kafka.partition": "\(element.partition)",
-                "kafka.offset": "\(element.offset)",
+                KafkaLogKey.topic: "\(String(cString: element.topic))",
+                KafkaLogKey.partition: "\(element.partition)",
+                KafkaLogKey.offset: "\(element.offset)",
             ]
             if partitionError == RD_KAFKA_RESP_ERR_NO_ERROR {
                 logger.trace("Kafka offset commit succeeded", metadata: metadata)
@@ -528,12 +529,12 @@ final class ConsumerRuntime: Sendable {
     }
 
     private func closeOnQueue() {
-        logger.debug("Kafka consumer closing", metadata: ["kafka.group": "\(groupID)"])
+        logger.debug("Kafka consumer closing", metadata: [KafkaLogKey.group: "\(groupID)"])
         let result = rd_kafka_consumer_close(client.handle)
         if result != RD_KAFKA_RESP_ERR_NO_ERROR {
             logger.debug(
                 "Kafka consumer close failed",
-                metadata: ["kafka.group": "\(groupID)", "kafka.error": "\(String(cString: rd_kafka_err2name(result)))"]
+                metadata: [KafkaLogKey.group: "\(groupID)", KafkaLogKey.error: "\(String(cString: rd_kafka_err2name(result)))"]
             )
         }
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
@@ -541,7 +542,7 @@ final class ConsumerRuntime: Sendable {
             if case .closing(let waiters) = state.lifecycle { return waiters }
             return []
         }
-        logger.debug("Kafka consumer closed", metadata: ["kafka.group": "\(groupID)"])
+        logger.debug("Kafka consumer closed", metadata: [KafkaLogKey.group: "\(groupID)"])
         for waiter in waiters { waiter.resume() }
     }
 }

@@ -214,7 +214,7 @@ final class ProducerRuntime: Sendable {
             case .failed(let error):
                 throw error
             case .queueFull:
-                logger.trace("Kafka producer queue full, backing off", metadata: ["kafka.topic": "\(message.topic)"])
+                logger.trace("Kafka producer queue full, backing off", metadata: [KafkaLogKey.topic: "\(message.topic)"])
                 try await Task.sleep(for: backoff)
                 backoff = min(backoff * 2, .milliseconds(100))
             }
@@ -247,7 +247,7 @@ final class ProducerRuntime: Sendable {
             return Self.produce(message, opaque: opaque, handle: client.handle)
         }
         if case .enqueued = outcome {
-            logger.trace("Kafka message enqueued", metadata: ["kafka.topic": "\(message.topic)"])
+            logger.trace("Kafka message enqueued", metadata: [KafkaLogKey.topic: "\(message.topic)"])
         } else if let opaque {
             // Not enqueued: librdkafka will never report on it, balance the retain here.
             Unmanaged<DeliveryReceipt>.fromOpaque(opaque).release()
@@ -336,9 +336,9 @@ final class ProducerRuntime: Sendable {
         let topic = report.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
         let logger = RDKafkaCallbackContext.from(opaque)?.logger
         let metadata: Logger.Metadata = [
-            "kafka.topic": "\(topic)",
-            "kafka.partition": "\(report.partition)",
-            "kafka.offset": "\(report.offset)",
+            KafkaLogKey.topic: "\(topic)",
+            KafkaLogKey.partition: "\(report.partition)",
+            KafkaLogKey.offset: "\(report.offset)",
         ]
         let result: Result<Void, KafkaError>
         if report.err == RD_KAFKA_RESP_ERR_NO_ERROR {
@@ -399,7 +399,7 @@ final class ProducerRuntime: Sendable {
 
         let flushResult = rd_kafka_flush(handle, flushTimeout.librdkafkaMilliseconds)
         if flushResult != RD_KAFKA_RESP_ERR_NO_ERROR {
-            logger.debug("Kafka producer flush timed out, purging", metadata: ["kafka.outstanding": "\(rd_kafka_outq_len(handle))"])
+            logger.debug("Kafka producer flush timed out, purging", metadata: [KafkaLogKey.outstanding: "\(rd_kafka_outq_len(handle))"])
         }
         // Whatever is left fails with _PURGE_QUEUE/_PURGE_INFLIGHT, so every awaiting sender resumes
         // and every retained receipt is released.

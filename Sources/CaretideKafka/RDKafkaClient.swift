@@ -66,8 +66,8 @@ final class RDKafkaClient: @unchecked Sendable {
             context.logger.warning(
                 "librdkafka client error",
                 metadata: [
-                    "kafka.error": "\(String(cString: rd_kafka_err2name(rd_kafka_resp_err_t(error))))",
-                    "kafka.reason": "\(reason.map { String(cString: $0) } ?? "")",
+                    KafkaLogKey.error: "\(String(cString: rd_kafka_err2name(rd_kafka_resp_err_t(error))))",
+                    KafkaLogKey.reason: "\(reason.map { String(cString: $0) } ?? "")",
                 ]
             )
         }
@@ -123,7 +123,7 @@ final class RDKafkaClient: @unchecked Sendable {
             // Messages were skipped: said at error, once per partition and reset, and counted by the service.
             context.logger.error(
                 "the broker no longer holds this consumer's position: the messages between were skipped",
-                metadata: ["topic": "\(reset.topic)", "partition": "\(reset.partition)", "kafka.log": "\(textValue)"])
+                metadata: [KafkaLogKey.topic: "\(reset.topic)", KafkaLogKey.partition: "\(reset.partition)", KafkaLogKey.log: "\(textValue)"])
             context.onOffsetReset?(reset)
             return
         }
@@ -132,9 +132,9 @@ final class RDKafkaClient: @unchecked Sendable {
             level: logLevel,
             "librdkafka log",
             metadata: [
-                "kafka.facility": "\(facilityName)",
-                "kafka.log": "\(textValue)",
-                "kafka.syslog_level": "\(level)",
+                KafkaLogKey.facility: "\(facilityName)",
+                KafkaLogKey.log: "\(textValue)",
+                KafkaLogKey.syslogLevel: "\(level)",
             ]
         )
     }

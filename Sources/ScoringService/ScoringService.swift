@@ -1,6 +1,7 @@
 public import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
+import Foundation
 
 /// scoring-service: assesses measurements, NPI inputs, melanoma risk profiles and exam reports with the clinical rules,
 /// keeps every assessment (full history, never overwritten: corrections supersede, deletions withdraw), watches each
@@ -9,13 +10,24 @@ public enum ScoringService {
     public static let name = "scoring-service"
     public static let defaultPort = 8081
 
-    public static var definition: ServiceDefinition {
+    /// Tips and labels in English only.
+    public static var definition: ServiceDefinition { definition(tips: TipCatalog()) }
+
+    /// - Parameter tips: the languages tips and labels are answered in (`Accept-Language`).
+    public static func definition(tips: TipCatalog) -> ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "scoring", migrations: ScoringMigrations.track,
             consumedTopics: [.measurements, .npi, .riskProfiles, .examResults], handler: ScoringHandler(), careTeam: .projection
         ) { routes, context in
-            AssessmentRoutes(context: context).register(on: routes)
-            ClinicalHistoryRoutes(context: context).register(on: routes)
+            AssessmentRoutes(context: context, tips: tips).register(on: routes)
+            ClinicalHistoryRoutes(context: context, tips: tips).register(on: routes)
         }
+    }
+
+    /// `TIP_TRANSLATIONS_DIR`: translations of the tips and labels, one `<language>.json` each (`TipCatalog`); English
+    /// alone without it. Throws naming the variable and every file that is not a translation.
+    public static func tips(_ environment: [String: String]) throws(InvalidConfiguration) -> TipCatalog {
+        guard let directory = environment["TIP_TRANSLATIONS_DIR"] else { return TipCatalog() }
+        return try TipCatalog.load(directory: URL(fileURLWithPath: directory))
     }
 }

@@ -43,7 +43,7 @@ struct DeadLetters: Sendable {
             do {
                 try await producer.send(outgoing)
                 metrics.eventDeadLettered(topic: message.topic)
-                logger.warning("event dead-lettered", metadata: message.metadata.merging(["reason": "\(reason)"]) { $1 })
+                logger.warning("event dead-lettered", metadata: message.metadata.merging([LogKey.reason: "\(reason)"]) { $1 })
                 return true
             } catch {
                 failure = error
@@ -58,7 +58,7 @@ struct DeadLetters: Sendable {
             logger.warning(
                 "dead-letter publish failed; retrying",
                 metadata: message.metadata.merging(failure.logMetadata) { $1 }
-                    .merging(["retryIn": "\(delay)"]) { $1 })
+                    .merging([LogKey.retryIn: "\(delay)"]) { $1 })
             try? await Task.sleep(for: delay)
         }
         return false
@@ -80,7 +80,7 @@ struct DeadLetters: Sendable {
                 logger.error(
                     "event parked in PostgreSQL: the dead-letter topic refused it",
                     metadata: message.metadata
-                        .merging(publishError.logMetadata) { $1 }.merging(["reason": "\(reason)"]) { $1 })
+                        .merging(publishError.logMetadata) { $1 }.merging([LogKey.reason: "\(reason)"]) { $1 })
                 return true
             } catch {
                 if whole, !TransientError.isTransient(error) { whole = false }
@@ -88,7 +88,7 @@ struct DeadLetters: Sendable {
                 logger.warning(
                     "parking a refused message failed; retrying",
                     metadata: message.metadata
-                        .merging(error.logMetadata) { $1 }.merging(["retryIn": "\(delay)"]) { $1 })
+                        .merging(error.logMetadata) { $1 }.merging([LogKey.retryIn: "\(delay)"]) { $1 })
                 try? await Task.sleep(for: delay)
             }
         }
@@ -127,7 +127,7 @@ struct DeadLetters: Sendable {
 extension IncomingMessage {
     /// Where the message came from, for logs: ids only, never its key or content.
     var metadata: Logger.Metadata {
-        ["topic": "\(topic)", "partition": "\(partition)", "offset": "\(offset)"]
+        [KafkaLogKey.topic: "\(topic)", KafkaLogKey.partition: "\(partition)", KafkaLogKey.offset: "\(offset)"]
     }
 }
 
@@ -135,12 +135,12 @@ extension Error {
     /// The cause of a failure for a log line: librdkafka's code name, the error's code, or its type, never payloads.
     public var logMetadata: Logger.Metadata {
         if let kafka = self as? KafkaError {
-            return ["error": "\(kafka.code)", "kafka.error": "\(kafka.librdkafkaErrorName ?? "")", "retriable": "\(kafka.isRetriable)"]
+            return [LogKey.error: "\(kafka.code)", KafkaLogKey.error: "\(kafka.librdkafkaErrorName ?? "")", LogKey.retriable: "\(kafka.isRetriable)"]
         }
         if let postgres = self as? PSQLError {
-            return ["error": "\(postgres.code)", "sqlState": "\(postgres.serverInfo?[.sqlState] ?? "")"]
+            return [LogKey.error: "\(postgres.code)", LogKey.sqlState: "\(postgres.serverInfo?[.sqlState] ?? "")"]
         }
-        if let timeout = self as? DatabaseTimeout { return ["error": "\(timeout)"] }
-        return ["error": "\(String(reflecting: type(of: self)))"]
+        if let timeout = self as? DatabaseTimeout { return [LogKey.error: "\(timeout)"] }
+        return [LogKey.error: "\(String(reflecting: type(of: self)))"]
     }
 }

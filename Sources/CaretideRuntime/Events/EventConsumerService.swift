@@ -1,8 +1,8 @@
-public import CaretideKafka
-public import CaretideSchemas
-public import CaretideStore
+import CaretideKafka
+import CaretideSchemas
+import CaretideStore
 import Foundation
-public import Logging
+import Logging
 public import ServiceLifecycle
 import Synchronization
 
@@ -36,25 +36,30 @@ public final class EventConsumerService: Service, Sendable {
     /// Lanes applied independently, each over its own share of the partitions, each in its own transactions.
     let parallelism = 3
 
-    public init(
-        name: String, topics: [Topic], messages: ConsumedMessages, kafka: KafkaConfiguration, database: Database, producer: KafkaProducer,
-        relay: OutboxRelay, readiness: ReadinessState, metrics: ServiceMetrics,
-        codec: EventCodec, logger: Logger, limits: RuntimeLimits, progress: ProgressMonitor
-    ) {
-        self.name = name
-        self.topics = topics
-        self.messages = messages
-        self.kafka = kafka
-        self.database = database
-        self.producer = producer
-        self.relay = relay
-        self.readiness = readiness
-        self.metrics = metrics
-        self.codec = codec
-        self.logger = logger
-        self.limits = limits
-        self.progress = progress
-        self.deadLetters = DeadLetters(
+    /// What a consumer reads: its group is `caretide-<name>`, its topics, what applies their messages, and how to reach
+    /// the brokers.
+    struct Subscription {
+        let name: String
+        let topics: [Topic]
+        let messages: ConsumedMessages
+        let kafka: KafkaConfiguration
+    }
+
+    init(subscription: Subscription, parts: ServiceParts) {
+        name = subscription.name
+        topics = subscription.topics
+        messages = subscription.messages
+        kafka = subscription.kafka
+        database = parts.database
+        producer = parts.producer
+        relay = parts.relay
+        readiness = parts.readiness
+        metrics = parts.metrics
+        codec = parts.codec
+        logger = parts.logger
+        limits = parts.limits
+        progress = parts.progress
+        deadLetters = DeadLetters(
             consumer: name, producer: producer, database: database, metrics: metrics, logger: logger,
             publishDeadline: limits.deadLetterPublishDeadline)
         for lane in 0..<parallelism { progress.register(Self.laneName(lane), minimumThreshold: messages.transactionTimeout) }
@@ -75,7 +80,7 @@ public final class EventConsumerService: Service, Sendable {
                 configuration: kafka, groupID: "caretide-\(name)", topics: topics.map(\.name), logger: logger,
                 onOffsetReset: { [metrics] reset in metrics.offsetReset(topic: reset.topic) })
             started.store(true, ordering: .releasing)
-            logger.info("consuming", metadata: ["topics": "\(topics.map(\.name).joined(separator: ","))"])
+            logger.info("consuming", metadata: [KafkaLogKey.topics: "\(topics.map(\.name).joined(separator: ","))"])
             let lanes = (0..<parallelism).map { _ in MessageLane(capacity: 2 * maxBatchSize) }
             let pollFailure = await withTaskGroup(of: Void.self, returning: (any Error)?.self) { group in
                 for (index, lane) in lanes.enumerated() {
@@ -189,11 +194,12 @@ public final class EventConsumerService: Service, Sendable {
                 } catch  where TransientError.isTransient(error) {
                     guard !stopping.load(ordering: .acquiring) else { return false }
                     let delay = backoff.next()
-                    logger.warning("database unavailable; retrying the batch", metadata: error.logMetadata.merging(["retryIn": "\(delay)"]) { $1 })
+                    logger.warning(
+                        "database unavailable; retrying the batch", metadata: error.logMetadata.merging([LogKey.retryIn: "\(delay)"]) { $1 })
                     try? await Task.sleep(for: delay)
                 } catch {
                     // Something in the batch was refused: apply the events one by one to find it.
-                    logger.debug("batch refused; applying its events one at a time", metadata: ["count": "\(accepted.count)"])
+                    logger.debug("batch refused; applying its events one at a time", metadata: [LogKey.count: "\(accepted.count)"])
                     break
                 }
             }
@@ -230,8 +236,8 @@ public final class EventConsumerService: Service, Sendable {
     /// interrupted a retry, in which case the message must not be committed.
     private func process(_ message: IncomingMessage, event: ValidatedEvent, receivedAt start: ContinuousClock.Instant) async -> Bool {
         var logger = self.logger
-        logger[metadataKey: "eventId"] = "\(event.eventID)"
-        logger[metadataKey: "eventType"] = "\(event.eventType.rawValue)"
+        logger[metadataKey: LogKey.eventID] = "\(event.eventID)"
+        logger[metadataKey: LogKey.eventType] = "\(event.eventType.rawValue)"
         return await untilDurable(message, receivedAt: start, logger: logger) { logger in
             let applied = try await applyInOneTransaction([event], logger: logger) > 0
             if applied { relay.wake() } else { logger.debug("duplicate event ignored") }
@@ -270,13 +276,13 @@ public final class EventConsumerService: Service, Sendable {
             } catch  where TransientError.isTransient(error) || error is RetryLater {
                 guard !stopping.load(ordering: .acquiring) else { return false }
                 let delay = backoff.next()
-                logger.warning("database unavailable; retrying the message", metadata: error.logMetadata.merging(["retryIn": "\(delay)"]) { $1 })
+                logger.warning("database unavailable; retrying the message", metadata: error.logMetadata.merging([LogKey.retryIn: "\(delay)"]) { $1 })
                 try? await Task.sleep(for: delay)
             } catch {
                 // Not transient and not a known refusal: a defect or a constraint the message breaks. Park it in the
                 // dead-letter topic rather than block the partition forever.
                 metrics.eventFailed(topic: message.topic)
-                logger.error("message processing failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+                logger.error("message processing failed", metadata: [LogKey.error: "\(String(reflecting: type(of: error)))"])
                 return await deadLetter(message, reason: "processing failed: \(String(describing: type(of: error)))")
             }
         }

@@ -167,7 +167,7 @@ struct AccessGuard: Sendable {
             do {
                 try await audit.record(entry(.refused, 403))
             } catch {
-                logger.error("a refusal could not be audited", metadata: ["requestId": "\(context.requestID)", "route": "\(route.path)"])
+                logger.error("a refusal could not be audited", metadata: [LogKey.requestID: "\(context.requestID)", LogKey.route: "\(route.path)"])
             }
             throw Forbidden()
         }
@@ -192,7 +192,7 @@ struct AccessGuard: Sendable {
             throw HTTPProblem(status: .serviceUnavailable, error: "the access could not be recorded; send the request again")
         } catch {
             // The write is committed and its event published; the event itself records it.
-            logger.error("a write could not be audited", metadata: ["requestId": "\(context.requestID)", "route": "\(route.path)"])
+            logger.error("a write could not be audited", metadata: [LogKey.requestID: "\(context.requestID)", LogKey.route: "\(route.path)"])
         }
         return response
     }

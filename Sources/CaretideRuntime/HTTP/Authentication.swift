@@ -104,7 +104,7 @@ struct JWKSRefresh: Service {
             logger.warning(
                 "could not fetch the identity provider's keys; keeping the current ones",
                 metadata: [
-                    "host": "\(url.host ?? "")", "errorType": "\(type(of: error))",
+                    LogKey.host: "\(url.host ?? "")", LogKey.errorType: "\(type(of: error))",
                 ])
             return false
         }

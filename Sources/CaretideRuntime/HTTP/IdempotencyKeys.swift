@@ -84,7 +84,7 @@ final class IdempotencyKeys: Sendable {
         } catch {
             // The write itself is done and answered; a retry will find it by the client's ids.
             logger.warning(
-                "an idempotent answer could not be kept", metadata: error.logMetadata.merging(["requestId": "\(context.requestID)"]) { $1 })
+                "an idempotent answer could not be kept", metadata: error.logMetadata.merging([LogKey.requestID: "\(context.requestID)"]) { $1 })
         }
         return response
     }

@@ -12,7 +12,7 @@ struct RequestIDMiddleware: RouterMiddleware {
         if let id = Self.requestID(traceparent: request.headers[.traceparent], requestID: request.headers[.requestID]) {
             context.requestID = id
         }
-        context.logger[metadataKey: "requestId"] = "\(context.requestID)"
+        context.logger[metadataKey: LogKey.requestID] = "\(context.requestID)"
         do {
             var response = try await next(request, context)
             response.headers[.requestID] = context.requestID

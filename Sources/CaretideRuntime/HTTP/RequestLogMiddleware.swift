@@ -32,8 +32,9 @@ struct RequestLogMiddleware: RouterMiddleware {
         logger.info(
             "request answered",
             metadata: [
-                "requestId": "\(context.requestID)", "method": "\(request.method.rawValue)", "route": "\(route)", "status": "\(status)",
-                "milliseconds": "\(Int(duration.seconds * 1000))",
+                LogKey.requestID: "\(context.requestID)", LogKey.method: "\(request.method.rawValue)", LogKey.route: "\(route)",
+                LogKey.status: "\(status)",
+                LogKey.milliseconds: "\(Int(duration.seconds * 1000))",
             ])
     }
 }

@@ -35,10 +35,10 @@ struct ServerErrorMiddleware: RouterMiddleware {
 
     private func log(_ request: Request, context: Context, status: Int, error: (any Error)?) {
         var metadata: Logger.Metadata = [
-            "requestId": "\(context.requestID)",
-            "method": "\(request.method.rawValue)", "status": "\(status)",
+            LogKey.requestID: "\(context.requestID)",
+            LogKey.method: "\(request.method.rawValue)", LogKey.status: "\(status)",
             // The matched route pattern (e.g. /v1/patients/{patientId}/...), not the path with its ids.
-            "route": "\(context.endpointPath ?? "unmatched")",
+            LogKey.route: "\(context.endpointPath ?? "unmatched")",
         ]
         if let error { metadata.merge(error.logMetadata) { $1 } }
         logger.error("request failed", metadata: metadata)

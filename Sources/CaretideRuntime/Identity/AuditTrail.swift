@@ -85,7 +85,7 @@ actor AuditTrail {
                 try await write(batch.map(\.0))
                 for (_, continuation) in batch { continuation.resume() }
             } catch {
-                logger.error("could not record audit entries", metadata: ["count": "\(batch.count)", "errorType": "\(type(of: error))"])
+                logger.error("could not record audit entries", metadata: [LogKey.count: "\(batch.count)", LogKey.errorType: "\(type(of: error))"])
                 for (_, continuation) in batch { continuation.resume(throwing: error) }
             }
         }

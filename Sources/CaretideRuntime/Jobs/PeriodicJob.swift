@@ -50,14 +50,15 @@ public struct PeriodicJob: Service {
                     var handled = 0
                     repeat {
                         handled = try await round()
-                        if handled > 0 { logger.info("periodic job round", metadata: ["job": "\(name)", "count": "\(handled)"]) }
+                        if handled > 0 { logger.info("periodic job round", metadata: [LogKey.job: "\(name)", LogKey.count: "\(handled)"]) }
                         metrics.periodicJobRound(name)
                     } while handled == fullBatch && !Task.isCancelled
                 } catch  where Task.isCancelled {
                     // Shutting down: the round was cut short, not failed.
                     return
                 } catch {
-                    logger.warning("periodic job failed; retrying at the next round", metadata: error.logMetadata.merging(["job": "\(name)"]) { $1 })
+                    logger.warning(
+                        "periodic job failed; retrying at the next round", metadata: error.logMetadata.merging([LogKey.job: "\(name)"]) { $1 })
                 }
                 try await Task.sleep(for: interval)
             }

@@ -100,15 +100,15 @@ public final class OutboxRelay: Service, Sendable {
                 logger.error(
                     "outbox row parked: the broker refused it for good",
                     metadata: error.logMetadata.merging([
-                        "eventId": "\(record.eventID)", "eventType": "\(record.eventType)", "topic": "\(record.topic)",
-                        "bytes": "\(record.body.count)",
+                        LogKey.eventID: "\(record.eventID)", LogKey.eventType: "\(record.eventType)", KafkaLogKey.topic: "\(record.topic)",
+                        LogKey.bytes: "\(record.body.count)",
                     ]) { $1 })
             }
             let refusedPositions = Set(refused.map(\.0.position))
             let published = records.filter { !refusedPositions.contains($0.position) }
             try await Outbox.remove(published, on: connection, logger: logger)
             for record in published { metrics.eventProduced(topic: record.topic) }
-            logger.debug("published outbox batch", metadata: ["count": "\(published.count)", "lastPosition": "\(records.last!.position)"])
+            logger.debug("published outbox batch", metadata: [LogKey.count: "\(published.count)", LogKey.lastPosition: "\(records.last!.position)"])
             return records.count
         }
     }
@@ -126,7 +126,7 @@ public final class OutboxRelay: Service, Sendable {
                 if published < batchSize, await wakeups.next() == nil { return }
             } catch {
                 let delay = backoff.next()
-                logger.warning("outbox relay failed; retrying", metadata: error.logMetadata.merging(["retryIn": "\(delay)"]) { $1 })
+                logger.warning("outbox relay failed; retrying", metadata: error.logMetadata.merging([LogKey.retryIn: "\(delay)"]) { $1 })
                 try? await Task.sleep(for: delay)
             }
         }

@@ -25,49 +25,11 @@ public struct ServiceAssembly: Sendable {
     public init(definition: ServiceDefinition, configuration: ServiceConfiguration, logger baseLogger: Logger, signals: Bool = true) async throws {
         var logger = baseLogger
         logger.logLevel = configuration.logLevel
-        logger[metadataKey: "service"] = "\(definition.name)"
+        logger[metadataKey: LogKey.service] = "\(definition.name)"
 
-        let metrics = ServiceMetrics()
-        let codec = EventCodec()
-        let readiness = ReadinessState()
-        let database = Database(configuration: configuration.database, schema: definition.schema, logger: logger)
-        var producerConfiguration = configuration.kafka
-        producerConfiguration.properties["client.id"] = producerConfiguration.properties["client.id"] ?? definition.name
-        // A message the broker has not acknowledged within a minute fails (librdkafka's default is five) and is sent
-        // again by whoever sent it; the relay's transaction, which waits for the acknowledgements, is bounded by it.
-        producerConfiguration.properties["message.timeout.ms"] = producerConfiguration.properties["message.timeout.ms"] ?? "60000"
-        let messageTimeout = Duration.milliseconds(Int64(producerConfiguration.properties["message.timeout.ms"] ?? "") ?? 300_000)
-        let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
-        let limits = configuration.limits
-        let progress = ProgressMonitor(threshold: limits.stallThreshold)
-        let relay = OutboxRelay(
-            database: database, producer: producer, readiness: readiness, metrics: metrics, logger: logger,
-            transactionTimeout: limits.transactionTimeout + messageTimeout, progress: progress)
-        let migrations = MigrationService(
-            migrator: Migrator(tracks: definition.migrationTracks), database: database, readiness: readiness, logger: logger)
-
-        var context = ServiceContext(
-            name: definition.name, database: database, codec: codec, relay: relay, readiness: readiness, logger: logger, limits: limits,
-            metrics: metrics)
-        if let directory = configuration.tipTranslations { context.tips = try TipCatalog.load(directory: directory) }
-
-        let consumed = definition.topicsConsumed
-        var consumedMessages = definition.handler.map(ConsumedMessages.events)
-        if definition.careTeam == .projection, let handler = definition.handler {
-            consumedMessages = .events(CareTeamProjectingHandler(service: handler))
-        }
-        if let inbound = definition.inbound {
-            precondition(consumedMessages == nil, "\(definition.name): a service consumes Caretide events or inbound topics, not both")
-            consumedMessages = .inbound(inbound.handler(context))
-        }
-        metrics.prepare(consumedTopics: consumed.map(\.name))
-        var consumer: EventConsumerService?
-        if let consumedMessages, !consumed.isEmpty {
-            consumer = EventConsumerService(
-                name: definition.name, topics: consumed, messages: consumedMessages, kafka: configuration.kafka,
-                database: database, producer: producer, relay: relay, readiness: readiness, metrics: metrics, codec: codec,
-                logger: logger, limits: limits, progress: progress)
-        }
+        let parts = try ServiceParts(definition: definition, configuration: configuration, logger: logger)
+        let context = parts.context(name: definition.name)
+        let consumer = Self.consumer(definition: definition, configuration: configuration, parts: parts, context: context)
 
         let (authenticator, keyRefresh) = try await Authenticator.make(configuration.auth)
         if case .disabled = configuration.auth {
@@ -75,70 +37,51 @@ public struct ServiceAssembly: Sendable {
         }
         let router = Router(context: CaretideRequestContext.self)
         router.add(middleware: RequestIDMiddleware())
-        router.add(middleware: RequestLogMiddleware(metrics: metrics, logger: logger))
+        router.add(middleware: RequestLogMiddleware(metrics: parts.metrics, logger: logger))
         router.add(middleware: ServerErrorMiddleware(logger: logger))
         // Open to every caller: probes and scrapers carry no token.
         let operational = OperationalRoutes(
-            database: database, producer: producer, readiness: readiness, consumer: consumer, metrics: metrics, progress: progress,
-            authenticator: authenticator)
+            database: parts.database, producer: parts.producer, readiness: parts.readiness, consumer: consumer, metrics: parts.metrics,
+            progress: parts.progress, authenticator: authenticator)
         operational.register(on: router, metrics: configuration.metricsPort == nil)
-        let api = router.group().add(middleware: AuthenticationMiddleware(authenticator: authenticator))
-        let routes = RouteTable()
-        let audit = AuditTrail(database: database, codec: codec, producer: definition.name, logger: logger, timeout: limits.transactionTimeout)
-        let idempotency = IdempotencyKeys(database: database, logger: logger)
-        let apiRoutes = APIRoutes(
-            group: api, table: routes,
-            access: AccessGuard(
-                enabled: configuration.auth != .disabled, grants: DatabaseCareTeamGrants(database: database, logger: logger), audit: audit,
-                logger: logger),
-            idempotency: idempotency)
-        definition.routes(apiRoutes, context)
-        if definition.careTeam != .none { AccessLogRoutes(context: context).register(on: apiRoutes) }
-        precondition(
-            definition.careTeam != .none || !routes.routes.contains { $0.access == .patientData(.read) },
-            "\(definition.name) serves patient data, so it must know care-team grants (ServiceDefinition.careTeam)")
+        let idempotency = IdempotencyKeys(database: parts.database, logger: logger)
+        let routes = Self.registerAPI(
+            definition: definition, configuration: configuration, parts: parts, context: context, idempotency: idempotency,
+            on: router.group().add(middleware: AuthenticationMiddleware(authenticator: authenticator)))
         DocumentRoutes(document: OpenAPIDocument.build(service: definition.name, routes: routes.routes)).register(on: router)
 
         let boundPort = BoundPort()
         let boundMetricsPort = BoundPort()
-        let serverLogger = logger
-        let application = Application(
-            router: router,
-            // Closes a connection that sends nothing for the idle timeout, a half-sent request included, so slow or
-            // stalled clients cannot hold connections open indefinitely.
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(limits.httpIdleTimeout.nanoseconds))),
-            configuration: .init(address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: definition.name),
-            onServerRunning: { channel in
-                boundPort.set(channel.localAddress?.port ?? configuration.httpPort)
-                serverLogger.info("HTTP server listening", metadata: ["port": "\(channel.localAddress?.port ?? configuration.httpPort)"])
-            },
-            logger: logger)
-
+        // In dependency order: shutdown runs in reverse.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: database),
-            .init(service: KafkaProducerService(producer: producer)),
+            .init(service: parts.database),
+            .init(service: KafkaProducerService(producer: parts.producer)),
             // Migrations finish and return; the rest of the group keeps running.
-            .init(service: migrations, successTerminationBehavior: .ignore),
-            .init(service: relay),
+            .init(service: parts.migrations, successTerminationBehavior: .ignore),
+            .init(service: parts.relay),
         ]
         if let keyRefresh { services.append(.init(service: keyRefresh)) }
-        services.append(.init(service: idempotency.expiry(readiness: readiness, metrics: metrics)))
+        services.append(.init(service: idempotency.expiry(readiness: parts.readiness, metrics: parts.metrics)))
         if definition.inbound != nil {
-            services.append(.init(service: InboundMessages.expiry(database: database, readiness: readiness, metrics: metrics, logger: logger)))
+            services.append(
+                .init(service: InboundMessages.expiry(database: parts.database, readiness: parts.readiness, metrics: parts.metrics, logger: logger)))
         }
         services += definition.backgroundServices(context).map { .init(service: $0) }
         if let consumer { services.append(.init(service: consumer)) }
-        services.append(.init(service: application))
+        services.append(
+            .init(
+                service: Self.server(
+                    router: router, name: definition.name, port: configuration.httpPort, configuration: configuration, bound: boundPort,
+                    logger: logger)))
         if let metricsPort = configuration.metricsPort {
             // `/metrics` on a port of its own, which a deployment can leave unexposed beside the API.
             let metricsRouter = Router(context: CaretideRequestContext.self)
             operational.registerMetrics(on: metricsRouter)
             services.append(
                 .init(
-                    service: Application(
-                        router: metricsRouter, server: .http1(configuration: .init(idleTimeout: .nanoseconds(limits.httpIdleTimeout.nanoseconds))),
-                        configuration: .init(address: .hostname(configuration.httpHost, port: metricsPort), serverName: definition.name + "-metrics"),
-                        onServerRunning: { channel in boundMetricsPort.set(channel.localAddress?.port ?? metricsPort) }, logger: logger)))
+                    service: Self.server(
+                        router: metricsRouter, name: definition.name + "-metrics", port: metricsPort, configuration: configuration,
+                        bound: boundMetricsPort, logger: logger)))
         }
         if configuration.exitWithParent {
             services.append(.init(service: ParentWatch(logger: logger), successTerminationBehavior: .gracefullyShutdownGroup))
@@ -151,6 +94,65 @@ public struct ServiceAssembly: Sendable {
         self.boundPort = boundPort
         self.boundMetricsPort = boundMetricsPort
         self.routes = routes
+    }
+
+    /// The consumer of what the service consumes: Caretide events (through the care-team projection where the service
+    /// keeps one) or an outside pipeline's inbound topics; nil for a service that consumes nothing.
+    private static func consumer(
+        definition: ServiceDefinition, configuration: ServiceConfiguration, parts: ServiceParts, context: ServiceContext
+    ) -> EventConsumerService? {
+        let consumed = definition.topicsConsumed
+        var messages = definition.handler.map(ConsumedMessages.events)
+        if definition.careTeam == .projection, let handler = definition.handler {
+            messages = .events(CareTeamProjectingHandler(service: handler))
+        }
+        if let inbound = definition.inbound {
+            precondition(messages == nil, "\(definition.name): a service consumes Caretide events or inbound topics, not both")
+            messages = .inbound(inbound.handler(context))
+        }
+        parts.metrics.prepare(consumedTopics: consumed.map(\.name))
+        guard let messages, !consumed.isEmpty else { return nil }
+        return EventConsumerService(
+            subscription: .init(name: definition.name, topics: consumed, messages: messages, kafka: configuration.kafka), parts: parts)
+    }
+
+    /// Registers the service's API routes, each behind the access it declares and audited, with the access log of
+    /// services that serve patient data; returns the table the OpenAPI document and the access-matrix test read.
+    private static func registerAPI(
+        definition: ServiceDefinition, configuration: ServiceConfiguration, parts: ServiceParts, context: ServiceContext,
+        idempotency: IdempotencyKeys, on group: RouterGroup<CaretideRequestContext>
+    ) -> RouteTable {
+        let routes = RouteTable()
+        let audit = AuditTrail(
+            database: parts.database, codec: parts.codec, producer: definition.name, logger: parts.logger, timeout: parts.limits.transactionTimeout)
+        let apiRoutes = APIRoutes(
+            group: group, table: routes,
+            access: AccessGuard(
+                enabled: configuration.auth != .disabled, grants: DatabaseCareTeamGrants(database: parts.database, logger: parts.logger),
+                audit: audit, logger: parts.logger),
+            idempotency: idempotency)
+        definition.routes(apiRoutes, context)
+        if definition.careTeam != .none { AccessLogRoutes(context: context).register(on: apiRoutes) }
+        precondition(
+            definition.careTeam != .none || !routes.routes.contains { $0.access == .patientData(.read) },
+            "\(definition.name) serves patient data, so it must know care-team grants (ServiceDefinition.careTeam)")
+        return routes
+    }
+
+    /// An HTTP/1 server for `router` on `port`. It closes a connection that sends nothing for the idle timeout, a
+    /// half-sent request included, so slow or stalled clients cannot hold connections open indefinitely.
+    private static func server(
+        router: Router<CaretideRequestContext>, name: String, port: Int, configuration: ServiceConfiguration, bound: BoundPort, logger: Logger
+    ) -> some Service {
+        Application(
+            router: router,
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(configuration.limits.httpIdleTimeout.nanoseconds))),
+            configuration: .init(address: .hostname(configuration.httpHost, port: port), serverName: name),
+            onServerRunning: { channel in
+                bound.set(channel.localAddress?.port ?? port)
+                logger.info("HTTP server listening", metadata: [LogKey.server: "\(name)", LogKey.port: "\(channel.localAddress?.port ?? port)"])
+            },
+            logger: logger)
     }
 }
 
@@ -168,18 +170,18 @@ struct MigrationService: Service {
         do {
             try await cancelWhenGracefulShutdown {
                 try await retrying(isTransient: { TransientError.isTransient($0) || $0 is PostgresUnavailable }) { _, delay in
-                    logger.warning("database unreachable; retrying migrations", metadata: ["retryIn": "\(delay)"])
+                    logger.warning("database unreachable; retrying migrations", metadata: [LogKey.retryIn: "\(delay)"])
                 } _: {
                     guard await database.isReachable(timeout: .seconds(5)) else { throw PostgresUnavailable() }
                     try await migrator.migrate(database, logger: logger)
                 }
                 readiness.markMigrated()
-                logger.info("database schema ready", metadata: ["schema": "\(database.schema)"])
+                logger.info("database schema ready", metadata: [LogKey.schema: "\(database.schema)"])
             }
         } catch  where error is CancellationError || Task.isShuttingDownGracefully {
             // Shutdown before the database ever answered ends the retries quietly; nothing was applied.
         } catch {
-            logger.critical("migrations failed; stopping", metadata: ["schema": "\(database.schema)"].merging(error.logMetadata) { $1 })
+            logger.critical("migrations failed; stopping", metadata: [LogKey.schema: "\(database.schema)"].merging(error.logMetadata) { $1 })
             throw error
         }
     }

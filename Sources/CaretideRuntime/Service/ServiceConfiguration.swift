@@ -1,7 +1,7 @@
 public import CaretideIdentity
 public import CaretideKafka
 public import CaretideStore
-public import Foundation
+import Foundation
 public import Logging
 
 /// Everything a service reads from its environment, parsed once at start-up.
@@ -31,8 +31,6 @@ public struct ServiceConfiguration: Sendable {
     public var limits: RuntimeLimits = RuntimeLimits()
     /// Who may call: there is no default, so a deployment says so even to turn it off.
     public var auth: AuthConfiguration
-    /// `TIP_TRANSLATIONS_DIR`: translations of the tips and labels, one `<language>.json` each (`TipCatalog`).
-    public var tipTranslations: URL?
 
     public init(
         serviceName: String, httpHost: String = "127.0.0.1", httpPort: Int, database: DatabaseConfiguration,
@@ -129,7 +127,6 @@ public struct ServiceConfiguration: Sendable {
             kafka: kafka, auth: auth, logLevel: level, exitWithParent: environment["CARETIDE_EXIT_WITH_PARENT"] == "1")
         configuration.limits = limits
         configuration.metricsPort = metricsPort
-        configuration.tipTranslations = environment["TIP_TRANSLATIONS_DIR"].map { URL(fileURLWithPath: $0) }
         return configuration
     }
 }

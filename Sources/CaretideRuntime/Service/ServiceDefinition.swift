@@ -78,8 +78,6 @@ public struct ServiceContext: Sendable {
     public let limits: RuntimeLimits
     /// The service's own metrics, for the counters a background job keeps.
     public let metrics: ServiceMetrics
-    /// The languages tips and labels are answered in (`Accept-Language`).
-    public var tips = TipCatalog()
 
     /// Runs `body` in a transaction and wakes the relay afterwards, so events it enqueued leave at once. A transaction
     /// that does not finish within `limits.transactionTimeout` is given up (the caller gets a 503), so no request

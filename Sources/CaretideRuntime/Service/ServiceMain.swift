@@ -23,7 +23,7 @@ public enum ServiceMain {
             FileHandle.standardError.write(Data("\(definition.name): \(error.description)\n".utf8))
             exit(78)
         } catch {
-            logger.critical("service stopped with an error", metadata: ["error": "\(String(reflecting: error))"])
+            logger.critical("service stopped with an error", metadata: [LogKey.error: "\(String(reflecting: error))"])
             exit(1)
         }
     }

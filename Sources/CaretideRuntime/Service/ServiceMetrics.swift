@@ -8,9 +8,22 @@ import Synchronization
 public final class ServiceMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
-    private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
-    private let timers = Mutex<[String: CoreMetrics.Timer]>([:])
-    private let gauges = Mutex<[String: CoreMetrics.Gauge]>([:])
+    private let counters = Mutex<[Series: CoreMetrics.Counter]>([:])
+    private let timers = Mutex<[Series: CoreMetrics.Timer]>([:])
+    private let gauges = Mutex<[Series: CoreMetrics.Gauge]>([:])
+
+    /// One series: a metric's name and its labels, in the order given.
+    private struct Series: Hashable {
+        let label: String
+        let names: [String]
+        let values: [String]
+
+        init(_ label: String, _ dimensions: [(String, String)]) {
+            self.label = label
+            names = dimensions.map(\.0)
+            values = dimensions.map(\.1)
+        }
+    }
 
     public init() {
         registry = PrometheusCollectorRegistry()
@@ -33,9 +46,6 @@ public final class ServiceMetrics: Sendable {
     /// An outbox row moved aside because the broker refused it for good.
     public func outboxRowParked(topic: String) { counter("caretide_outbox_parked_total", topic: topic).increment() }
 
-    /// One attempt to deliver a message to a webhook, by what followed it: `delivered`, `retry` or `dead`.
-    public func webhookAttempt(outcome: String) { counter("caretide_webhook_attempts_total", dimensions: [("outcome", outcome)]).increment() }
-
     /// Whether the service is ready (1) or not (0), and each readiness check, as `/readyz` would answer now.
     func readiness(_ checks: [String: Bool]) {
         gauge("caretide_ready", dimensions: []).record(checks.values.allSatisfy { $0 } ? 1 : 0)
@@ -44,12 +54,6 @@ public final class ServiceMetrics: Sendable {
 
     /// Events in the outbox not yet published.
     func outboxPending(_ count: Int) { gauge("caretide_outbox_pending", dimensions: []).record(count) }
-
-    /// How long the oldest piece of scheduled work a job should have done is overdue (0: none), after its last round.
-    /// (The label is `scheduler`, not `job`: Prometheus keeps `job` for the scrape target.)
-    public func schedulerOverdue(_ scheduler: String, seconds: Double) {
-        gauge("caretide_scheduler_overdue_seconds", dimensions: [("scheduler", scheduler)]).record(seconds)
-    }
 
     /// A round of a periodic job completed (`PeriodicJob`). (The label is `periodic_job`: Prometheus keeps `job`.)
     func periodicJobRound(_ name: String) {
@@ -85,7 +89,7 @@ public final class ServiceMetrics: Sendable {
     }
 
     private func timer(_ label: String, dimensions: [(String, String)]) -> CoreMetrics.Timer {
-        let key = ([label] + dimensions.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
+        let key = Series(label, dimensions)
         return timers.withLock { timers in
             if let timer = timers[key] { return timer }
             let timer = CoreMetrics.Timer(
@@ -112,13 +116,23 @@ public final class ServiceMetrics: Sendable {
     }
 
     private func gauge(_ label: String, dimensions: [(String, String)]) -> CoreMetrics.Gauge {
-        let key = ([label] + dimensions.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
+        let key = Series(label, dimensions)
         return gauges.withLock { gauges in
             if let gauge = gauges[key] { return gauge }
             let gauge = CoreMetrics.Gauge(label: label, dimensions: dimensions, factory: factory)
             gauges[key] = gauge
             return gauge
         }
+    }
+
+    /// Adds to a counter of the service's own (a feature's metric, declared in the service beside what it counts).
+    public func count(_ label: String, dimensions: [(String, String)], by amount: Int = 1) {
+        counter(label, dimensions: dimensions).increment(by: amount)
+    }
+
+    /// Sets a gauge of the service's own (see `count(_:dimensions:by:)`).
+    public func set(_ label: String, dimensions: [(String, String)], to value: Double) {
+        gauge(label, dimensions: dimensions).record(value)
     }
 
     /// The Prometheus text exposition of every metric.
@@ -129,7 +143,7 @@ public final class ServiceMetrics: Sendable {
     }
 
     private func counter(_ label: String, dimensions: [(String, String)]) -> CoreMetrics.Counter {
-        let key = ([label] + dimensions.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
+        let key = Series(label, dimensions)
         return counters.withLock { counters in
             if let counter = counters[key] { return counter }
             let counter = CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)

@@ -17,7 +17,7 @@ extension DiagnosisRequestHandler {
                 requestID: request.requestID, eventID: event.eventID, outcome: name, releaseID: releaseID, on: context.connection,
                 logger: context.logger)
         else {
-            context.logger.notice("diagnosis request already answered", metadata: ["requestId": "\(request.requestID)"])
+            context.logger.notice("diagnosis request already answered", metadata: [LogKey.requestID: "\(request.requestID)"])
             return
         }
         switch outcome {

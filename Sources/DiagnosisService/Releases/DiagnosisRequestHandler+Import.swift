@@ -8,7 +8,8 @@ extension DiagnosisRequestHandler {
     /// `ontology-update.requested` → the release imported in the event's transaction, and `ontology-release.imported`.
     func importRelease(_ update: OntologyUpdateRequested, event: ValidatedEvent, context: HandlerContext) async throws {
         if let known = try await AnsweredRequests.releaseImported(byUpdate: update.updateID, on: context.connection, logger: context.logger) {
-            context.logger.notice("ontology update already imported", metadata: ["updateId": "\(update.updateID)", "releaseId": "\(known)"])
+            context.logger.notice(
+                "ontology update already imported", metadata: [LogKey.updateID: "\(update.updateID)", LogKey.releaseID: "\(known)"])
             return
         }
         let report: OntologyImportReport

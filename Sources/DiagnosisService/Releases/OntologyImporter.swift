@@ -121,8 +121,8 @@ public enum OntologyImporter {
         logger.info(
             "ontology release parsed",
             metadata: [
-                "kind": "\(kind.rawValue)", "terms": "\(ontology.termCount)", "diseases": "\(knowledgeBase?.diseaseCount ?? 0)",
-                "seconds": "\(parseSeconds)",
+                LogKey.kind: "\(kind.rawValue)", LogKey.terms: "\(ontology.termCount)", LogKey.diseases: "\(knowledgeBase?.diseaseCount ?? 0)",
+                LogKey.seconds: "\(parseSeconds)",
             ])
 
         guard let knowledgeBase else {
@@ -149,7 +149,7 @@ public enum OntologyImporter {
         logger.info(
             "null distributions and accuracy report computed",
             metadata: [
-                "nullSeconds": "\(nullSeconds)", "accuracySeconds": "\(accuracySeconds)",
+                LogKey.nullSeconds: "\(nullSeconds)", LogKey.accuracySeconds: "\(accuracySeconds)",
             ])
         return PreparedRelease(
             content: content, ontology: ontology, knowledgeBase: knowledgeBase, nulls: nulls, accuracy: accuracy,
@@ -165,7 +165,7 @@ public enum OntologyImporter {
         let releaseID = try await ReleaseStore.insert(prepared, updateID: updateID, importSeconds: computeSeconds, on: connection, logger: logger)
         try await ReleaseStore.prune(keeping: options.keepReleases, on: connection, logger: logger)
         let writeSeconds = (ContinuousClock.now - start).seconds
-        logger.info("ontology release stored", metadata: ["releaseId": "\(releaseID)", "seconds": "\(writeSeconds)"])
+        logger.info("ontology release stored", metadata: [LogKey.releaseID: "\(releaseID)", LogKey.seconds: "\(writeSeconds)"])
         return OntologyImportReport(
             release: prepared.reference(releaseID: releaseID), termCount: prepared.ontology.termCount,
             diseaseCount: prepared.knowledgeBase?.diseaseCount ?? 0, annotationCount: prepared.knowledgeBase?.annotationCount ?? 0,

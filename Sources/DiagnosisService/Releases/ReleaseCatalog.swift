@@ -42,11 +42,11 @@ struct ReleaseWatcher: Service {
                         } catch  where !TransientError.isTransient(error) {
                             // A release that cannot be built is not retried every poll; the current one keeps serving.
                             failedReleaseID = newest
-                            logger.error("ontology release cannot be loaded", metadata: ["releaseId": "\(newest)", "error": "\(error)"])
+                            logger.error("ontology release cannot be loaded", metadata: [LogKey.releaseID: "\(newest)", LogKey.error: "\(error)"])
                         }
                     }
                 } catch {
-                    logger.warning("cannot check for a newer ontology release", metadata: ["error": "\(error)"])
+                    logger.warning("cannot check for a newer ontology release", metadata: [LogKey.error: "\(error)"])
                 }
                 try await Task.sleep(for: interval)
             }
@@ -61,8 +61,8 @@ struct ReleaseWatcher: Service {
         logger.info(
             "ontology release serving",
             metadata: [
-                "releaseId": "\(releaseID)", "kind": "\(release.reference.kind.rawValue)", "terms": "\(release.ontology.termCount)",
-                "diseases": "\(release.knowledgeBase?.diseaseCount ?? 0)", "seconds": "\((ContinuousClock.now - start).seconds)",
+                LogKey.releaseID: "\(releaseID)", LogKey.kind: "\(release.reference.kind.rawValue)", LogKey.terms: "\(release.ontology.termCount)",
+                LogKey.diseases: "\(release.knowledgeBase?.diseaseCount ?? 0)", LogKey.seconds: "\((ContinuousClock.now - start).seconds)",
             ])
     }
 }

@@ -96,11 +96,11 @@ struct EnvironmentAlerting {
         context.logger.info(
             "environmental reading decided",
             metadata: [
-                "areaCode": "\(reading.area)", "kind": "\(reading.kind.rawValue)", "subscribers": "\(subscribers.count)",
-                "notified": "\(notifications.count)",
-                "loadMs": "\(milliseconds(clock, loaded))", "decideMs": "\(milliseconds(loaded, decided))",
-                "saveMs": "\(milliseconds(decided, saved))",
-                "deliverMs": "\(milliseconds(saved, .now))",
+                LogKey.areaCode: "\(reading.area)", LogKey.kind: "\(reading.kind.rawValue)", LogKey.subscribers: "\(subscribers.count)",
+                LogKey.notified: "\(notifications.count)",
+                LogKey.loadMilliseconds: "\(milliseconds(clock, loaded))", LogKey.decideMilliseconds: "\(milliseconds(loaded, decided))",
+                LogKey.saveMilliseconds: "\(milliseconds(decided, saved))",
+                LogKey.deliverMilliseconds: "\(milliseconds(saved, .now))",
             ])
     }
 

@@ -170,7 +170,8 @@ struct WebhookSender: Service {
                 context.logger.warning(
                     "webhook delivery given up; kept as a dead letter",
                     metadata: [
-                        "webhookId": "\(result.taken.webhookID)", "eventId": "\(result.taken.eventID)", "attempts": "\(result.taken.attempt)",
+                        LogKey.webhookID: "\(result.taken.webhookID)", LogKey.eventID: "\(result.taken.eventID)",
+                        LogKey.attempts: "\(result.taken.attempt)",
                     ])
             }
         }

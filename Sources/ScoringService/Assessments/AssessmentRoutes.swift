@@ -16,6 +16,8 @@ import Hummingbird
 /// to the patient's care team and the institution, never to the patient.
 struct AssessmentRoutes: Sendable {
     let context: ServiceContext
+    /// The languages tips and labels are answered in.
+    let tips: TipCatalog
 
     func register(on routes: APIRoutes) {
         routes.get(
@@ -42,7 +44,7 @@ struct AssessmentRoutes: Sendable {
             if requestContext.identity?.role == .patient { query.excludedKinds = [.examResult] }
             let page = try PageRequest.from(request)
             guard unknown.isEmpty else { throw HTTPProblem(status: .badRequest, error: "the query is invalid", violations: unknown) }
-            let texts = context.tips.texts(acceptLanguage: request.headers[.acceptLanguage])
+            let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
             var response = try jsonResponse(
                 try await AssessmentStore.history(
                     patientID: patientID, query: query, page: page, texts: texts, on: context.database.client, logger: context.logger))

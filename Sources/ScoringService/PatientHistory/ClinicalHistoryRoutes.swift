@@ -14,6 +14,8 @@ import Hummingbird
 /// Corrections replace what they correct: only standing assessments are listed (the full trail is `…/assessments`).
 struct ClinicalHistoryRoutes: Sendable {
     let context: ServiceContext
+    /// The languages tips and labels are answered in.
+    let tips: TipCatalog
 
     /// One NPI with its group and the curve of its group (`NottinghamPrognosticIndex.survivalCurve`).
     struct NPIEntry: Encodable, Sendable {
@@ -87,7 +89,7 @@ struct ClinicalHistoryRoutes: Sendable {
     ) async throws -> Response {
         let patientID = try PatientID.fromPath(requestContext)
         let page = try PageRequest.from(request)
-        let texts = context.tips.texts(acceptLanguage: request.headers[.acceptLanguage])
+        let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
         let history = try await AssessmentStore.history(
             patientID: patientID, query: .init(kinds: [kind], standingOnly: true, newestFirst: newestFirst), page: page, texts: texts,
             on: context.database.client, logger: context.logger)

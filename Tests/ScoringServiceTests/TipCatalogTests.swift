@@ -1,8 +1,9 @@
 import CaretideDomain
+import CaretideRuntime
 import Foundation
 import Testing
 
-@testable import CaretideRuntime
+@testable import ScoringService
 
 /// Tips and labels in the caller's language: `Accept-Language` (RFC 9110 §12.5.4) and translations kept as data.
 @Suite struct TipCatalogTests {
@@ -10,10 +11,10 @@ import Testing
 
     @Test("language ranges are ordered by q, then by their order; q=0 and blanks are left out")
     func ranges() {
-        #expect(TipCatalog.ranges("da, en-GB;q=0.8, en;q=0.7") == ["da", "en-gb", "en"])
-        #expect(TipCatalog.ranges("en;q=0.5, pt-BR") == ["pt-br", "en"])
-        #expect(TipCatalog.ranges("fr;q=0, de ; q=0.9 ,, ") == ["de"])
-        #expect(TipCatalog.ranges(nil).isEmpty)
+        #expect(AcceptLanguage.ranges("da, en-GB;q=0.8, en;q=0.7") == ["da", "en-gb", "en"])
+        #expect(AcceptLanguage.ranges("en;q=0.5, pt-BR") == ["pt-br", "en"])
+        #expect(AcceptLanguage.ranges("fr;q=0, de ; q=0.9 ,, ") == ["de"])
+        #expect(AcceptLanguage.ranges(nil).isEmpty)
     }
 
     @Test("the most preferred language there is: exact tag, then its primary language; English otherwise")

@@ -1,0 +1,10 @@
+import CaretideRuntime
+
+extension LogKey {
+    static let releaseID = "releaseId"
+    static let updateID = "updateId"
+    static let terms = "terms"
+    static let diseases = "diseases"
+    static let nullSeconds = "nullSeconds"
+    static let accuracySeconds = "accuracySeconds"
+}
