@@ -64,12 +64,6 @@ public final class KafkaConsumer: Sendable {
         runtime.startClosing(waiter: nil)
     }
 
-    /// The received messages. Iteration ends (returns `nil`) after ``close()`` or when the iterating
-    /// task is cancelled; fatal consumer errors are thrown, transient ones and partition EOF are logged.
-    public var messages: KafkaMessageSequence {
-        KafkaMessageSequence(consumer: self)
-    }
-
     /// Commits `offset + 1` for the highest given offset of each partition.
     ///
     /// - Parameter wait: `true` commits synchronously on the consumer queue and reports the broker's
@@ -103,49 +97,6 @@ public final class KafkaConsumer: Sendable {
     public func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             runtime.startClosing(waiter: continuation)
-        }
-    }
-
-    fileprivate func nextMessage() async throws -> IncomingMessage? {
-        try await runtime.nextMessage()
-    }
-}
-
-/// The messages of a ``KafkaConsumer``. Several iterators share the consumer's stream: each message
-/// goes to exactly one of them.
-public struct KafkaMessageSequence: AsyncSequence, Sendable {
-    public typealias Element = IncomingMessage
-
-    private let consumer: KafkaConsumer
-
-    fileprivate init(consumer: KafkaConsumer) {
-        self.consumer = consumer
-    }
-
-    public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(consumer: consumer)
-    }
-
-    public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
-        private let consumer: KafkaConsumer
-        private var finished = false
-
-        fileprivate init(consumer: KafkaConsumer) {
-            self.consumer = consumer
-        }
-
-        public mutating func next() async throws -> IncomingMessage? {
-            guard !finished else { return nil }
-            do {
-                if let message = try await consumer.nextMessage() {
-                    return message
-                }
-                finished = true
-                return nil
-            } catch {
-                finished = true
-                throw error
-            }
         }
     }
 }

@@ -219,24 +219,18 @@ import Testing
         #expect(consumer.lag().isEmpty)
     }
 
-    @Test func closeEndsIterationAndLaterCallsFailAsClosed() async throws {
+    @Test func closeEndsAWaitingPollAndLaterCallsFailAsClosed() async throws {
         let (broker, topic, consumer) = try TestSupport.consumerOnNewTopic("close", partitions: 1)
-        // An idle iteration is waiting when close() arrives.
-        let iteration = Task {
-            var count = 0
-            for try await _ in consumer.messages { count += 1 }
-            return count
-        }
+        // An idle poll, with an hour to wait, is waiting when close() arrives.
+        let waiting = Task { try await consumer.poll(timeout: .seconds(3600)) }
         try await Task.sleep(for: .milliseconds(300))
         await consumer.close()
         await consumer.close()  // idempotent
-        let count = try await withTimeout(.seconds(5)) { try await iteration.value }
-        #expect(count == 0)
+        #expect(try await withTimeout(.seconds(5)) { try await waiting.value } == nil)
 
         let message = IncomingMessage(topic: topic, partition: 0, offset: 0, value: [])
         await #expect(throws: KafkaError.self) { try await consumer.commit([message], wait: true) }
-        var iterator = consumer.messages.makeAsyncIterator()
-        #expect(try await iterator.next() == nil)
+        #expect(try await consumer.pollBatch(maxMessages: 10, timeout: .seconds(3600)).isEmpty)
 
         let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
         await producer.shutdown()
@@ -249,17 +243,17 @@ import Testing
         #expect(throws: KafkaError.self) { try producer.sendWithoutWaiting(OutgoingMessage(topic: topic, value: [])) }
     }
 
-    @Test func cancellingTheIteratingTaskEndsIteration() async throws {
+    @Test func cancellingAWaitingPollEndsIt() async throws {
         let (broker, _, consumer) = try TestSupport.consumerOnNewTopic("cancel", partitions: 1)
-        let iteration = Task {
-            var count = 0
-            for try await _ in consumer.messages { count += 1 }
-            return count
-        }
+        let waiting = Task { try await consumer.poll(timeout: .seconds(3600)) }
         try await Task.sleep(for: .milliseconds(200))
-        iteration.cancel()
-        let count = try await withTimeout(.seconds(3)) { try await iteration.value }
-        #expect(count == 0)
+        waiting.cancel()
+        // It ends at once, with no message or with the cancellation; never by the timeout.
+        do {
+            #expect(try await withTimeout(.seconds(3)) { try await waiting.value } == nil)
+        } catch {
+            #expect(error is CancellationError, "\(error)")
+        }
         await consumer.close()
         withExtendedLifetime(broker) {}  // the cluster must outlive the consumer
     }

@@ -63,9 +63,8 @@ enum TestSupport {
         try await withTimeout(timeout) {
             var received: [IncomingMessage] = []
             guard count > 0 else { return received }
-            for try await message in consumer.messages {
-                received.append(message)
-                if received.count == count { break }
+            while received.count < count {
+                received += try await consumer.pollBatch(maxMessages: count - received.count, timeout: .milliseconds(200))
             }
             return received
         }
