@@ -71,7 +71,7 @@ let package = Package(
         .target(
             name: "CaretideRuntime",
             dependencies: [
-                "CaretideSchemas", "CaretideDomain", "CaretideKafka", "CaretideStore", "CaretideIdentity",
+                "CaretideSchemas", "CaretideKafka", "CaretideStore", "CaretideIdentity",
                 hummingbird, httpTypes, nioCore, lifecycle, unixSignals, postgres, logging,
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -155,7 +155,7 @@ let package = Package(
         .testTarget(
             name: "CaretideRuntimeTests",
             dependencies: [
-                "CaretideRuntime", "CaretideDomain", "CaretideIdentity", "CaretideKafka", "CaretideStore", hummingbird, logging,
+                "CaretideRuntime", "CaretideIdentity", "CaretideKafka", "CaretideStore", hummingbird, logging,
             ]),
         // A target per service: its rules and state machines, without starting it.
         .testTarget(

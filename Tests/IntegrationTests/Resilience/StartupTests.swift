@@ -53,6 +53,26 @@ import Testing
         #expect(!result.output.contains("Fatal error"))
     }
 
+    @Test("a service's own variables are checked with the runtime's: every problem named at once, exit 78")
+    func serviceVariablesAreReportedWithTheRest() async throws {
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-tips-\(UUID())")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        try Data("[1]".utf8).write(to: empty.appendingPathComponent("pt-BR.json"))
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let scoring = try await Subprocess.run(
+            Paths.executable("scoring-service").path, [], environment: ["TIP_TRANSLATIONS_DIR": empty.path, "PATH": "/usr/bin:/bin"])
+        #expect(scoring.status == 78)
+        for named in ["TIP_TRANSLATIONS_DIR: pt-BR.json is not a JSON object", "DATABASE_URL", "KAFKA_BROKERS"] {
+            #expect(scoring.output.contains(named), "\(named): \(scoring.output)")
+        }
+        let notification = try await Subprocess.run(
+            Paths.executable("notification-service").path, [], environment: ["REMINDER_CHECK_INTERVAL_SECONDS": "0", "PATH": "/usr/bin:/bin"])
+        #expect(notification.status == 78)
+        for named in ["REMINDER_CHECK_INTERVAL_SECONDS", "DATABASE_URL"] {
+            #expect(notification.output.contains(named), "\(named): \(notification.output)")
+        }
+    }
+
     @Test("a JWKS file that cannot be read or holds no usable key stops the service with 78, naming the variable")
     func unreadableKeysAreAConfigurationError() async throws {
         let garbage = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-garbage-jwks-\(UUID()).json")
