@@ -42,8 +42,11 @@ final class PipelineTraffic: Sendable {
                 group.addTask { [self] in
                     var generator = SplitMix64(seed: seed &+ UInt64(lane) &* 0x9E37_79B9_7F4A_7C15)
                     var environmentSequence = 0
+                    // Each lane sends one request of every kind first, then draws by weight: a short run (the tests'
+                    // few seconds on a busy machine) still sends, and reconciles, every kind.
+                    var firsts = PipelineKind.allCases.filter { $0 != .diagnosis || diagnosis }[...]
                     while ContinuousClock.now < deadline {
-                        let kind = mix.kind(using: &generator, diagnosis: diagnosis)
+                        let kind = firsts.popFirst() ?? mix.kind(using: &generator, diagnosis: diagnosis)
                         let request = mix.request(kind, lane: lane, environmentSequence: environmentSequence, using: &generator)
                         if let pacer, await !pacer.wait(for: request.events, before: deadline) { break }
                         guard ContinuousClock.now < deadline else { break }
