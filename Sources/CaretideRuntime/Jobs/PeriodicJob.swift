@@ -20,22 +20,19 @@ public struct PeriodicJob: Service {
     public init(
         name: String, interval: Duration, fullBatch: Int? = nil, context: ServiceContext, round: @escaping @Sendable () async throws -> Int
     ) {
-        self.name = name
-        self.interval = interval
-        self.fullBatch = fullBatch
-        self.readiness = context.readiness
-        self.metrics = context.metrics
-        self.logger = context.logger
-        self.round = round
+        self.init(
+            name: name, interval: interval, fullBatch: fullBatch, readiness: context.readiness, metrics: context.metrics, logger: context.logger,
+            round: round)
     }
 
+    /// For the runtime's own jobs, which run before a service context exists.
     init(
-        name: String, interval: Duration, readiness: ReadinessState, metrics: ServiceMetrics, logger: Logger,
+        name: String, interval: Duration, fullBatch: Int? = nil, readiness: ReadinessState, metrics: ServiceMetrics, logger: Logger,
         round: @escaping @Sendable () async throws -> Int
     ) {
         self.name = name
         self.interval = interval
-        self.fullBatch = nil
+        self.fullBatch = fullBatch
         self.readiness = readiness
         self.metrics = metrics
         self.logger = logger

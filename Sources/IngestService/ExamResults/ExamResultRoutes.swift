@@ -2,7 +2,6 @@ import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
-import ClinicalAssessment
 import Foundation
 import Hummingbird
 
