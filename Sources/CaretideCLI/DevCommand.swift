@@ -23,6 +23,22 @@ struct DevCommand: AsyncParsableCommand {
     @Option(help: "Directory for the private PostgreSQL cluster, logs and endpoints.json.") var stateDir = ".caretide"
     @Option(help: "Partitions per topic on the embedded broker.") var partitions = 3
     @Option(help: "Seconds to wait for every service to become ready.") var readyTimeout = 180
+    @Option(
+        name: .customLong("postgres-setting"),
+        help: "A setting of the private PostgreSQL as name=value (repeatable), e.g. shared_preload_libraries=pg_stat_statements.")
+    var postgresSettings: [String] = []
+
+    func validate() throws {
+        for setting in postgresSettings where Self.setting(setting) == nil {
+            throw ValidationError("--postgres-setting \(setting): expected name=value")
+        }
+    }
+
+    /// `name=value` split at its first `=`; nil unless both sides are there.
+    static func setting(_ text: String) -> (String, String)? {
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex, text.index(after: equals) != text.endIndex else { return nil }
+        return (String(text[..<equals]), String(text[text.index(after: equals)...]))
+    }
 
     func run() async throws {
         let logger = CommandLogging.logger("caretide.dev")
@@ -52,7 +68,8 @@ struct DevCommand: AsyncParsableCommand {
             databaseURL = url
             databaseForDisplay = (try? DatabaseURLRedaction.redact(url)) ?? "DATABASE_URL"
         } else {
-            let server = try await LocalPostgres.start(in: stateDirectory, logger: logger)
+            let settings = Dictionary(postgresSettings.compactMap(Self.setting), uniquingKeysWith: { _, last in last })
+            let server = try await LocalPostgres.start(in: stateDirectory, settings: settings, logger: logger)
             postgres = server
             databaseURL = server.configuration.url
             databaseForDisplay = server.configuration.redactedURL

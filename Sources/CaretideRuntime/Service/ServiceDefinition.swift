@@ -92,22 +92,38 @@ public struct ServiceContext: Sendable {
         auditing origin: WriteOrigin, status: @escaping @Sendable (Result) -> Int,
         _ body: @escaping @Sendable (HandlerContext) async throws -> Result
     ) async throws -> Result {
-        guard let audit = origin.audit else { return try await transaction(body) }
+        guard origin.audit != nil else { return try await transaction(body) }
+        return try await transaction(auditing: [origin], status: status) { handler in [.success(try await body(handler))] }[0].get()
+    }
+
+    /// Many writes in one transaction (`GroupCommit`), each with its own outcome: `body` returns one result per
+    /// origin, in order. Each write that succeeded has its origin's audit entry recorded in the transaction with the
+    /// status `status` gives its outcome; one that failed leaves its entry to be recorded as refused, as a request
+    /// whose transaction rolled back does.
+    public func transaction<Outcome: Sendable>(
+        auditing origins: [WriteOrigin], status: @escaping @Sendable (Outcome) -> Int,
+        _ body: @escaping @Sendable (HandlerContext) async throws -> [Swift.Result<Outcome, any Error>]
+    ) async throws -> [Swift.Result<Outcome, any Error>] {
         let (codec, name) = (self.codec, self.name)
         do {
-            // The write's events wait until its outcome is known, then leave with the audit row and its event in one
-            // statement: auditing a write costs no round trip of its own.
+            // The writes' events wait until their outcomes are known, then leave with the audit rows and their events in
+            // one statement: auditing costs no round trip of its own.
             return try await transaction(deferringEvents: true) { handler in
-                let result = try await body(handler)
+                let results = try await body(handler)
+                var audited: [(RequestAudit, AuditEntry)] = []
+                for (origin, result) in zip(origins, results) {
+                    guard let audit = origin.audit, case .success(let outcome) = result else { continue }
+                    audited.append((audit, audit.entry(status: status(outcome))))
+                }
                 try await AuditTrail.insert(
-                    [audit.entry(status: status(result))], after: handler.deferred?.all ?? [], codec: codec, producer: name,
-                    on: handler.connection, logger: handler.logger)
-                audit.markRecorded()
-                return result
+                    audited.map(\.1), after: handler.deferred?.all ?? [], codec: codec, producer: name, on: handler.connection, logger: handler.logger
+                )
+                for (audit, _) in audited { audit.markRecorded() }
+                return results
             }
         } catch {
-            // Rolled back (or its commit failed): the entry is not recorded after all.
-            audit.clearRecorded()
+            // Rolled back (or its commit failed): no entry is recorded after all.
+            for origin in origins { origin.audit?.clearRecorded() }
             throw error
         }
     }

@@ -39,8 +39,9 @@ struct ClinicalInputRoutes: Sendable {
             ) { request, context in
                 let patientID = try PatientID.fromPath(context)
                 let id = try context.uuidParameter(parameter, label: "id").uuidString.lowercased()
-                let body = try await records.validated(definition, request: request, requestContext: context, recordID: id)
-                let receipt = try await records.store(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
+                let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
+                let write = try records.checked(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
+                let receipt = try await records.store(write, origin: context.origin)
                 return try jsonResponse(receipt, status: receipt.httpStatus)
             }
         }

@@ -98,9 +98,9 @@ struct ExamResultBatch: Sendable {
                 definition, mode: .put, patientID: report["patientId"]?.stringValue ?? "", recordID: recordID, body: report, origin: origin)
             let status =
                 switch receipt.status {
-                case "recorded": "accepted"
-                case "unchanged": "duplicate"
-                default: receipt.status
+                case .recorded: "accepted"
+                case .unchanged: "duplicate"
+                default: receipt.status.rawValue
                 }
             return Result(index: index, examId: examID, status: status, revision: receipt.revision, eventId: receipt.eventId)
         } catch let problem as HTTPProblem {

@@ -44,10 +44,11 @@ struct ExamResultRoutes: Sendable {
             bodyLimit: Outbox.maximumEventBytes
         ) { request, context in
             let id = try Self.recordID(context)
-            let body = try await records.validated(Self.definition, request: request, requestContext: context, recordID: id)
+            let body = try await records.schemaValidBody(Self.definition, request: request, requestContext: context)
             // The patient comes from the body (institutions upload for many patients); the schema checked its form.
             let patientID = body["patientId"]?.stringValue ?? ""
-            let receipt = try await records.store(Self.definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
+            let write = try records.checked(Self.definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
+            let receipt = try await records.store(write, origin: context.origin)
             return try jsonResponse(receipt, status: receipt.httpStatus)
         }
         let batch = ExamResultBatch(records: records)

@@ -66,7 +66,7 @@ struct FHIRRoutes: Sendable {
                     let receipt = try await records.store(
                         definition, mode: .put, patientID: report.patientID, recordID: recordID, body: body, origin: origin)
                     outcomes[report.entry] = (
-                        receipt.status == "recorded" ? "201 Created" : "200 OK", "DiagnosticReport/\(report.examID)/_history/\(receipt.revision)"
+                        receipt.status == .recorded ? "201 Created" : "200 OK", "DiagnosticReport/\(report.examID)/_history/\(receipt.revision)"
                     )
                 } else {
                     let owner = try await records.patientOwning(definition, recordID: recordID)

@@ -31,9 +31,10 @@ struct MeasurementRoutes: Sendable {
             summary: "Record a measurement; re-sending the same measurementId stores nothing new", body: Self.requestSchemas
         ) { request, context in
             let (patientID, definition) = try Self.route(context)
-            let body = try await records.validated(definition, request: request, requestContext: context, recordID: "")
+            let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
             let id = body["measurementId"]?.stringValue?.lowercased() ?? ""
-            let receipt = try await records.store(definition, mode: .create, patientID: patientID, recordID: id, body: body, origin: context.origin)
+            let write = try records.checked(definition, mode: .create, patientID: patientID, recordID: id, body: body, origin: context.origin)
+            let receipt = try await records.store(write, origin: context.origin)
             return try jsonResponse(receipt, status: receipt.httpStatus)
         }
         routes.put(
@@ -42,13 +43,14 @@ struct MeasurementRoutes: Sendable {
         ) { request, context in
             let (patientID, definition) = try Self.route(context)
             let id = try Self.measurementID(context)
-            let body = try await records.validated(definition, request: request, requestContext: context, recordID: id)
+            let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
+            let write = try records.checked(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
             guard body["measurementId"]?.stringValue?.lowercased() == id else {
                 throw HTTPProblem.invalidBody([
                     SchemaViolation(pointer: JSONPointer(tokens: ["measurementId"]), message: "must equal the id in the path")
                 ])
             }
-            let receipt = try await records.store(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
+            let receipt = try await records.store(write, origin: context.origin)
             return try jsonResponse(receipt, status: receipt.httpStatus)
         }
         routes.delete(

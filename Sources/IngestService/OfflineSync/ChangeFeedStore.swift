@@ -18,133 +18,43 @@ struct ChangeFeedStore: TransactionalStore {
     let connection: PostgresConnection
     let logger: Logger
 
-    /// The statement (for a CTE) that takes `count` numbers of `patient` and returns the newest as `last_seq`.
-    /// `patient` and `count` are SQL: parameters such as `$3`, or literals.
-    static func nextChangeSQL(patient: String, count: String) -> String {
-        """
-        INSERT INTO patient_changes AS counter (patient_id, last_seq) VALUES (\(patient), \(count))
-        ON CONFLICT (patient_id) DO UPDATE SET last_seq = counter.last_seq + \(count) RETURNING last_seq
-        """
+    /// Takes `count` change numbers of each patient (0 only locks the counter) and returns each patient's newest: the
+    /// counters in patient order, so two writers of overlapping patients wait rather than deadlock.
+    func takeChanges(_ counts: [String: Int]) async throws -> [String: Int64] {
+        guard !counts.isEmpty else { return [:] }
+        let patients = counts.keys.sorted()
+        let rows = try await connection.execute(TakeChanges(patients: patients, counts: patients.map { Int64(counts[$0] ?? 0) }), logger: logger)
+        var newest: [String: Int64] = [:]
+        for try await (patient, last) in rows { newest[patient] = last }
+        return newest
     }
 
     /// Takes `count` change numbers of the patient (0 only locks the counter) and returns the newest.
     @discardableResult
     func takeChanges(patientID: String, count: Int) async throws -> Int64 {
-        var bindings = PostgresBindings(capacity: 2)
-        bindings.append(patientID)
-        bindings.append(Int64(count))
-        let sql = "WITH change AS (\(Self.nextChangeSQL(patient: "$1", count: "$2::int8"))) SELECT last_seq FROM change"
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).collectAll()
         // The upsert always returns its row.
-        return try rows.first?.decode(Int64.self) ?? 0
+        try await takeChanges([patientID: count])[patientID] ?? 0
     }
 
-    /// A stored record as offline sync meets it, locked for the rest of the transaction.
-    struct StoredRecord {
-        let recordType: String
-        let recordID: String
-        let patientID: String
-        let version: LastWriterWins.Stored
-        let lastEventID: UUID
-    }
-
-    /// The records of `keys` (type, id) that exist, locked in key order.
-    func lockRecords(_ keys: [(type: String, id: String)]) async throws -> [StoredRecord] {
-        guard !keys.isEmpty else { return [] }
-        let rows = try await connection.query(
+    /// Prepared: every write runs it.
+    struct TakeChanges: PostgresPreparedStatement {
+        static let sql = """
+            INSERT INTO patient_changes AS counter (patient_id, last_seq)
+            SELECT p, c FROM unnest($1::text[], $2::int8[]) AS t(p, c) ORDER BY p
+            ON CONFLICT (patient_id) DO UPDATE SET last_seq = counter.last_seq + excluded.last_seq RETURNING patient_id, last_seq
             """
-            SELECT r.record_type, r.record_id, r.patient_id, r.revision, coalesce(r.client_updated_at, r.updated_at), r.deleted_at IS NOT NULL,
-                   r.body::text, r.last_event_id
-            FROM records r JOIN unnest(\(keys.map(\.type))::text[], \(keys.map(\.id))::text[]) AS k(record_type, record_id)
-              ON r.record_type = k.record_type AND r.record_id = k.record_id
-            ORDER BY r.record_type, r.record_id FOR UPDATE OF r
-            """, logger: logger)
-        var records: [StoredRecord] = []
-        for try await (type, id, patient, revision, updatedAt, deleted, body, eventID) in rows.decode(
-            (String, String, String, Int, Date, Bool, String, UUID).self)
-        {
-            records.append(
-                StoredRecord(
-                    recordType: type, recordID: id, patientID: patient,
-                    version: .init(revision: revision, updatedAt: updatedAt, deleted: deleted, body: try CaretideJSON.parse(Array(body.utf8))),
-                    lastEventID: eventID))
+        typealias Row = (String, Int64)
+        let patients: [String]
+        let counts: [Int64]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(patients)
+            bindings.append(counts)
+            return bindings
         }
-        return records
-    }
 
-    /// One record as an upload leaves it.
-    struct Write {
-        let recordType: String
-        let recordID: String
-        let revision: Int
-        let bodyText: String
-        let observedAt: Date
-        let eventID: UUID
-        let changeSeq: Int64
-        let clientUpdatedAt: Date
-    }
-
-    /// One record an upload deletes.
-    struct Deletion {
-        let recordType: String
-        let recordID: String
-        let eventID: UUID
-        let changeSeq: Int64
-        let clientUpdatedAt: Date
-    }
-
-    /// Inserts new records; returns the keys that were inserted (an id another patient's record holds is not).
-    func insert(_ writes: [Write], patientID: String) async throws -> Set<String> {
-        guard !writes.isEmpty else { return [] }
-        let rows = try await connection.query(
-            """
-            INSERT INTO records (record_type, record_id, patient_id, revision, body, observed_at, last_event_id, change_seq, client_updated_at)
-            SELECT t, i, \(patientID), r, b::jsonb, o, e, s, u
-            FROM unnest(\(writes.map(\.recordType))::text[], \(writes.map(\.recordID))::text[], \(writes.map { Int64($0.revision) })::int8[],
-                        \(writes.map(\.bodyText))::text[], \(writes.map(\.observedAt))::timestamptz[], \(writes.map(\.eventID))::uuid[],
-                        \(writes.map(\.changeSeq))::int8[], \(writes.map(\.clientUpdatedAt))::timestamptz[]) AS w(t, i, r, b, o, e, s, u)
-            ON CONFLICT (record_type, record_id) DO NOTHING RETURNING record_type, record_id
-            """, logger: logger)
-        var inserted: Set<String> = []
-        for try await (type, id) in rows.decode((String, String).self) { inserted.insert(Self.key(type, id)) }
-        return inserted
-    }
-
-    /// Writes the next revisions of records locked by `lockRecords`.
-    func revise(_ writes: [Write]) async throws {
-        guard !writes.isEmpty else { return }
-        try await connection.query(
-            """
-            UPDATE records SET revision = w.r, body = w.b::jsonb, observed_at = w.o, last_event_id = w.e, change_seq = w.s,
-                client_updated_at = w.u, updated_at = now()
-            FROM unnest(\(writes.map(\.recordType))::text[], \(writes.map(\.recordID))::text[], \(writes.map { Int64($0.revision) })::int8[],
-                        \(writes.map(\.bodyText))::text[], \(writes.map(\.observedAt))::timestamptz[], \(writes.map(\.eventID))::uuid[],
-                        \(writes.map(\.changeSeq))::int8[], \(writes.map(\.clientUpdatedAt))::timestamptz[]) AS w(t, i, r, b, o, e, s, u)
-            WHERE records.record_type = w.t AND records.record_id = w.i
-            """, logger: logger)
-    }
-
-    /// Marks records locked by `lockRecords` deleted: tombstones that keep their last body and revision.
-    func markDeleted(_ writes: [Deletion]) async throws {
-        guard !writes.isEmpty else { return }
-        try await connection.query(
-            """
-            UPDATE records SET deleted_at = now(), last_event_id = w.e, change_seq = w.s, client_updated_at = w.u, updated_at = now()
-            FROM unnest(\(writes.map(\.recordType))::text[], \(writes.map(\.recordID))::text[], \(writes.map(\.eventID))::uuid[],
-                        \(writes.map(\.changeSeq))::int8[], \(writes.map(\.clientUpdatedAt))::timestamptz[]) AS w(t, i, e, s, u)
-            WHERE records.record_type = w.t AND records.record_id = w.i
-            """, logger: logger)
-    }
-
-    /// Advances the stored device time of records sent again unchanged but later (`LastWriterWins.Outcome.refresh`).
-    func refreshTimes(_ records: [(type: String, id: String, updatedAt: Date)]) async throws {
-        guard !records.isEmpty else { return }
-        try await connection.query(
-            """
-            UPDATE records SET client_updated_at = w.u
-            FROM unnest(\(records.map(\.type))::text[], \(records.map(\.id))::text[], \(records.map(\.updatedAt))::timestamptz[]) AS w(t, i, u)
-            WHERE records.record_type = w.t AND records.record_id = w.i
-            """, logger: logger)
+        func decodeRow(_ row: PostgresRow) throws -> (String, Int64) { try row.decode((String, Int64).self) }
     }
 
     /// Sets the patient's newest change number after an upload numbered its changes itself (from the number
@@ -152,8 +62,6 @@ struct ChangeFeedStore: TransactionalStore {
     func setLastChange(patientID: String, to number: Int64) async throws {
         try await connection.query("UPDATE patient_changes SET last_seq = \(number) WHERE patient_id = \(patientID)", logger: logger)
     }
-
-    static func key(_ type: String, _ id: String) -> String { type + "\u{1F}" + id }
 
     // MARK: - The feed
 

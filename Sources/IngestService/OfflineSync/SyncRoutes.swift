@@ -125,7 +125,7 @@ struct SyncRoutes: Sendable {
         let id: String
         let change: LastWriterWins.Change
         var definition: RecordDefinition { MeasurementRoutes.definition(kind) }
-        var key: String { ChangeFeedStore.key(definition.recordType, id) }
+        var key: RecordStore.Key { RecordStore.Key(type: definition.recordType, id: id) }
     }
 
     struct ChangeResult: Encodable, Sendable {
@@ -163,7 +163,7 @@ struct SyncRoutes: Sendable {
         let body = try await request.validatedJSON(schema: Self.uploadSchema, context: context)
         var results: [Int: ChangeResult] = [:]
         var accepted: [UploadedChange] = []
-        var seen: Set<String> = []
+        var seen: Set<RecordStore.Key> = []
         let now = Date()
         guard case .array(let items)? = body["changes"] else { throw HTTPProblem.invalidBody([]) }  // the schema requires it
         for (index, item) in items.enumerated() {
@@ -186,7 +186,7 @@ struct SyncRoutes: Sendable {
     }
 
     /// A change whose every field is acceptable, or its refusal naming each failing field under `/changes/{index}`.
-    private func check(_ item: JSONValue, index: Int, now: Date, seen: inout Set<String>) -> Checked {
+    private func check(_ item: JSONValue, index: Int, now: Date, seen: inout Set<RecordStore.Key>) -> Checked {
         let at = JSONPointer(tokens: ["changes", String(index)])
         let kindName = item["kind"]?.stringValue ?? ""
         let id = item["id"]?.stringValue?.lowercased() ?? ""
@@ -202,7 +202,7 @@ struct SyncRoutes: Sendable {
             violations.append(SchemaViolation(pointer: at.appending("updatedAt"), message: RecordRoutes.futureMessage))
         }
         let definition = MeasurementRoutes.definition(kind)
-        if !seen.insert(ChangeFeedStore.key(definition.recordType, id)).inserted {
+        if !seen.insert(RecordStore.Key(type: definition.recordType, id: id)).inserted {
             violations.append(
                 SchemaViolation(pointer: at.appending("id"), message: "appears more than once in this upload; send one change per record"))
         }
@@ -249,18 +249,17 @@ struct SyncRoutes: Sendable {
     /// inserted, revisions and deletions written, each with its change number and event.
     private func apply(_ changes: [UploadedChange], patientID: String, requestID: String, handler: HandlerContext) async throws -> Applied {
         let feed = ChangeFeedStore(handler)
+        let store = RecordStore(handler)
         let before = try await feed.takeChanges(patientID: patientID, count: 0)
         guard !changes.isEmpty else { return Applied(results: [], checkpoint: before) }
-        var stored: [String: ChangeFeedStore.StoredRecord] = [:]
-        for record in try await feed.lockRecords(changes.map { ($0.definition.recordType, $0.id) }) {
-            stored[ChangeFeedStore.key(record.recordType, record.recordID)] = record
-        }
+        var stored: [RecordStore.Key: RecordStore.Stored] = [:]
+        for record in try await store.lock(changes.map(\.key)) { stored[record.key] = record }
         var last = before
         var results: [ChangeResult] = []
-        var inserts: [(UploadedChange, ChangeFeedStore.Write, AnyEnvelope)] = []
-        var revisions: [ChangeFeedStore.Write] = []
-        var deletions: [ChangeFeedStore.Deletion] = []
-        var refreshes: [(type: String, id: String, updatedAt: Date)] = []
+        var inserts: [(UploadedChange, RecordStore.Write, AnyEnvelope)] = []
+        var revisions: [RecordStore.Write] = []
+        var deletions: [RecordStore.Deletion] = []
+        var refreshes: [(key: RecordStore.Key, updatedAt: Date)] = []
         var events: [(index: Int, envelope: AnyEnvelope)] = []
         for upload in changes {
             let existing = stored[upload.key]
@@ -275,11 +274,11 @@ struct SyncRoutes: Sendable {
             case .insert, .revise:
                 let revision = LastWriterWins.apply(outcome, of: upload.change, to: existing?.version)?.revision ?? 1
                 let body = upload.change.body ?? .null
-                let payload = try records.decodePayload(upload.definition, body: body, recordID: upload.id, revision: revision)
+                let payload = try RecordRoutes.decodePayload(upload.definition, body: body, recordID: upload.id, revision: revision)
                 let envelope = handler.envelope(of: payload, patientID: patientID, traceID: requestID)
                 last += 1
-                let write = ChangeFeedStore.Write(
-                    recordType: upload.definition.recordType, recordID: upload.id, revision: revision,
+                let write = RecordStore.Write(
+                    key: upload.key, patientID: patientID, revision: revision,
                     bodyText: try CaretideJSON.encodeToString(body),
                     observedAt: upload.definition.observedAt(payload), eventID: envelope.eventID, changeSeq: last,
                     clientUpdatedAt: upload.change.updatedAt)
@@ -298,8 +297,8 @@ struct SyncRoutes: Sendable {
                 let envelope = handler.envelope(of: deletion(upload.id, Date()), patientID: patientID, traceID: requestID)
                 last += 1
                 deletions.append(
-                    ChangeFeedStore.Deletion(
-                        recordType: upload.definition.recordType, recordID: upload.id, eventID: envelope.eventID, changeSeq: last,
+                    RecordStore.Deletion(
+                        key: upload.key, eventID: envelope.eventID, changeSeq: last,
                         clientUpdatedAt: upload.change.updatedAt))
                 events.append((upload.index, envelope))
                 results.append(
@@ -307,7 +306,7 @@ struct SyncRoutes: Sendable {
                         index: upload.index, kind: kind, id: upload.id, status: "deleted", revision: existing.version.revision,
                         eventId: envelope.eventID))
             case .refresh:
-                refreshes.append((upload.definition.recordType, upload.id, upload.change.updatedAt))
+                refreshes.append((upload.key, upload.change.updatedAt))
                 results.append(
                     ChangeResult(
                         index: upload.index, kind: kind, id: upload.id, status: "unchanged", revision: existing?.version.revision,
@@ -332,18 +331,18 @@ struct SyncRoutes: Sendable {
             }
         }
         // An id that another patient's record took since the records were locked is refused, and its event dropped.
-        let inserted = try await feed.insert(inserts.map(\.1), patientID: patientID)
+        let inserted = try await store.insert(inserts.map(\.1))
         for (upload, write, envelope) in inserts {
-            if inserted.contains(ChangeFeedStore.key(write.recordType, write.recordID)) {
+            if inserted.contains(write.key) {
                 events.append((upload.index, envelope))
             } else if let position = results.firstIndex(where: { $0.index == upload.index }) {
                 results[position] = ChangeResult(
                     index: upload.index, kind: upload.kind.rawValue, id: upload.id, status: "refused", violations: RecordRoutes.idTaken.violations)
             }
         }
-        try await feed.revise(revisions)
-        try await feed.markDeleted(deletions)
-        try await feed.refreshTimes(refreshes)
+        try await store.revise(revisions)
+        try await store.markDeleted(deletions)
+        try await store.refreshTimes(refreshes)
         if last > before { try await feed.setLastChange(patientID: patientID, to: last) }
         // In the order of the upload, as a device made them.
         for (_, envelope) in events.sorted(by: { $0.index < $1.index }) { try await handler.publish(envelope) }

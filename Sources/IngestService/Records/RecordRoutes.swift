@@ -18,15 +18,25 @@ import PostgresNIO
 /// naming every failing field, before anything is stored.
 struct RecordRoutes: Sendable {
     let context: ServiceContext
+    /// Concurrent single writes share a transaction (`RecordWriter`).
+    let writer: GroupCommit<RecordWrite, Receipt>
 
-    struct Receipt: Encodable {
+    init(context: ServiceContext) {
+        self.context = context
+        writer = RecordWriter.groupCommit(context: context)
+    }
+
+    struct Receipt: Encodable, Sendable {
         let id: String
         let revision: Int
         let eventId: UUID?
-        /// recorded, duplicate, corrected, unchanged or deleted.
-        let status: String
+        let status: Status
 
-        var httpStatus: HTTPResponse.Status { status == "recorded" ? .created : .ok }
+        enum Status: String, Encodable, Sendable {
+            case recorded, duplicate, corrected, unchanged, deleted
+        }
+
+        var httpStatus: HTTPResponse.Status { status == .recorded ? .created : .ok }
     }
 
     enum Mode { case create, put }
@@ -34,15 +44,25 @@ struct RecordRoutes: Sendable {
     /// How far ahead of the server clock a device's clock may run: a reading "taken" later than this is refused.
     static let clockSkew: TimeInterval = 300
 
-    /// Validates the body against the request schema and the clinical rules; returns it with the payload it makes.
-    func validated(_ definition: RecordDefinition, request: Request, requestContext: some RequestContext, recordID: String) async throws -> JSONValue
-    {
-        let body = try await request.validatedJSON(schema: definition.requestSchema, context: requestContext)
-        let violations = try ruleViolations(definition, body: body, recordID: recordID)
+    /// The request's body if it passes the request schema (else a 400 naming every failing field); the clinical rules
+    /// come next, in `checked`, once the route knows the record's id.
+    func schemaValidBody(_ definition: RecordDefinition, request: Request, requestContext: some RequestContext) async throws -> JSONValue {
+        try await request.validatedJSON(schema: definition.requestSchema, context: requestContext)
+    }
+
+    /// A body that passed its schema, checked against the clinical rules and the clock (else a 422 naming every
+    /// failing field) and decoded once: ready for `store`.
+    func checked(
+        _ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue, origin: WriteOrigin, now: Date = Date()
+    ) throws -> RecordWrite {
+        let payload = try Self.decodePayload(definition, body: body, recordID: recordID, revision: 1)
+        let violations = ruleViolations(definition, payload: payload, now: now)
         guard violations.isEmpty else {
             throw HTTPProblem(status: .unprocessableContent, error: "the values cannot be assessed", violations: violations)
         }
-        return body
+        return RecordWrite(
+            definition: definition, mode: mode, patientID: patientID, recordID: recordID, body: body,
+            bodyText: try CaretideJSON.encodeToString(body), first: payload, traceID: origin.traceID)
     }
 
     /// What a request of this kind would be told of `body` before anything is stored: its schema first, then, when
@@ -51,13 +71,12 @@ struct RecordRoutes: Sendable {
     func violations(_ definition: RecordDefinition, body: JSONValue, recordID: String, now: Date = Date()) throws -> [SchemaViolation] {
         let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.requestSchema, body)
         guard schemaViolations.isEmpty else { return schemaViolations }
-        return try ruleViolations(definition, body: body, recordID: recordID, now: now)
+        return ruleViolations(definition, payload: try Self.decodePayload(definition, body: body, recordID: recordID, revision: 1), now: now)
     }
 
-    /// What the clinical rules and the clock say of a body that passed its schema: each value they cannot assess, and
-    /// a time of observation in the future.
-    func ruleViolations(_ definition: RecordDefinition, body: JSONValue, recordID: String, now: Date = Date()) throws -> [SchemaViolation] {
-        let payload = try decodePayload(definition, body: body, recordID: recordID, revision: 1)
+    /// What the clinical rules and the clock say of a payload decoded from a body that passed its schema: each value
+    /// they cannot assess, and a time of observation in the future.
+    func ruleViolations(_ definition: RecordDefinition, payload: any EventPayload, now: Date = Date()) -> [SchemaViolation] {
         var violations: [SchemaViolation] = []
         do {
             _ = try AssessmentEngine.assess(payload, now: now)
@@ -74,69 +93,36 @@ struct RecordRoutes: Sendable {
 
     static let futureMessage = "must not be in the future (allowed: up to 5 minutes ahead of the server clock)"
 
-    /// - Parameter origin: whose trace id the events carry, and whose audit entry is recorded in the same transaction.
+    /// Stores a checked write in the next group commit; answers once it is committed.
+    /// - Parameter origin: whose audit entry is recorded in the same transaction (its trace id is the write's).
+    func store(_ write: RecordWrite, origin: WriteOrigin) async throws -> Receipt {
+        try await writer.submit(write, origin: origin)
+    }
+
+    /// Checks and stores a body that passed its schema (`violations` said nothing of it).
     func store(
         _ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue, origin: WriteOrigin
     ) async throws -> Receipt {
-        let bodyText = try CaretideJSON.encodeToString(body)
-        let requestID = origin.traceID
-        return try await context.transaction(auditing: origin, status: { $0.httpStatus.code }) { handler in
-            let store = RecordStore(handler)
-            let first = try decodePayload(definition, body: body, recordID: recordID, revision: 1)
-            let envelope = handler.envelope(of: first, patientID: patientID, traceID: requestID)
-            if try await store.insertFirst(
-                type: definition.recordType, id: recordID, patientID: patientID, bodyText: bodyText, observedAt: definition.observedAt(first),
-                eventID: envelope.eventID)
-            {
-                try await handler.publish(envelope)
-                try await definition.onStored?(
-                    handler, StoredRevision(payload: first, patientID: patientID, recordID: recordID, revision: 1, traceID: requestID))
-                return Receipt(id: recordID, revision: 1, eventId: envelope.eventID, status: "recorded")
-            }
-
-            guard let existing = try await store.locked(type: definition.recordType, id: recordID) else {
-                throw HTTPProblem(status: .conflict, error: "the record changed concurrently; retry")
-            }
-            guard existing.patientID == patientID else { throw Self.idTaken }
-            guard existing.deletedAt == nil else {
-                throw HTTPProblem(status: .conflict, error: "this record was deleted and cannot be changed", violations: [])
-            }
-            let unchanged = try CaretideJSON.parse(Array(existing.body.utf8)) == body
-            if mode == .create || unchanged {
-                return Receipt(
-                    id: recordID, revision: existing.revision, eventId: existing.lastEventID, status: mode == .create ? "duplicate" : "unchanged")
-            }
-            let revision = existing.revision + 1
-            let corrected = try decodePayload(definition, body: body, recordID: recordID, revision: revision)
-            let correction = handler.envelope(of: corrected, patientID: patientID, traceID: requestID)
-            try await store.revise(
-                type: definition.recordType, id: recordID, revision: revision, bodyText: bodyText, observedAt: definition.observedAt(corrected),
-                eventID: correction.eventID)
-            try await handler.publish(correction)
-            try await definition.onStored?(
-                handler, StoredRevision(payload: corrected, patientID: patientID, recordID: recordID, revision: revision, traceID: requestID))
-            return Receipt(id: recordID, revision: revision, eventId: correction.eventID, status: "corrected")
-        }
+        try await store(checked(definition, mode: mode, patientID: patientID, recordID: recordID, body: body, origin: origin), origin: origin)
     }
 
     func delete(_ definition: RecordDefinition, patientID: String, recordID: String, origin: WriteOrigin) async throws -> Receipt {
         guard let deletion = definition.deletion else { throw HTTPError(.methodNotAllowed) }
-        let requestID = origin.traceID
+        let key = RecordStore.Key(type: definition.recordType, id: recordID)
         return try await context.transaction(auditing: origin, status: { $0.httpStatus.code }) { handler in
             let store = RecordStore(handler)
-            // The patient's change number first: the lock order every writer keeps (ChangeFeedStore).
-            try await ChangeFeedStore(handler).takeChanges(patientID: patientID, count: 1)
-            guard let existing = try await store.locked(type: definition.recordType, id: recordID) else {
+            // The patient's change number first: the lock order of every writer (ChangeFeedStore).
+            let changeSeq = try await ChangeFeedStore(handler).takeChanges(patientID: patientID, count: 1)
+            guard let existing = try await store.lock([key]).first, existing.patientID == patientID else {
                 throw HTTPProblem(status: .notFound, error: "no such record")
             }
-            guard existing.patientID == patientID else { throw HTTPProblem(status: .notFound, error: "no such record") }
-            if existing.deletedAt != nil {
-                return Receipt(id: recordID, revision: existing.revision, eventId: existing.lastEventID, status: "deleted")
+            if existing.version.deleted {
+                return Receipt(id: recordID, revision: existing.version.revision, eventId: existing.lastEventID, status: .deleted)
             }
-            let envelope = handler.envelope(of: deletion(recordID, Date()), patientID: patientID, traceID: requestID)
-            try await store.markDeleted(type: definition.recordType, id: recordID, eventID: envelope.eventID)
+            let envelope = handler.envelope(of: deletion(recordID, Date()), patientID: patientID, traceID: origin.traceID)
+            try await store.markDeleted([RecordStore.Deletion(key: key, eventID: envelope.eventID, changeSeq: changeSeq, clientUpdatedAt: nil)])
             try await handler.publish(envelope)
-            return Receipt(id: recordID, revision: existing.revision, eventId: envelope.eventID, status: "deleted")
+            return Receipt(id: recordID, revision: existing.version.revision, eventId: envelope.eventID, status: .deleted)
         }
     }
 
@@ -159,7 +145,7 @@ struct RecordRoutes: Sendable {
         status: .conflict, error: "this id is already used",
         violations: [SchemaViolation(pointer: .root, message: "the id belongs to another record")])
 
-    func decodePayload(_ definition: RecordDefinition, body: JSONValue, recordID: String, revision: Int) throws -> any EventPayload {
+    static func decodePayload(_ definition: RecordDefinition, body: JSONValue, recordID: String, revision: Int) throws -> any EventPayload {
         do {
             return try definition.eventType.decodePayload(from: definition.payload(body, recordID, revision))
         } catch let error as DecodingError {

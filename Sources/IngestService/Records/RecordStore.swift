@@ -6,103 +6,154 @@ import Logging
 import PostgresNIO
 
 /// The SQL of ingest-service's `records` table: one row per record (measurement, clinical input, exam report) with its
-/// current revision and body. An instance works inside a request's transaction; the reads are static.
+/// current revision and body. Its one writer: single requests (coalesced by `RecordWriter`) and offline uploads
+/// write through the same set-based statements, one per kind of change whatever the number of records. An instance
+/// works inside a transaction that has taken the change numbers of the patients concerned first
+/// (`ChangeFeedStore.takeChanges`): the lock order of every writer, counter before records. The reads are static.
 struct RecordStore: TransactionalStore {
     let connection: PostgresConnection
     let logger: Logger
 
+    /// A record's identity: its kind's `record_type` and its id.
+    struct Key: Hashable, Sendable {
+        let type: String
+        let id: String
+    }
+
     /// A stored record, locked until the transaction ends.
-    struct Existing {
+    struct Stored {
+        let key: Key
         let patientID: String
-        let revision: Int
-        let body: String
-        let deletedAt: Date?
+        let version: LastWriterWins.Stored
         let lastEventID: UUID
     }
 
-    /// Inserts revision 1 unless the id is taken; true when it was inserted.
-    func insertFirst(
-        type: String, id: String, patientID: String, bodyText: String, observedAt: Date, eventID: UUID
-    ) async throws -> Bool {
-        try await !connection.execute(
-            InsertFirst(type: type, id: id, patientID: patientID, bodyText: bodyText, observedAt: observedAt, eventID: eventID), logger: logger
-        ).collectAll().isEmpty
+    /// A record as a write leaves it: new, or its next revision.
+    struct Write {
+        let key: Key
+        let patientID: String
+        let revision: Int
+        let bodyText: String
+        let observedAt: Date
+        let eventID: UUID
+        let changeSeq: Int64
+        /// The device's time of the change, for offline sync's last-writer-wins; nil for a server-side write.
+        let clientUpdatedAt: Date?
     }
 
-    /// The record, locked for the rest of the transaction; nil when there is none.
-    func locked(type: String, id: String) async throws -> Existing? {
-        try await connection.execute(LockRecord(type: type, id: id), logger: logger).collectAll().first
+    /// A record a write deletes (a tombstone for the changes feed, keeping its last body and revision).
+    struct Deletion {
+        let key: Key
+        let eventID: UUID
+        let changeSeq: Int64
+        let clientUpdatedAt: Date?
     }
 
-    // Every write runs these: prepared once per connection rather than parsed and planned each time.
-
-    /// Takes the patient's next change number first (and with it the patient's counter row until commit: see
-    /// `ChangeFeedStore`), whether or not the record turns out to exist: every write of a patient's records starts so,
-    /// which keeps one lock order, counter before records.
-    struct InsertFirst: PostgresPreparedStatement {
-        static let sql = """
-            WITH change AS (\(ChangeFeedStore.nextChangeSQL(patient: "$3", count: "1")))
-            INSERT INTO records (record_type, record_id, patient_id, revision, body, observed_at, last_event_id, change_seq)
-            SELECT $1, $2, $3, 1, $4::jsonb, $5, $6, change.last_seq FROM change
-            ON CONFLICT (record_type, record_id) DO NOTHING RETURNING 1
+    /// The records of `keys` that exist, locked in key order.
+    func lock(_ keys: [Key]) async throws -> [Stored] {
+        guard !keys.isEmpty else { return [] }
+        let rows = try await connection.query(
             """
-        typealias Row = Int
-        let type: String, id: String, patientID: String, bodyText: String, observedAt: Date, eventID: UUID
+            SELECT r.record_type, r.record_id, r.patient_id, r.revision, coalesce(r.client_updated_at, r.updated_at), r.deleted_at IS NOT NULL,
+                   r.body::text, r.last_event_id
+            FROM records r JOIN unnest(\(keys.map(\.type))::text[], \(keys.map(\.id))::text[]) AS k(record_type, record_id)
+              ON r.record_type = k.record_type AND r.record_id = k.record_id
+            ORDER BY r.record_type, r.record_id FOR UPDATE OF r
+            """, logger: logger)
+        var records: [Stored] = []
+        for try await (type, id, patient, revision, updatedAt, deleted, body, eventID) in rows.decode(
+            (String, String, String, Int, Date, Bool, String, UUID).self)
+        {
+            records.append(
+                Stored(
+                    key: Key(type: type, id: id), patientID: patient,
+                    version: .init(revision: revision, updatedAt: updatedAt, deleted: deleted, body: try CaretideJSON.parse(Array(body.utf8))),
+                    lastEventID: eventID))
+        }
+        return records
+    }
+
+    /// Inserts new records; returns the keys that were inserted (an id another record holds is not: it stays as it was).
+    func insert(_ writes: [Write]) async throws -> Set<Key> {
+        guard !writes.isEmpty else { return [] }
+        let rows = try await connection.execute(Insert(writes: writes), logger: logger)
+        var inserted: Set<Key> = []
+        for try await key in rows { inserted.insert(key) }
+        return inserted
+    }
+
+    /// Prepared: every group commit runs it.
+    struct Insert: PostgresPreparedStatement {
+        // A device time travels with a flag (PostgresNIO binds no arrays of optionals).
+        static let sql = """
+            INSERT INTO records (record_type, record_id, patient_id, revision, body, observed_at, last_event_id, change_seq, client_updated_at)
+            SELECT t, i, p, r, b::jsonb, o, e, s, CASE WHEN h THEN u END
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::text[], $6::timestamptz[], $7::uuid[], $8::int8[], $9::bool[],
+                        $10::timestamptz[]) AS w(t, i, p, r, b, o, e, s, h, u)
+            ON CONFLICT (record_type, record_id) DO NOTHING RETURNING record_type, record_id
+            """
+        typealias Row = Key
+        let writes: [Write]
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 6)
-            bindings.append(type)
-            bindings.append(id)
-            bindings.append(patientID)
-            bindings.append(bodyText)
-            bindings.append(observedAt)
-            bindings.append(eventID)
+            var bindings = PostgresBindings(capacity: 10)
+            bindings.append(writes.map(\.key.type))
+            bindings.append(writes.map(\.key.id))
+            bindings.append(writes.map(\.patientID))
+            bindings.append(writes.map { Int64($0.revision) })
+            bindings.append(writes.map(\.bodyText))
+            bindings.append(writes.map(\.observedAt))
+            bindings.append(writes.map(\.eventID))
+            bindings.append(writes.map(\.changeSeq))
+            bindings.append(writes.map { $0.clientUpdatedAt != nil })
+            bindings.append(writes.map { $0.clientUpdatedAt ?? $0.observedAt })
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
-    }
-
-    struct LockRecord: PostgresPreparedStatement {
-        static let sql = """
-            SELECT patient_id, revision, body::text, deleted_at, last_event_id FROM records
-            WHERE record_type = $1 AND record_id = $2 FOR UPDATE
-            """
-        typealias Row = Existing
-        let type: String, id: String
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 2)
-            bindings.append(type)
-            bindings.append(id)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Existing {
-            let (patientID, revision, body, deletedAt, lastEventID) = try row.decode((String, Int, String, Date?, UUID).self)
-            return Existing(patientID: patientID, revision: revision, body: body, deletedAt: deletedAt, lastEventID: lastEventID)
+        func decodeRow(_ row: PostgresRow) throws -> Key {
+            let (type, id) = try row.decode((String, String).self)
+            return Key(type: type, id: id)
         }
     }
 
-    /// The next revision of a record whose patient's change number this transaction took (`insertFirst`,
-    /// `ChangeFeedStore.takeChanges`): the record takes that number.
-    func revise(type: String, id: String, revision: Int, bodyText: String, observedAt: Date, eventID: UUID) async throws {
+    /// Writes the next revisions of records locked by `lock`.
+    func revise(_ writes: [Write]) async throws {
+        guard !writes.isEmpty else { return }
         try await connection.query(
             """
-            UPDATE records SET revision = \(revision), body = \(bodyText)::jsonb, observed_at = \(observedAt),
-                last_event_id = \(eventID), updated_at = now(), client_updated_at = NULL,
-                change_seq = (SELECT last_seq FROM patient_changes WHERE patient_id = records.patient_id)
-            WHERE record_type = \(type) AND record_id = \(id)
+            UPDATE records SET revision = w.r, body = w.b::jsonb, observed_at = w.o, last_event_id = w.e, change_seq = w.s,
+                client_updated_at = CASE WHEN w.h THEN w.u END, updated_at = now()
+            FROM unnest(\(writes.map(\.key.type))::text[], \(writes.map(\.key.id))::text[], \(writes.map { Int64($0.revision) })::int8[],
+                        \(writes.map(\.bodyText))::text[], \(writes.map(\.observedAt))::timestamptz[], \(writes.map(\.eventID))::uuid[],
+                        \(writes.map(\.changeSeq))::int8[], \(writes.map { $0.clientUpdatedAt != nil })::bool[],
+                        \(writes.map { $0.clientUpdatedAt ?? $0.observedAt })::timestamptz[]) AS w(t, i, r, b, o, e, s, h, u)
+            WHERE records.record_type = w.t AND records.record_id = w.i
             """, logger: logger)
     }
 
-    /// Marks a record deleted (a tombstone for the changes feed); as `revise`, after the patient's change number.
-    func markDeleted(type: String, id: String, eventID: UUID) async throws {
+    /// Marks records locked by `lock` deleted: tombstones that keep their last body and revision.
+    func markDeleted(_ deletions: [Deletion]) async throws {
+        guard !deletions.isEmpty else { return }
+        let now = Date()
         try await connection.query(
             """
-            UPDATE records SET deleted_at = now(), last_event_id = \(eventID), updated_at = now(), client_updated_at = NULL,
-                change_seq = (SELECT last_seq FROM patient_changes WHERE patient_id = records.patient_id)
-            WHERE record_type = \(type) AND record_id = \(id)
+            UPDATE records SET deleted_at = now(), last_event_id = w.e, change_seq = w.s, client_updated_at = CASE WHEN w.h THEN w.u END,
+                updated_at = now()
+            FROM unnest(\(deletions.map(\.key.type))::text[], \(deletions.map(\.key.id))::text[], \(deletions.map(\.eventID))::uuid[],
+                        \(deletions.map(\.changeSeq))::int8[], \(deletions.map { $0.clientUpdatedAt != nil })::bool[],
+                        \(deletions.map { $0.clientUpdatedAt ?? now })::timestamptz[]) AS w(t, i, e, s, h, u)
+            WHERE records.record_type = w.t AND records.record_id = w.i
+            """, logger: logger)
+    }
+
+    /// Advances the stored device time of records sent again unchanged but later (`LastWriterWins.Outcome.refresh`).
+    func refreshTimes(_ records: [(key: Key, updatedAt: Date)]) async throws {
+        guard !records.isEmpty else { return }
+        try await connection.query(
+            """
+            UPDATE records SET client_updated_at = w.u
+            FROM unnest(\(records.map(\.key.type))::text[], \(records.map(\.key.id))::text[], \(records.map(\.updatedAt))::timestamptz[]) AS w(t, i, u)
+            WHERE records.record_type = w.t AND records.record_id = w.i
             """, logger: logger)
     }
 

@@ -139,7 +139,7 @@ import Testing
                 // The contract (`IdempotencyKeys`, `RecordRoutes.store`). The 409 for a key whose first request is
                 // still being answered holds within one process only (its in-flight set is in memory), so across
                 // replicas both requests may run the write. Both take the patient's change counter first
-                // (`RecordStore.InsertFirst`, READ COMMITTED): one inserts the record and answers 201 "recorded"; the
+                // (`RecordWriter`, READ COMMITTED): one inserts the record and answers 201 "recorded"; the
                 // other waits for it to commit, finds the record, and answers 200 "duplicate" with the same event id.
                 // Or the second arrives after the first answer was kept for the key, and gets that answer replayed
                 // (201, `Idempotent-Replayed: true`). Either way exactly one answer recorded the reading.
