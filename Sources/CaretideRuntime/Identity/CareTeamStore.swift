@@ -82,12 +82,26 @@ extension CareTeamStore {
     /// The consultants whose grant from the patient is in force now, in the caller's transaction (who hears about
     /// the patient's findings).
     public static func activeConsultants(patientID: String, on connection: PostgresConnection, logger: Logger) async throws -> [String] {
-        try await connection.fetchAll(
-            """
+        try await connection.execute(ActiveConsultants(patientID: patientID), logger: logger).collectAll()
+    }
+
+    /// Prepared: notification-service asks it for every alert.
+    struct ActiveConsultants: PostgresPreparedStatement {
+        static let sql = """
             SELECT consultant_id FROM care_team_grants
-            WHERE patient_id = \(patientID) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+            WHERE patient_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
             ORDER BY consultant_id
-            """, as: String.self, logger: logger)
+            """
+        typealias Row = String
+        let patientID: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(patientID)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
     }
 }
 

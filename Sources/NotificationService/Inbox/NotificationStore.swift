@@ -73,18 +73,45 @@ struct NotificationStore: TransactionalStore {
         _ recipients: [Recipient], patientID: String, kind: String, category: String, severities: [Severity]
     ) async throws -> Set<Recipient> {
         guard !recipients.isEmpty else { return [] }
-        return Set(
-            try await connection.fetchAll(
-                """
-                SELECT DISTINCT n.recipient_role, n.recipient_id
-                FROM unnest(\(recipients.map(\.role.rawValue)), \(recipients.map(\.id))) AS r(role, id)
-                JOIN notifications n ON n.recipient_role = r.role AND n.recipient_id = r.id
-                LEFT JOIN recipient_preferences p ON p.recipient_role = r.role AND p.recipient_id = r.id
-                WHERE n.patient_id = \(patientID) AND n.kind = \(kind) AND n.category = \(category) AND n.withdrawn_at IS NULL
-                  AND n.severity = ANY(\(severities.map(\.rawValue))) AND n.created_at > now() - interval '2 days'
+        let statement = AlertedToday(recipients: recipients, patientID: patientID, kind: kind, category: category, severities: severities)
+        return Set(try await connection.execute(statement, logger: logger).collectAll().compactMap { $0 })
+    }
+
+    /// Prepared: every alert of severity attention asks it. Each recipient's notifications are looked up through
+    /// `notifications_inbox` (a LATERAL subquery with a LIMIT stays a nested loop): a prepared statement's generic plan
+    /// does not know how few recipients the arrays hold, and as a join it chose to scan the whole table.
+    struct AlertedToday: PostgresPreparedStatement {
+        static let sql = """
+            SELECT r.role, r.id
+            FROM unnest($1::text[], $2::text[]) AS r(role, id)
+            LEFT JOIN recipient_preferences p ON p.recipient_role = r.role AND p.recipient_id = r.id
+            CROSS JOIN LATERAL (
+                SELECT 1 FROM notifications n
+                WHERE n.recipient_id = r.id AND n.recipient_role = r.role AND n.created_at > now() - interval '2 days'
+                  AND n.patient_id = $3 AND n.kind = $4 AND n.category = $5 AND n.withdrawn_at IS NULL AND n.severity = ANY($6::text[])
                   AND (n.created_at AT TIME ZONE coalesce(p.time_zone, 'UTC'))::date = (now() AT TIME ZONE coalesce(p.time_zone, 'UTC'))::date
-                """, as: (String, String).self, logger: logger
-            ).compactMap { role, id in RecipientRole(rawValue: role).map { Recipient(id: id, role: $0) } })
+                LIMIT 1) AS alerted
+            """
+        typealias Row = Recipient?
+        let recipients: [Recipient]
+        let patientID: String, kind: String, category: String
+        let severities: [Severity]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 6)
+            bindings.append(recipients.map(\.role.rawValue))
+            bindings.append(recipients.map(\.id))
+            bindings.append(patientID)
+            bindings.append(kind)
+            bindings.append(category)
+            bindings.append(severities.map(\.rawValue))
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Recipient? {
+            let (role, id) = try row.decode((String, String).self)
+            return RecipientRole(rawValue: role).map { Recipient(id: id, role: $0) }
+        }
     }
 
     /// Withdraws the standing notifications about `about` (an assessment or flag), or about the subject `subjectID`
