@@ -6,6 +6,8 @@ import PostgresNIO
 enum StorePreparedStatements {
     /// Records which of a batch's event ids a consumer sees for the first time.
     struct ClaimEvents: PostgresPreparedStatement {
+        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
+        static let name = "caretide.claim-events"
         static let sql = """
             INSERT INTO processed_events (consumer, event_id) SELECT $1, id FROM unnest($2::uuid[]) AS ids(id)
             ON CONFLICT DO NOTHING RETURNING event_id
@@ -28,6 +30,8 @@ enum StorePreparedStatements {
     /// `lockingKeys`, each key's lock, in hash order) before any row takes its position: the locks of
     /// `Outbox.Ordering` at no extra round trip, which a consumer lane's batches would feel.
     struct EnqueueOutbox: PostgresPreparedStatement {
+        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
+        static let name = "caretide.enqueue-outbox"
         static var sql: String { enqueueSQL }
         typealias Row = ()
         let entries: [Outbox.Entry]
@@ -88,6 +92,8 @@ enum StorePreparedStatements {
     /// The schema's outbox writer lock, exclusive, until the transaction ends: a job beside the consumer lanes
     /// (`caretide rescore`, `Outbox.Ordering.exclusive`). Not the relay's publisher lock, which writers never block.
     struct LockOutboxWritersExclusive: PostgresPreparedStatement {
+        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
+        static let name = "caretide.lock-outbox-writers"
         static let sql = "SELECT 1 FROM pg_advisory_xact_lock(hashtext('caretide.outbox-writers.' || current_schema()))"
         typealias Row = ()
         func makeBindings() throws -> PostgresBindings { PostgresBindings() }
@@ -96,6 +102,8 @@ enum StorePreparedStatements {
 
     /// The oldest outbox records, if this transaction wins the schema's publisher lock (else none): one round trip.
     struct ClaimOutbox: PostgresPreparedStatement {
+        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
+        static let name = "caretide.claim-outbox"
         static let sql = """
             SELECT position, event_id, topic, message_key, event_type, schema_version, trace_id, body
             FROM outbox WHERE (SELECT pg_try_advisory_xact_lock(hashtext($1)))

@@ -40,3 +40,15 @@ enum NotificationInput {
         }
     }
 }
+
+extension NotificationInput {
+    /// Whether applying it withdraws notifications (a superseded or withdrawn assessment, a report entered in error).
+    var withdraws: Bool {
+        switch self {
+        case .assessmentRecorded(let assessment): assessment.supersedes != nil
+        case .examResultFlagged(let exam): exam.supersedes != nil
+        case .assessmentWithdrawn, .examResultEnteredInError: true
+        case .careTrackingFlagged, .examResultReleased, .areaRegistered, .uvIndexRecorded, .airQualityRecorded, .nothingToDo, .notConsumed: false
+        }
+    }
+}

@@ -82,26 +82,37 @@ extension CareTeamStore {
     /// The consultants whose grant from the patient is in force now, in the caller's transaction (who hears about
     /// the patient's findings).
     public static func activeConsultants(patientID: String, on connection: PostgresConnection, logger: Logger) async throws -> [String] {
-        try await connection.execute(ActiveConsultants(patientID: patientID), logger: logger).collectAll()
+        try await activeConsultants(patientIDs: [patientID], on: connection, logger: logger)[patientID] ?? []
     }
 
-    /// Prepared: notification-service asks it for every alert.
+    /// The care teams of many patients in one statement: each patient's consultants whose grant is in force, by id.
+    public static func activeConsultants(patientIDs: [String], on connection: PostgresConnection, logger: Logger) async throws -> [String: [String]] {
+        guard !patientIDs.isEmpty else { return [:] }
+        var teams: [String: [String]] = [:]
+        for try await (patientID, consultantID) in try await connection.execute(ActiveConsultants(patientIDs: patientIDs), logger: logger) {
+            teams[patientID, default: []].append(consultantID)
+        }
+        return teams
+    }
+
+    /// Prepared: notification-service asks it for every batch of alerts.
     struct ActiveConsultants: PostgresPreparedStatement {
         static let sql = """
-            SELECT consultant_id FROM care_team_grants
-            WHERE patient_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-            ORDER BY consultant_id
+            SELECT patient_id, consultant_id FROM care_team_grants
+            WHERE patient_id = ANY($1::text[]) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+            ORDER BY patient_id, consultant_id
             """
-        typealias Row = String
-        let patientID: String
+        static let name = "caretide.active-consultants"
+        typealias Row = (String, String)
+        let patientIDs: [String]
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 1)
-            bindings.append(patientID)
+            bindings.append(patientIDs)
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
+        func decodeRow(_ row: PostgresRow) throws -> (String, String) { try row.decode((String, String).self) }
     }
 }
 

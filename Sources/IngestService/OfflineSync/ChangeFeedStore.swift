@@ -38,6 +38,8 @@ struct ChangeFeedStore: TransactionalStore {
 
     /// Prepared: every write runs it.
     struct TakeChanges: PostgresPreparedStatement {
+        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
+        static let name = "ingest.take-changes"
         static let sql = """
             INSERT INTO patient_changes AS counter (patient_id, last_seq)
             SELECT p, c FROM unnest($1::text[], $2::int8[]) AS t(p, c) ORDER BY p

@@ -84,6 +84,8 @@ struct RecordStore: TransactionalStore {
 
     /// Prepared: every group commit runs it.
     struct Insert: PostgresPreparedStatement {
+        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
+        static let name = "ingest.insert-records"
         // A device time travels with a flag (PostgresNIO binds no arrays of optionals).
         static let sql = """
             INSERT INTO records (record_type, record_id, patient_id, revision, body, observed_at, last_event_id, change_seq, client_updated_at)

@@ -13,7 +13,7 @@ import PostgresNIO
 /// - an assessment that supersedes another withdraws the notifications of the one it replaces, a withdrawn assessment
 ///   its own, a report entered in error its results-ready notices;
 /// - a UV index or air-quality reading alerts the patients subscribed to its area (`EnvironmentAlerting`).
-struct AlertHandler: EventHandler {
+struct AlertHandler: BatchEventHandler {
     /// How long an urgent finding waits for a consultant's acknowledgement before it escalates (`Escalation`).
     let escalationDelay: Duration
 
@@ -30,35 +30,75 @@ struct AlertHandler: EventHandler {
         var institutionID: String?
     }
 
+    /// A notice and whom it is for: the patient, the care team, or both.
+    struct Intent {
+        let notice: Notice
+        let patient: Bool
+        let careTeam: Bool
+    }
+
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
-        switch try NotificationInput(event) {
+        var lookups: AlertLookups?
+        try await apply(try NotificationInput(event), event: event, context: context, lookups: &lookups)
+    }
+
+    /// The batch's events in order, with the care teams and today's alerts of every patient they notify looked up in
+    /// two statements for the whole batch rather than two for each alert. A batch that withdraws notifications is
+    /// applied event by event instead: a withdrawal changes what "alerted today" means for the events after it.
+    /// (Care-team events are applied before the batch reaches here: `CareTeamProjectingHandler`.)
+    func handle(batch: [ValidatedEvent], context: HandlerContext) async throws {
+        let inputs = try batch.map(NotificationInput.init)
+        var lookups: AlertLookups?
+        if !inputs.contains(where: \.withdraws) {
+            let intents = zip(batch, inputs).compactMap { event, input in
+                event.patientID.flatMap { patientID in Self.intent(input, event: event).map { (patientID, $0) } }
+            }
+            lookups = try await AlertLookups.load(for: intents, context: context)
+        }
+        for (event, input) in zip(batch, inputs) { try await apply(input, event: event, context: context, lookups: &lookups) }
+    }
+
+    /// The notice an input raises, if any, and for whom.
+    static func intent(_ input: NotificationInput, event: ValidatedEvent) -> Intent? {
+        switch input {
         case .assessmentRecorded(let assessment):
-            if let previous = assessment.supersedes { try await withdraw(about: previous, reason: .superseded, event: event, context: context) }
-            if assessment.kind == .melanomaRisk { try await recommendSelfCheck(assessment, event: event, context: context) }
-            guard assessment.severity >= .attention else { return }
+            guard assessment.severity >= .attention else { return nil }
             let notice = Notice(
                 about: assessment.assessmentID, kind: assessment.kind.rawValue, severity: assessment.severity, category: assessment.category)
-            try await notify(notice, patient: true, careTeam: true, event: event, context: context)
+            return Intent(notice: notice, patient: true, careTeam: true)
         case .examResultFlagged(let exam):
-            if let previous = exam.supersedes { try await withdraw(about: previous, reason: .superseded, event: event, context: context) }
-            guard exam.severity >= .attention else { return }
+            guard exam.severity >= .attention else { return nil }
             let worst = exam.items.max { $0.severity < $1.severity }
             let notice = Notice(
                 about: exam.assessmentID, kind: AssessmentKind.examResult.rawValue, severity: exam.severity,
                 category: worst?.interpretation.rawValue ?? InterpretationCode.N.rawValue, institutionID: exam.institutionID)
-            try await notify(notice, patient: false, careTeam: true, event: event, context: context)
+            return Intent(notice: notice, patient: false, careTeam: true)
         case .careTrackingFlagged(let flag):
             let notice = Notice(about: flag.flagID, kind: "careTracking", severity: max(flag.severity, .attention), category: flag.rule.rawValue)
-            try await notify(notice, patient: true, careTeam: true, event: event, context: context)
-        case .assessmentWithdrawn(let withdrawn):
-            let reason: AlertWithdrawalReason = withdrawn.reason == .enteredInError ? .enteredInError : .measurementDeleted
-            try await withdraw(about: withdrawn.assessmentID, reason: reason, event: event, context: context)
+            return Intent(notice: notice, patient: true, careTeam: true)
         case .examResultReleased(let release):
             let notice = Notice(
                 about: event.eventID, kind: "examResultReady", severity: .normal, category: release.revision == 1 ? "released" : "revised",
                 subjectID: ExamKey(institutionID: release.institutionID, examID: release.examID).subjectID,
                 outOfRangeCount: release.outOfRangeCount)
-            try await notify(notice, patient: true, careTeam: false, event: event, context: context)
+            return Intent(notice: notice, patient: true, careTeam: false)
+        case .assessmentWithdrawn, .examResultEnteredInError, .areaRegistered, .uvIndexRecorded, .airQualityRecorded, .nothingToDo, .notConsumed:
+            return nil
+        }
+    }
+
+    private func apply(_ input: NotificationInput, event: ValidatedEvent, context: HandlerContext, lookups: inout AlertLookups?) async throws {
+        switch input {
+        case .assessmentRecorded(let assessment):
+            if let previous = assessment.supersedes { try await withdraw(about: previous, reason: .superseded, event: event, context: context) }
+            if assessment.kind == .melanomaRisk { try await recommendSelfCheck(assessment, event: event, context: context) }
+        case .examResultFlagged(let exam):
+            if let previous = exam.supersedes { try await withdraw(about: previous, reason: .superseded, event: event, context: context) }
+        case .careTrackingFlagged, .examResultReleased, .nothingToDo:
+            break
+        case .assessmentWithdrawn(let withdrawn):
+            let reason: AlertWithdrawalReason = withdrawn.reason == .enteredInError ? .enteredInError : .measurementDeleted
+            try await withdraw(about: withdrawn.assessmentID, reason: reason, event: event, context: context)
         case .examResultEnteredInError(let retraction):
             let subject = ExamKey(institutionID: retraction.institutionID, examID: retraction.examID).subjectID
             try await withdraw(subjectID: subject, reason: .enteredInError, event: event, context: context)
@@ -68,42 +108,50 @@ struct AlertHandler: EventHandler {
             try await EnvironmentAlerting(context: context, event: event).uvIndex(reading)
         case .airQualityRecorded(let reading):
             try await EnvironmentAlerting(context: context, event: event).airQuality(reading)
-        case .nothingToDo:
-            return
         case .notConsumed(let type):
             throw UnprocessableEvent("notification-service does not consume \(type.rawValue)")
         }
+        if let intent = Self.intent(input, event: event) { try await notify(intent, event: event, context: context, lookups: &lookups) }
     }
 
     /// Stores the notice for the patient and/or the consultants of the patient's care team, and publishes each new one.
-    private func notify(_ notice: Notice, patient: Bool, careTeam: Bool, event: ValidatedEvent, context: HandlerContext) async throws {
+    /// - Parameter lookups: the batch's care teams and alerts of today, else nil to ask the database.
+    private func notify(_ intent: Intent, event: ValidatedEvent, context: HandlerContext, lookups: inout AlertLookups?) async throws {
         guard let patientID = event.patientID else { throw UnprocessableEvent("the event names no patient to notify") }
-        var recipients: [(String, RecipientRole)] = patient ? [(patientID, .patient)] : []
-        if careTeam {
-            recipients += try await CareTeamStore.activeConsultants(patientID: patientID, on: context.connection, logger: context.logger)
-                .map { ($0, .consultant) }
+        let notice = intent.notice
+        var recipients: [NotificationStore.Recipient] = intent.patient ? [.init(id: patientID, role: .patient)] : []
+        if intent.careTeam {
+            let consultants =
+                if let lookups { lookups.careTeam(of: patientID) } else {
+                    try await CareTeamStore.activeConsultants(patientID: patientID, on: context.connection, logger: context.logger)
+                }
+            recipients += consultants.map { .init(id: $0, role: .consultant) }
         }
         if notice.severity == .attention {
             // Alert fatigue: one attention alert per recipient, kind and category a day (the recipient's day); a
             // finding in another category, or an urgent one, alerts at once. Urgent findings are never held back:
             // each may be the one that needs acting on, and each is escalated on its own.
-            let alerted = try await NotificationStore(context).alertedToday(
-                recipients.map { .init(id: $0.0, role: $0.1) }, patientID: patientID, kind: notice.kind, category: notice.category,
-                severities: [.attention, .urgent])
-            recipients.removeAll { alerted.contains(.init(id: $0.0, role: $0.1)) }
+            let subject = AlertLookups.Subject(patientID: patientID, kind: notice.kind, category: notice.category)
+            let alerted =
+                if let lookups { lookups.alertedToday(recipients, about: subject) } else {
+                    try await NotificationStore(context).alertedToday(recipients, about: subject)
+                }
+            recipients.removeAll { alerted.contains($0) }
             guard !recipients.isEmpty else { return }
         }
         let now = Date()
-        let rows = recipients.map { recipient, role in
+        let rows = recipients.map { recipient in
             NotificationStore.Row(
                 alert: AlertRaised(
                     alertID: UUID.timeOrdered(), sourceEventID: event.eventID, aboutID: notice.about, kind: notice.kind, severity: notice.severity,
-                    category: notice.category, messageKey: notice.messageKey, raisedAt: now, recipientID: recipient, recipientRole: role,
-                    outOfRangeCount: notice.outOfRangeCount),
+                    category: notice.category, messageKey: notice.messageKey, raisedAt: now, recipientID: recipient.id,
+                    recipientRole: recipient.role, outOfRangeCount: notice.outOfRangeCount),
                 patientID: patientID, subjectID: notice.subjectID, text: nil)
         }
         try await NotificationDelivery.deliver(rows, traceID: event.traceID, context: context)
-        if careTeam, notice.severity == .urgent {
+        lookups?.alerted(
+            recipients, about: AlertLookups.Subject(patientID: patientID, kind: notice.kind, category: notice.category), severity: notice.severity)
+        if intent.careTeam, notice.severity == .urgent {
             try await Escalation(context).watch(
                 about: notice.about, patientID: patientID, institutionID: notice.institutionID, kind: notice.kind, category: notice.category,
                 sourceEventID: event.eventID, dueAt: now.addingTimeInterval(Double(escalationDelay.components.seconds)))

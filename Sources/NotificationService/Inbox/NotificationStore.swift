@@ -66,15 +66,18 @@ struct NotificationStore: TransactionalStore {
         return rows.filter { inserted.contains($0.alert.alertID) }
     }
 
-    /// Of `recipients`, those who already have a standing notification about the patient of this kind and category,
-    /// at `severity` or above, raised on their own local day (their time zone, UTC until they set one): alert fatigue
-    /// allows one such alert per recipient, kind and day unless the category changes (`AlertHandler.notify`).
-    func alertedToday(
-        _ recipients: [Recipient], patientID: String, kind: String, category: String, severities: [Severity]
-    ) async throws -> Set<Recipient> {
-        guard !recipients.isEmpty else { return [] }
-        let statement = AlertedToday(recipients: recipients, patientID: patientID, kind: kind, category: category, severities: severities)
-        return Set(try await connection.execute(statement, logger: logger).collectAll().compactMap { $0 })
+    /// Of `recipients`, those who already have a standing notification about the subject (the patient, its kind and
+    /// category) at a severity alert fatigue counts (`AlertLookups.fatigueSeverities`), raised on their own local day
+    /// (their time zone, UTC until they set one): alert fatigue allows one such alert per recipient, kind and day
+    /// unless the category changes (`AlertHandler.notify`).
+    func alertedToday(_ recipients: [Recipient], about subject: AlertLookups.Subject) async throws -> Set<Recipient> {
+        Set(try await alertedToday(recipients.map { AlertLookups.Alerted(recipient: $0, subject: subject) }).map(\.recipient))
+    }
+
+    /// Of the pairs asked, those alerted today: `alertedToday(_:about:)` for many subjects in one statement.
+    func alertedToday(_ asked: [AlertLookups.Alerted]) async throws -> Set<AlertLookups.Alerted> {
+        guard !asked.isEmpty else { return [] }
+        return Set(try await connection.execute(AlertedToday(asked: asked), logger: logger).collectAll().compactMap { $0 })
     }
 
     /// Prepared: every alert of severity attention asks it. Each recipient's notifications are looked up through
@@ -82,35 +85,37 @@ struct NotificationStore: TransactionalStore {
     /// does not know how few recipients the arrays hold, and as a join it chose to scan the whole table.
     struct AlertedToday: PostgresPreparedStatement {
         static let sql = """
-            SELECT r.role, r.id
-            FROM unnest($1::text[], $2::text[]) AS r(role, id)
+            SELECT r.role, r.id, r.patient, r.kind, r.category
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS r(role, id, patient, kind, category)
             LEFT JOIN recipient_preferences p ON p.recipient_role = r.role AND p.recipient_id = r.id
             CROSS JOIN LATERAL (
                 SELECT 1 FROM notifications n
                 WHERE n.recipient_id = r.id AND n.recipient_role = r.role AND n.created_at > now() - interval '2 days'
-                  AND n.patient_id = $3 AND n.kind = $4 AND n.category = $5 AND n.withdrawn_at IS NULL AND n.severity = ANY($6::text[])
+                  AND n.patient_id = r.patient AND n.kind = r.kind AND n.category = r.category AND n.withdrawn_at IS NULL
+                  AND n.severity = ANY($6::text[])
                   AND (n.created_at AT TIME ZONE coalesce(p.time_zone, 'UTC'))::date = (now() AT TIME ZONE coalesce(p.time_zone, 'UTC'))::date
                 LIMIT 1) AS alerted
             """
-        typealias Row = Recipient?
-        let recipients: [Recipient]
-        let patientID: String, kind: String, category: String
-        let severities: [Severity]
+        static let name = "notification.alerted-today"
+        typealias Row = AlertLookups.Alerted?
+        let asked: [AlertLookups.Alerted]
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 6)
-            bindings.append(recipients.map(\.role.rawValue))
-            bindings.append(recipients.map(\.id))
-            bindings.append(patientID)
-            bindings.append(kind)
-            bindings.append(category)
-            bindings.append(severities.map(\.rawValue))
+            bindings.append(asked.map(\.recipient.role.rawValue))
+            bindings.append(asked.map(\.recipient.id))
+            bindings.append(asked.map(\.subject.patientID))
+            bindings.append(asked.map(\.subject.kind))
+            bindings.append(asked.map(\.subject.category))
+            bindings.append(AlertLookups.fatigueSeverities.map(\.rawValue))
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Recipient? {
-            let (role, id) = try row.decode((String, String).self)
-            return RecipientRole(rawValue: role).map { Recipient(id: id, role: $0) }
+        func decodeRow(_ row: PostgresRow) throws -> AlertLookups.Alerted? {
+            let (role, id, patient, kind, category) = try row.decode((String, String, String, String, String).self)
+            return RecipientRole(rawValue: role).map {
+                AlertLookups.Alerted(recipient: Recipient(id: id, role: $0), subject: .init(patientID: patient, kind: kind, category: category))
+            }
         }
     }
 

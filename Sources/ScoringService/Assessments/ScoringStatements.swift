@@ -6,6 +6,8 @@ import PostgresNIO
 enum ScoringStatements {
     /// Inserts a run of assessments, one array per column.
     struct InsertAssessments: PostgresPreparedStatement {
+        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
+        static let name = "scoring.insert-assessments"
         static let sql = """
             INSERT INTO assessments (assessment_id, source_event_id, source_event_type, patient_id, kind, subject_id, subject_revision,
                 category, severity, tip, rule_set_version, observed_at, inputs, result)
@@ -61,6 +63,8 @@ enum ScoringStatements {
     /// Rows name their series by its position in the arrays (1-based), and only the kinds that use a number have it
     /// read out of the JSON: this query returns up to `window` rows per series, and those are most of its cost.
     struct TrendSeries: PostgresPreparedStatement {
+        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
+        static let name = "scoring.trend-series"
         static let sql = """
             SELECT s.series::int8, a.observed_at, a.category,
                    CASE WHEN s.kind = 'bloodPressure' THEN (a.result->'values'->>'systolic')::float8 END,
