@@ -113,16 +113,22 @@ import Testing
         let configuration = try ServiceConfiguration.fromEnvironment(
             base.merging([
                 "STALL_THRESHOLD_SECONDS": "5", "DATABASE_TRANSACTION_TIMEOUT_SECONDS": "2.5", "HTTP_IDLE_TIMEOUT_SECONDS": "1",
-                "DEAD_LETTER_PUBLISH_DEADLINE_SECONDS": "3", "DATABASE_STATEMENT_TIMEOUT_SECONDS": "7",
+                "DEAD_LETTER_PUBLISH_DEADLINE_SECONDS": "3", "DATABASE_STATEMENT_TIMEOUT_SECONDS": "7", "CONSUMER_LANES": "3",
             ]) { $1 }, serviceName: "scoring-service", defaultPort: 8081)
         #expect(configuration.limits.stallThreshold == .seconds(5))
         #expect(configuration.limits.transactionTimeout == .milliseconds(2500))
         #expect(configuration.limits.httpIdleTimeout == .seconds(1))
         #expect(configuration.limits.deadLetterPublishDeadline == .seconds(3))
         #expect(configuration.database.statementTimeout == .seconds(7))
+        #expect(configuration.limits.consumerLanes == 3)
         #expect(try ServiceConfiguration.fromEnvironment(base, serviceName: "s", defaultPort: 1).limits == RuntimeLimits())
         #expect(throws: InvalidConfiguration.self) {
             try ServiceConfiguration.fromEnvironment(base.merging(["STALL_THRESHOLD_SECONDS": "-1"]) { $1 }, serviceName: "s", defaultPort: 1)
+        }
+        for lanes in ["0", "65", "two"] {
+            #expect(throws: InvalidConfiguration.self) {
+                try ServiceConfiguration.fromEnvironment(base.merging(["CONSUMER_LANES": lanes]) { $1 }, serviceName: "s", defaultPort: 1)
+            }
         }
     }
 }

@@ -33,8 +33,9 @@ public final class EventConsumerService: Service, Sendable {
     private let started = Atomic<Bool>(false)
     /// Most messages taken from the consumer, or applied in one transaction, at once.
     let maxBatchSize = 1000
-    /// Lanes applied independently, each over its own share of the partitions, each in its own transactions.
-    let parallelism = 3
+    /// Lanes applied independently, each over its own share of the partitions, each in its own transactions
+    /// (`RuntimeLimits.consumerLanes`).
+    var parallelism: Int { limits.consumerLanes }
 
     /// What a consumer reads: its group is `caretide-<name>`, its topics, what applies their messages, and how to reach
     /// the brokers.

@@ -13,6 +13,11 @@ public struct RuntimeLimits: Sendable, Equatable {
     /// A connection that sends nothing for this long (an idle keep-alive, a half-sent request) is closed.
     /// `HTTP_IDLE_TIMEOUT_SECONDS`, default 30.
     public var httpIdleTimeout: Duration = .seconds(30)
+    /// How many lanes apply consumed events side by side, each a transaction at a time over its share of the
+    /// partitions. `CONSUMER_LANES`, default 1: one lane's batches grow with the load, and fewer, larger transactions
+    /// cost the database less than several small ones at once (on two cores, 1,531 against 1,377 readings a second
+    /// with three lanes: BENCHMARKS.md). Raise it where the database has cores to spare and a lane is the bottleneck.
+    public var consumerLanes = 1
 
     public init() {}
 }

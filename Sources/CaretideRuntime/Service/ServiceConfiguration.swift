@@ -17,7 +17,7 @@ public import Logging
 /// | `LOG_LEVEL` | trace, debug, info, notice, warning, error, critical | `info` |
 /// | `AUTH_*` | the identity provider's keys and token rules (`AuthConfiguration`); `AUTH_DISABLED=1` turns authentication off | required |
 /// | `CARETIDE_EXIT_WITH_PARENT` | `1`: stop when the parent process goes (set by `caretide dev`) | off |
-/// | `STALL_THRESHOLD_SECONDS`, `DATABASE_TRANSACTION_TIMEOUT_SECONDS`, `DATABASE_STATEMENT_TIMEOUT_SECONDS`, `DEAD_LETTER_PUBLISH_DEADLINE_SECONDS`, `HTTP_IDLE_TIMEOUT_SECONDS` | see `RuntimeLimits` | 60, 30, 120, 30, 30 |
+/// | `STALL_THRESHOLD_SECONDS`, `DATABASE_TRANSACTION_TIMEOUT_SECONDS`, `DATABASE_STATEMENT_TIMEOUT_SECONDS`, `DEAD_LETTER_PUBLISH_DEADLINE_SECONDS`, `HTTP_IDLE_TIMEOUT_SECONDS`, `CONSUMER_LANES` | see `RuntimeLimits` | 60, 30, 120, 30, 30, 1 |
 public struct ServiceConfiguration: Sendable {
     public var serviceName: String
     public var httpHost: String
@@ -111,6 +111,13 @@ public struct ServiceConfiguration: Sendable {
         seconds("DATABASE_TRANSACTION_TIMEOUT_SECONDS", into: &limits.transactionTimeout)
         seconds("DEAD_LETTER_PUBLISH_DEADLINE_SECONDS", into: &limits.deadLetterPublishDeadline)
         seconds("HTTP_IDLE_TIMEOUT_SECONDS", into: &limits.httpIdleTimeout)
+        if let text = environment["CONSUMER_LANES"] {
+            if let lanes = Int(text), (1...64).contains(lanes) {
+                limits.consumerLanes = lanes
+            } else {
+                problems.append("CONSUMER_LANES must be a whole number from 1 to 64")
+            }
+        }
         var statementTimeout = Duration.seconds(120)
         seconds("DATABASE_STATEMENT_TIMEOUT_SECONDS", into: &statementTimeout)
 
