@@ -102,7 +102,7 @@ public enum Outbox {
         guard !records.isEmpty else { return }
         // By id, not by range: a transaction that took a lower position may commit after this batch was read,
         // and its row must stay for the next round.
-        try await connection.query("DELETE FROM outbox WHERE position = ANY(\(records.map(\.position)))", logger: logger)
+        _ = try await connection.execute(StorePreparedStatements.RemoveOutbox(positions: records.map(\.position)), logger: logger)
     }
 
     /// Moves a record the broker refused for good to `outbox_parked`, with the reason, so the rows behind it leave.

@@ -3,10 +3,11 @@ import PostgresNIO
 
 /// The statements every consumed batch runs, prepared once per connection rather than parsed and planned on every
 /// execution. Small batches run the same statements many times a second, so planning was a large share of their cost.
+/// Every prepared statement in Caretide names itself (`static let name`): PostgresNIO's default name spells the type
+/// out with `String(reflecting:)` on every execution, about 1 % of a consumer's CPU.
 enum StorePreparedStatements {
     /// Records which of a batch's event ids a consumer sees for the first time.
     struct ClaimEvents: PostgresPreparedStatement {
-        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
         static let name = "caretide.claim-events"
         static let sql = """
             INSERT INTO processed_events (consumer, event_id) SELECT $1, id FROM unnest($2::uuid[]) AS ids(id)
@@ -30,7 +31,6 @@ enum StorePreparedStatements {
     /// `lockingKeys`, each key's lock, in hash order) before any row takes its position: the locks of
     /// `Outbox.Ordering` at no extra round trip, which a consumer lane's batches would feel.
     struct EnqueueOutbox: PostgresPreparedStatement {
-        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
         static let name = "caretide.enqueue-outbox"
         static var sql: String { enqueueSQL }
         typealias Row = ()
@@ -92,7 +92,6 @@ enum StorePreparedStatements {
     /// The schema's outbox writer lock, exclusive, until the transaction ends: a job beside the consumer lanes
     /// (`caretide rescore`, `Outbox.Ordering.exclusive`). Not the relay's publisher lock, which writers never block.
     struct LockOutboxWritersExclusive: PostgresPreparedStatement {
-        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
         static let name = "caretide.lock-outbox-writers"
         static let sql = "SELECT 1 FROM pg_advisory_xact_lock(hashtext('caretide.outbox-writers.' || current_schema()))"
         typealias Row = ()
@@ -102,7 +101,6 @@ enum StorePreparedStatements {
 
     /// The oldest outbox records, if this transaction wins the schema's publisher lock (else none): one round trip.
     struct ClaimOutbox: PostgresPreparedStatement {
-        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
         static let name = "caretide.claim-outbox"
         static let sql = """
             SELECT position, event_id, topic, message_key, event_type, schema_version, trace_id, body
@@ -127,5 +125,21 @@ enum StorePreparedStatements {
                 position: position, eventID: eventID, topic: topic, key: key, eventType: eventType, schemaVersion: version, traceID: traceID,
                 body: Array(buffer: body))
         }
+    }
+
+    /// Removes published outbox rows, by position: every relay batch runs it.
+    struct RemoveOutbox: PostgresPreparedStatement {
+        static let name = "caretide.remove-outbox"
+        static let sql = "DELETE FROM outbox WHERE position = ANY($1::int8[])"
+        typealias Row = ()
+        let positions: [Int64]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(positions)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws {}
     }
 }

@@ -38,7 +38,6 @@ struct ChangeFeedStore: TransactionalStore {
 
     /// Prepared: every write runs it.
     struct TakeChanges: PostgresPreparedStatement {
-        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
         static let name = "ingest.take-changes"
         static let sql = """
             INSERT INTO patient_changes AS counter (patient_id, last_seq)

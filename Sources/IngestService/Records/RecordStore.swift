@@ -84,7 +84,6 @@ struct RecordStore: TransactionalStore {
 
     /// Prepared: every group commit runs it.
     struct Insert: PostgresPreparedStatement {
-        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
         static let name = "ingest.insert-records"
         // A device time travels with a flag (PostgresNIO binds no arrays of optionals).
         static let sql = """

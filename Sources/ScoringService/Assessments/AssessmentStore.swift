@@ -94,23 +94,20 @@ struct AssessmentStore: TransactionalStore {
         ).first
     }
 
-    /// The standing assessment of each subject (patient, kind, subject id), locked for the rest of the transaction, by
-    /// `"patient|kind|subject"`. A LATERAL probe of the one-standing-per-subject index for each subject: a plain join
-    /// let PostgreSQL hash the whole table's standing rows for every batch (15 ms for 30 events on 10,000 rows,
-    /// growing with the table).
-    func lockStanding(_ subjects: [(patientID: String, kind: String, subjectID: String)]) async throws -> [String: (id: UUID, revision: Int)] {
-        let rows = try await connection.fetchAll(
-            """
-            SELECT s.patient_id, s.kind, s.subject_id, a.assessment_id, a.subject_revision
-            FROM unnest(\(subjects.map(\.patientID)), \(subjects.map(\.kind)), \(subjects.map(\.subjectID))) AS s(patient_id, kind, subject_id)
-            CROSS JOIN LATERAL (
-                SELECT assessment_id, subject_revision FROM assessments
-                WHERE patient_id = s.patient_id AND kind = s.kind AND subject_id = s.subject_id
-                  AND superseded_by IS NULL AND withdrawn_at IS NULL
-                FOR UPDATE) AS a
-            """, as: (String, String, String, UUID, Int).self, logger: logger)
-        var standing: [String: (id: UUID, revision: Int)] = [:]
-        for row in rows { standing["\(row.0)|\(row.1)|\(row.2)"] = (row.3, row.4) }
+    /// What one standing assessment is of: a patient's subject (a reading, an exam report…) of one kind.
+    struct Subject: Hashable {
+        let patientID: String
+        let kind: String
+        let subjectID: String
+    }
+
+    /// The standing assessment of each subject, locked for the rest of the transaction (`ScoringStatements.LockStanding`).
+    func lockStanding(_ subjects: [Subject]) async throws -> [Subject: (id: UUID, revision: Int)] {
+        guard !subjects.isEmpty else { return [:] }
+        var standing: [Subject: (id: UUID, revision: Int)] = [:]
+        for try await (subject, id, revision) in try await connection.execute(ScoringStatements.LockStanding(subjects: subjects), logger: logger) {
+            standing[subject] = (id, revision)
+        }
         return standing
     }
 }

@@ -30,6 +30,10 @@ extension ScoringHandler: BatchEventHandler {
         let assessment: Assessment
         let assessmentID = UUID.timeOrdered()
         var supersedes: UUID?
+
+        var subject: AssessmentStore.Subject {
+            AssessmentStore.Subject(patientID: patientID, kind: assessment.kind.rawValue, subjectID: assessment.subjectID)
+        }
     }
 
     func assess(_ events: [ValidatedEvent], context: HandlerContext) async throws {
@@ -41,10 +45,10 @@ extension ScoringHandler: BatchEventHandler {
         }
         // The standing assessment of every subject in the run, locked; then the decisions, in event order.
         let store = AssessmentStore(context)
-        var standing = try await store.lockStanding(pending.map { ($0.patientID, $0.assessment.kind.rawValue, $0.assessment.subjectID) })
+        var standing = try await store.lockStanding(pending.map(\.subject))
         var accepted: [Pending] = []
         for var item in pending {
-            let key = "\(item.patientID)|\(item.assessment.kind.rawValue)|\(item.assessment.subjectID)"
+            let key = item.subject
             if let current = standing[key], current.revision >= item.assessment.subjectRevision { continue }  // an older revision, late
             item.supersedes = standing[key]?.id
             standing[key] = (item.assessmentID, item.assessment.subjectRevision)

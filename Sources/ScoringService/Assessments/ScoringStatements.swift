@@ -4,9 +4,39 @@ import PostgresNIO
 
 /// scoring-service's statements that run for every batch, prepared once per connection (see `StorePreparedStatements`).
 enum ScoringStatements {
+    /// The standing assessment of each subject, locked for the rest of the transaction. A LATERAL probe of the
+    /// one-standing-per-subject index for each subject: a plain join let PostgreSQL hash the whole table's standing
+    /// rows for every batch (15 ms for 30 events on 10,000 rows, growing with the table).
+    struct LockStanding: PostgresPreparedStatement {
+        static let name = "scoring.lock-standing"
+        static let sql = """
+            SELECT s.patient_id, s.kind, s.subject_id, a.assessment_id, a.subject_revision
+            FROM unnest($1::text[], $2::text[], $3::text[]) AS s(patient_id, kind, subject_id)
+            CROSS JOIN LATERAL (
+                SELECT assessment_id, subject_revision FROM assessments
+                WHERE patient_id = s.patient_id AND kind = s.kind AND subject_id = s.subject_id
+                  AND superseded_by IS NULL AND withdrawn_at IS NULL
+                FOR UPDATE) AS a
+            """
+        typealias Row = (AssessmentStore.Subject, UUID, Int)
+        let subjects: [AssessmentStore.Subject]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 3)
+            bindings.append(subjects.map(\.patientID))
+            bindings.append(subjects.map(\.kind))
+            bindings.append(subjects.map(\.subjectID))
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> (AssessmentStore.Subject, UUID, Int) {
+            let (patientID, kind, subjectID, id, revision) = try row.decode((String, String, String, UUID, Int).self)
+            return (AssessmentStore.Subject(patientID: patientID, kind: kind, subjectID: subjectID), id, revision)
+        }
+    }
+
     /// Inserts a run of assessments, one array per column.
     struct InsertAssessments: PostgresPreparedStatement {
-        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
         static let name = "scoring.insert-assessments"
         static let sql = """
             INSERT INTO assessments (assessment_id, source_event_id, source_event_type, patient_id, kind, subject_id, subject_revision,
@@ -63,7 +93,6 @@ enum ScoringStatements {
     /// Rows name their series by its position in the arrays (1-based), and only the kinds that use a number have it
     /// read out of the JSON: this query returns up to `window` rows per series, and those are most of its cost.
     struct TrendSeries: PostgresPreparedStatement {
-        // Named once: PostgresNIO would otherwise spell the type's name out on every execution.
         static let name = "scoring.trend-series"
         static let sql = """
             SELECT s.series::int8, a.observed_at, a.category,
