@@ -164,8 +164,8 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(
             name: "ScoringServiceTests",
-            dependencies: ["ScoringService", "ClinicalAssessment", "CaretideSchemas", "CaretideDomain", "CaretideRuntime"]),
-        .testTarget(name: "NotificationServiceTests", dependencies: ["NotificationService", crypto]),
+            dependencies: ["ScoringService", "ClinicalAssessment", "CaretideSchemas", "CaretideDomain", "CaretideRuntime", propertyBased]),
+        .testTarget(name: "NotificationServiceTests", dependencies: ["NotificationService", "CaretideDomain", "CaretideSchemas", crypto]),
         .testTarget(name: "DiagnosisServiceTests", dependencies: ["DiagnosisService", "PhenotypeRanking", "CaretideSchemas"]),
         // Whole services started against a real PostgreSQL and the embedded broker: Flows/, Resilience/, Contracts/, Tools/.
         .testTarget(

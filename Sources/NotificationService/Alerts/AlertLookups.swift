@@ -25,6 +25,11 @@ struct AlertLookups {
     private let careTeams: [String: [String]]
     private var alertsToday: Set<Alerted>
 
+    init(careTeams: [String: [String]], alertsToday: Set<Alerted>) {
+        self.careTeams = careTeams
+        self.alertsToday = alertsToday
+    }
+
     /// The care teams of the intents' patients and today's alerts of the recipients their attention notices would reach.
     static func load(for intents: [(patientID: String, intent: AlertHandler.Intent)], context: HandlerContext) async throws -> AlertLookups {
         let careTeams = try await CareTeamStore.activeConsultants(

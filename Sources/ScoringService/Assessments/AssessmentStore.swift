@@ -36,25 +36,27 @@ struct AssessmentStore: TransactionalStore {
         _ assessment: Assessment, patientID: String, sourceEventID: UUID, sourceEventType: EventType, inputs: JSONValue,
         replacingSameRevision: Bool = false
     ) async throws -> Outcome {
-        let standing = try await connection.fetchAll(
-            """
-            SELECT assessment_id, subject_revision FROM assessments
-            WHERE patient_id = \(patientID) AND kind = \(assessment.kind.rawValue) AND subject_id = \(assessment.subjectID)
-              AND superseded_by IS NULL AND withdrawn_at IS NULL
-            FOR UPDATE
-            """, as: (UUID, Int).self, logger: logger
-        ).first
-        if let standing, standing.1 > assessment.subjectRevision || (standing.1 == assessment.subjectRevision && !replacingSameRevision) {
+        let subject = Subject(patientID: patientID, kind: assessment.kind.rawValue, subjectID: assessment.subjectID)
+        let standing = try await lockStanding([subject])[subject]
+        guard Self.replaces(standing: standing?.revision, with: assessment.subjectRevision, replacingSameRevision: replacingSameRevision) else {
             return .stale
         }
         let assessmentID = UUID.timeOrdered()
-        if let standing { try await supersede([(standing.0, assessmentID)]) }
+        if let standing { try await supersede([(standing.id, assessmentID)]) }
         try await insert([
             NewAssessment(
                 assessmentID: assessmentID, sourceEventID: sourceEventID, sourceEventType: sourceEventType, patientID: patientID,
                 assessment: assessment, inputs: inputs)
         ])
-        return .recorded(assessmentID: assessmentID, supersedes: standing?.0)
+        return .recorded(assessmentID: assessmentID, supersedes: standing?.id)
+    }
+
+    /// The supersede rule, one standing assessment per subject: an assessment of revision `revision` replaces the
+    /// standing one unless that one is of a newer revision; of the same revision, only when a rescore replaces it
+    /// (a redelivered or late event never does).
+    static func replaces(standing: Int?, with revision: Int, replacingSameRevision: Bool = false) -> Bool {
+        guard let standing else { return true }
+        return standing < revision || (standing == revision && replacingSameRevision)
     }
 
     /// Marks each `old` assessment as superseded by its `new` one. Call before inserting the new ones: the unique

@@ -49,7 +49,8 @@ extension ScoringHandler: BatchEventHandler {
         var accepted: [Pending] = []
         for var item in pending {
             let key = item.subject
-            if let current = standing[key], current.revision >= item.assessment.subjectRevision { continue }  // an older revision, late
+            // An older revision, late, or the same one again.
+            guard AssessmentStore.replaces(standing: standing[key]?.revision, with: item.assessment.subjectRevision) else { continue }
             item.supersedes = standing[key]?.id
             standing[key] = (item.assessmentID, item.assessment.subjectRevision)
             accepted.append(item)
