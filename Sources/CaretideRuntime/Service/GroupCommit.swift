@@ -93,7 +93,10 @@ public actor GroupCommit<Write: Sendable, Outcome: Sendable> {
     private func commit(_ writes: [(Write, WriteOrigin)]) async -> [Result<Outcome, any Error>] {
         do {
             return try await context.transaction(auditing: writes.map(\.1), status: status) { [apply] handler in
-                try await apply(writes.map(\.0), handler)
+                let results = try await apply(writes.map(\.0), handler)
+                // One answer per write, or a waiting request would never be answered: a defect, so nothing commits.
+                guard results.count == writes.count else { throw GroupCommitDefect(writes: writes.count, results: results.count) }
+                return results
             }
         } catch {
             guard writes.count > 1, !(error is DatabaseTimeout), !(error is CancellationError) else {
@@ -104,4 +107,11 @@ public actor GroupCommit<Write: Sendable, Outcome: Sendable> {
             return results
         }
     }
+}
+
+/// `GroupCommit.Apply` returned another number of results than it was given writes.
+struct GroupCommitDefect: Error, CustomStringConvertible {
+    let writes: Int
+    let results: Int
+    var description: String { "a group commit's apply returned \(results) results for \(writes) writes" }
 }

@@ -1,0 +1,62 @@
+import CaretideStore
+import CaretideTestSupport
+import Foundation
+import IngestService
+import PostgresNIO
+import Testing
+
+/// Concurrent single writes sharing transactions (`GroupCommit`, `RecordWriter`), against the real service and
+/// PostgreSQL: each answered with its own outcome, a refusal failing no other write, each stored and audited once.
+@Suite(.serialized, .stoppingStacks) struct GroupCommitTests {
+    @Test(
+        "concurrent POSTs share transactions; one whose id another patient holds is refused alone; every write is stored, announced and audited once")
+    func concurrentWritesShareTransactions() async throws {
+        let stack = try await TestStack.start([IngestService.definition])
+        let ingest = stack.baseURL(IngestService.name)
+        func reading(_ id: String) -> String {
+            #"{"measurementId": "\#(id)", "takenAt": "2026-11-20T08:00:00Z", "systolic": 128, "diastolic": 82}"#
+        }
+        let taken = UUID().uuidString.lowercased()
+        #expect(try await HTTP.post(ingest + "/v1/patients/p-gc-owner/measurements/blood-pressure", json: reading(taken)).status == 201)
+        let commitsBefore = await HTTP.metric(ingest, #"caretide_group_commits_total{group_commit="records"}"#) ?? 0
+        let writesBefore = await HTTP.metric(ingest, #"caretide_group_committed_writes_total{group_commit="records"}"#) ?? 0
+
+        // 64 new readings of 8 patients and, among them, a reading of another patient with the taken id.
+        let ids = (0..<64).map { _ in UUID().uuidString.lowercased() }
+        let statuses = try await withThrowingTaskGroup(of: (String, Int).self) { group in
+            for (index, id) in ids.enumerated() {
+                group.addTask {
+                    let url = ingest + "/v1/patients/p-gc-\(index % 8)/measurements/blood-pressure"
+                    return (id, try await HTTP.post(url, json: reading(id)).status)
+                }
+            }
+            group.addTask {
+                ("taken", try await HTTP.post(ingest + "/v1/patients/p-gc-other/measurements/blood-pressure", json: reading(taken)).status)
+            }
+            var statuses: [String: Int] = [:]
+            for try await (id, status) in group { statuses[id] = status }
+            return statuses
+        }
+        #expect(statuses["taken"] == 409)
+        #expect(ids.allSatisfy { statuses[$0] == 201 }, "\(statuses.values.sorted())")
+
+        let commits = (await HTTP.metric(ingest, #"caretide_group_commits_total{group_commit="records"}"#) ?? 0) - commitsBefore
+        let writes = (await HTTP.metric(ingest, #"caretide_group_committed_writes_total{group_commit="records"}"#) ?? 0) - writesBefore
+        #expect(writes == 65, "every write went through the group commit, the refused one too")
+        #expect(commits < writes, "at least one transaction held more than one write (\(commits) for \(writes))")
+
+        let (stored, events, audited) = try await stack.withDatabase(schema: "ingest") { database, logger in
+            func count(_ sql: PostgresQuery) async throws -> Int {
+                try await database.client.query(sql, logger: logger).collectAll().first?.decode(Int.self) ?? -1
+            }
+            return (
+                try await count("SELECT count(*) FROM records WHERE patient_id LIKE 'p-gc-%' AND patient_id <> 'p-gc-owner'"),
+                try await count("SELECT count(DISTINCT last_event_id) FROM records WHERE patient_id LIKE 'p-gc-%'"),
+                try await count("SELECT count(*) FROM access_audit WHERE patient_id LIKE 'p-gc-%' AND action = 'write'")
+            )
+        }
+        #expect(stored == 64, "the refused reading left nothing behind")
+        #expect(events == 65, "each record its own event")
+        #expect(audited == 66, "every request audited once: the first, the 64, and the refusal")
+    }
+}
