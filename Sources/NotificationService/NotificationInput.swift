@@ -51,4 +51,14 @@ extension NotificationInput {
         case .careTrackingFlagged, .examResultReleased, .areaRegistered, .uvIndexRecorded, .airQualityRecorded, .nothingToDo, .notConsumed: false
         }
     }
+
+    /// A UV index or air-quality reading: alerted by `EnvironmentAlerting`, which delivers its alerts itself.
+    var isEnvironmentalReading: Bool {
+        switch self {
+        case .uvIndexRecorded, .airQualityRecorded: true
+        case .assessmentRecorded, .examResultFlagged, .careTrackingFlagged, .assessmentWithdrawn, .examResultReleased, .examResultEnteredInError,
+            .areaRegistered, .nothingToDo, .notConsumed:
+            false
+        }
+    }
 }

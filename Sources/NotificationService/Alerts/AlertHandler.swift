@@ -38,8 +38,8 @@ struct AlertHandler: BatchEventHandler {
     }
 
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
-        var lookups: AlertLookups?
-        try await apply(try NotificationInput(event), event: event, context: context, lookups: &lookups)
+        var alertBatch: AlertBatch?
+        try await apply(try NotificationInput(event), event: event, context: context, alertBatch: &alertBatch)
     }
 
     /// The batch's events in order, with the care teams and today's alerts of every patient they notify looked up in
@@ -48,14 +48,20 @@ struct AlertHandler: BatchEventHandler {
     /// (Care-team events are applied before the batch reaches here: `CareTeamProjectingHandler`.)
     func handle(batch: [ValidatedEvent], context: HandlerContext) async throws {
         let inputs = try batch.map(NotificationInput.init)
-        var lookups: AlertLookups?
+        var alertBatch: AlertBatch?
         if !inputs.contains(where: \.withdraws) {
             let intents = zip(batch, inputs).compactMap { event, input in
                 event.patientID.flatMap { patientID in Self.intent(input, event: event).map { (patientID, $0) } }
             }
-            lookups = try await AlertLookups.load(for: intents, context: context)
+            alertBatch = try await AlertBatch.load(for: intents, context: context)
         }
-        for (event, input) in zip(batch, inputs) { try await apply(input, event: event, context: context, lookups: &lookups) }
+        for (event, input) in zip(batch, inputs) {
+            // An environmental reading delivers its own alerts: the ones raised before it leave first, so each
+            // recipient's messages are numbered in the order of their events.
+            if input.isEnvironmentalReading { try await alertBatch?.deliver(context: context) }
+            try await apply(input, event: event, context: context, alertBatch: &alertBatch)
+        }
+        try await alertBatch?.deliver(context: context)
     }
 
     /// The notice an input raises, if any, and for whom.
@@ -87,7 +93,7 @@ struct AlertHandler: BatchEventHandler {
         }
     }
 
-    private func apply(_ input: NotificationInput, event: ValidatedEvent, context: HandlerContext, lookups: inout AlertLookups?) async throws {
+    private func apply(_ input: NotificationInput, event: ValidatedEvent, context: HandlerContext, alertBatch: inout AlertBatch?) async throws {
         switch input {
         case .assessmentRecorded(let assessment):
             if let previous = assessment.supersedes { try await withdraw(about: previous, reason: .superseded, event: event, context: context) }
@@ -111,18 +117,18 @@ struct AlertHandler: BatchEventHandler {
         case .notConsumed(let type):
             throw UnprocessableEvent("notification-service does not consume \(type.rawValue)")
         }
-        if let intent = Self.intent(input, event: event) { try await notify(intent, event: event, context: context, lookups: &lookups) }
+        if let intent = Self.intent(input, event: event) { try await notify(intent, event: event, context: context, alertBatch: &alertBatch) }
     }
 
     /// Stores the notice for the patient and/or the consultants of the patient's care team, and publishes each new one.
-    /// - Parameter lookups: the batch's care teams and alerts of today, else nil to ask the database.
-    private func notify(_ intent: Intent, event: ValidatedEvent, context: HandlerContext, lookups: inout AlertLookups?) async throws {
+    /// - Parameter alertBatch: the batch's care teams and alerts of today, else nil to ask the database.
+    private func notify(_ intent: Intent, event: ValidatedEvent, context: HandlerContext, alertBatch: inout AlertBatch?) async throws {
         guard let patientID = event.patientID else { throw UnprocessableEvent("the event names no patient to notify") }
         let notice = intent.notice
         var recipients: [NotificationStore.Recipient] = intent.patient ? [.init(id: patientID, role: .patient)] : []
         if intent.careTeam {
             let consultants =
-                if let lookups { lookups.careTeam(of: patientID) } else {
+                if let alertBatch { alertBatch.careTeam(of: patientID) } else {
                     try await CareTeamStore.activeConsultants(patientID: patientID, on: context.connection, logger: context.logger)
                 }
             recipients += consultants.map { .init(id: $0, role: .consultant) }
@@ -131,9 +137,9 @@ struct AlertHandler: BatchEventHandler {
             // Alert fatigue: one attention alert per recipient, kind and category a day (the recipient's day); a
             // finding in another category, or an urgent one, alerts at once. Urgent findings are never held back:
             // each may be the one that needs acting on, and each is escalated on its own.
-            let subject = AlertLookups.Subject(patientID: patientID, kind: notice.kind, category: notice.category)
+            let subject = AlertBatch.Subject(patientID: patientID, kind: notice.kind, category: notice.category)
             let alerted =
-                if let lookups { lookups.alertedToday(recipients, about: subject) } else {
+                if let alertBatch { alertBatch.alertedToday(recipients, about: subject) } else {
                     try await NotificationStore(context).alertedToday(recipients, about: subject)
                 }
             recipients.removeAll { alerted.contains($0) }
@@ -148,9 +154,13 @@ struct AlertHandler: BatchEventHandler {
                     recipientRole: recipient.role, outOfRangeCount: notice.outOfRangeCount),
                 patientID: patientID, subjectID: notice.subjectID, text: nil)
         }
-        try await NotificationDelivery.deliver(rows, traceID: event.traceID, context: context)
-        lookups?.alerted(
-            recipients, about: AlertLookups.Subject(patientID: patientID, kind: notice.kind, category: notice.category), severity: notice.severity)
+        if alertBatch == nil {
+            try await NotificationDelivery.deliver(rows, traceID: event.traceID, context: context)
+        } else {
+            alertBatch?.deliverLater(rows, traceID: event.traceID)
+        }
+        alertBatch?.alerted(
+            recipients, about: AlertBatch.Subject(patientID: patientID, kind: notice.kind, category: notice.category), severity: notice.severity)
         if intent.careTeam, notice.severity == .urgent {
             try await Escalation(context).watch(
                 about: notice.about, patientID: patientID, institutionID: notice.institutionID, kind: notice.kind, category: notice.category,

@@ -25,12 +25,24 @@ struct NotificationDelivery: TransactionalStore {
     /// Stores the notifications not stored before and publishes (or holds) the message of each; returns those stored.
     @discardableResult
     static func deliver(_ rows: [NotificationStore.Row], traceID: String?, context: HandlerContext) async throws -> [NotificationStore.Row] {
-        let stored = try await NotificationStore(context).insert(rows)
+        try await deliver([(rows, traceID)], context: context)
+    }
+
+    /// `deliver(_:traceID:context:)` for the notifications of several events at once (a batch's alerts): one insert,
+    /// one look-up of quiet hours and one enqueue for them all, in order, each message with its own event's trace.
+    @discardableResult
+    static func deliver(_ raised: [(rows: [NotificationStore.Row], traceID: String?)], context: HandlerContext) async throws
+        -> [NotificationStore.Row]
+    {
+        var traceIDs: [UUID: String] = [:]
+        for (rows, traceID) in raised { for row in rows { traceIDs[row.alert.alertID] = traceID } }
+        let stored = try await NotificationStore(context).insert(raised.flatMap(\.rows))
         let quiet = try await PreferenceStore(context).quietHours(of: Set(stored.map(\.recipient)))
         let now = Date()
         var leaving: [Message] = []
         for row in stored {
-            let envelope = EventEnvelope(producer: context.producer, patientID: row.patientID, traceID: traceID, payload: row.alert)
+            let envelope = EventEnvelope(
+                producer: context.producer, patientID: row.patientID, traceID: traceIDs[row.alert.alertID], payload: row.alert)
             if let deliverAt = quiet[row.recipient]?.delivery(of: row.alert.severity, arrivingAt: now), deliverAt > now {
                 try await NotificationDelivery(context).hold(envelope, until: deliverAt, codec: context.codec)
                 continue

@@ -67,15 +67,15 @@ struct NotificationStore: TransactionalStore {
     }
 
     /// Of `recipients`, those who already have a standing notification about the subject (the patient, its kind and
-    /// category) at a severity alert fatigue counts (`AlertLookups.fatigueSeverities`), raised on their own local day
+    /// category) at a severity alert fatigue counts (`AlertBatch.fatigueSeverities`), raised on their own local day
     /// (their time zone, UTC until they set one): alert fatigue allows one such alert per recipient, kind and day
     /// unless the category changes (`AlertHandler.notify`).
-    func alertedToday(_ recipients: [Recipient], about subject: AlertLookups.Subject) async throws -> Set<Recipient> {
-        Set(try await alertedToday(recipients.map { AlertLookups.Alerted(recipient: $0, subject: subject) }).map(\.recipient))
+    func alertedToday(_ recipients: [Recipient], about subject: AlertBatch.Subject) async throws -> Set<Recipient> {
+        Set(try await alertedToday(recipients.map { AlertBatch.Alerted(recipient: $0, subject: subject) }).map(\.recipient))
     }
 
     /// Of the pairs asked, those alerted today: `alertedToday(_:about:)` for many subjects in one statement.
-    func alertedToday(_ asked: [AlertLookups.Alerted]) async throws -> Set<AlertLookups.Alerted> {
+    func alertedToday(_ asked: [AlertBatch.Alerted]) async throws -> Set<AlertBatch.Alerted> {
         guard !asked.isEmpty else { return [] }
         return Set(try await connection.execute(AlertedToday(asked: asked), logger: logger).collectAll().compactMap { $0 })
     }
@@ -97,8 +97,8 @@ struct NotificationStore: TransactionalStore {
                 LIMIT 1) AS alerted
             """
         static let name = "notification.alerted-today"
-        typealias Row = AlertLookups.Alerted?
-        let asked: [AlertLookups.Alerted]
+        typealias Row = AlertBatch.Alerted?
+        let asked: [AlertBatch.Alerted]
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 6)
@@ -107,14 +107,14 @@ struct NotificationStore: TransactionalStore {
             bindings.append(asked.map(\.subject.patientID))
             bindings.append(asked.map(\.subject.kind))
             bindings.append(asked.map(\.subject.category))
-            bindings.append(AlertLookups.fatigueSeverities.map(\.rawValue))
+            bindings.append(AlertBatch.fatigueSeverities.map(\.rawValue))
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> AlertLookups.Alerted? {
+        func decodeRow(_ row: PostgresRow) throws -> AlertBatch.Alerted? {
             let (role, id, patient, kind, category) = try row.decode((String, String, String, String, String).self)
             return RecipientRole(rawValue: role).map {
-                AlertLookups.Alerted(recipient: Recipient(id: id, role: $0), subject: .init(patientID: patient, kind: kind, category: category))
+                AlertBatch.Alerted(recipient: Recipient(id: id, role: $0), subject: .init(patientID: patient, kind: kind, category: category))
             }
         }
     }

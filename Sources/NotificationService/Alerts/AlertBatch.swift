@@ -2,10 +2,11 @@ import CaretideDomain
 import CaretideRuntime
 import CaretideSchemas
 
-/// What alerting asks of the database, asked once for a whole batch (`AlertHandler.handle(batch:)`): the care team of
-/// each patient the batch notifies, and which recipients were already alerted today about each subject (alert
-/// fatigue). The batch's own alerts are added as it raises them, so an event sees the alerts of the events before it.
-struct AlertLookups {
+/// A batch of events being alerted on (`AlertHandler.handle(batch:)`): what alerting asks of the database, asked once
+/// for the whole batch (the care team of each patient the batch notifies, and which recipients were already alerted
+/// today about each subject: alert fatigue), and the notifications raised so far, delivered together. The batch's own
+/// alerts count as they are raised, so an event sees the alerts of the events before it.
+struct AlertBatch {
     /// What alert fatigue counts one alert a day of: a patient's findings of one kind and category.
     struct Subject: Hashable {
         let patientID: String
@@ -24,6 +25,8 @@ struct AlertLookups {
 
     private let careTeams: [String: [String]]
     private var alertsToday: Set<Alerted>
+    /// Raised, in the order of their events, and not delivered yet.
+    private var undelivered: [(rows: [NotificationStore.Row], traceID: String?)] = []
 
     init(careTeams: [String: [String]], alertsToday: Set<Alerted>) {
         self.careTeams = careTeams
@@ -31,7 +34,7 @@ struct AlertLookups {
     }
 
     /// The care teams of the intents' patients and today's alerts of the recipients their attention notices would reach.
-    static func load(for intents: [(patientID: String, intent: AlertHandler.Intent)], context: HandlerContext) async throws -> AlertLookups {
+    static func load(for intents: [(patientID: String, intent: AlertHandler.Intent)], context: HandlerContext) async throws -> AlertBatch {
         let careTeams = try await CareTeamStore.activeConsultants(
             patientIDs: Set(intents.filter { $0.intent.careTeam }.map { $0.patientID }).sorted(), on: context.connection, logger: context.logger)
         var asked: Set<Alerted> = []
@@ -44,7 +47,7 @@ struct AlertLookups {
                 }
             }
         }
-        return AlertLookups(careTeams: careTeams, alertsToday: try await NotificationStore(context).alertedToday(Array(asked)))
+        return AlertBatch(careTeams: careTeams, alertsToday: try await NotificationStore(context).alertedToday(Array(asked)))
     }
 
     /// The consultants whose grant from the patient is in force.
@@ -53,6 +56,17 @@ struct AlertLookups {
     /// Those of `recipients` already alerted today about `subject`.
     func alertedToday(_ recipients: [NotificationStore.Recipient], about subject: Subject) -> Set<NotificationStore.Recipient> {
         Set(recipients.filter { alertsToday.contains(Alerted(recipient: $0, subject: subject)) })
+    }
+
+    /// Keeps an event's notifications to deliver with the rest of the batch's.
+    mutating func deliverLater(_ rows: [NotificationStore.Row], traceID: String?) { undelivered.append((rows, traceID)) }
+
+    /// Delivers what was raised so far, in one pass (`NotificationDelivery.deliver`), in the order it was raised.
+    mutating func deliver(context: HandlerContext) async throws {
+        guard !undelivered.isEmpty else { return }
+        let raised = undelivered
+        undelivered = []
+        try await NotificationDelivery.deliver(raised, context: context)
     }
 
     /// Records alerts the batch raised, at a severity alert fatigue counts.
