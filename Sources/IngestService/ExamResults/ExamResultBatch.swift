@@ -87,15 +87,19 @@ struct ExamResultBatch: Sendable {
             violations.map { SchemaViolation(pointer: JSONPointer(tokens: prefix + JSONPointer(parsing: $0.pointer).tokens), message: $0.message) }
         }
         do {
-            let violations = try records.violations(definition, body: report, recordID: recordID)
-            guard violations.isEmpty else { return refused("the report is invalid or cannot be assessed", prefixed(violations)) }
-            guard let size = try? CaretideJSON.encode(report).count, size <= Outbox.maximumEventBytes else {
+            let write: RecordWrite
+            switch try records.check(
+                definition, mode: .put, patientID: report["patientId"]?.stringValue ?? "", recordID: recordID, body: report, origin: origin)
+            {
+            case .refused(let violations): return refused("the report is invalid or cannot be assessed", prefixed(violations))
+            case .ready(let checked): write = checked
+            }
+            guard write.bodyText.utf8.count <= Outbox.maximumEventBytes else {
                 return refused(
                     "the report is larger than one event may be (\(Outbox.maximumEventBytes) bytes)",
                     [SchemaViolation(pointer: JSONPointer(tokens: prefix), message: "is too large")])
             }
-            let receipt = try await records.store(
-                definition, mode: .put, patientID: report["patientId"]?.stringValue ?? "", recordID: recordID, body: report, origin: origin)
+            let receipt = try await records.store(write, origin: origin)
             let status =
                 switch receipt.status {
                 case .recorded: "accepted"

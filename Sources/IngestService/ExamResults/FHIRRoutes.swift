@@ -47,13 +47,19 @@ struct FHIRRoutes: Sendable {
         }
         let definition = ExamResultRoutes.definition
         var issues: [FHIRResults.Issue] = []
+        var writes: [Int: RecordWrite] = [:]
         for report in reports {
             guard let body = report.body else { continue }
             let recordID = ExamKey(institutionID: institution, examID: report.examID).subjectID
-            issues += try records.violations(definition, body: body, recordID: recordID).map {
-                .init(
-                    code: "invalid", diagnostics: "\($0.pointer.isEmpty ? "the report" : $0.pointer): \($0.message)",
-                    expression: "Bundle.entry[\(report.entry)].resource")
+            switch try records.check(definition, mode: .put, patientID: report.patientID, recordID: recordID, body: body, origin: origin) {
+            case .ready(let write):
+                writes[report.entry] = write
+            case .refused(let violations):
+                issues += violations.map {
+                    .init(
+                        code: "invalid", diagnostics: "\($0.pointer.isEmpty ? "the report" : $0.pointer): \($0.message)",
+                        expression: "Bundle.entry[\(report.entry)].resource")
+                }
             }
         }
         guard issues.isEmpty else { return (.unprocessableContent, Self.outcome(issues)) }
@@ -62,9 +68,8 @@ struct FHIRRoutes: Sendable {
         for report in reports {
             let recordID = ExamKey(institutionID: institution, examID: report.examID).subjectID
             do {
-                if let body = report.body {
-                    let receipt = try await records.store(
-                        definition, mode: .put, patientID: report.patientID, recordID: recordID, body: body, origin: origin)
+                if let write = writes[report.entry] {
+                    let receipt = try await records.store(write, origin: origin)
                     outcomes[report.entry] = (
                         receipt.status == .recorded ? "201 Created" : "200 OK", "DiagnosticReport/\(report.examID)/_history/\(receipt.revision)"
                     )

@@ -68,17 +68,21 @@ struct HL7v2Routes: Sendable {
         // Every report is checked before any is stored: a message is taken whole, or not at all.
         let definition = ExamResultRoutes.definition
         var problems: [ObservationResults.Problem] = []
+        var writes: [(ObservationResults.Report, RecordWrite)] = []
         for report in reports {
             let recordID = ExamKey(institutionID: institution, examID: report.examID).subjectID
-            problems += try records.violations(definition, body: report.body, recordID: recordID).map { Self.problem($0, in: report) }
+            switch try records.check(
+                definition, mode: .put, patientID: report.body["patientId"]?.stringValue ?? "", recordID: recordID, body: report.body,
+                origin: origin)
+            {
+            case .refused(let violations): problems += violations.map { Self.problem($0, in: report) }
+            case .ready(let write): writes.append((report, write))
+            }
         }
         guard problems.isEmpty else { return Acknowledgement(code: "AE", to: message, institution: institution, problems: problems) }
-        for report in reports {
-            let recordID = ExamKey(institutionID: institution, examID: report.examID).subjectID
+        for (report, write) in writes {
             do {
-                _ = try await records.store(
-                    definition, mode: .put, patientID: report.body["patientId"]?.stringValue ?? "", recordID: recordID, body: report.body,
-                    origin: origin)
+                _ = try await records.store(write, origin: origin)
             } catch let refusal as HTTPProblem {
                 // The exam id belongs to another patient's report, or was retracted: said, and the reports before it
                 // stand (sending the message again stores them as duplicates).

@@ -74,6 +74,25 @@ struct RecordRoutes: Sendable {
         return ruleViolations(definition, payload: try Self.decodePayload(definition, body: body, recordID: recordID, revision: 1), now: now)
     }
 
+    /// A body from inside another document, checked as its own request would be (`violations`), and, when nothing is
+    /// refused, decoded once and ready for `store`: a message checks every report before it stores any.
+    enum Check {
+        case refused([SchemaViolation])
+        case ready(RecordWrite)
+    }
+
+    func check(
+        _ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue, origin: WriteOrigin, now: Date = Date()
+    ) throws -> Check {
+        let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.requestSchema, body)
+        guard schemaViolations.isEmpty else { return .refused(schemaViolations) }
+        do {
+            return .ready(try checked(definition, mode: mode, patientID: patientID, recordID: recordID, body: body, origin: origin, now: now))
+        } catch let problem as HTTPProblem where problem.status == .unprocessableContent {
+            return .refused(problem.violations)
+        }
+    }
+
     /// What the clinical rules and the clock say of a payload decoded from a body that passed its schema: each value
     /// they cannot assess, and a time of observation in the future.
     func ruleViolations(_ definition: RecordDefinition, payload: any EventPayload, now: Date = Date()) -> [SchemaViolation] {
@@ -97,13 +116,6 @@ struct RecordRoutes: Sendable {
     /// - Parameter origin: whose audit entry is recorded in the same transaction (its trace id is the write's).
     func store(_ write: RecordWrite, origin: WriteOrigin) async throws -> Receipt {
         try await writer.submit(write, origin: origin)
-    }
-
-    /// Checks and stores a body that passed its schema (`violations` said nothing of it).
-    func store(
-        _ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue, origin: WriteOrigin
-    ) async throws -> Receipt {
-        try await store(checked(definition, mode: mode, patientID: patientID, recordID: recordID, body: body, origin: origin), origin: origin)
     }
 
     func delete(_ definition: RecordDefinition, patientID: String, recordID: String, origin: WriteOrigin) async throws -> Receipt {
