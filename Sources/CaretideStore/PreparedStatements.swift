@@ -3,8 +3,9 @@ import PostgresNIO
 
 /// The statements every consumed batch runs, prepared once per connection rather than parsed and planned on every
 /// execution. Small batches run the same statements many times a second, so planning was a large share of their cost.
-/// Every prepared statement in Caretide names itself (`static let name`): PostgresNIO's default name spells the type
-/// out with `String(reflecting:)` on every execution, about 1 % of a consumer's CPU.
+/// Every prepared statement of a fixed type names itself (`static let name`): PostgresNIO's default name spells the
+/// type out with `String(reflecting:)` on every execution, about 1 % of a consumer's CPU. (`EnqueueOutboxAlongside`,
+/// generic, keeps the default: a stored static name cannot depend on its `Side`, and it runs once per transaction.)
 enum StorePreparedStatements {
     /// Records which of a batch's event ids a consumer sees for the first time.
     struct ClaimEvents: PostgresPreparedStatement {

@@ -1,4 +1,4 @@
-public import CaretideStore
+import CaretideStore
 import Foundation
 
 /// Concurrent writes of one kind share one transaction: a group commit. Under load, a single-reading POST costs a
@@ -28,7 +28,7 @@ public actor GroupCommit<Write: Sendable, Outcome: Sendable> {
     private let context: ServiceContext
     private let name: String
     private let maximumBatch: Int
-    private let key: @Sendable (Write) -> String
+    private let key: @Sendable (Write) -> AnyHashable
     private let status: @Sendable (Outcome) -> Int
     private let apply: Apply
     private var pending: [Pending] = []
@@ -39,7 +39,7 @@ public actor GroupCommit<Write: Sendable, Outcome: Sendable> {
     ///     `caretide_group_committed_writes_total`: their ratio is the mean batch).
     ///   - status: the HTTP status a write's outcome is answered with, for its audit entry.
     public init(
-        name: String, context: ServiceContext, maximumBatch: Int = 64, key: @escaping @Sendable (Write) -> String,
+        name: String, context: ServiceContext, maximumBatch: Int = 64, key: @escaping @Sendable (Write) -> AnyHashable,
         status: @escaping @Sendable (Outcome) -> Int, apply: @escaping Apply
     ) {
         self.name = name
@@ -77,7 +77,7 @@ public actor GroupCommit<Write: Sendable, Outcome: Sendable> {
     private func nextBatch() -> [Pending] {
         var batch: [Pending] = []
         var rest: [Pending] = []
-        var keys: Set<String> = []
+        var keys: Set<AnyHashable> = []
         for write in pending {
             if batch.count < maximumBatch, keys.insert(key(write.write)).inserted {
                 batch.append(write)

@@ -48,7 +48,7 @@ enum RecordRevisionRule {
 /// transaction.
 enum RecordWriter {
     static func groupCommit(context: ServiceContext) -> GroupCommit<RecordWrite, RecordRoutes.Receipt> {
-        GroupCommit(name: "records", context: context, key: { "\($0.key.type)\u{1F}\($0.key.id)" }, status: { $0.httpStatus.code }) {
+        GroupCommit(name: "records", context: context, key: { $0.key }, status: { $0.httpStatus.code }) {
             writes, handler in
             try await apply(writes, handler: handler)
         }
