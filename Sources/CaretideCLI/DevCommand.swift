@@ -2,6 +2,7 @@ import ArgumentParser
 import CaretideIdentity
 import CaretideKafka
 import CaretideLocalStack
+import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
 import DiagnosisService
@@ -58,7 +59,7 @@ struct DevCommand: AsyncParsableCommand {
             for topic in Topic.allCases { try embedded.createTopic(topic.name, partitions: partitions) }
             broker = embedded
             kafka = embedded.bootstrapServers
-            logger.info("embedded broker running", metadata: ["bootstrap": "\(kafka)"])
+            logger.info("embedded broker running", metadata: [LogKey.bootstrap: "\(kafka)"])
         }
 
         var postgres: LocalPostgres?
@@ -84,7 +85,7 @@ struct DevCommand: AsyncParsableCommand {
             logger.info(
                 "services trust the development key; mint tokens with `caretide token`",
                 metadata: [
-                    "jwks": "\(TokenIssuer.jwksFile(in: stateDirectory).path)"
+                    LogKey.jwks: "\(TokenIssuer.jwksFile(in: stateDirectory).path)"
                 ])
         }
 
@@ -166,7 +167,7 @@ struct DevCommand: AsyncParsableCommand {
             await shutDown()
             return
         case .failed(let reason):
-            logger.error("the stack did not start", metadata: ["reason": "\(reason)"])
+            logger.error("the stack did not start", metadata: [LogKey.reason: "\(reason)"])
             await shutDown()
             throw ExitCode.failure
         case .ready:
@@ -212,7 +213,7 @@ struct DevCommand: AsyncParsableCommand {
         try? FileManager.default.removeItem(at: endpointsFile)
         await shutDown()
         if let stopReason {
-            logger.error("a service stopped; the stack was shut down", metadata: ["reason": "\(stopReason)"])
+            logger.error("a service stopped; the stack was shut down", metadata: [LogKey.reason: "\(stopReason)"])
             throw ExitCode.failure
         }
     }

@@ -163,7 +163,7 @@ public final class LocalPostgres: Sendable {
             }
         }
         try fileManager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: dataDirectory.path)
-        logger.info("initialising a private PostgreSQL cluster", metadata: ["directory": "\(dataDirectory.path)"])
+        logger.info("initialising a private PostgreSQL cluster", metadata: [StoreLogKey.directory: "\(dataDirectory.path)"])
         let credentials = Credentials.generate()
         // initdb reads the superuser's password from a file: beside the data directory (which initdb wants empty),
         // readable by initdb's user alone, and only for the call.
@@ -227,7 +227,7 @@ public final class LocalPostgres: Sendable {
         if !fsync { options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
         for (name, value) in settings.sorted(by: { $0.key < $1.key }) { options += " -c \(name)=\(value)" }
         try await pgTool("pg_ctl", ["-D", dataDirectory.path, "-l", logFile, "-w", "-t", "60", "-o", options, "start"])
-        logger.info("PostgreSQL started", metadata: ["port": "\(port)"])
+        logger.info("PostgreSQL started", metadata: [StoreLogKey.port: "\(port)"])
     }
 
     @discardableResult

@@ -11,8 +11,8 @@ public struct SchemaCatalog: Sendable {
     /// accept both (docs/operations.md, "Upgrading").
     public let currentVersions: [EventType: Int]
     public let previousPayloads: [EventType: (version: Int, schema: JSONSchema)]
-    /// Request-body schemas by file name without extension, e.g. "blood-pressure-reading.request".
-    public let requests: [String: JSONSchema]
+    /// The request-body schemas.
+    public let requests: [RequestSchema: JSONSchema]
 
     public struct LoadError: Error, CustomStringConvertible {
         public let file: String
@@ -65,19 +65,14 @@ public struct SchemaCatalog: Sendable {
         self.payloads = payloads
         self.currentVersions = currentVersions
         self.previousPayloads = previousPayloads
-        var requests: [String: JSONSchema] = [:]
-        let apiDirectory = directory.appendingPathComponent("api")
-        for file in (try? FileManager.default.contentsOfDirectory(atPath: apiDirectory.path)) ?? [] where file.hasSuffix(".schema.json") {
-            requests[String(file.dropLast(".schema.json".count))] = try load("api/\(file)")
-        }
+        var requests: [RequestSchema: JSONSchema] = [:]
+        for schema in RequestSchema.allCases { requests[schema] = try load(schema.path) }
         self.requests = requests
     }
 
-    /// Validates a request body against `api/<name>.schema.json`; returns every violation.
-    public func validateRequest(_ name: String, _ body: JSONValue) -> [SchemaViolation] {
-        guard let schema = requests[name] else {
-            return [SchemaViolation(pointer: .root, message: "no schema for request \(name)")]
-        }
-        return schema.validate(body)
+    /// Validates a request body against its schema; returns every violation.
+    public func validateRequest(_ schema: RequestSchema, _ body: JSONValue) -> [SchemaViolation] {
+        // Every case was loaded by `init`, or the catalog would not exist.
+        requests[schema]!.validate(body)
     }
 }

@@ -68,7 +68,9 @@ public struct Migrator: Sendable {
                         "INSERT INTO schema_migrations (track, version, name) VALUES (\(track.name), \(migration.version), \(migration.name))",
                         logger: logger)
                     appliedNow.append("\(track.name)/\(migration.version) \(migration.name)")
-                    logger.info("applied migration", metadata: ["schema": "\(schema)", "track": "\(track.name)", "version": "\(migration.version)"])
+                    logger.info(
+                        "applied migration",
+                        metadata: [StoreLogKey.schema: "\(schema)", StoreLogKey.track: "\(track.name)", StoreLogKey.version: "\(migration.version)"])
                 }
             }
             return appliedNow

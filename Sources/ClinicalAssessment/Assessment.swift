@@ -5,12 +5,13 @@ public import Foundation
 /// The outcome of applying a clinical rule to one recorded event, in the shape every assessment shares: what it is
 /// about, the category in the rule's own terms, a severity, a tip, and the headline numbers.
 public struct Assessment: Sendable, Equatable {
-    public let kind: AssessmentKind
+    public var kind: AssessmentKind { category.kind }
     /// The measurement, NPI, profile or exam the assessment is about (unique per patient and kind).
     public let subjectID: String
     /// The correction number of the subject that was assessed.
     public let subjectRevision: Int
-    public let category: String
+    /// The rule's category; it names the kind.
+    public let category: AssessmentCategory
     public let severity: Severity
     public let tip: TipKey
     public let observedAt: Date
@@ -20,10 +21,9 @@ public struct Assessment: Sendable, Equatable {
     public let ruleSetVersion: String
 
     public init(
-        kind: AssessmentKind, subjectID: String, subjectRevision: Int, category: String, severity: Severity, tip: TipKey, observedAt: Date,
+        subjectID: String, subjectRevision: Int, category: AssessmentCategory, severity: Severity, tip: TipKey, observedAt: Date,
         values: [String: Double], flaggedItems: [FlaggedExamLine] = [], ruleSetVersion: String = RuleSetVersion.current
     ) {
-        self.kind = kind
         self.subjectID = subjectID
         self.subjectRevision = subjectRevision
         self.category = category

@@ -6,77 +6,45 @@ public import Foundation
 /// out. ingest-service uses it to refuse values the rules cannot assess (so bad input is answered at once, field by
 /// field), scoring-service to assess, and `caretide rescore` to recompute stored inputs with the current rules.
 public enum AssessmentEngine {
-    /// Assesses one recorded event. `now` bounds dates (an NPI diagnosis date may not lie in the future).
-    /// Throws the rule's validation error naming every failing field; returns nil for events that are not assessed.
+    /// Assesses one recorded event by its own rule (`AssessedPayload`). `now` bounds dates (an NPI diagnosis date may
+    /// not lie in the future). Throws the rule's validation error naming every failing field; returns nil for events
+    /// that are not assessed.
     public static func assess(_ payload: any EventPayload, now: Date) throws(DomainValidationError) -> Assessment? {
-        switch payload {
-        case let reading as BloodPressureRecorded:
-            let result = try BloodPressure.assess(systolic: reading.systolic, diastolic: reading.diastolic)
-            return measurement(
-                reading, .bloodPressure, result.category.rawValue, result.severity, result.tip,
-                ["systolic": Double(reading.systolic), "diastolic": Double(reading.diastolic)])
-        case let reading as PulseRecorded:
-            let result = try Pulse.assess(restingBeatsPerMinute: reading.beatsPerMinute)
-            return measurement(
-                reading, .pulse, result.category.rawValue, result.severity, result.tip, ["beatsPerMinute": Double(reading.beatsPerMinute)])
-        case let reading as BodyMeasurementRecorded:
-            let result = try BodyMassIndex.assess(weightKg: reading.weightKg, heightCm: reading.heightCm)
-            return measurement(
-                reading, .bodyMassIndex, result.category.rawValue, result.severity, result.tip,
-                ["bmi": result.bodyMassIndex, "weightKg": reading.weightKg, "heightCm": reading.heightCm])
-        case let reading as GlucoseRecorded:
-            let result = try Glucose.assess(value: reading.value, unit: reading.unit, context: reading.context)
-            return measurement(
-                reading, .glucose, result.category.rawValue, result.severity, result.tip,
-                ["value": reading.value, "valueMgPerDL": result.valueMgPerDL])
-        case let reading as HbA1cRecorded:
-            let result = try Glucose.assessHbA1c(percent: reading.percent)
-            return measurement(reading, .hba1c, result.category.rawValue, result.severity, result.tip, ["percent": reading.percent])
-        case let panel as LipidPanelRecorded:
-            return try assessLipids(panel)
-        case let inputs as NPIInputsRecorded:
-            return try assessNPI(inputs, now: now)
-        case let profile as MelanomaRiskProfileRecorded:
-            return try assessMelanoma(profile)
-        case let exam as ExamResultRecorded:
-            return try assessExam(exam)
-        default:
-            return nil
-        }
+        guard let assessed = payload as? any AssessedPayload else { return nil }
+        return try assessed.assessment(now: now)
     }
 
-    private static func measurement(
-        _ reading: some MeasurementPayload, _ kind: AssessmentKind, _ category: String, _ severity: Severity, _ tip: TipKey,
-        _ values: [String: Double]
+    static func measurement(
+        _ reading: some MeasurementPayload, _ category: AssessmentCategory, _ severity: Severity, _ tip: TipKey, _ values: [String: Double]
     ) -> Assessment {
         Assessment(
-            kind: kind, subjectID: reading.measurementID.uuidString.lowercased(), subjectRevision: reading.revision, category: category,
+            subjectID: reading.measurementID.uuidString.lowercased(), subjectRevision: reading.revision, category: category,
             severity: severity, tip: tip, observedAt: reading.takenAt, values: values)
     }
 
-    private static func assessLipids(_ panel: LipidPanelRecorded) throws(DomainValidationError) -> Assessment {
+    static func assessLipids(_ panel: LipidPanelRecorded) throws(DomainValidationError) -> Assessment {
         let result = try Lipids.assess(
             LipidPanelInput(
                 totalCholesterol: panel.totalCholesterol, ldlCholesterol: panel.ldlCholesterol, hdlCholesterol: panel.hdlCholesterol,
                 triglycerides: panel.triglycerides, unit: panel.unit, sex: panel.sex))
         // The panel's category is that of its most severe measure (ties: the first in panel order), so one word says
         // what deserves attention; every measure's value stays in `values`.
-        let measures: [(name: String, category: String, severity: Severity, tip: TipKey, valueMgPerDL: Double)] = [
-            result.totalCholesterol.map { ("totalCholesterol", $0.category.rawValue, $0.severity, $0.tip, $0.valueMgPerDL) },
-            result.ldlCholesterol.map { ("ldlCholesterol", $0.category.rawValue, $0.severity, $0.tip, $0.valueMgPerDL) },
-            result.hdlCholesterol.map { ("hdlCholesterol", $0.category.rawValue, $0.severity, $0.tip, $0.valueMgPerDL) },
-            result.triglycerides.map { ("triglycerides", $0.category.rawValue, $0.severity, $0.tip, $0.valueMgPerDL) },
+        let measures: [(name: String, category: LipidPanelCategory, severity: Severity, tip: TipKey, valueMgPerDL: Double)] = [
+            result.totalCholesterol.map { ("totalCholesterol", LipidPanelCategory($0.category), $0.severity, $0.tip, $0.valueMgPerDL) },
+            result.ldlCholesterol.map { ("ldlCholesterol", LipidPanelCategory($0.category), $0.severity, $0.tip, $0.valueMgPerDL) },
+            result.hdlCholesterol.map { ("hdlCholesterol", LipidPanelCategory($0.category), $0.severity, $0.tip, $0.valueMgPerDL) },
+            result.triglycerides.map { ("triglycerides", LipidPanelCategory($0.category), $0.severity, $0.tip, $0.valueMgPerDL) },
         ].compactMap { $0 }
         let headline = measures.max { $0.severity < $1.severity } ?? measures[0]
         var values: [String: Double] = [:]
         for measure in measures { values[measure.name + "MgPerDL"] = measure.valueMgPerDL }
         return Assessment(
-            kind: .lipids, subjectID: panel.measurementID.uuidString.lowercased(), subjectRevision: panel.revision,
-            category: headline.category, severity: result.severity,
+            subjectID: panel.measurementID.uuidString.lowercased(), subjectRevision: panel.revision,
+            category: .lipids(headline.category), severity: result.severity,
             tip: headline.tip, observedAt: panel.takenAt, values: values)
     }
 
-    private static func assessNPI(_ inputs: NPIInputsRecorded, now: Date) throws(DomainValidationError) -> Assessment {
+    static func assessNPI(_ inputs: NPIInputsRecorded, now: Date) throws(DomainValidationError) -> Assessment {
         let nodes: LymphNodeInput
         switch (inputs.lymphNodeStage, inputs.positiveNodes) {
         case (let stage?, nil): nodes = .stage(stage)
@@ -98,24 +66,24 @@ public enum AssessmentEngine {
         // The prognostic group informs care; moderate and poor prognosis call for the care team's attention.
         let severity: Severity = result.group >= .moderate ? .attention : .normal
         return Assessment(
-            kind: .nottinghamPrognosticIndex, subjectID: inputs.npiID.uuidString.lowercased(), subjectRevision: inputs.revision,
-            category: result.group.rawValue, severity: severity, tip: result.tip, observedAt: inputs.diagnosisDate,
+            subjectID: inputs.npiID.uuidString.lowercased(), subjectRevision: inputs.revision,
+            category: .nottinghamPrognosticIndex(result.group), severity: severity, tip: result.tip, observedAt: inputs.diagnosisDate,
             values: [
                 "npi": result.npi, "lymphNodeStage": Double(result.lymphNodeStage), "fiveYearSurvivalPercent": Double(result.fiveYearSurvivalPercent),
             ])
     }
 
-    private static func assessMelanoma(_ profile: MelanomaRiskProfileRecorded) throws(DomainValidationError) -> Assessment {
+    static func assessMelanoma(_ profile: MelanomaRiskProfileRecorded) throws(DomainValidationError) -> Assessment {
         let result = try MelanomaRisk.assess(profile.factors)
         // The category is what users see first; "higher" asks for attention (a clinician skin check), never urgency.
         let severity: Severity = result.category == .higher ? .attention : .normal
         return Assessment(
-            kind: .melanomaRisk, subjectID: profile.profileID.uuidString.lowercased(), subjectRevision: profile.revision,
-            category: result.category.rawValue, severity: severity, tip: result.tip, observedAt: profile.answeredAt,
+            subjectID: profile.profileID.uuidString.lowercased(), subjectRevision: profile.revision,
+            category: .melanomaRisk(result.category), severity: severity, tip: result.tip, observedAt: profile.answeredAt,
             values: ["score": Double(result.score), "selfExaminationIntervalMonths": Double(result.selfExaminationIntervalMonths)])
     }
 
-    private static func assessExam(_ exam: ExamResultRecorded) throws(DomainValidationError) -> Assessment {
+    static func assessExam(_ exam: ExamResultRecorded) throws(DomainValidationError) -> Assessment {
         let items = exam.items.map {
             ExamResultItem(
                 code: $0.code, value: $0.value, unit: $0.unit,
@@ -131,8 +99,8 @@ public enum AssessmentEngine {
         }
         let worst = flagged.max { $0.severity < $1.severity }!
         return Assessment(
-            kind: .examResult, subjectID: ExamKey(institutionID: exam.institutionID, examID: exam.examID).subjectID, subjectRevision: exam.revision,
-            category: worst.interpretation.rawValue, severity: worst.severity, tip: worst.tip, observedAt: exam.reportedAt,
+            subjectID: ExamKey(institutionID: exam.institutionID, examID: exam.examID).subjectID, subjectRevision: exam.revision,
+            category: .examResult(worst.interpretation), severity: worst.severity, tip: worst.tip, observedAt: exam.reportedAt,
             values: ["items": Double(lines.count), "abnormalItems": Double(lines.filter { $0.interpretation != .N }.count)],
             flaggedItems: lines)
     }

@@ -65,7 +65,7 @@ enum EventSamples {
             ExamResultReleased(examID: "LAB-7", institutionID: "st-mary", revision: 2, releasedAt: takenAt, how: .afterDelay, outOfRangeCount: 1)),
         EventSample(
             AssessmentRecorded(
-                assessmentID: UUID(), sourceEventID: UUID(), subjectID: "m-1", kind: .bloodPressure, category: "elevated", severity: .normal,
+                assessmentID: UUID(), sourceEventID: UUID(), subjectID: "m-1", category: .bloodPressure(.elevated), severity: .normal,
                 tip: "bloodPressure.elevated", ruleSetVersion: "2026.11.1", observedAt: takenAt, supersedes: UUID(),
                 values: ["systolic": 128, "diastolic": 79])),
         EventSample(AssessmentWithdrawn(assessmentID: UUID(), subjectID: "m-1", kind: .glucose, reason: .measurementDeleted, sourceEventID: UUID())),

@@ -65,9 +65,9 @@ import Testing
 
     @Test("request examples validate against their schemas")
     func requestExamplesValidate() throws {
-        #expect(!catalog.requests.isEmpty)
-        for name in catalog.requests.keys {
-            let schema = try Self.loadDocument("api/\(name).schema.json")
+        #expect(catalog.requests.count == RequestSchema.allCases.count)
+        for name in RequestSchema.allCases {
+            let schema = try Self.loadDocument(name.path)
             guard case .array(let examples)? = schema["examples"] else {
                 Issue.record("api/\(name) has no examples")
                 continue
@@ -88,7 +88,7 @@ import Testing
 
     @Test("every schema file is used by an event type, the envelope or a request")
     func noOrphanSchemaFiles() throws {
-        let known = Set(EventType.allCases.map(\.schemaPath) + ["envelope.v1.schema.json"] + catalog.requests.keys.map { "api/\($0).schema.json" })
+        let known = Set(EventType.allCases.map(\.schemaPath) + ["envelope.v1.schema.json"] + RequestSchema.allCases.map(\.path))
         let enumerator = FileManager.default.enumerator(atPath: Self.schemasDirectory.path)!
         for case let path as String in enumerator where path.hasSuffix(".schema.json") {
             #expect(known.contains(path), "\(path) belongs to no event type")

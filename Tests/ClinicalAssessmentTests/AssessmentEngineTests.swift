@@ -18,7 +18,7 @@ import Testing
         let result = try assess(
             BloodPressureRecorded(measurementID: id, revision: 2, systolic: 142, diastolic: 91, takenAt: takenAt, source: .patient))
         #expect(result.kind == .bloodPressure)
-        #expect(result.category == "stage2Hypertension")
+        #expect(result.category == .bloodPressure(.stage2Hypertension))
         #expect(result.severity == .attention)
         #expect(result.subjectID == id.uuidString.lowercased())
         #expect(result.subjectRevision == 2)
@@ -30,15 +30,15 @@ import Testing
     @Test func bodyMassIndexFromWeightAndHeight() throws {
         let result = try assess(BodyMeasurementRecorded(measurementID: id, weightKg: 95, heightCm: 175, takenAt: takenAt, source: .device))
         #expect(result.kind == .bodyMassIndex)
-        #expect(result.category == "obeseClassI")
+        #expect(result.category == .bodyMassIndex(.obeseClassI))
         #expect(abs(result.values["bmi"]! - 31.02) < 0.01)
     }
 
     @Test func glucoseInEitherUnit() throws {
         let mg = try assess(GlucoseRecorded(measurementID: id, value: 126, unit: .mgPerDL, context: .fasting, takenAt: takenAt, source: .patient))
         let mmol = try assess(GlucoseRecorded(measurementID: id, value: 7.0, unit: .mmolPerL, context: .fasting, takenAt: takenAt, source: .patient))
-        #expect(mg.category == "diabetesRange")
-        #expect(mmol.category == "diabetesRange")
+        #expect(mg.category == .glucose(.diabetesRange))
+        #expect(mmol.category == .glucose(.diabetesRange))
     }
 
     @Test("a lipid panel is headed by its most severe measure")
@@ -47,7 +47,7 @@ import Testing
             LipidPanelRecorded(
                 measurementID: id, unit: .mgPerDL, sex: .female, totalCholesterol: 180, ldlCholesterol: 195, hdlCholesterol: 55, triglycerides: 120,
                 takenAt: takenAt, source: .institution))
-        #expect(result.category == "veryHigh")
+        #expect(result.category == .lipids(.veryHigh))
         #expect(result.values["ldlCholesterolMgPerDL"] == 195)
         #expect(result.values.count == 4)
     }
@@ -58,7 +58,7 @@ import Testing
                 npiID: id, tumourSizeCm: 2.2, histologicalGrade: 2, lymphNodeStage: nil, positiveNodes: 2, diagnosisDate: takenAt))
         #expect(result.kind == .nottinghamPrognosticIndex)
         #expect(result.values["npi"] == 4.44)
-        #expect(result.category == "moderate")
+        #expect(result.category == .nottinghamPrognosticIndex(.moderate))
         #expect(result.severity == .attention)
     }
 
@@ -109,7 +109,7 @@ import Testing
             ])
         let result = try assess(exam)
         #expect(result.subjectID == "st-mary/LAB-1")
-        #expect(result.category == "HH")
+        #expect(result.category == .examResult(.HH))
         #expect(result.severity == .urgent)
         #expect(result.flaggedItems.map(\.interpretation) == [.N, .HH])
         #expect(result.flaggedItems[1].comment == "repeat")

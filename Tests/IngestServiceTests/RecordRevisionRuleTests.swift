@@ -11,7 +11,7 @@ import Testing
 
     func stored(_ body: JSONValue, patient: String = "p-1", revision: Int = 3, deleted: Bool = false) -> RecordStore.Stored {
         RecordStore.Stored(
-            key: RecordStore.Key(type: "measurement:pulse", id: "r-1"), patientID: patient,
+            key: RecordStore.Key(kind: .measurement(.pulse), id: "r-1"), patientID: patient,
             version: .init(revision: revision, updatedAt: Date(timeIntervalSince1970: 1_790_000_000), deleted: deleted, body: body),
             lastEventID: UUID())
     }
@@ -42,5 +42,33 @@ import Testing
             #expect(Rule.decide(mode: mode, patientID: "p-1", body: body, stored: stored(body, deleted: true)) == .deleted)
             #expect(Rule.decide(mode: mode, patientID: "p-1", body: .null, stored: stored(body, deleted: true)) == .deleted)
         }
+    }
+}
+
+/// The one place that joins and splits a record's stored type: every kind reads back from its `record_type`, the
+/// texts are the ones the table has always held, and a type this build does not know is an error, not a guess.
+@Suite struct RecordKindTests {
+    @Test("every kind reads back from its record_type, and the texts stay those of the stored rows")
+    func roundTrip() throws {
+        for kind in RecordKind.all { #expect(try RecordKind(recordType: kind.recordType) == kind) }
+        #expect(Set(RecordKind.all.map(\.recordType)).count == RecordKind.all.count)
+        #expect(RecordKind.measurement(.bloodPressure).recordType == "measurement:blood-pressure")
+        #expect(RecordKind.examResult.recordType == "exam-result")
+        #expect(RecordKind.melanomaRiskProfile.family == "melanoma-risk-profile")
+        #expect(RecordKind.measurement(.lipidPanel).family == "measurement")
+        #expect(RecordKind.measurement(.lipidPanel).measurementKind == .lipidPanel)
+        #expect(RecordKind.npi.measurementKind == nil)
+    }
+
+    @Test("each kind's request schema is its own")
+    func requestSchemas() {
+        #expect(Set(RecordKind.all.map(\.requestSchema)).count == RecordKind.all.count)
+        #expect(RecordKind.measurement(.hba1c).requestSchema.rawValue == "hba1c.request")
+    }
+
+    @Test("an unknown record_type is refused by name")
+    func unknown() {
+        #expect(throws: UnknownRecordType.self) { try RecordKind(recordType: "measurement:weight") }
+        #expect(throws: UnknownRecordType.self) { try RecordKind(recordType: "measurement") }
     }
 }

@@ -1,5 +1,5 @@
 public import CaretideIdentity
-import CaretideSchemas
+public import CaretideSchemas
 public import HTTPTypes
 public import Hummingbird
 import Logging
@@ -35,7 +35,7 @@ public struct QueryParameter: Sendable, Hashable {
 public struct RouteDocumentation: Sendable, Hashable {
     public let summary: String
     /// The request schemas under `Schemas/api/` the body must match one of (e.g. `blood-pressure.request`).
-    public let bodySchemas: [String]
+    public let bodySchemas: [RequestSchema]
     /// Query parameters other than pagination.
     public let query: [QueryParameter]
     /// Whether the route answers pages (`?limit=&cursor=`).
@@ -45,7 +45,7 @@ public struct RouteDocumentation: Sendable, Hashable {
     public static let json = "application/json"
     var speaksJSON: Bool { mediaType == Self.json }
 
-    public init(summary: String, bodySchemas: [String] = [], query: [QueryParameter] = [], paged: Bool = false, mediaType: String = json) {
+    public init(summary: String, bodySchemas: [RequestSchema] = [], query: [QueryParameter] = [], paged: Bool = false, mediaType: String = json) {
         self.summary = summary
         self.bodySchemas = bodySchemas
         self.query = query
@@ -98,7 +98,7 @@ public struct APIRoutes {
     ///     no body (then give `bodyLimit: APIRoutes.noBody`) or reads another format than JSON.
     ///   - mediaType: what the route reads and answers, when not JSON.
     public func post(
-        _ path: String, access: Access, summary: String, body: [String], bodyLimit: Int = recordBodyLimit,
+        _ path: String, access: Access, summary: String, body: [RequestSchema], bodyLimit: Int = recordBodyLimit,
         mediaType: String = RouteDocumentation.json,
         _ handler: @escaping Handler
     ) {
@@ -106,7 +106,7 @@ public struct APIRoutes {
     }
 
     public func put(
-        _ path: String, access: Access, summary: String, body: [String], bodyLimit: Int = recordBodyLimit, _ handler: @escaping Handler
+        _ path: String, access: Access, summary: String, body: [RequestSchema], bodyLimit: Int = recordBodyLimit, _ handler: @escaping Handler
     ) {
         on(.put, path, access: access, bodyLimit: bodyLimit, RouteDocumentation(summary: summary, bodySchemas: body), handler)
     }

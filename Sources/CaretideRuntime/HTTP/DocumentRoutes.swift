@@ -34,8 +34,8 @@ struct DocumentRoutes: Sendable {
         router.get("schemas/api/:file") { _, context in
             // Only the files the catalog loaded: a name is looked up, never joined into a path as given.
             let file = context.parameters.get("file") ?? ""
-            guard file.hasSuffix(".schema.json"), SchemaCatalog.bundled.requests[String(file.dropLast(".schema.json".count))] != nil,
-                let data = FileManager.default.contents(atPath: SchemaCatalog.bundledDirectory.appendingPathComponent("api/\(file)").path)
+            guard let schema = RequestSchema.allCases.first(where: { $0.path == "api/\(file)" }),
+                let data = FileManager.default.contents(atPath: SchemaCatalog.bundledDirectory.appendingPathComponent(schema.path).path)
             else { throw HTTPProblem(status: .notFound, error: "no such schema") }
             return Response(
                 status: .ok, headers: [.contentType: "application/schema+json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))

@@ -43,7 +43,7 @@ extension Request {
     /// Reads the body as JSON and validates it against `Schemas/api/<schemaName>.schema.json`. Malformed JSON and
     /// every schema violation become one 400 naming each failing field. A body larger than the largest event the
     /// outbox can publish is refused with 413 as soon as it passes that size, before it is read whole.
-    public func validatedJSON(schema schemaName: String, catalog: SchemaCatalog = .bundled, context: some RequestContext) async throws -> JSONValue {
+    public func validatedJSON(schema: RequestSchema, catalog: SchemaCatalog = .bundled, context: some RequestContext) async throws -> JSONValue {
         let bytes = Array(buffer: try await body.collect(upTo: min(context.maxUploadSize, Outbox.maximumEventBytes)))
         let document: JSONValue
         do {
@@ -51,7 +51,7 @@ extension Request {
         } catch {
             throw HTTPProblem.invalidBody([error])
         }
-        let violations = catalog.validateRequest(schemaName, document)
+        let violations = catalog.validateRequest(schema, document)
         guard violations.isEmpty else { throw HTTPProblem.invalidBody(violations) }
         return document
     }
@@ -60,9 +60,9 @@ extension Request {
 extension Request {
     /// Validates the body against `Schemas/api/<schemaName>.schema.json` (400 naming every failing field) and decodes it.
     public func decodedJSON<Body: Decodable>(
-        _ type: Body.Type, schema schemaName: String, catalog: SchemaCatalog = .bundled, context: some RequestContext
+        _ type: Body.Type, schema: RequestSchema, catalog: SchemaCatalog = .bundled, context: some RequestContext
     ) async throws -> Body {
-        let body = try await validatedJSON(schema: schemaName, catalog: catalog, context: context)
+        let body = try await validatedJSON(schema: schema, catalog: catalog, context: context)
         do {
             return try JSONValueDecoder.decode(Body.self, from: body)
         } catch let error as DecodingError {

@@ -100,7 +100,7 @@ enum OpenAPIDocument {
             "parameters": .array(parameters),
             "responses": .object(responses(route)),
         ]
-        let schemas = route.documentation.bodySchemas.map { JSONValue.object(["$ref": .string("/schemas/api/\($0).schema.json")]) }
+        let schemas = route.documentation.bodySchemas.map { JSONValue.object(["$ref": .string("/schemas/\($0.path)")]) }
         if !route.documentation.speaksJSON {
             // Checked by the standard's own rules, not a JSON Schema of ours.
             operation["requestBody"] = .object([

@@ -157,14 +157,16 @@ struct CareTeamProjectingHandler: BatchEventHandler {
 
     /// Applies a care-team event; false for any other event.
     private func project(_ event: ValidatedEvent, context: HandlerContext) async throws -> Bool {
-        switch event.payload {
-        case let grant as CareTeamGranted:
+        switch event.eventType {
+        case .careTeamGranted:
             try await CareTeamStore.apply(
-                grant, patientID: try patient(of: event), eventID: event.eventID, on: context.connection, logger: context.logger)
+                try event.payload(CareTeamGranted.self), patientID: try patient(of: event), eventID: event.eventID, on: context.connection,
+                logger: context.logger)
             return true
-        case let revocation as CareTeamRevoked:
+        case .careTeamRevoked:
             try await CareTeamStore.apply(
-                revocation, patientID: try patient(of: event), eventID: event.eventID, on: context.connection, logger: context.logger)
+                try event.payload(CareTeamRevoked.self), patientID: try patient(of: event), eventID: event.eventID, on: context.connection,
+                logger: context.logger)
             return true
         default:
             return false

@@ -1,3 +1,5 @@
+import CaretideStore
+
 /// The metadata keys of the services' log lines, named once. Ids and counts only: no key here carries a name, a
 /// value, free text or a token. A service adds the keys of its own features in an extension beside them; the keys
 /// of a message's place on Kafka are `KafkaLogKey`'s.
@@ -15,7 +17,7 @@ public enum LogKey {
     public static let count = "count"
     public static let kind = "kind"
     public static let job = "job"
-    public static let schema = "schema"
+    public static let schema = StoreLogKey.schema
     public static let server = "server"
     public static let host = "host"
     public static let port = "port"

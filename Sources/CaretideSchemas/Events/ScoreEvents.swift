@@ -15,9 +15,9 @@ public struct AssessmentRecorded: EventPayload {
     public var sourceEventID: UUID
     /// The measurement, NPI, profile or exam id the assessment is about.
     public var subjectID: String
-    public var kind: AssessmentKind
-    /// The category in the rule's own terms, e.g. stage2Hypertension, obeseClassI, moderate, higher.
-    public var category: String
+    /// The category in the rule's own terms, e.g. stage2Hypertension, obeseClassI, moderate, higher; it names the kind.
+    public var category: AssessmentCategory
+    public var kind: AssessmentKind { category.kind }
     public var severity: Severity
     /// Key of the plain-language tip; texts live in one translatable table.
     public var tip: String
@@ -31,13 +31,12 @@ public struct AssessmentRecorded: EventPayload {
     public var values: [String: Double]
 
     public init(
-        assessmentID: UUID, sourceEventID: UUID, subjectID: String, kind: AssessmentKind, category: String, severity: Severity, tip: String,
+        assessmentID: UUID, sourceEventID: UUID, subjectID: String, category: AssessmentCategory, severity: Severity, tip: String,
         ruleSetVersion: String, observedAt: Date, supersedes: UUID?, values: [String: Double]
     ) {
         self.assessmentID = assessmentID
         self.sourceEventID = sourceEventID
         self.subjectID = subjectID
-        self.kind = kind
         self.category = category
         self.severity = severity
         self.tip = tip
@@ -53,6 +52,40 @@ public struct AssessmentRecorded: EventPayload {
         case subjectID = "subjectId"
         case kind, category, severity, tip,
             ruleSetVersion, observedAt, supersedes, values
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        assessmentID = try container.decode(UUID.self, forKey: .assessmentID)
+        sourceEventID = try container.decode(UUID.self, forKey: .sourceEventID)
+        subjectID = try container.decode(String.self, forKey: .subjectID)
+        let kind = try container.decode(AssessmentKind.self, forKey: .kind)
+        let word = try container.decode(String.self, forKey: .category)
+        guard let category = AssessmentCategory(kind: kind, rawValue: word) else {
+            throw DecodingError.dataCorruptedError(forKey: .category, in: container, debugDescription: "is not a category of \(kind.rawValue)")
+        }
+        self.category = category
+        severity = try container.decode(Severity.self, forKey: .severity)
+        tip = try container.decode(String.self, forKey: .tip)
+        ruleSetVersion = try container.decode(String.self, forKey: .ruleSetVersion)
+        observedAt = try container.decode(Date.self, forKey: .observedAt)
+        supersedes = try container.decodeIfPresent(UUID.self, forKey: .supersedes)
+        values = try container.decode([String: Double].self, forKey: .values)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(assessmentID, forKey: .assessmentID)
+        try container.encode(sourceEventID, forKey: .sourceEventID)
+        try container.encode(subjectID, forKey: .subjectID)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(category.rawValue, forKey: .category)
+        try container.encode(severity, forKey: .severity)
+        try container.encode(tip, forKey: .tip)
+        try container.encode(ruleSetVersion, forKey: .ruleSetVersion)
+        try container.encode(observedAt, forKey: .observedAt)
+        try container.encodeIfPresent(supersedes, forKey: .supersedes)
+        try container.encode(values, forKey: .values)
     }
 }
 

@@ -21,10 +21,10 @@ struct RankingRoutes: Sendable {
 
     func register(on routes: APIRoutes) {
         routes.post(
-            "v1/rankings", access: .clinicalTools, summary: "Rank diseases by the Phenomizer method with p-values", body: ["ranking.request"],
+            "v1/rankings", access: .clinicalTools, summary: "Rank diseases by the Phenomizer method with p-values", body: [.ranking],
             bodyLimit: 64 * 1024
         ) { request, context in
-            let body = try await request.decodedJSON(Body.self, schema: "ranking.request", context: context)
+            let body = try await request.decodedJSON(Body.self, schema: .ranking, context: context)
             let query = RankingQuery(
                 phenotypes: body.phenotypes, excluded: body.excluded, scoring: body.scoring, maxResults: body.maxResults,
                 suggestPhenotypes: body.suggestPhenotypes)

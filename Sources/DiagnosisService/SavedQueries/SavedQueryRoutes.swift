@@ -40,10 +40,10 @@ struct SavedQueryRoutes: Sendable {
 
         routes.post(
             base, access: .consultantWorkspace, summary: "Save a named phenotype query (409 for a name in use unless overwrite)",
-            body: ["saved-query.request"], bodyLimit: 64 * 1024
+            body: [.savedQuery], bodyLimit: 64 * 1024
         ) { request, requestContext in
             let doctorID = try Self.doctorID(requestContext)
-            let body = try await request.decodedJSON(Body.self, schema: "saved-query.request", context: requestContext)
+            let body = try await request.decodedJSON(Body.self, schema: .savedQuery, context: requestContext)
             let (saved, created) = try await Self.answering {
                 try await store.save(body.content, doctorID: doctorID, overwrite: body.overwrite == true, in: context)
             }
@@ -60,10 +60,10 @@ struct SavedQueryRoutes: Sendable {
         }
 
         routes.put(
-            base + "/:queryId", access: .consultantWorkspace, summary: "Edit a saved query", body: ["saved-query.request"], bodyLimit: 64 * 1024
+            base + "/:queryId", access: .consultantWorkspace, summary: "Edit a saved query", body: [.savedQuery], bodyLimit: 64 * 1024
         ) { request, requestContext in
             let (doctorID, queryID) = try Self.identifiers(requestContext)
-            let body = try await request.decodedJSON(Body.self, schema: "saved-query.request", context: requestContext)
+            let body = try await request.decodedJSON(Body.self, schema: .savedQuery, context: requestContext)
             return try jsonResponse(
                 try await Self.answering {
                     try await store.edit(queryID, doctorID: doctorID, to: body.content, overwrite: body.overwrite == true, in: context)

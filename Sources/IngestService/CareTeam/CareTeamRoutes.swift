@@ -21,11 +21,11 @@ struct CareTeamRoutes: Sendable {
     func register(on routes: APIRoutes) {
         routes.put(
             "v1/patients/:patientId/care-team/:consultantId", access: .patientData(.manage),
-            summary: "Grant a consultant access to the patient's data, or change the grant's expiry", body: ["care-team-grant.request"],
+            summary: "Grant a consultant access to the patient's data, or change the grant's expiry", body: [.careTeamGrant],
             bodyLimit: 4 * 1024
         ) { request, requestContext in
             let (patientID, consultantID) = try Self.pair(requestContext)
-            let body = try await request.decodedJSON(GrantBody.self, schema: "care-team-grant.request", context: requestContext)
+            let body = try await request.decodedJSON(GrantBody.self, schema: .careTeamGrant, context: requestContext)
             let now = Date()
             if let expiresAt = body.expiresAt, expiresAt <= now {
                 throw HTTPProblem(

@@ -11,21 +11,21 @@ struct ClinicalInputRoutes: Sendable {
     let records: RecordRoutes
 
     static let npi = RecordDefinition(
-        recordType: "npi", requestSchema: "npi.request", eventType: .npiInputsRecorded,
+        kind: .npi, event: NPIInputsRecorded.self,
         payload: { body, id, revision in body.merging(["npiId": .string(id), "revision": .number(Double(revision))]) },
-        observedAt: { ($0 as? NPIInputsRecorded)?.diagnosisDate ?? Date() },
+        observedAt: \.diagnosisDate,
         // The NPI rule itself refuses a diagnosis date in the future.
         observedAtField: nil,
         deletion: nil)
 
     static let melanomaRiskProfile = RecordDefinition(
-        recordType: "melanoma-risk-profile", requestSchema: "melanoma-risk-profile.request", eventType: .melanomaRiskProfileRecorded,
+        kind: .melanomaRiskProfile, event: MelanomaRiskProfileRecorded.self,
         payload: { body, id, revision in
             .object([
                 "profileId": .string(id), "revision": .number(Double(revision)), "answeredAt": .string(Timestamp.format(Date())), "factors": body,
             ])
         },
-        observedAt: { ($0 as? MelanomaRiskProfileRecorded)?.answeredAt ?? Date() },
+        observedAt: \.answeredAt,
         observedAtField: "/answeredAt",
         deletion: nil)
 
@@ -35,7 +35,7 @@ struct ClinicalInputRoutes: Sendable {
             ("melanoma-risk-profiles", "profileId", Self.melanomaRiskProfile, "Record a melanoma risk-factor profile (the newest is current)"),
         ] {
             routes.put(
-                "v1/patients/:patientId/\(path)/:\(parameter)", access: .patientData(.write), summary: summary, body: [definition.requestSchema]
+                "v1/patients/:patientId/\(path)/:\(parameter)", access: .patientData(.write), summary: summary, body: [definition.kind.requestSchema]
             ) { request, context in
                 let patientID = try PatientID.fromPath(context)
                 let id = try context.uuidParameter(parameter, label: "id").uuidString.lowercased()

@@ -27,10 +27,10 @@ struct EnvironmentRoutes: Sendable {
     func register(on routes: APIRoutes) {
         routes.put(
             "v1/areas/:areaCode", access: .operatorFeeds, summary: "Register an area for environmental readings, or change it",
-            body: ["area.request"]
+            body: [.area]
         ) { request, requestContext in
             let code = try Self.areaCode(requestContext)
-            let body = try await request.validatedJSON(schema: "area.request", context: requestContext)
+            let body = try await request.validatedJSON(schema: .area, context: requestContext)
             let timeZone = body["timeZone"]?.stringValue ?? ""
             guard TimeZone(identifier: timeZone) != nil else {
                 throw HTTPProblem(
@@ -57,10 +57,10 @@ struct EnvironmentRoutes: Sendable {
         }
         routes.post(
             "v1/areas/:areaCode/uv-index", access: .operatorFeeds, summary: "Record a UV index reading of a registered area",
-            body: ["uv-index.request"]
+            body: [.uvIndex]
         ) { request, requestContext in
             let code = try Self.areaCode(requestContext)
-            let body = try await request.validatedJSON(schema: "uv-index.request", context: requestContext)
+            let body = try await request.validatedJSON(schema: .uvIndex, context: requestContext)
             let reading = UVIndexRecorded(
                 areaCode: code, observedAt: body["observedAt"]?.stringValue.flatMap(Timestamp.parse) ?? Date(),
                 uvIndex: body["uvIndex"]?.numberValue ?? 0,
@@ -74,10 +74,10 @@ struct EnvironmentRoutes: Sendable {
         }
         routes.post(
             "v1/areas/:areaCode/air-quality", access: .operatorFeeds,
-            summary: "Record an air-quality reading of a registered area (US AQI, or PM2.5 / PM10 / O3)", body: ["air-quality.request"]
+            summary: "Record an air-quality reading of a registered area (US AQI, or PM2.5 / PM10 / O3)", body: [.airQuality]
         ) { request, requestContext in
             let code = try Self.areaCode(requestContext)
-            let body = try await request.validatedJSON(schema: "air-quality.request", context: requestContext)
+            let body = try await request.validatedJSON(schema: .airQuality, context: requestContext)
             let reading = AirQualityRecorded(
                 areaCode: code, observedAt: body["observedAt"]?.stringValue.flatMap(Timestamp.parse) ?? Date(), aqi: body["aqi"]?.numberValue,
                 pm25: body["pm25"]?.numberValue, pm10: body["pm10"]?.numberValue, o3: body["o3"]?.numberValue)

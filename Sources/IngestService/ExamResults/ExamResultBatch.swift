@@ -12,7 +12,7 @@ import NIOCore
 struct ExamResultBatch: Sendable {
     let records: RecordRoutes
 
-    static let schema = "exam-results-batch.request"
+    static let schema: RequestSchema = .examResultsBatch
     /// 8 MiB: 8 KB a report on average for a full batch. Larger reports go in smaller batches, or one by one.
     static let bodyLimit = 8 * 1024 * 1024
     /// Reports stored at once: enough to keep the database busy, few enough to leave connections for other requests.

@@ -12,7 +12,7 @@ struct ExamResultRoutes: Sendable {
     let records: RecordRoutes
 
     static let definition = RecordDefinition(
-        recordType: "exam-result", requestSchema: "exam-result.request", eventType: .examResultRecorded,
+        kind: .examResult, event: ExamResultRecorded.self,
         payload: { body, id, revision in
             let exam = key(id)
             var payload: [String: JSONValue] = [
@@ -22,7 +22,7 @@ struct ExamResultRoutes: Sendable {
             if let status = body["status"] { payload["status"] = status }
             return .object(payload)
         },
-        observedAt: { ($0 as? ExamResultRecorded)?.reportedAt ?? Date() },
+        observedAt: \.reportedAt,
         observedAtField: "/reportedAt",
         deletion: { id, at in
             let exam = key(id)
@@ -40,7 +40,7 @@ struct ExamResultRoutes: Sendable {
         // A report may hold many items with the institution's advice: up to the largest event the outbox publishes.
         routes.put(
             "v1/institutions/:institutionId/exam-results/:examId", access: .institutionResults,
-            summary: "Upload an exam report for one patient, or correct it (the next revision)", body: [Self.definition.requestSchema],
+            summary: "Upload an exam report for one patient, or correct it (the next revision)", body: [Self.definition.kind.requestSchema],
             bodyLimit: Outbox.maximumEventBytes
         ) { request, context in
             let id = try Self.recordID(context)

@@ -1,6 +1,7 @@
 import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
+import ClinicalAssessment
 import Foundation
 import Hummingbird
 
@@ -13,14 +14,29 @@ import Hummingbird
 struct MeasurementRoutes: Sendable {
     let records: RecordRoutes
 
-    static func definition(_ kind: MeasurementKind) -> RecordDefinition {
+    static func definition(_ kind: MeasurementKind) -> RecordDefinition { definitions[kind]! }
+
+    private static let definitions = Dictionary(
+        uniqueKeysWithValues: MeasurementKind.allCases.map { kind in
+            switch kind {
+            case .bloodPressure: (kind, definition(kind, BloodPressureRecorded.self))
+            case .pulse: (kind, definition(kind, PulseRecorded.self))
+            case .bodyMeasurement: (kind, definition(kind, BodyMeasurementRecorded.self))
+            case .glucose: (kind, definition(kind, GlucoseRecorded.self))
+            case .hba1c: (kind, definition(kind, HbA1cRecorded.self))
+            case .lipidPanel: (kind, definition(kind, LipidPanelRecorded.self))
+            }
+        })
+
+    private static func definition<Reading: MeasurementPayload & AssessedPayload>(_ kind: MeasurementKind, _ event: Reading.Type) -> RecordDefinition
+    {
         RecordDefinition(
-            recordType: "measurement:\(kind.rawValue)", requestSchema: "\(kind.rawValue).request", eventType: kind.recordedEvent,
+            kind: .measurement(kind), event: event,
             payload: { body, _, revision in
                 // The request body is the payload minus what the service decides: the revision, and the default source.
                 body.merging(["revision": .number(Double(revision)), "source": body["source"] ?? .string(MeasurementSource.patient.rawValue)])
             },
-            observedAt: { ($0 as? any MeasurementPayload)?.takenAt ?? Date() },
+            observedAt: \.takenAt,
             observedAtField: "/takenAt",
             deletion: { id, at in MeasurementDeleted(measurementID: UUID(uuidString: id)!, kind: kind, deletedAt: at) })
     }
@@ -66,11 +82,13 @@ struct MeasurementRoutes: Sendable {
             "v1/patients/:patientId/measurements", access: .patientData(.read), summary: "The patient's current measurements, oldest first",
             paged: true
         ) { request, context in
-            try jsonResponse(try await records.list(patientID: try PatientID.fromPath(context), typePrefix: "measurement:", page: .from(request)))
+            try jsonResponse(
+                try await records.list(
+                    patientID: try PatientID.fromPath(context), kinds: MeasurementKind.allCases.map(RecordKind.measurement), page: .from(request)))
         }
     }
 
-    static let requestSchemas = MeasurementKind.allCases.map { "\($0.rawValue).request" }
+    static let requestSchemas = MeasurementKind.allCases.map { RecordKind.measurement($0).requestSchema }
 
     static func route(_ context: some RequestContext) throws -> (String, RecordDefinition) {
         let patientID = try PatientID.fromPath(context)

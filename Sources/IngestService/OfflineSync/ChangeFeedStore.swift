@@ -68,7 +68,7 @@ struct ChangeFeedStore: TransactionalStore {
 
     /// One entry of the changes feed: a record's newest state, or its tombstone.
     struct Change {
-        let recordType: String
+        let kind: RecordKind
         let recordID: String
         let revision: Int
         let seq: Int64
@@ -80,7 +80,7 @@ struct ChangeFeedStore: TransactionalStore {
     /// The patient's changes after `after` in commit order (at most `limit`, plus one to tell whether more follow),
     /// and the number through which tombstones were purged, read in one snapshot.
     static func changes(
-        patientID: String, after: Int64, limit: Int, recordTypes: [String], on client: PostgresClient, logger: Logger
+        patientID: String, after: Int64, limit: Int, kinds: [RecordKind], on client: PostgresClient, logger: Logger
     ) async throws -> (purgedThrough: Int64, changes: [Change]) {
         let rows = try await client.query(
             """
@@ -88,7 +88,7 @@ struct ChangeFeedStore: TransactionalStore {
             FROM (SELECT coalesce((SELECT purged_through FROM patient_changes WHERE patient_id = \(patientID)), 0) AS purged) h
             LEFT JOIN LATERAL (
                 SELECT record_type, record_id, revision, change_seq, coalesce(client_updated_at, updated_at) AS updated_at, deleted_at, body::text
-                FROM records WHERE patient_id = \(patientID) AND change_seq > \(after) AND record_type = ANY(\(recordTypes))
+                FROM records WHERE patient_id = \(patientID) AND change_seq > \(after) AND record_type = ANY(\(kinds.map(\.recordType)))
                 ORDER BY change_seq LIMIT \(limit + 1)) c ON true
             ORDER BY c.change_seq
             """, logger: logger)
@@ -100,7 +100,9 @@ struct ChangeFeedStore: TransactionalStore {
             purged = purgedThrough
             guard let type, let id, let revision, let seq, let updatedAt, let body else { continue }
             changes.append(
-                Change(recordType: type, recordID: id, revision: revision, seq: seq, updatedAt: updatedAt, deletedAt: deletedAt, body: body))
+                Change(
+                    kind: try RecordKind(recordType: type), recordID: id, revision: revision, seq: seq, updatedAt: updatedAt, deletedAt: deletedAt,
+                    body: body))
         }
         return (purged, changes)
     }

@@ -15,10 +15,8 @@ struct SyncRoutes: Sendable {
     let records: RecordRoutes
 
     /// What the feed carries: what a patient's app writes. Exam reports reach patients through their release.
-    static let feedRecordTypes =
-        MeasurementKind.allCases.map { MeasurementRoutes.definition($0).recordType }
-        + [ClinicalInputRoutes.npi.recordType, ClinicalInputRoutes.melanomaRiskProfile.recordType]
-    static let uploadSchema = "sync-changes.request"
+    static let feedKinds = RecordKind.all.filter { $0 != .examResult }
+    static let uploadSchema: RequestSchema = .syncChanges
 
     func register(on routes: APIRoutes) {
         routes.get(
@@ -73,7 +71,7 @@ struct SyncRoutes: Sendable {
         let device = try Self.deviceID(request)
         let service = records.context
         let (purgedThrough, changes) = try await ChangeFeedStore.changes(
-            patientID: patientID, after: after, limit: page.limit, recordTypes: Self.feedRecordTypes, on: service.database.client,
+            patientID: patientID, after: after, limit: page.limit, kinds: Self.feedKinds, on: service.database.client,
             logger: service.logger)
         // Without a cursor (or from 0) a device takes the current state, which needs no tombstones.
         if after > 0, after < purgedThrough {
@@ -90,9 +88,9 @@ struct SyncRoutes: Sendable {
     }
 
     static func entry(_ change: ChangeFeedStore.Change) throws -> FeedEntry {
-        let parts = change.recordType.split(separator: ":", maxSplits: 1).map(String.init)
-        return FeedEntry(
-            type: parts[0], kind: parts.count > 1 ? parts[1] : nil, id: change.recordID, revision: change.revision, updatedAt: change.updatedAt,
+        FeedEntry(
+            type: change.kind.family, kind: change.kind.measurementKind?.rawValue, id: change.recordID, revision: change.revision,
+            updatedAt: change.updatedAt,
             deleted: change.deletedAt != nil, deletedAt: change.deletedAt,
             record: change.deletedAt == nil ? try CaretideJSON.parse(Array(change.body.utf8)) : nil)
     }
@@ -125,7 +123,7 @@ struct SyncRoutes: Sendable {
         let id: String
         let change: LastWriterWins.Change
         var definition: RecordDefinition { MeasurementRoutes.definition(kind) }
-        var key: RecordStore.Key { RecordStore.Key(type: definition.recordType, id: id) }
+        var key: RecordStore.Key { RecordStore.Key(kind: definition.kind, id: id) }
     }
 
     struct ChangeResult: Encodable, Sendable {
@@ -202,7 +200,7 @@ struct SyncRoutes: Sendable {
             violations.append(SchemaViolation(pointer: at.appending("updatedAt"), message: RecordRoutes.futureMessage))
         }
         let definition = MeasurementRoutes.definition(kind)
-        if !seen.insert(RecordStore.Key(type: definition.recordType, id: id)).inserted {
+        if !seen.insert(RecordStore.Key(kind: definition.kind, id: id)).inserted {
             violations.append(
                 SchemaViolation(pointer: at.appending("id"), message: "appears more than once in this upload; send one change per record"))
         }
@@ -275,12 +273,12 @@ struct SyncRoutes: Sendable {
                 let revision = LastWriterWins.apply(outcome, of: upload.change, to: existing?.version)?.revision ?? 1
                 let body = upload.change.body ?? .null
                 let payload = try RecordRoutes.decodePayload(upload.definition, body: body, recordID: upload.id, revision: revision)
-                let envelope = handler.envelope(of: payload, patientID: patientID, traceID: requestID)
+                let envelope = handler.envelope(of: payload.event, patientID: patientID, traceID: requestID)
                 last += 1
                 let write = RecordStore.Write(
                     key: upload.key, patientID: patientID, revision: revision,
                     bodyText: try CaretideJSON.encodeToString(body),
-                    observedAt: upload.definition.observedAt(payload), eventID: envelope.eventID, changeSeq: last,
+                    observedAt: payload.observedAt, eventID: envelope.eventID, changeSeq: last,
                     clientUpdatedAt: upload.change.updatedAt)
                 if outcome == .insert {
                     inserts.append((upload, write, envelope))

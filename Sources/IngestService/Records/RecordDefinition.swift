@@ -1,31 +1,58 @@
 import CaretideRuntime
 import CaretideSchemas
+import ClinicalAssessment
 import Foundation
 
 /// How one kind of input (a pulse, an NPI, an exam report, …) is stored and announced. Every kind follows the same
-/// rules (see `RecordRoutes`): only the request schema, the event and the mapping between them differ.
+/// rules (see `RecordRoutes`): only the request schema, the event and the mapping between them differ. It is built
+/// from its event's Swift type, so what it reads of a payload is typed: no kind casts a payload back.
 struct RecordDefinition: Sendable {
-    /// The `record_type` column, e.g. "measurement:pulse".
-    let recordType: String
-    /// `Schemas/api/<requestSchema>.schema.json` validates the request body.
-    let requestSchema: String
-    let eventType: EventType
+    /// What it is: its `record_type` and the schema of its request body.
+    let kind: RecordKind
     /// The event payload as JSON: the validated request body completed with the record id and revision.
     let payload: @Sendable (_ body: JSONValue, _ recordID: String, _ revision: Int) -> JSONValue
-    /// When the recorded fact happened, read from the decoded payload.
-    let observedAt: @Sendable (any EventPayload) -> Date
+    /// The payload decoded from that JSON, with what the definition reads of it.
+    let decode: @Sendable (_ payload: JSONValue) throws -> RecordPayload
     /// The request field that `observedAt` reads, if no clinical rule already bounds it: it may not lie in the future
     /// beyond clock skew (`RecordRoutes.clockSkew`).
     let observedAtField: String?
     /// The event announcing a deletion (or an entered-in-error mark), if the kind can be deleted.
     let deletion: (@Sendable (_ recordID: String, _ at: Date) -> any EventPayload)?
-    /// What else a new revision sets off in its transaction, after its event (an exam report's release).
-    var onStored: (@Sendable (_ handler: HandlerContext, _ stored: StoredRevision) async throws -> Void)? = nil
+
+    /// - Parameters:
+    ///   - observedAt: when the recorded fact happened, read from the payload.
+    ///   - onStored: what else a new revision sets off in its transaction, after its event (an exam report's release).
+    init<Event: AssessedPayload>(
+        kind: RecordKind, event: Event.Type, payload: @escaping @Sendable (_ body: JSONValue, _ recordID: String, _ revision: Int) -> JSONValue,
+        observedAt: @escaping @Sendable (Event) -> Date, observedAtField: String?,
+        deletion: (@Sendable (_ recordID: String, _ at: Date) -> any EventPayload)?,
+        onStored: (@Sendable (_ handler: HandlerContext, _ stored: StoredRevision, _ event: Event) async throws -> Void)? = nil
+    ) {
+        self.kind = kind
+        self.payload = payload
+        self.decode = { document in
+            let event = try JSONValueDecoder.decode(Event.self, from: document)
+            var stored: (@Sendable (HandlerContext, StoredRevision) async throws -> Void)?
+            if let onStored { stored = { handler, revision in try await onStored(handler, revision, event) } }
+            return RecordPayload(event: event, observedAt: observedAt(event), onStored: stored)
+        }
+        self.observedAtField = observedAtField
+        self.deletion = deletion
+    }
 }
 
-/// A revision just stored, for `RecordDefinition.onStored`.
+/// A record's event decoded from its body, and what its definition reads of it.
+struct RecordPayload: Sendable {
+    /// The event, which its clinical rule assesses (`AssessedPayload`): ingest refuses what the rule cannot assess.
+    let event: any AssessedPayload
+    /// When the recorded fact happened.
+    let observedAt: Date
+    /// What storing it sets off in the same transaction, after its event, if anything.
+    let onStored: (@Sendable (_ handler: HandlerContext, _ stored: StoredRevision) async throws -> Void)?
+}
+
+/// A revision just stored, for `RecordDefinition`'s `onStored`.
 struct StoredRevision: Sendable {
-    let payload: any EventPayload
     let patientID: String
     let recordID: String
     let revision: Int

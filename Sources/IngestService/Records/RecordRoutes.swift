@@ -47,7 +47,7 @@ struct RecordRoutes: Sendable {
     /// The request's body if it passes the request schema (else a 400 naming every failing field); the clinical rules
     /// come next, in `checked`, once the route knows the record's id.
     func schemaValidBody(_ definition: RecordDefinition, request: Request, requestContext: some RequestContext) async throws -> JSONValue {
-        try await request.validatedJSON(schema: definition.requestSchema, context: requestContext)
+        try await request.validatedJSON(schema: definition.kind.requestSchema, context: requestContext)
     }
 
     /// A body that passed its schema, checked against the clinical rules and the clock (else a 422 naming every
@@ -69,7 +69,7 @@ struct RecordRoutes: Sendable {
     /// its form is right, the clinical rules and the clock. For bodies that arrive inside another document (a batch, an
     /// offline upload, an HL7 v2 or FHIR message).
     func violations(_ definition: RecordDefinition, body: JSONValue, recordID: String, now: Date = Date()) throws -> [SchemaViolation] {
-        let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.requestSchema, body)
+        let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.kind.requestSchema, body)
         guard schemaViolations.isEmpty else { return schemaViolations }
         return ruleViolations(definition, payload: try Self.decodePayload(definition, body: body, recordID: recordID, revision: 1), now: now)
     }
@@ -84,7 +84,7 @@ struct RecordRoutes: Sendable {
     func check(
         _ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue, origin: WriteOrigin, now: Date = Date()
     ) throws -> Check {
-        let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.requestSchema, body)
+        let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.kind.requestSchema, body)
         guard schemaViolations.isEmpty else { return .refused(schemaViolations) }
         do {
             return .ready(try checked(definition, mode: mode, patientID: patientID, recordID: recordID, body: body, origin: origin, now: now))
@@ -95,16 +95,17 @@ struct RecordRoutes: Sendable {
 
     /// What the clinical rules and the clock say of a payload decoded from a body that passed its schema: each value
     /// they cannot assess, and a time of observation in the future.
-    func ruleViolations(_ definition: RecordDefinition, payload: any EventPayload, now: Date = Date()) -> [SchemaViolation] {
+    func ruleViolations(_ definition: RecordDefinition, payload: RecordPayload, now: Date = Date()) -> [SchemaViolation] {
         var violations: [SchemaViolation] = []
         do {
-            _ = try AssessmentEngine.assess(payload, now: now)
+            // The kind's own rule, not the engine's look-up: the definition knows its event.
+            _ = try payload.event.assessment(now: now)
         } catch {
             violations = error.issues.map {
                 SchemaViolation(pointer: JSONPointer(parsing: $0.field), message: $0.message + ($0.allowedRange.map { " (allowed: \($0))" } ?? ""))
             }
         }
-        if let field = definition.observedAtField, definition.observedAt(payload) > now.addingTimeInterval(Self.clockSkew) {
+        if let field = definition.observedAtField, payload.observedAt > now.addingTimeInterval(Self.clockSkew) {
             violations.append(SchemaViolation(pointer: JSONPointer(parsing: field), message: Self.futureMessage))
         }
         return violations
@@ -120,7 +121,7 @@ struct RecordRoutes: Sendable {
 
     func delete(_ definition: RecordDefinition, patientID: String, recordID: String, origin: WriteOrigin) async throws -> Receipt {
         guard let deletion = definition.deletion else { throw HTTPError(.methodNotAllowed) }
-        let key = RecordStore.Key(type: definition.recordType, id: recordID)
+        let key = RecordStore.Key(kind: definition.kind, id: recordID)
         return try await context.transaction(auditing: origin, status: { $0.httpStatus.code }) { handler in
             let store = RecordStore(handler)
             // The patient's change number first: the lock order of every writer (ChangeFeedStore).
@@ -142,24 +143,24 @@ struct RecordRoutes: Sendable {
     func patientOwning(_ definition: RecordDefinition, recordID: String) async throws -> String {
         guard
             let patientID = try await RecordStore.patient(
-                type: definition.recordType, id: recordID, on: context.database.client, logger: context.logger)
+                kind: definition.kind, id: recordID, on: context.database.client, logger: context.logger)
         else { throw HTTPProblem(status: .notFound, error: "no such record") }
         return patientID
     }
 
-    /// One page of the patient's current (not deleted) records whose type starts with `typePrefix`, oldest
+    /// One page of the patient's current (not deleted) records of `kinds`, oldest
     /// observation first.
-    func list(patientID: String, typePrefix: String, page: PageRequest) async throws -> Page<JSONValue> {
-        try await RecordStore.current(patientID: patientID, typePrefix: typePrefix, page: page, on: context.database.client, logger: context.logger)
+    func list(patientID: String, kinds: [RecordKind], page: PageRequest) async throws -> Page<JSONValue> {
+        try await RecordStore.current(patientID: patientID, kinds: kinds, page: page, on: context.database.client, logger: context.logger)
     }
 
     static let idTaken = HTTPProblem(
         status: .conflict, error: "this id is already used",
         violations: [SchemaViolation(pointer: .root, message: "the id belongs to another record")])
 
-    static func decodePayload(_ definition: RecordDefinition, body: JSONValue, recordID: String, revision: Int) throws -> any EventPayload {
+    static func decodePayload(_ definition: RecordDefinition, body: JSONValue, recordID: String, revision: Int) throws -> RecordPayload {
         do {
-            return try definition.eventType.decodePayload(from: definition.payload(body, recordID, revision))
+            return try definition.decode(definition.payload(body, recordID, revision))
         } catch let error as DecodingError {
             throw HTTPProblem.invalidBody([error.violation])
         }

@@ -14,9 +14,9 @@ struct RecordStore: TransactionalStore {
     let connection: PostgresConnection
     let logger: Logger
 
-    /// A record's identity: its kind's `record_type` and its id.
+    /// A record's identity: its kind and its id.
     struct Key: Hashable, Sendable {
-        let type: String
+        let kind: RecordKind
         let id: String
     }
 
@@ -56,7 +56,7 @@ struct RecordStore: TransactionalStore {
             """
             SELECT r.record_type, r.record_id, r.patient_id, r.revision, coalesce(r.client_updated_at, r.updated_at), r.deleted_at IS NOT NULL,
                    r.body::text, r.last_event_id
-            FROM records r JOIN unnest(\(keys.map(\.type))::text[], \(keys.map(\.id))::text[]) AS k(record_type, record_id)
+            FROM records r JOIN unnest(\(keys.map(\.kind.recordType))::text[], \(keys.map(\.id))::text[]) AS k(record_type, record_id)
               ON r.record_type = k.record_type AND r.record_id = k.record_id
             ORDER BY r.record_type, r.record_id FOR UPDATE OF r
             """, logger: logger)
@@ -66,7 +66,7 @@ struct RecordStore: TransactionalStore {
         {
             records.append(
                 Stored(
-                    key: Key(type: type, id: id), patientID: patient,
+                    key: Key(kind: try RecordKind(recordType: type), id: id), patientID: patient,
                     version: .init(revision: revision, updatedAt: updatedAt, deleted: deleted, body: try CaretideJSON.parse(Array(body.utf8))),
                     lastEventID: eventID))
         }
@@ -98,7 +98,7 @@ struct RecordStore: TransactionalStore {
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 10)
-            bindings.append(writes.map(\.key.type))
+            bindings.append(writes.map(\.key.kind.recordType))
             bindings.append(writes.map(\.key.id))
             bindings.append(writes.map(\.patientID))
             bindings.append(writes.map { Int64($0.revision) })
@@ -113,7 +113,7 @@ struct RecordStore: TransactionalStore {
 
         func decodeRow(_ row: PostgresRow) throws -> Key {
             let (type, id) = try row.decode((String, String).self)
-            return Key(type: type, id: id)
+            return Key(kind: try RecordKind(recordType: type), id: id)
         }
     }
 
@@ -124,7 +124,7 @@ struct RecordStore: TransactionalStore {
             """
             UPDATE records SET revision = w.r, body = w.b::jsonb, observed_at = w.o, last_event_id = w.e, change_seq = w.s,
                 client_updated_at = CASE WHEN w.h THEN w.u END, updated_at = now()
-            FROM unnest(\(writes.map(\.key.type))::text[], \(writes.map(\.key.id))::text[], \(writes.map { Int64($0.revision) })::int8[],
+            FROM unnest(\(writes.map(\.key.kind.recordType))::text[], \(writes.map(\.key.id))::text[], \(writes.map { Int64($0.revision) })::int8[],
                         \(writes.map(\.bodyText))::text[], \(writes.map(\.observedAt))::timestamptz[], \(writes.map(\.eventID))::uuid[],
                         \(writes.map(\.changeSeq))::int8[], \(writes.map { $0.clientUpdatedAt != nil })::bool[],
                         \(writes.map { $0.clientUpdatedAt ?? $0.observedAt })::timestamptz[]) AS w(t, i, r, b, o, e, s, h, u)
@@ -140,7 +140,7 @@ struct RecordStore: TransactionalStore {
             """
             UPDATE records SET deleted_at = now(), last_event_id = w.e, change_seq = w.s, client_updated_at = CASE WHEN w.h THEN w.u END,
                 updated_at = now()
-            FROM unnest(\(deletions.map(\.key.type))::text[], \(deletions.map(\.key.id))::text[], \(deletions.map(\.eventID))::uuid[],
+            FROM unnest(\(deletions.map(\.key.kind.recordType))::text[], \(deletions.map(\.key.id))::text[], \(deletions.map(\.eventID))::uuid[],
                         \(deletions.map(\.changeSeq))::int8[], \(deletions.map { $0.clientUpdatedAt != nil })::bool[],
                         \(deletions.map { $0.clientUpdatedAt ?? now })::timestamptz[]) AS w(t, i, e, s, h, u)
             WHERE records.record_type = w.t AND records.record_id = w.i
@@ -153,35 +153,35 @@ struct RecordStore: TransactionalStore {
         try await connection.query(
             """
             UPDATE records SET client_updated_at = w.u
-            FROM unnest(\(records.map(\.key.type))::text[], \(records.map(\.key.id))::text[], \(records.map(\.updatedAt))::timestamptz[]) AS w(t, i, u)
+            FROM unnest(\(records.map(\.key.kind.recordType))::text[], \(records.map(\.key.id))::text[], \(records.map(\.updatedAt))::timestamptz[]) AS w(t, i, u)
             WHERE records.record_type = w.t AND records.record_id = w.i
             """, logger: logger)
     }
 
     /// The patient a record belongs to, if it exists.
-    static func patient(type: String, id: String, on client: PostgresClient, logger: Logger) async throws -> String? {
+    static func patient(kind: RecordKind, id: String, on client: PostgresClient, logger: Logger) async throws -> String? {
         try await client.fetchAll(
-            "SELECT patient_id FROM records WHERE record_type = \(type) AND record_id = \(id)", as: String.self, logger: logger
+            "SELECT patient_id FROM records WHERE record_type = \(kind.recordType) AND record_id = \(id)", as: String.self, logger: logger
         ).first
     }
 
-    /// A page of the patient's current (not deleted) records whose type starts with `typePrefix`, oldest observation
+    /// A page of the patient's current (not deleted) records of `kinds`, oldest observation
     /// first, each body with its kind and revision.
     static func current(
-        patientID: String, typePrefix: String, page: PageRequest, on client: PostgresClient, logger: Logger
+        patientID: String, kinds: [RecordKind], page: PageRequest, on client: PostgresClient, logger: Logger
     ) async throws -> Page<JSONValue> {
         let after = page.after
         guard after == nil || after?.date != nil else { throw PageRequest.badCursor }
         let rows = try await client.fetchAll(
             """
             SELECT record_type, record_id, revision, observed_at, body::text FROM records
-            WHERE patient_id = \(patientID) AND record_type LIKE \(typePrefix + "%") AND deleted_at IS NULL
+            WHERE patient_id = \(patientID) AND record_type = ANY(\(kinds.map(\.recordType))) AND deleted_at IS NULL
               AND (\(after == nil) OR (observed_at, record_id) > (\(after?.date ?? Date()), \(after?.id ?? "")))
             ORDER BY observed_at, record_id LIMIT \(page.limit + 1)
             """, as: (String, String, Int, Date, String).self, logger: logger)
         return try Page(rows: rows, request: page, cursor: { PageRequest.Cursor(date: $0.3, id: $0.1) }) { type, _, revision, _, body in
             try CaretideJSON.parse(Array(body.utf8)).merging([
-                "kind": .string(String(type.split(separator: ":").last ?? "")), "revision": .number(Double(revision)),
+                "kind": .string(try RecordKind(recordType: type).measurementKind?.rawValue ?? ""), "revision": .number(Double(revision)),
             ])
         }
     }

@@ -13,10 +13,10 @@ struct RecordWrite: Sendable {
     let body: JSONValue
     let bodyText: String
     /// The payload of the body as revision 1, decoded when the request was checked: what a new record announces.
-    let first: any EventPayload
+    let first: RecordPayload
     let traceID: String
 
-    var key: RecordStore.Key { RecordStore.Key(type: definition.recordType, id: recordID) }
+    var key: RecordStore.Key { RecordStore.Key(kind: definition.kind, id: recordID) }
 }
 
 /// What a single write does to the record it meets: the rule of `RecordRoutes` (create stores once per id, put
@@ -67,13 +67,13 @@ enum RecordWriter {
             return next[write.patientID, default: 0]
         }
 
-        let firsts = writes.map { handler.envelope(of: $0.first, patientID: $0.patientID, traceID: $0.traceID) }
+        let firsts = writes.map { handler.envelope(of: $0.first.event, patientID: $0.patientID, traceID: $0.traceID) }
         let inserted = try await store.insert(
             writes.indices.map { index in
                 let write = writes[index]
                 return RecordStore.Write(
                     key: write.key, patientID: write.patientID, revision: 1, bodyText: write.bodyText,
-                    observedAt: write.definition.observedAt(write.first), eventID: firsts[index].eventID, changeSeq: changeSeqs[index],
+                    observedAt: write.first.observedAt, eventID: firsts[index].eventID, changeSeq: changeSeqs[index],
                     clientUpdatedAt: nil)
             })
         let met = writes.filter { !inserted.contains($0.key) }
@@ -81,11 +81,11 @@ enum RecordWriter {
 
         var results: [Result<RecordRoutes.Receipt, any Error>] = []
         var revisions: [RecordStore.Write] = []
-        var announced: [(AnyEnvelope, StoredRevision, RecordDefinition)] = []
+        var announced: [(AnyEnvelope, StoredRevision, onStored: (@Sendable (HandlerContext, StoredRevision) async throws -> Void)?)] = []
         for (index, write) in writes.enumerated() {
             if inserted.contains(write.key) {
                 results.append(.success(RecordRoutes.Receipt(id: write.recordID, revision: 1, eventId: firsts[index].eventID, status: .recorded)))
-                announced.append((firsts[index], StoredRevision(write, payload: write.first, revision: 1), write.definition))
+                announced.append((firsts[index], StoredRevision(write, revision: 1), write.first.onStored))
                 continue
             }
             // Deleted for good (a purged tombstone) between the insert and the lock.
@@ -105,13 +105,13 @@ enum RecordWriter {
             case .correct(let revision):
                 do {
                     let payload = try RecordRoutes.decodePayload(write.definition, body: write.body, recordID: write.recordID, revision: revision)
-                    let envelope = handler.envelope(of: payload, patientID: write.patientID, traceID: write.traceID)
+                    let envelope = handler.envelope(of: payload.event, patientID: write.patientID, traceID: write.traceID)
                     revisions.append(
                         RecordStore.Write(
                             key: write.key, patientID: write.patientID, revision: revision, bodyText: write.bodyText,
-                            observedAt: write.definition.observedAt(payload), eventID: envelope.eventID, changeSeq: changeSeqs[index],
+                            observedAt: payload.observedAt, eventID: envelope.eventID, changeSeq: changeSeqs[index],
                             clientUpdatedAt: nil))
-                    announced.append((envelope, StoredRevision(write, payload: payload, revision: revision), write.definition))
+                    announced.append((envelope, StoredRevision(write, revision: revision), payload.onStored))
                     results.append(
                         .success(RecordRoutes.Receipt(id: write.recordID, revision: revision, eventId: envelope.eventID, status: .corrected)))
                 } catch {
@@ -121,16 +121,16 @@ enum RecordWriter {
         }
         try await store.revise(revisions)
         // Each write's event, then what it sets off (an exam report's release), in the order the writes came.
-        for (envelope, revision, definition) in announced {
+        for (envelope, revision, onStored) in announced {
             try await handler.publish(envelope)
-            try await definition.onStored?(handler, revision)
+            try await onStored?(handler, revision)
         }
         return results
     }
 }
 
 extension StoredRevision {
-    init(_ write: RecordWrite, payload: any EventPayload, revision: Int) {
-        self.init(payload: payload, patientID: write.patientID, recordID: write.recordID, revision: revision, traceID: write.traceID)
+    init(_ write: RecordWrite, revision: Int) {
+        self.init(patientID: write.patientID, recordID: write.recordID, revision: revision, traceID: write.traceID)
     }
 }

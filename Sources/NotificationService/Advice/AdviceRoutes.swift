@@ -11,7 +11,7 @@ import Hummingbird
 struct AdviceRoutes: Sendable {
     let context: ServiceContext
 
-    static let schema = "advice.request"
+    static let schema: RequestSchema = .advice
 
     struct Receipt: Encodable, Sendable {
         let notificationId: UUID

@@ -20,14 +20,39 @@ struct AlertHandler: BatchEventHandler {
     /// What one notification says, for whichever recipients receive it.
     struct Notice {
         let about: UUID
-        let kind: String
+        let topic: Topic
         let severity: Severity
-        let category: String
+        var kind: String { topic.kind }
+        var category: String { topic.category }
         var messageKey: String { "alert.\(kind).\(category)" }
         var subjectID: String?
         var outOfRangeCount: Int?
         /// The institution that reported the finding (whose on-call channel hears of it if nobody acknowledges it).
         var institutionID: String?
+    }
+
+    /// What a notice is about, typed from the rule or flag that raised it; `kind` and `category` are its words in the
+    /// inbox and on the alerts topic, and name its message text together.
+    enum Topic: Hashable {
+        case assessment(AssessmentCategory)
+        case careTracking(CareTrackingFlagKind)
+        case examResultReady(revised: Bool)
+
+        var kind: String {
+            switch self {
+            case .assessment(let category): category.kind.rawValue
+            case .careTracking: "careTracking"
+            case .examResultReady: "examResultReady"
+            }
+        }
+
+        var category: String {
+            switch self {
+            case .assessment(let category): category.rawValue
+            case .careTracking(let rule): rule.rawValue
+            case .examResultReady(let revised): revised ? "revised" : "released"
+            }
+        }
     }
 
     /// A notice and whom it is for: the patient, the care team, or both.
@@ -69,22 +94,21 @@ struct AlertHandler: BatchEventHandler {
         switch input {
         case .assessmentRecorded(let assessment):
             guard assessment.severity >= .attention else { return nil }
-            let notice = Notice(
-                about: assessment.assessmentID, kind: assessment.kind.rawValue, severity: assessment.severity, category: assessment.category)
+            let notice = Notice(about: assessment.assessmentID, topic: .assessment(assessment.category), severity: assessment.severity)
             return Intent(notice: notice, patient: true, careTeam: true)
         case .examResultFlagged(let exam):
             guard exam.severity >= .attention else { return nil }
             let worst = exam.items.max { $0.severity < $1.severity }
             let notice = Notice(
-                about: exam.assessmentID, kind: AssessmentKind.examResult.rawValue, severity: exam.severity,
-                category: worst?.interpretation.rawValue ?? InterpretationCode.N.rawValue, institutionID: exam.institutionID)
+                about: exam.assessmentID, topic: .assessment(.examResult(worst?.interpretation ?? .N)), severity: exam.severity,
+                institutionID: exam.institutionID)
             return Intent(notice: notice, patient: false, careTeam: true)
         case .careTrackingFlagged(let flag):
-            let notice = Notice(about: flag.flagID, kind: "careTracking", severity: max(flag.severity, .attention), category: flag.rule.rawValue)
+            let notice = Notice(about: flag.flagID, topic: .careTracking(flag.rule), severity: max(flag.severity, .attention))
             return Intent(notice: notice, patient: true, careTeam: true)
         case .examResultReleased(let release):
             let notice = Notice(
-                about: event.eventID, kind: "examResultReady", severity: .normal, category: release.revision == 1 ? "released" : "revised",
+                about: event.eventID, topic: .examResultReady(revised: release.revision > 1), severity: .normal,
                 subjectID: ExamKey(institutionID: release.institutionID, examID: release.examID).subjectID,
                 outOfRangeCount: release.outOfRangeCount)
             return Intent(notice: notice, patient: true, careTeam: false)

@@ -18,11 +18,11 @@ struct AppointmentRoutes: Sendable {
     func register(on routes: APIRoutes) {
         routes.put(
             "v1/institutions/:institutionId/slots/:slotId", access: .institutionResults, summary: "Publish or change a bookable appointment slot",
-            body: ["slot.request"]
+            body: [.slot]
         ) { request, requestContext in
             let institution = try PatientID.fromPath(requestContext, parameter: "institutionId", label: "institution id")
             let slotID = try PatientID.fromPath(requestContext, parameter: "slotId", label: "slot id")
-            let body = try await request.validatedJSON(schema: "slot.request", context: requestContext)
+            let body = try await request.validatedJSON(schema: .slot, context: requestContext)
             let startsAt = body["startsAt"]?.stringValue.flatMap(Timestamp.parse) ?? Date()
             let endsAt = body["endsAt"]?.stringValue.flatMap(Timestamp.parse) ?? Date()
             guard endsAt > startsAt else {
@@ -53,11 +53,11 @@ struct AppointmentRoutes: Sendable {
                     page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
         }
         routes.post(
-            "v1/patients/:patientId/appointments", access: .patientData(.write), summary: "Book an appointment slot", body: ["appointment.request"]
+            "v1/patients/:patientId/appointments", access: .patientData(.write), summary: "Book an appointment slot", body: [.appointment]
         ) {
             request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            let body = try await request.validatedJSON(schema: "appointment.request", context: requestContext)
+            let body = try await request.validatedJSON(schema: .appointment, context: requestContext)
             let (institution, slotID) = (body["institutionId"]?.stringValue ?? "", body["slotId"]?.stringValue ?? "")
             let id = UUID.timeOrdered()
             let now = Date()

@@ -11,7 +11,7 @@ import Hummingbird
 struct BroadcastRoutes: Sendable {
     let context: ServiceContext
 
-    static let schema = "broadcast.request"
+    static let schema: RequestSchema = .broadcast
 
     struct Accepted: Encodable, Sendable {
         let broadcastId: UUID

@@ -13,7 +13,7 @@ import Hummingbird
 struct SubscriptionRoutes: Sendable {
     let context: ServiceContext
 
-    static let schema = "environment-subscription.request"
+    static let schema: RequestSchema = .environmentSubscription
 
     func register(on routes: APIRoutes) {
         let path = "v1/patients/:patientId/environment-subscriptions"

@@ -70,7 +70,7 @@ struct InboxRoutes: Sendable {
         }
     }
 
-    static let preferencesSchema = "inbox-preferences.request"
+    static let preferencesSchema: RequestSchema = .inboxPreferences
 
     /// `PUT` and `GET /v1/inbox/preferences`: the caller's time zone and quiet hours.
     func registerPreferences(on routes: APIRoutes) {

@@ -15,7 +15,7 @@ import Hummingbird
 struct ReminderRoutes: Sendable {
     let context: ServiceContext
 
-    static let schema = "reminder.request"
+    static let schema: RequestSchema = .reminder
 
     struct Created: Encodable, Sendable {
         let reminderId: UUID

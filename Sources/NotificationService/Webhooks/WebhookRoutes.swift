@@ -16,7 +16,7 @@ import Hummingbird
 struct WebhookRoutes: Sendable {
     let context: ServiceContext
 
-    static let schema = "webhook.request"
+    static let schema: RequestSchema = .webhook
 
     struct Requeued: Encodable, Sendable {
         let eventId: UUID

@@ -77,7 +77,8 @@ struct AssessmentStore: TransactionalStore {
             ScoringStatements.InsertAssessments.Item(
                 assessmentID: row.assessmentID, sourceEventID: row.sourceEventID, sourceEventType: row.sourceEventType.rawValue,
                 patientID: row.patientID, kind: row.assessment.kind.rawValue, subjectID: row.assessment.subjectID,
-                subjectRevision: row.assessment.subjectRevision, category: row.assessment.category, severity: row.assessment.severity.rawValue,
+                subjectRevision: row.assessment.subjectRevision, category: row.assessment.category.rawValue,
+                severity: row.assessment.severity.rawValue,
                 tip: row.assessment.tip.rawValue, ruleSetVersion: row.assessment.ruleSetVersion, observedAt: row.assessment.observedAt,
                 inputs: try CaretideJSON.encodeToString(row.inputs), result: try CaretideJSON.encodeToString(StoredResult(row.assessment)))
         }

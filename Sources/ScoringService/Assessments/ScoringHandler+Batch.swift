@@ -69,7 +69,7 @@ extension ScoringHandler: BatchEventHandler {
         for item in accepted {
             outbox.append(
                 try AssessmentPublication.entry(
-                    assessmentID: item.assessmentID, item.assessment, source: item.event.payload, sourceEventID: item.event.eventID,
+                    assessmentID: item.assessmentID, item.assessment, sourceEventID: item.event.eventID,
                     supersedes: item.supersedes, patientID: item.patientID, traceID: item.event.traceID, context: context))
         }
         // Trends, once per patient and kind, after the whole run is stored; the newest assessment of each triggers.

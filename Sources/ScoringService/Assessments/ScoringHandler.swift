@@ -60,23 +60,25 @@ struct ScoringHandler: EventHandler {
 /// for everything else.
 enum AssessmentPublication {
     static func entry(
-        assessmentID: UUID, _ assessment: Assessment, source: any EventPayload, sourceEventID: UUID, supersedes: UUID?, patientID: String,
+        assessmentID: UUID, _ assessment: Assessment, sourceEventID: UUID, supersedes: UUID?, patientID: String,
         traceID: String?, context: HandlerContext
     ) throws -> Outbox.Entry {
-        if assessment.kind == .examResult, let exam = source as? ExamResultRecorded {
+        // An exam report's assessment is about the report its subject names, taken at its revision and report time.
+        if case .examResult = assessment.category, let exam = ExamKey(subjectID: assessment.subjectID) {
             return try Outbox.Entry(
                 EventEnvelope(
                     producer: context.producer, patientID: patientID, traceID: traceID,
                     payload: ExamResultFlagged(
                         assessmentID: assessmentID, sourceEventID: sourceEventID, examID: exam.examID, institutionID: exam.institutionID,
-                        revision: exam.revision, reportedAt: exam.reportedAt, severity: assessment.severity, supersedes: supersedes,
+                        revision: assessment.subjectRevision, reportedAt: assessment.observedAt, severity: assessment.severity,
+                        supersedes: supersedes,
                         ruleSetVersion: assessment.ruleSetVersion, items: assessment.flaggedItems)), codec: context.codec)
         }
         return try Outbox.Entry(
             EventEnvelope(
                 producer: context.producer, patientID: patientID, traceID: traceID,
                 payload: AssessmentRecorded(
-                    assessmentID: assessmentID, sourceEventID: sourceEventID, subjectID: assessment.subjectID, kind: assessment.kind,
+                    assessmentID: assessmentID, sourceEventID: sourceEventID, subjectID: assessment.subjectID,
                     category: assessment.category, severity: assessment.severity, tip: assessment.tip.rawValue,
                     ruleSetVersion: assessment.ruleSetVersion, observedAt: assessment.observedAt, supersedes: supersedes, values: assessment.values)),
             codec: context.codec)
@@ -92,7 +94,7 @@ struct StoredResult: Codable {
     let items: [FlaggedExamLine]?
 
     init(_ assessment: Assessment) {
-        category = assessment.category
+        category = assessment.category.rawValue
         severity = assessment.severity
         tip = assessment.tip.rawValue
         values = assessment.values

@@ -23,12 +23,10 @@ struct TrendTracker {
     /// Whether a new assessment can complete a pattern at all: only blood pressure, glucose and NPI series have trend
     /// rules, and a reading below stage 2 cannot complete a stage-2 run, so its series is not loaded.
     static func canComplete(_ assessment: Assessment) -> Bool {
-        switch assessment.kind {
-        case .bloodPressure:
-            guard let category = BloodPressureCategory(rawValue: assessment.category) else { return false }
-            return category >= .stage2Hypertension
-        case .glucose, .nottinghamPrognosticIndex: return true
-        default: return false
+        switch assessment.category {
+        case .bloodPressure(let category): category >= .stage2Hypertension
+        case .glucose, .nottinghamPrognosticIndex: true
+        default: false
         }
     }
 

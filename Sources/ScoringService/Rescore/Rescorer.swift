@@ -75,11 +75,12 @@ public enum Rescorer {
                 unreadable.append(id)
                 continue
             }
-            guard fresh.category != category || fresh.severity.rawValue != severity else { continue }
+            guard fresh.category.rawValue != category || fresh.severity.rawValue != severity else { continue }
             changes.append(
                 (
                     Change(
-                        patientId: patient, kind: kind, subjectId: subject, assessmentId: id, fromCategory: category, toCategory: fresh.category,
+                        patientId: patient, kind: kind, subjectId: subject, assessmentId: id, fromCategory: category,
+                        toCategory: fresh.category.rawValue,
                         fromSeverity: severity, toSeverity: fresh.severity.rawValue, fromRuleSet: ruleSet),
                     fresh, payload, document, sourceEventID
                 ))
@@ -98,7 +99,7 @@ public enum Rescorer {
                         connection: connection, codec: EventCodec(), producer: ScoringService.name, logger: logger, ordering: .exclusive)
                     try await context.publish([
                         AssessmentPublication.entry(
-                            assessmentID: assessmentID, assessment, source: payload, sourceEventID: sourceEventID, supersedes: supersedes,
+                            assessmentID: assessmentID, assessment, sourceEventID: sourceEventID, supersedes: supersedes,
                             patientID: change.patientId, traceID: "rescore-\(RuleSetVersion.current)", context: context)
                     ])
                 }

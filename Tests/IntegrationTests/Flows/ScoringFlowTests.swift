@@ -63,10 +63,10 @@ import Testing
         }
         let assessed = try await pipeline.nextScores(5).compactMap { $0.payload(as: AssessmentRecorded.self) }
         let byKind = Dictionary(uniqueKeysWithValues: assessed.map { ($0.kind, $0) })
-        #expect(byKind[.pulse]?.category == "tachycardia")
-        #expect(byKind[.bodyMassIndex]?.category == "obeseClassI")
-        #expect(byKind[.glucose]?.category == "diabetesRange")
-        #expect(byKind[.hba1c]?.category == "prediabetes")
+        #expect(byKind[.pulse]?.category == .pulse(.tachycardia))
+        #expect(byKind[.bodyMassIndex]?.category == .bodyMassIndex(.obeseClassI))
+        #expect(byKind[.glucose]?.category == .glucose(.diabetesRange))
+        #expect(byKind[.hba1c]?.category == .hba1c(.prediabetes))
         #expect(byKind[.lipids]?.severity == .attention)
         #expect(assessed.allSatisfy { $0.ruleSetVersion == RuleSetVersion.current })
         try await pipeline.stop()
@@ -82,7 +82,7 @@ import Testing
                 "POST", path, #"{"measurementId": "\#(id)", "systolic": 186, "diastolic": 95, "takenAt": "2026-11-20T08:00:00Z"}"#
             ).status == 201)
         let first = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
-        #expect(first.category == "hypertensiveCrisis")
+        #expect(first.category == .bloodPressure(.hypertensiveCrisis))
         let raised = try #require(try await pipeline.nextAlerts(1)[0].payload(as: AlertRaised.self))
         #expect(raised.aboutID == first.assessmentID)
 
@@ -92,7 +92,7 @@ import Testing
         #expect((try correction.json() as? [String: Any])?["revision"] as? Int == 2)
         let second = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
         #expect(second.supersedes == first.assessmentID)
-        #expect(second.category == "normal")
+        #expect(second.category == .bloodPressure(.normal))
         let withdrawn = try #require(try await pipeline.nextAlerts(1)[0].payload(as: AlertWithdrawn.self))
         #expect(withdrawn.alertID == raised.alertID)
         #expect(withdrawn.reason == .superseded)
@@ -249,7 +249,7 @@ import Testing
                 #"{"tumourSizeCm": 1.5, "histologicalGrade": 1, "positiveNodes": 0, "diagnosisDate": "2026-10-01T00:00:00Z"}"#
             ).status == 201)
         let npi = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
-        #expect(npi.kind == .nottinghamPrognosticIndex && npi.category == "excellent" && npi.values["npi"] == 2.3)
+        #expect(npi.kind == .nottinghamPrognosticIndex && npi.category == .nottinghamPrognosticIndex(.excellent) && npi.values["npi"] == 2.3)
 
         #expect(
             try await pipeline.send(
@@ -257,7 +257,7 @@ import Testing
                 #"{"age": 46, "sex": "female", "fitzpatrickSkinType": 1, "eyeColour": "blueOrGrey", "hairColour": "red", "commonMoles": "over100", "atypicalMoleCount": 6, "freckling": "many", "familyHistory": "moreThanOneFirstDegreeRelative", "personalHistory": "melanoma", "immunosuppression": ["organTransplant"], "sunburnHistory": true}"#
             ).status == 201)
         let melanoma = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
-        #expect(melanoma.kind == .melanomaRisk && melanoma.category == "higher" && melanoma.severity == .attention)
+        #expect(melanoma.kind == .melanomaRisk && melanoma.category == .melanomaRisk(.higher) && melanoma.severity == .attention)
 
         // Re-staging a month later: 0.2 × 3.0 + 3 + 3 = 6.6, poor.
         #expect(
@@ -266,7 +266,7 @@ import Testing
                 #"{"tumourSizeCm": 3.0, "histologicalGrade": 3, "positiveNodes": 4, "diagnosisDate": "2026-11-01T00:00:00Z"}"#
             ).status == 201)
         let events = try await pipeline.nextScores(2)
-        #expect(events.compactMap { $0.payload(as: AssessmentRecorded.self) }.first?.category == "poor")
+        #expect(events.compactMap { $0.payload(as: AssessmentRecorded.self) }.first?.category == .nottinghamPrognosticIndex(.poor))
         #expect(events.compactMap { $0.payload(as: CareTrackingFlagged.self) }.first?.rule == .npiPrognosticGroupChanged)
 
         // The patient reads the NPI history with groups and curves, oldest diagnosis first.
@@ -360,7 +360,7 @@ import Testing
         let rescored = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
         #expect(rescored.supersedes == original.assessmentID)
         #expect(rescored.sourceEventID == original.sourceEventID)
-        #expect(rescored.category == "hypertensiveCrisis")
+        #expect(rescored.category == .bloodPressure(.hypertensiveCrisis))
 
         let again = try await Subprocess.run(caretide, ["rescore", "--since", "2020-01-01"], environment: environment)
         #expect(again.output.contains("0 change(s) for 0 patient(s)"))

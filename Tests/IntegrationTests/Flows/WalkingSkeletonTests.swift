@@ -70,7 +70,7 @@ import Testing
             json: #"{"measurementId": "\#(UUID())", "systolic": 112, "diastolic": 71, "takenAt": "2026-11-21T07:55:00Z"}"#)
         #expect(reply.status == 201)
         let assessed = try EventCodec().decode(try await scores.receive(1)[0].value)
-        #expect(assessed.payload(as: AssessmentRecorded.self)?.category == "normal")
+        #expect(assessed.payload(as: AssessmentRecorded.self)?.category == .bloodPressure(.normal))
         // The notification service has consumed it (its offset moved) yet the inbox stays empty.
         try await eventually("notification consumed the assessment") {
             try await stack.withDatabase(schema: "notification") { database, logger in

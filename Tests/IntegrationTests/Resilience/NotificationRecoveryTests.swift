@@ -20,8 +20,9 @@ import Testing
         let envelope = EventEnvelope(
             producer: "kcat", patientID: "p-dup", traceID: "dup-trace",
             payload: AssessmentRecorded(
-                assessmentID: UUID(), sourceEventID: UUID(), subjectID: UUID().uuidString.lowercased(), kind: .bloodPressure,
-                category: "hypertensiveCrisis", severity: .urgent, tip: "bloodPressure.crisis", ruleSetVersion: "2026.11.1", observedAt: Date(),
+                assessmentID: UUID(), sourceEventID: UUID(), subjectID: UUID().uuidString.lowercased(),
+                category: .bloodPressure(.hypertensiveCrisis), severity: .urgent, tip: "bloodPressure.crisis", ruleSetVersion: "2026.11.1",
+                observedAt: Date(),
                 supersedes: nil, values: ["systolic": 190, "diastolic": 100]))
         let line = "p-dup|" + String(decoding: try EventCodec().encode(envelope), as: UTF8.self) + "\n"
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("dup-\(UUID()).txt")

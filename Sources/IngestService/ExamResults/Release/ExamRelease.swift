@@ -9,8 +9,7 @@ import Foundation
 /// (`POST …/exam-results/{examId}/release`).
 enum ExamRelease {
     /// `RecordDefinition.onStored` of exam reports.
-    @Sendable static func decide(_ handler: HandlerContext, _ stored: StoredRevision) async throws {
-        guard let report = stored.payload as? ExamResultRecorded else { return }
+    @Sendable static func decide(_ handler: HandlerContext, _ stored: StoredRevision, _ report: ExamResultRecorded) async throws {
         let store = ReleaseStore(handler)
         let decision = ReleasePolicy.decide(
             try await store.rules(institutionID: report.institutionID),

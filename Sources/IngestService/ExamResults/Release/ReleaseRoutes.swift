@@ -14,7 +14,7 @@ import Hummingbird
 ///   and the institution's advice
 struct ReleaseRoutes: Sendable {
     let records: RecordRoutes
-    static let schema = "release-rules.request"
+    static let schema: RequestSchema = .releaseRules
 
     struct RulesDocument: Codable, Sendable {
         let rules: [ReleasePolicy.Rule]
