@@ -55,6 +55,8 @@ let package = Package(
         .target(name: "CaretideDomain"),
         // Human Phenotype Ontology parsing and Phenomizer ranking with p-values (pure); diagnosis-service serves it.
         .target(name: "PhenotypeRanking"),
+        // Charts and reports (pure): series downsampling, and later the SVG charts and the report layout.
+        .target(name: "CaretideCharts"),
         // Wire types reuse the domain's value enums (units, contexts, sex, severity), so there is one spelling of each.
         .target(name: "CaretideSchemas", dependencies: ["CaretideSchemaFiles", "CaretideDomain"]),
         // The clinical rules applied to recorded events (pure): shared by ingest (validation), scoring and `caretide rescore`.
@@ -71,6 +73,7 @@ let package = Package(
         .target(
             name: "CaretideRuntime",
             dependencies: [
+                "CaretideCharts",
                 "CaretideSchemas", "CaretideKafka", "CaretideStore", "CaretideIdentity",
                 hummingbird, httpTypes, nioCore, lifecycle, unixSignals, postgres, logging,
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -81,13 +84,13 @@ let package = Package(
         .target(
             name: "IngestService",
             dependencies: [
-                "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment",
+                "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment", "CaretideCharts",
                 hummingbird, httpTypes, nioCore, postgres, logging,
             ]),
         .target(
             name: "ScoringService",
             dependencies: [
-                "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment",
+                "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment", "CaretideCharts",
                 hummingbird, postgres, logging,
             ]),
         .target(
@@ -140,6 +143,7 @@ let package = Package(
 
         // Ground-floor tests: pure rules and state machines.
         .testTarget(name: "CaretideDomainTests", dependencies: ["CaretideDomain", propertyBased]),
+        .testTarget(name: "CaretideChartsTests", dependencies: ["CaretideCharts", propertyBased]),
         .testTarget(name: "CaretideSchemasTests", dependencies: ["CaretideSchemas", "CaretideDomain", propertyBased]),
         .testTarget(name: "ClinicalAssessmentTests", dependencies: ["ClinicalAssessment", "CaretideSchemas", "CaretideDomain"]),
         .testTarget(
@@ -155,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "CaretideRuntimeTests",
             dependencies: [
-                "CaretideRuntime", "CaretideIdentity", "CaretideKafka", "CaretideStore", hummingbird, logging,
+                "CaretideRuntime", "CaretideIdentity", "CaretideKafka", "CaretideStore", "CaretideSchemas", hummingbird, logging,
             ]),
         // A target per service: its rules and state machines, without starting it.
         .testTarget(

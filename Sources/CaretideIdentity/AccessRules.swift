@@ -13,6 +13,9 @@ public enum Access: Sendable, Hashable {
     case clinicalTools
     /// Reference data every authenticated caller may read (the phenotype ontology, its releases, areas).
     case referenceData
+    /// The clinical rules applied to values the caller sends (the NPI calculator): nothing stored, nobody's data read,
+    /// so every authenticated caller may use them.
+    case calculators
     /// The feeds operators run: areas, UV index and air-quality readings.
     case operatorFeeds
     /// The caller's own notification inbox (a patient's, a consultant's, or the institution's of its staff): whose it
@@ -30,7 +33,7 @@ public enum Access: Sendable, Hashable {
         switch self {
         // A consultant's inbox names patients and their findings.
         case .patientData, .institutionResults, .ownInbox: true
-        case .consultantWorkspace, .clinicalTools, .referenceData, .operatorFeeds, .broadcasts, .deliveryChannels: false
+        case .consultantWorkspace, .clinicalTools, .referenceData, .calculators, .operatorFeeds, .broadcasts, .deliveryChannels: false
         }
     }
 
@@ -40,7 +43,7 @@ public enum Access: Sendable, Hashable {
         case .patientData: "patientId"
         case .institutionResults: "institutionId"
         case .consultantWorkspace: "doctorId"
-        case .clinicalTools, .referenceData, .operatorFeeds, .ownInbox, .broadcasts, .deliveryChannels: nil
+        case .clinicalTools, .referenceData, .calculators, .operatorFeeds, .ownInbox, .broadcasts, .deliveryChannels: nil
         }
     }
 }
@@ -91,7 +94,7 @@ public enum AccessRules {
     /// - Parameter owner: the value of the route's `ownerParameter` (the patient, institution or doctor id).
     public static func decide(_ identity: Identity, _ access: Access, owner: String?) -> AccessDecision {
         switch (identity.role, access) {
-        case (_, .referenceData):
+        case (_, .referenceData), (_, .calculators):
             return .allowed
         case (.patient, .patientData(.advise)):
             return .refused

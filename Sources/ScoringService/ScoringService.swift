@@ -21,6 +21,7 @@ public enum ScoringService {
         ) { routes, context in
             AssessmentRoutes(context: context, tips: tips).register(on: routes)
             ClinicalHistoryRoutes(context: context, tips: tips).register(on: routes)
+            SeriesRoutes(context: context).register(on: routes)
         }
     }
 

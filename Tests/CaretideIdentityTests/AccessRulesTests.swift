@@ -22,6 +22,8 @@ import Testing
         #expect(AccessRules.decide(Self.patient, .consultantWorkspace, owner: "p-1") == .refused)
         #expect(AccessRules.decide(Self.patient, .clinicalTools, owner: nil) == .refused)
         #expect(AccessRules.decide(Self.patient, .referenceData, owner: nil) == .allowed)
+        // The NPI calculator names nobody and stores nothing: the patient's app computes before recording.
+        #expect(AccessRules.decide(Self.patient, .calculators, owner: nil) == .allowed)
         // Advice comes from the care team, not from the patient to themselves.
         #expect(AccessRules.decide(Self.patient, .patientData(.advise), owner: "p-1") == .refused)
         #expect(AccessRules.decide(Self.patient, .ownInbox, owner: nil) == .allowed)

@@ -166,6 +166,7 @@ enum OpenAPIDocument {
         case .consultantWorkspace: "consultants"
         case .clinicalTools: "clinical tools"
         case .referenceData: "reference data"
+        case .calculators: "calculators"
         case .operatorFeeds: "operator feeds"
         case .ownInbox: "inboxes"
         case .broadcasts: "broadcasts"

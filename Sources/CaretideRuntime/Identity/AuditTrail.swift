@@ -30,7 +30,7 @@ struct AuditEntry: Sendable {
         case .ownInbox: method == .get ? .read : .write
         // Reading one's own access log or care team is a read; granting and revoking are consent.
         case .patientData(.manage): method == .get ? .read : .consent
-        case .consultantWorkspace, .clinicalTools, .referenceData: .use
+        case .consultantWorkspace, .clinicalTools, .referenceData, .calculators: .use
         case .operatorFeeds, .broadcasts: .write
         case .deliveryChannels: method == .get ? .read : .write
         }

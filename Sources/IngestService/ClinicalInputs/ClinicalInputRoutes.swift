@@ -31,8 +31,11 @@ struct ClinicalInputRoutes: Sendable {
 
     func register(on routes: APIRoutes) {
         for (path, parameter, definition, summary) in [
-            ("npi", "npiId", Self.npi, "Record or correct Nottingham Prognostic Index inputs"),
-            ("melanoma-risk-profiles", "profileId", Self.melanomaRiskProfile, "Record a melanoma risk-factor profile (the newest is current)"),
+            ("npi", "npiId", Self.npi, "Record or correct Nottingham Prognostic Index inputs; answers the NPI, its group and 5-year survival"),
+            (
+                "melanoma-risk-profiles", "profileId", Self.melanomaRiskProfile,
+                "Record a melanoma risk-factor profile (the newest is current); answers its category and self-check interval"
+            ),
         ] {
             routes.put(
                 "v1/patients/:patientId/\(path)/:\(parameter)", access: .patientData(.write), summary: summary, body: [definition.kind.requestSchema]
@@ -42,7 +45,26 @@ struct ClinicalInputRoutes: Sendable {
                 let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
                 let write = try records.checked(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
                 let receipt = try await records.store(write, origin: context.origin)
-                return try jsonResponse(receipt, status: receipt.httpStatus)
+                return try jsonResponse(
+                    RecordedWithRules(
+                        id: receipt.id, revision: receipt.revision, eventId: receipt.eventId, status: receipt.status,
+                        assessment: RuleAnswer(write.assessment)),
+                    status: receipt.httpStatus)
+            }
+        }
+        // The apps' "Calculate" buttons: the same rules on the same body, nothing stored, nobody's data read.
+        for (path, definition, summary) in [
+            ("v1/npi/calculate", Self.npi, "Calculate a Nottingham Prognostic Index, its group and survival without storing anything"),
+            ("v1/melanoma-risk/calculate", Self.melanomaRiskProfile, "Calculate a melanoma risk category without storing anything"),
+        ] {
+            routes.post(path, access: .calculators, summary: summary, body: [definition.kind.requestSchema]) { request, context in
+                let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
+                let payload = try RecordRoutes.decodePayload(definition, body: body, recordID: UUID().uuidString.lowercased(), revision: 1)
+                let ruling = records.rules(definition, payload: payload)
+                guard let assessment = ruling.assessment, ruling.violations.isEmpty else {
+                    throw HTTPProblem(status: .unprocessableContent, error: "the values cannot be assessed", violations: ruling.violations)
+                }
+                return try jsonResponse(RuleAnswer(assessment))
             }
         }
     }

@@ -80,12 +80,33 @@ struct MeasurementRoutes: Sendable {
         }
         routes.get(
             "v1/patients/:patientId/measurements", access: .patientData(.read), summary: "The patient's current measurements, oldest first",
+            query: [
+                QueryParameter("kind", "only this kind (\(MeasurementKind.allCases.map(\.rawValue).joined(separator: ", "))); repeatable")
+            ] + Period.queryParameters.map { QueryParameter($0.name, $0.description + "; of when the measurement was taken") },
             paged: true
         ) { request, context in
-            try jsonResponse(
-                try await records.list(
-                    patientID: try PatientID.fromPath(context), kinds: MeasurementKind.allCases.map(RecordKind.measurement), page: .from(request)))
+            let patientID = try PatientID.fromPath(context)
+            let kinds = try Self.kinds(request)
+            let period = try Period.from(request)
+            return try jsonResponse(
+                try await records.list(patientID: patientID, kinds: kinds.map(RecordKind.measurement), period: period, page: .from(request)))
         }
+    }
+
+    /// `?kind=` (repeatable), every kind when absent, or a 400 naming the parameter.
+    static func kinds(_ request: Request) throws -> [MeasurementKind] {
+        let texts = request.uri.queryParameters.getAll("kind")
+        let kinds = texts.compactMap { MeasurementKind(rawValue: String($0)) }
+        guard kinds.count == texts.count else {
+            throw HTTPProblem(
+                status: .badRequest, error: "the query is invalid",
+                violations: [
+                    SchemaViolation(
+                        pointer: JSONPointer(tokens: ["kind"]),
+                        message: "must be one of: \(MeasurementKind.allCases.map(\.rawValue).joined(separator: ", "))")
+                ])
+        }
+        return kinds.isEmpty ? MeasurementKind.allCases : kinds
     }
 
     static let requestSchemas = MeasurementKind.allCases.map { RecordKind.measurement($0).requestSchema }

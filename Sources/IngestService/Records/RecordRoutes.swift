@@ -56,13 +56,13 @@ struct RecordRoutes: Sendable {
         _ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue, origin: WriteOrigin, now: Date = Date()
     ) throws -> RecordWrite {
         let payload = try Self.decodePayload(definition, body: body, recordID: recordID, revision: 1)
-        let violations = ruleViolations(definition, payload: payload, now: now)
-        guard violations.isEmpty else {
-            throw HTTPProblem(status: .unprocessableContent, error: "the values cannot be assessed", violations: violations)
+        let ruling = rules(definition, payload: payload, now: now)
+        guard let assessment = ruling.assessment, ruling.violations.isEmpty else {
+            throw HTTPProblem(status: .unprocessableContent, error: "the values cannot be assessed", violations: ruling.violations)
         }
         return RecordWrite(
             definition: definition, mode: mode, patientID: patientID, recordID: recordID, body: body,
-            bodyText: try CaretideJSON.encodeToString(body), first: payload, traceID: origin.traceID)
+            bodyText: try CaretideJSON.encodeToString(body), first: payload, assessment: assessment, traceID: origin.traceID)
     }
 
     /// What a request of this kind would be told of `body` before anything is stored: its schema first, then, when
@@ -71,7 +71,7 @@ struct RecordRoutes: Sendable {
     func violations(_ definition: RecordDefinition, body: JSONValue, recordID: String, now: Date = Date()) throws -> [SchemaViolation] {
         let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.kind.requestSchema, body)
         guard schemaViolations.isEmpty else { return schemaViolations }
-        return ruleViolations(definition, payload: try Self.decodePayload(definition, body: body, recordID: recordID, revision: 1), now: now)
+        return rules(definition, payload: try Self.decodePayload(definition, body: body, recordID: recordID, revision: 1), now: now).violations
     }
 
     /// A body from inside another document, checked as its own request would be (`violations`), and, when nothing is
@@ -94,12 +94,14 @@ struct RecordRoutes: Sendable {
     }
 
     /// What the clinical rules and the clock say of a payload decoded from a body that passed its schema: each value
-    /// they cannot assess, and a time of observation in the future.
-    func ruleViolations(_ definition: RecordDefinition, payload: RecordPayload, now: Date = Date()) -> [SchemaViolation] {
+    /// they cannot assess, and a time of observation in the future; and, when the rule could assess it, its
+    /// assessment, which the answer shows where the caller waits for it (an NPI, a melanoma risk profile).
+    func rules(_ definition: RecordDefinition, payload: RecordPayload, now: Date = Date()) -> (violations: [SchemaViolation], assessment: Assessment?) {
         var violations: [SchemaViolation] = []
+        var assessment: Assessment?
         do {
             // The kind's own rule, not the engine's look-up: the definition knows its event.
-            _ = try payload.event.assessment(now: now)
+            assessment = try payload.event.assessment(now: now)
         } catch {
             violations = error.issues.map {
                 SchemaViolation(pointer: JSONPointer(parsing: $0.field), message: $0.message + ($0.allowedRange.map { " (allowed: \($0))" } ?? ""))
@@ -108,7 +110,7 @@ struct RecordRoutes: Sendable {
         if let field = definition.observedAtField, payload.observedAt > now.addingTimeInterval(Self.clockSkew) {
             violations.append(SchemaViolation(pointer: JSONPointer(parsing: field), message: Self.futureMessage))
         }
-        return violations
+        return (violations, assessment)
     }
 
     static let futureMessage = "must not be in the future (allowed: up to 5 minutes ahead of the server clock)"
@@ -148,10 +150,9 @@ struct RecordRoutes: Sendable {
         return patientID
     }
 
-    /// One page of the patient's current (not deleted) records of `kinds`, oldest
-    /// observation first.
-    func list(patientID: String, kinds: [RecordKind], page: PageRequest) async throws -> Page<JSONValue> {
-        try await RecordStore.current(patientID: patientID, kinds: kinds, page: page, on: context.database.client, logger: context.logger)
+    /// One page of the patient's current (not deleted) records of `kinds` observed in `period`, oldest observation first.
+    func list(patientID: String, kinds: [RecordKind], period: Period, page: PageRequest) async throws -> Page<JSONValue> {
+        try await RecordStore.current(patientID: patientID, kinds: kinds, period: period, page: page, on: context.database.client, logger: context.logger)
     }
 
     static let idTaken = HTTPProblem(

@@ -165,10 +165,10 @@ struct RecordStore: TransactionalStore {
         ).first
     }
 
-    /// A page of the patient's current (not deleted) records of `kinds`, oldest observation
+    /// A page of the patient's current (not deleted) records of `kinds` observed in `period`, oldest observation
     /// first, each body with its kind and revision.
     static func current(
-        patientID: String, kinds: [RecordKind], page: PageRequest, on client: PostgresClient, logger: Logger
+        patientID: String, kinds: [RecordKind], period: Period, page: PageRequest, on client: PostgresClient, logger: Logger
     ) async throws -> Page<JSONValue> {
         let after = page.after
         guard after == nil || after?.date != nil else { throw PageRequest.badCursor }
@@ -176,6 +176,7 @@ struct RecordStore: TransactionalStore {
             """
             SELECT record_type, record_id, revision, observed_at, body::text FROM records
             WHERE patient_id = \(patientID) AND record_type = ANY(\(kinds.map(\.recordType))) AND deleted_at IS NULL
+              AND observed_at >= \(period.start) AND observed_at < \(period.end)
               AND (\(after == nil) OR (observed_at, record_id) > (\(after?.date ?? Date()), \(after?.id ?? "")))
             ORDER BY observed_at, record_id LIMIT \(page.limit + 1)
             """, as: (String, String, Int, Date, String).self, logger: logger)

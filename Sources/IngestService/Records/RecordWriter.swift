@@ -1,5 +1,6 @@
 import CaretideRuntime
 import CaretideSchemas
+import ClinicalAssessment
 import Foundation
 import Hummingbird
 
@@ -14,6 +15,8 @@ struct RecordWrite: Sendable {
     let bodyText: String
     /// The payload of the body as revision 1, decoded when the request was checked: what a new record announces.
     let first: RecordPayload
+    /// What the kind's rule made of it, computed when it was checked.
+    let assessment: Assessment
     let traceID: String
 
     var key: RecordStore.Key { RecordStore.Key(kind: definition.kind, id: recordID) }

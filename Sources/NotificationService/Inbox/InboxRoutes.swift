@@ -28,18 +28,23 @@ struct InboxRoutes: Sendable {
     }
 
     static let withdrawnParameter = QueryParameter("withdrawn", "true: include notifications withdrawn because what they were about was retracted")
+    static let listParameters =
+        [
+            withdrawnParameter,
+            QueryParameter("kind", "only notifications of this kind (bloodPressure, careTracking, examResultReady, uvIndex, airQuality, reminder, …); repeatable"),
+        ] + Period.queryParameters.map { QueryParameter($0.name, $0.description + "; of when the notification was created") }
 
     func register(on routes: APIRoutes) {
         routes.get(
             "v1/patients/:patientId/alerts", access: .patientData(.read), summary: "The patient's inbox, newest first",
-            query: [Self.withdrawnParameter], paged: true
+            query: Self.listParameters, paged: true
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             return try await inbox(.init(id: patientID, role: .patient), request: request)
         }
         routes.get(
             "v1/inbox", access: .ownInbox, summary: "The caller's own inbox, newest first",
-            query: [Self.withdrawnParameter, .init("unread", "true: only notifications not yet read")], paged: true
+            query: Self.listParameters + [.init("unread", "true: only notifications not yet read")], paged: true
         ) { request, requestContext in
             try await inbox(try Self.recipient(requestContext), request: request)
         }
@@ -104,11 +109,25 @@ struct InboxRoutes: Sendable {
     }
 
     private func inbox(_ recipient: NotificationStore.Recipient, request: Request) async throws -> Response {
+        let parameters = request.uri.queryParameters
+        let kinds = parameters.getAll("kind").map { String($0) }
+        let period = try Period.from(request)
+        guard kinds.allSatisfy(Self.isKindWord) else {
+            throw HTTPProblem(
+                status: .badRequest, error: "the query is invalid",
+                violations: [SchemaViolation(pointer: JSONPointer(tokens: ["kind"]), message: "must be a notification kind: 1 to 40 letters")])
+        }
         let query = NotificationStore.InboxQuery(
-            includeWithdrawn: request.uri.queryParameters.get("withdrawn") == "true", unreadOnly: request.uri.queryParameters.get("unread") == "true")
+            includeWithdrawn: parameters.get("withdrawn") == "true", unreadOnly: parameters.get("unread") == "true", kinds: kinds, period: period)
         let page = try PageRequest.from(request)
         return try jsonResponse(
             try await NotificationStore.inbox(recipient, query: query, page: page, on: context.database.client, logger: context.logger))
+    }
+
+    /// A notification kind is a word of letters; any such word is a kind to filter by (one no notification has
+    /// lists nothing), anything else is refused.
+    static func isKindWord(_ text: String) -> Bool {
+        (1...40).contains(text.utf8.count) && text.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) }
     }
 
     /// The caller as a recipient: a patient or consultant by their subject, institution staff as their institution.

@@ -166,6 +166,10 @@ extension NotificationStore {
     struct InboxQuery: Sendable {
         var includeWithdrawn = false
         var unreadOnly = false
+        /// Only these kinds (`bloodPressure`, `careTracking`, `examResultReady`, `uvIndex`, …); empty for every kind.
+        var kinds: [String] = []
+        /// Only notifications created in it.
+        var period = Period.always
     }
 
     /// A page of the recipient's inbox, newest first. A consultant sees (and marks) only notifications about patients
@@ -182,6 +186,8 @@ extension NotificationStore {
             WHERE recipient_role = \(recipient.role.rawValue) AND recipient_id = \(recipient.id)
               AND (\(query.includeWithdrawn) OR withdrawn_at IS NULL) AND (NOT \(query.unreadOnly) OR read_at IS NULL)
               AND (\(recipient.role != .consultant) OR grant_in_force(n.patient_id, \(recipient.id)))
+              AND (cardinality(\(query.kinds)::text[]) = 0 OR kind = ANY(\(query.kinds)::text[]))
+              AND created_at >= \(query.period.start) AND created_at < \(query.period.end)
               AND (\(after == nil) OR (created_at, notification_id) < (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
             ORDER BY created_at DESC, notification_id DESC LIMIT \(page.limit + 1)
             """,

@@ -29,10 +29,11 @@ struct AssessmentRoutes: Sendable {
                     "kind",
                     "only this kind (bloodPressure, pulse, bodyMassIndex, glucose, hba1c, lipids, nottinghamPrognosticIndex, melanomaRisk, examResult); repeatable"
                 ),
-            ], paged: true
+            ] + Period.queryParameters, paged: true
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            var query = AssessmentStore.HistoryQuery(standingOnly: request.uri.queryParameters.get("standing") == "true")
+            var query = AssessmentStore.HistoryQuery(
+                standingOnly: request.uri.queryParameters.get("standing") == "true", period: try Period.from(request))
             var unknown: [SchemaViolation] = []
             for text in request.uri.queryParameters.getAll("kind") {
                 if let kind = AssessmentKind(rawValue: String(text)) {

@@ -55,7 +55,7 @@ struct ClinicalHistoryRoutes: Sendable {
         routes.get(
             "v1/patients/:patientId/npi", access: .patientData(.read),
             summary: "The patient's Nottingham Prognostic Index history with prognostic groups and survival curve points, oldest diagnosis first",
-            paged: true
+            query: Period.queryParameters, paged: true
         ) { request, requestContext in
             try await page(request, requestContext, kind: .nottinghamPrognosticIndex, newestFirst: false) { entry -> NPIEntry? in
                 guard let group = NPIPrognosticGroup(rawValue: entry.category) else { return nil }
@@ -70,7 +70,8 @@ struct ClinicalHistoryRoutes: Sendable {
         }
         routes.get(
             "v1/patients/:patientId/melanoma-risk", access: .patientData(.read),
-            summary: "The patient's melanoma risk profiles with their categories, newest first (the first is current)", paged: true
+            summary: "The patient's melanoma risk profiles with their categories, newest first (the first is current)",
+            query: Period.queryParameters, paged: true
         ) { request, requestContext in
             try await page(request, requestContext, kind: .melanomaRisk, newestFirst: true) { entry -> MelanomaRiskEntry? in
                 MelanomaRiskEntry(
@@ -91,7 +92,8 @@ struct ClinicalHistoryRoutes: Sendable {
         let page = try PageRequest.from(request)
         let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
         let history = try await AssessmentStore.history(
-            patientID: patientID, query: .init(kinds: [kind], standingOnly: true, newestFirst: newestFirst), page: page, texts: texts,
+            patientID: patientID, query: .init(kinds: [kind], standingOnly: true, newestFirst: newestFirst, period: try Period.from(request)),
+            page: page, texts: texts,
             on: context.database.client, logger: context.logger)
         var response = try jsonResponse(history.compactMap(item))
         response.headers[.contentLanguage] = texts.language

@@ -74,14 +74,47 @@ struct ReleaseRoutes: Sendable {
         }
         routes.get(
             "v1/patients/:patientId/exam-results", access: .patientData(.read),
-            summary: "The patient's released exam reports, newest first, each item with its flag and the institution's advice", paged: true
+            summary: "The patient's released exam reports, newest first, each item with its flag and the institution's advice",
+            query: Period.queryParameters.map { QueryParameter($0.name, $0.description + "; of when the report was issued") }, paged: true
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let page = try PageRequest.from(request)
-            let rows = try await ReleaseStore.released(patientID: patientID, page: page, on: context.database.client, logger: context.logger)
+            let period = try Period.from(request)
+            let rows = try await ReleaseStore.released(patientID: patientID, period: period, page: page, on: context.database.client, logger: context.logger)
             return try jsonResponse(
                 try Page(rows: rows, request: page, cursor: { .init(date: $0.reportedAt, id: $0.recordID) }, item: Self.patientView))
         }
+        routes.get(
+            "v1/patients/:patientId/exam-results/series/:code", access: .patientData(.read),
+            summary: "One test (by its code, e.g. LOINC) across every released report for a chart, oldest first, with its reference range and flag",
+            query: SeriesQuery.queryParameters
+        ) { request, requestContext in
+            let patientID = try PatientID.fromPath(requestContext)
+            guard let code = requestContext.parameters.get("code").flatMap(CaretideRequestContext.callerChosenID) else {
+                throw HTTPProblem(
+                    status: .badRequest, error: "the path is invalid",
+                    violations: [SchemaViolation(pointer: JSONPointer(tokens: ["code"]), message: "must be 1 to 64 of A-Z a-z 0-9 . _ -")])
+            }
+            let query = try SeriesQuery.from(request)
+            let rows = try await ReleaseStore.releasedItems(
+                patientID: patientID, code: code, period: query.period, on: context.database.client, logger: context.logger)
+            return try jsonResponse(
+                try SeriesResponse(rows, query: query, time: \.reportedAt, values: { [$0.line.value] }) { row in
+                    let exam = ExamResultRoutes.key(row.recordID)
+                    return SeriesPoint(
+                        reportedAt: row.reportedAt, examId: exam.examID, institutionId: exam.institutionID, revision: row.revision,
+                        item: PatientItem(row.line))
+                })
+        }
+    }
+
+    /// One test of one released report.
+    struct SeriesPoint: Encodable, Sendable {
+        let reportedAt: Date
+        let examId: String
+        let institutionId: String
+        let revision: Int
+        let item: PatientItem
     }
 
     struct PatientReport: Encodable, Sendable {
@@ -106,6 +139,24 @@ struct ReleaseRoutes: Sendable {
         let severity: String
         /// The institution's advice on this item.
         let advice: String?
+
+        /// A line of a released report, flagged by Caretide's reference-range rule.
+        init(_ line: ExamResultLine) {
+            let flagged = try? ReferenceRangeFlag.flag(
+                ExamResultItem(
+                    code: line.code, value: line.value, unit: line.unit,
+                    referenceRange: ReferenceRange(
+                        low: line.referenceLow, high: line.referenceHigh, criticalLow: line.criticalLow, criticalHigh: line.criticalHigh)))
+            code = line.code
+            name = line.name
+            value = line.value
+            unit = line.unit
+            referenceLow = line.referenceLow
+            referenceHigh = line.referenceHigh
+            flag = flagged?.interpretation.rawValue ?? "N"
+            severity = flagged?.severity.rawValue ?? "normal"
+            advice = line.comment
+        }
     }
 
     static func patientView(_ row: ReleaseStore.ReleasedReport) throws -> PatientReport {
@@ -115,16 +166,6 @@ struct ReleaseRoutes: Sendable {
         return PatientReport(
             examId: exam.examID, institutionId: exam.institutionID, revision: row.revision, reportedAt: row.reportedAt, releasedAt: row.releasedAt,
             status: body["status"]?.stringValue ?? "final",
-            items: lines.map { line in
-                let flagged = try? ReferenceRangeFlag.flag(
-                    ExamResultItem(
-                        code: line.code, value: line.value, unit: line.unit,
-                        referenceRange: ReferenceRange(
-                            low: line.referenceLow, high: line.referenceHigh, criticalLow: line.criticalLow, criticalHigh: line.criticalHigh)))
-                return PatientItem(
-                    code: line.code, name: line.name, value: line.value, unit: line.unit, referenceLow: line.referenceLow,
-                    referenceHigh: line.referenceHigh,
-                    flag: flagged?.interpretation.rawValue ?? "N", severity: flagged?.severity.rawValue ?? "normal", advice: line.comment)
-            })
+            items: lines.map(PatientItem.init))
     }
 }

@@ -74,7 +74,7 @@ struct ReleaseStore: TransactionalStore {
     func outOfRangeCount(recordID: String) async throws -> Int {
         guard
             let text = try await connection.query(
-                "SELECT (body->'items')::text FROM records WHERE record_type = 'exam-result' AND record_id = \(recordID)", logger: logger
+                "SELECT (body->'items')::text FROM records WHERE record_type = \(RecordKind.examResult.recordType) AND record_id = \(recordID)", logger: logger
             ).collectAll().first?.decode(String.self)
         else { return 0 }
         let items = try JSONValueDecoder.decode([ExamResultLine].self, from: CaretideJSON.parse(Array(text.utf8)))
@@ -96,14 +96,44 @@ struct ReleaseStore: TransactionalStore {
     }
 
     /// A page of the patient's reports released at their current revision, newest report first.
-    static func released(patientID: String, page: PageRequest, on client: PostgresClient, logger: Logger) async throws -> [ReleasedReport] {
+    /// One line of a released report.
+    struct ReleasedItem: Sendable {
+        let recordID: String
+        let revision: Int
+        let reportedAt: Date
+        let line: ExamResultLine
+    }
+
+    /// Every line with `code` of the patient's released reports issued in `period`, oldest first (a report's lines in
+    /// their order).
+    static func releasedItems(
+        patientID: String, code: String, period: Period, on client: PostgresClient, logger: Logger
+    ) async throws -> [ReleasedItem] {
+        try await client.fetchAll(
+            """
+            SELECT r.record_id, r.revision, r.observed_at, item.value::text FROM records r
+            JOIN report_releases rr ON rr.record_id = r.record_id AND rr.released_revision = r.revision
+            CROSS JOIN LATERAL jsonb_array_elements(r.body->'items') WITH ORDINALITY AS item(value, position)
+            WHERE r.record_type = \(RecordKind.examResult.recordType) AND r.patient_id = \(patientID) AND r.deleted_at IS NULL
+              AND r.observed_at >= \(period.start) AND r.observed_at < \(period.end) AND item.value->>'code' = \(code)
+            ORDER BY r.observed_at, r.record_id, item.position
+            """, as: (String, Int, Date, String).self, logger: logger
+        ).map {
+            ReleasedItem(
+                recordID: $0.0, revision: $0.1, reportedAt: $0.2,
+                line: try JSONValueDecoder.decode(ExamResultLine.self, from: try CaretideJSON.parse(Array($0.3.utf8))))
+        }
+    }
+
+    static func released(patientID: String, period: Period, page: PageRequest, on client: PostgresClient, logger: Logger) async throws -> [ReleasedReport] {
         let after = page.after
         guard after == nil || after?.date != nil else { throw PageRequest.badCursor }
         return try await client.fetchAll(
             """
             SELECT r.record_id, r.revision, rr.released_at, r.observed_at, r.body::text FROM records r
             JOIN report_releases rr ON rr.record_id = r.record_id AND rr.released_revision = r.revision
-            WHERE r.record_type = 'exam-result' AND r.patient_id = \(patientID) AND r.deleted_at IS NULL
+            WHERE r.record_type = \(RecordKind.examResult.recordType) AND r.patient_id = \(patientID) AND r.deleted_at IS NULL
+              AND r.observed_at >= \(period.start) AND r.observed_at < \(period.end)
               AND (\(after == nil) OR (r.observed_at, r.record_id) < (\(after?.date ?? Date()), \(after?.id ?? "")))
             ORDER BY r.observed_at DESC, r.record_id DESC LIMIT \(page.limit + 1)
             """, as: (String, Int, Date, Date, String).self, logger: logger

@@ -1,0 +1,80 @@
+import CaretideIdentity
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+
+/// The series a chart draws: `GET /v1/patients/{patientId}/series/{kind}?from=&to=&points=`, one kind of assessment
+/// over a period, oldest first, each point with its values, its category and its severity (so a chart shades the
+/// category bands and marks the abnormal points). Only what stands: a corrected reading shows its correction, a
+/// deleted one nothing. A long period is thinned on the server keeping each bucket's extremes (`SeriesResponse`).
+///
+/// Exam reports are charted one test at a time from ingest-service, which knows what has been released
+/// (`GET /v1/patients/{id}/exam-results/series/{code}`).
+struct SeriesRoutes: Sendable {
+    let context: ServiceContext
+
+    struct Point: Encodable, Sendable {
+        let observedAt: Date
+        let values: JSONValue
+        let category: String
+        let severity: String
+        /// The measurement, NPI or profile the point is.
+        let subjectId: String
+    }
+
+    /// The kinds a series is drawn of, and the values whose extremes thinning keeps.
+    static let charted: [AssessmentKind: [String]] = [
+        .bloodPressure: ["systolic", "diastolic"],
+        .pulse: ["beatsPerMinute"],
+        .bodyMassIndex: ["bmi", "weightKg"],
+        .glucose: ["valueMgPerDL"],
+        .hba1c: ["percent"],
+        .lipids: ["totalCholesterolMgPerDL", "ldlCholesterolMgPerDL", "hdlCholesterolMgPerDL", "triglyceridesMgPerDL"],
+        .nottinghamPrognosticIndex: ["npi"],
+        .melanomaRisk: ["score"],
+    ]
+
+    func register(on routes: APIRoutes) {
+        routes.get(
+            "v1/patients/:patientId/series/:kind", access: .patientData(.read),
+            summary: "One kind of the patient's assessments over a period for a chart, oldest first, thinned to the points asked for",
+            query: SeriesQuery.queryParameters
+        ) { request, requestContext in
+            let patientID = try PatientID.fromPath(requestContext)
+            guard let kind = requestContext.parameters.get("kind").flatMap(AssessmentKind.init(rawValue:)), let fields = Self.charted[kind] else {
+                throw HTTPProblem(
+                    status: .notFound, error: "no series of this kind",
+                    violations: [
+                        SchemaViolation(
+                            pointer: JSONPointer(tokens: ["kind"]),
+                            message: "must be one of: \(Self.charted.keys.map(\.rawValue).sorted().joined(separator: ", "))")
+                    ])
+            }
+            let query = try SeriesQuery.from(request)
+            let rows = try await Self.standing(
+                patientID: patientID, kind: kind, period: query.period, on: context.database.client, logger: context.logger)
+            return try jsonResponse(
+                SeriesResponse(
+                    rows, query: query, time: \.observedAt,
+                    values: { row in fields.map { row.values[$0]?.numberValue ?? .nan } }, point: { $0 }))
+        }
+    }
+
+    /// The patient's standing assessments of `kind` observed in `period`, oldest first.
+    static func standing(
+        patientID: String, kind: AssessmentKind, period: Period, on client: PostgresClient, logger: Logger
+    ) async throws -> [Point] {
+        try await client.fetchAll(
+            """
+            SELECT observed_at, coalesce(result->'values', '{}'::jsonb)::text, category, severity, subject_id FROM assessments
+            WHERE patient_id = \(patientID) AND kind = \(kind.rawValue) AND superseded_by IS NULL AND withdrawn_at IS NULL
+              AND observed_at >= \(period.start) AND observed_at < \(period.end)
+            ORDER BY observed_at, assessment_id
+            """, as: (Date, String, String, String, String).self, logger: logger
+        ).map { Point(observedAt: $0.0, values: try CaretideJSON.parse(Array($0.1.utf8)), category: $0.2, severity: $0.3, subjectId: $0.4) }
+    }
+}
