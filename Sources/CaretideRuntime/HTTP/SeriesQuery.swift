@@ -22,7 +22,8 @@ public struct SeriesQuery: Sendable, Equatable {
         Period.queryParameters + [
             QueryParameter(
                 "points",
-                "the most points to answer (4 to \(maximumPoints), default \(defaultPoints)); a longer series is thinned keeping each bucket's extremes")
+                "the most points to answer (4 to \(maximumPoints), default \(defaultPoints)); a longer series is thinned keeping each bucket's extremes"
+            )
         ]
 
     /// Reads the period and `points`, or a 400 naming each bad parameter.
@@ -39,7 +40,8 @@ public struct SeriesQuery: Sendable, Equatable {
             if let value = Int(text), (4...maximumPoints).contains(value) {
                 points = value
             } else {
-                violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["points"]), message: "must be a whole number from 4 to \(maximumPoints)"))
+                violations.append(
+                    SchemaViolation(pointer: JSONPointer(tokens: ["points"]), message: "must be a whole number from 4 to \(maximumPoints)"))
             }
         }
         guard violations.isEmpty else { throw HTTPProblem(status: .badRequest, error: "the query is invalid", violations: violations) }

@@ -96,7 +96,8 @@ struct RecordRoutes: Sendable {
     /// What the clinical rules and the clock say of a payload decoded from a body that passed its schema: each value
     /// they cannot assess, and a time of observation in the future; and, when the rule could assess it, its
     /// assessment, which the answer shows where the caller waits for it (an NPI, a melanoma risk profile).
-    func rules(_ definition: RecordDefinition, payload: RecordPayload, now: Date = Date()) -> (violations: [SchemaViolation], assessment: Assessment?) {
+    func rules(_ definition: RecordDefinition, payload: RecordPayload, now: Date = Date()) -> (violations: [SchemaViolation], assessment: Assessment?)
+    {
         var violations: [SchemaViolation] = []
         var assessment: Assessment?
         do {
@@ -152,7 +153,8 @@ struct RecordRoutes: Sendable {
 
     /// One page of the patient's current (not deleted) records of `kinds` observed in `period`, oldest observation first.
     func list(patientID: String, kinds: [RecordKind], period: Period, page: PageRequest) async throws -> Page<JSONValue> {
-        try await RecordStore.current(patientID: patientID, kinds: kinds, period: period, page: page, on: context.database.client, logger: context.logger)
+        try await RecordStore.current(
+            patientID: patientID, kinds: kinds, period: period, page: page, on: context.database.client, logger: context.logger)
     }
 
     static let idTaken = HTTPProblem(

@@ -31,7 +31,9 @@ struct InboxRoutes: Sendable {
     static let listParameters =
         [
             withdrawnParameter,
-            QueryParameter("kind", "only notifications of this kind (bloodPressure, careTracking, examResultReady, uvIndex, airQuality, reminder, …); repeatable"),
+            QueryParameter(
+                "kind", "only notifications of this kind (bloodPressure, careTracking, examResultReady, uvIndex, airQuality, reminder, …); repeatable"
+            ),
         ] + Period.queryParameters.map { QueryParameter($0.name, $0.description + "; of when the notification was created") }
 
     func register(on routes: APIRoutes) {

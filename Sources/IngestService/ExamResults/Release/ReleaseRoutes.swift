@@ -80,7 +80,8 @@ struct ReleaseRoutes: Sendable {
             let patientID = try PatientID.fromPath(requestContext)
             let page = try PageRequest.from(request)
             let period = try Period.from(request)
-            let rows = try await ReleaseStore.released(patientID: patientID, period: period, page: page, on: context.database.client, logger: context.logger)
+            let rows = try await ReleaseStore.released(
+                patientID: patientID, period: period, page: page, on: context.database.client, logger: context.logger)
             return try jsonResponse(
                 try Page(rows: rows, request: page, cursor: { .init(date: $0.reportedAt, id: $0.recordID) }, item: Self.patientView))
         }

@@ -74,7 +74,8 @@ struct ReleaseStore: TransactionalStore {
     func outOfRangeCount(recordID: String) async throws -> Int {
         guard
             let text = try await connection.query(
-                "SELECT (body->'items')::text FROM records WHERE record_type = \(RecordKind.examResult.recordType) AND record_id = \(recordID)", logger: logger
+                "SELECT (body->'items')::text FROM records WHERE record_type = \(RecordKind.examResult.recordType) AND record_id = \(recordID)",
+                logger: logger
             ).collectAll().first?.decode(String.self)
         else { return 0 }
         let items = try JSONValueDecoder.decode([ExamResultLine].self, from: CaretideJSON.parse(Array(text.utf8)))
@@ -125,7 +126,9 @@ struct ReleaseStore: TransactionalStore {
         }
     }
 
-    static func released(patientID: String, period: Period, page: PageRequest, on client: PostgresClient, logger: Logger) async throws -> [ReleasedReport] {
+    static func released(patientID: String, period: Period, page: PageRequest, on client: PostgresClient, logger: Logger) async throws
+        -> [ReleasedReport]
+    {
         let after = page.after
         guard after == nil || after?.date != nil else { throw PageRequest.badCursor }
         return try await client.fetchAll(
