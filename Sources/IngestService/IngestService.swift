@@ -31,6 +31,7 @@ public enum IngestService {
                 FHIRRoutes(records: records).register(on: routes)
                 CareTeamRoutes(context: context).register(on: routes)
                 EnvironmentRoutes(context: context).register(on: routes)
+                EnvironmentReads(context: context).register(on: routes)
             },
             backgroundServices: { context in
                 [TombstonePurge.job(settings: sync, context: context), ExamRelease.job(interval: releaseCheck, context: context)]

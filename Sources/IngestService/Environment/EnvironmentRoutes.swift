@@ -70,7 +70,7 @@ struct EnvironmentRoutes: Sendable {
                 violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["dailyMax"]), message: "must not be below uvIndex"))
             }
             return try await record(
-                reading, kind: "uv-index", observedAt: reading.observedAt, body: body, violations: violations, request: requestContext)
+                reading, kind: .uvIndex, observedAt: reading.observedAt, body: body, violations: violations, request: requestContext)
         }
         routes.post(
             "v1/areas/:areaCode/air-quality", access: .operatorFeeds,
@@ -88,13 +88,14 @@ struct EnvironmentRoutes: Sendable {
                 }
             }
             return try await record(
-                reading, kind: "air-quality", observedAt: reading.observedAt, body: body, violations: violations, request: requestContext)
+                reading, kind: .airQuality, observedAt: reading.observedAt, body: body, violations: violations, request: requestContext)
         }
     }
 
     /// Stores a reading of a registered area and announces it; a duplicate answers the first's receipt.
     private func record<P: EventPayload>(
-        _ reading: P, kind: String, observedAt: Date, body: JSONValue, violations: [SchemaViolation], request: CaretideRequestContext
+        _ reading: P, kind: EnvironmentStore.ReadingKind, observedAt: Date, body: JSONValue, violations: [SchemaViolation],
+        request: CaretideRequestContext
     ) async throws -> Response {
         guard violations.isEmpty else {
             throw HTTPProblem(status: .unprocessableContent, error: "the reading cannot be recorded", violations: violations)

@@ -12,6 +12,12 @@ struct EnvironmentStore: TransactionalStore {
 
     enum Registration { case registered, updated, unchanged }
 
+    /// The kinds of reading an area keeps (`environment_readings.kind`).
+    enum ReadingKind: String, Sendable {
+        case uvIndex = "uv-index"
+        case airQuality = "air-quality"
+    }
+
     /// Registers the area, or changes it; locked until the transaction ends.
     func register(_ area: AreaRegistered) async throws -> Registration {
         let existing = try await connection.query(
@@ -41,11 +47,11 @@ struct EnvironmentStore: TransactionalStore {
     }
 
     /// Stores a reading unless the area already has one of this kind at this time; true when stored.
-    func insertReading(area: String, kind: String, observedAt: Date, bodyText: String, eventID: UUID) async throws -> Bool {
+    func insertReading(area: String, kind: ReadingKind, observedAt: Date, bodyText: String, eventID: UUID) async throws -> Bool {
         try await !connection.query(
             """
             INSERT INTO environment_readings (area_code, kind, observed_at, body, event_id)
-            VALUES (\(area), \(kind), \(observedAt), \(bodyText)::jsonb, \(eventID))
+            VALUES (\(area), \(kind.rawValue), \(observedAt), \(bodyText)::jsonb, \(eventID))
             ON CONFLICT DO NOTHING RETURNING 1
             """, logger: logger
         ).collectAll().isEmpty
@@ -69,5 +75,46 @@ struct EnvironmentStore: TransactionalStore {
             """, as: (String, String, Double, Double, String).self, logger: logger)
         let areas = rows.map { Area(areaCode: $0.0, name: $0.1, latitude: $0.2, longitude: $0.3, timeZone: $0.4) }
         return Page(rows: areas, request: page) { .init(position: "area", id: $0.areaCode) }
+    }
+
+    static func area(_ code: String, on client: PostgresClient, logger: Logger) async throws -> Area? {
+        try await client.fetchAll(
+            "SELECT area_code, name, latitude, longitude, time_zone FROM areas WHERE area_code = \(code)",
+            as: (String, String, Double, Double, String).self, logger: logger
+        ).first.map { Area(areaCode: $0.0, name: $0.1, latitude: $0.2, longitude: $0.3, timeZone: $0.4) }
+    }
+
+    /// The area nearest a point and its great-circle distance in kilometres (haversine on the mean Earth radius,
+    /// 6,371.0088 km: an app's "near me", not surveying).
+    static func nearest(latitude: Double, longitude: Double, on client: PostgresClient, logger: Logger) async throws -> (Area, Double)? {
+        try await client.fetchAll(
+            """
+            SELECT area_code, name, latitude, longitude, time_zone,
+                   2 * 6371.0088 * asin(least(1, sqrt(power(sin(radians(latitude - \(latitude)) / 2), 2)
+                       + cos(radians(\(latitude))) * cos(radians(latitude)) * power(sin(radians(longitude - \(longitude)) / 2), 2)))) AS km
+            FROM areas ORDER BY km, area_code LIMIT 1
+            """, as: (String, String, Double, Double, String, Double).self, logger: logger
+        ).first.map { (Area(areaCode: $0.0, name: $0.1, latitude: $0.2, longitude: $0.3, timeZone: $0.4), $0.5) }
+    }
+
+    /// A stored reading: its time and the body it was recorded with.
+    struct Reading: Sendable {
+        let observedAt: Date
+        let body: JSONValue
+    }
+
+    /// The area's readings of `kind` in `period`, oldest first; or only its newest one.
+    static func readings(
+        area: String, kind: ReadingKind, period: Period, latestOnly: Bool, on client: PostgresClient, logger: Logger
+    ) async throws -> [Reading] {
+        // The order's direction is one of two fixed words, never caller text.
+        let direction = latestOnly ? "DESC" : "ASC"
+        return try await client.fetchAll(
+            """
+            SELECT observed_at, body::text FROM environment_readings
+            WHERE area_code = \(area) AND kind = \(kind.rawValue) AND observed_at >= \(period.start) AND observed_at < \(period.end)
+            ORDER BY observed_at \(unescaped: direction) LIMIT \(latestOnly ? 1 : 1_000_000)
+            """, as: (Date, String).self, logger: logger
+        ).map { Reading(observedAt: $0.0, body: try CaretideJSON.parse(Array($0.1.utf8))) }
     }
 }

@@ -1,4 +1,5 @@
 import CaretideIdentity
+import CaretideSchemas
 import CaretideTestSupport
 import Foundation
 import IngestService
@@ -140,6 +141,61 @@ import Testing
         // Nothing was stored for the calculating patient.
         let changes = try await HTTP.get("\(ingest)/v1/patients/p-calc/changes", as: patient).json() as? [String: Any]
         #expect((changes?["changes"] as? [Any])?.isEmpty == true)
+        try await stack.shutdown()
+    }
+
+    @Test("an area's latest UV and air quality with categories and colours, their series, and the area nearest a point")
+    func environment() async throws {
+        let stack = try await TestStack.start([IngestService.definition])
+        let ingest = stack.baseURL(IngestService.name)
+        let operatorCaller = Caller.identity(Identity(subject: "op-1", role: .operator))
+        func feed(_ method: String, _ path: String, _ json: String) async throws -> Int {
+            try await HTTP.send(method: method, ingest + path, json: json, as: operatorCaller).status
+        }
+        #expect(
+            try await feed("PUT", "/v1/areas/lisbon", #"{"name": "Lisbon", "latitude": 38.72, "longitude": -9.14, "timeZone": "Europe/Lisbon"}"#)
+                == 201)
+        #expect(
+            try await feed("PUT", "/v1/areas/porto", #"{"name": "Porto", "latitude": 41.15, "longitude": -8.61, "timeZone": "Europe/Lisbon"}"#) == 201
+        )
+        for (hour, index) in [(9, 3.1), (11, 7.4), (13, 9.6), (15, 6.0)] {
+            let json = #"{"observedAt": "2026-07-01T\#(String(format: "%02d", hour)):00:00Z", "uvIndex": \#(index), "dailyMax": 9.8, "ozone": 318}"#
+            #expect(try await feed("POST", "/v1/areas/lisbon/uv-index", json) == 201)
+        }
+        #expect(try await feed("POST", "/v1/areas/lisbon/air-quality", #"{"observedAt": "2026-07-01T12:00:00Z", "pm25": 40.0}"#) == 201)
+
+        // A patient reads the latest of each: band, colour, ozone; solar noon computed from the longitude when not sent.
+        let patient = Caller.identity(Identity(subject: "p-env", role: .patient))
+        let latest = try #require(try await HTTP.get("\(ingest)/v1/areas/lisbon/environment", as: patient).json() as? [String: Any])
+        let uv = try #require(latest["uvIndex"] as? [String: Any])
+        #expect(uv["uvIndex"] as? Double == 6.0 && uv["category"] as? String == "high" && uv["colour"] as? String == "orange")
+        #expect(uv["ozone"] as? Double == 318 && uv["dailyMax"] as? Double == 9.8)
+        let noon = try #require((uv["solarNoon"] as? String).flatMap(Timestamp.parse))
+        #expect(abs(noon.timeIntervalSince(Timestamp.parse("2026-07-01T12:40:00Z")!)) < 10 * 60)
+        let air = try #require(latest["airQuality"] as? [String: Any])
+        // PM2.5 40.0 µg/m³ is AQI 112 (EPA breakpoints 35.5–55.4 → 101–150).
+        #expect(
+            air["aqi"] as? Int == 112 && air["category"] as? String == "unhealthyForSensitiveGroups" && air["dominantPollutant"] as? String == "pm25")
+        #expect(air["colour"] as? String == "#FF7E00")
+        let porto = try #require(try await HTTP.get("\(ingest)/v1/areas/porto/environment", as: patient).json() as? [String: Any])
+        #expect(porto["uvIndex"] is NSNull || porto["uvIndex"] == nil)
+
+        // The day's series, and a window of it.
+        let day = try #require(try await HTTP.get("\(ingest)/v1/areas/lisbon/uv-index?from=2026-07-01", as: patient).json() as? [String: Any])
+        #expect((day["points"] as? [[String: Any]])?.map { $0["uvIndex"] as? Double } == [3.1, 7.4, 9.6, 6.0])
+        let midday = try await HTTP.get("\(ingest)/v1/areas/lisbon/uv-index?from=2026-07-01T10:00:00Z&to=2026-07-01T14:00:00Z", as: patient).json()
+        #expect(((midday as? [String: Any])?["points"] as? [Any])?.count == 2)
+        #expect(try await HTTP.get("\(ingest)/v1/areas/lisbon/air-quality", as: patient).json() as? [String: Any] != nil)
+
+        // From the phone's location: Braga is nearer Porto (about 50 km) than Lisbon.
+        let nearest = try #require(
+            try await HTTP.get("\(ingest)/v1/areas/nearest?latitude=41.55&longitude=-8.42", as: patient).json() as? [String: Any])
+        #expect((nearest["area"] as? [String: Any])?["areaCode"] as? String == "porto")
+        #expect((45...50).contains(nearest["distanceKm"] as? Double ?? 0))
+        let badPoint = try await HTTP.get("\(ingest)/v1/areas/nearest?latitude=91", as: patient)
+        #expect(badPoint.status == 400 && badPoint.text.contains("/latitude") && badPoint.text.contains("/longitude"))
+        #expect(try await HTTP.get("\(ingest)/v1/areas/faro/environment", as: patient).status == 404)
+        #expect(try await feed("POST", "/v1/areas/lisbon/uv-index", #"{"observedAt": "2026-07-01T16:00:00Z", "uvIndex": 4, "ozone": 5}"#) == 400)
         try await stack.shutdown()
     }
 }
