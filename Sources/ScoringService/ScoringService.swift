@@ -22,6 +22,7 @@ public enum ScoringService {
             AssessmentRoutes(context: context, tips: tips).register(on: routes)
             ClinicalHistoryRoutes(context: context, tips: tips).register(on: routes)
             SeriesRoutes(context: context).register(on: routes)
+            ReferenceTableRoutes().register(on: routes)
         }
     }
 

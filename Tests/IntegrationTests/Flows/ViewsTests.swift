@@ -71,6 +71,13 @@ import Testing
         #expect(try await HTTP.get("\(scoring)/v1/patients/p-chart/series/examResult").status == 404)
         let stranger = Caller.identity(Identity(subject: "p-other", role: .patient))
         #expect(try await HTTP.get("\(scoring)/v1/patients/p-chart/series/bloodPressure", as: stranger).status == 403)
+
+        // The reference tables an app shows beside a value, to any caller.
+        let npi = try #require(try await HTTP.get("\(scoring)/v1/reference-tables/npi", as: stranger).json() as? [String: Any])
+        let groups = ((npi["measures"] as? [[String: Any]])?.first?["bands"] as? [[String: Any]])?.map { $0["category"] as? String }
+        #expect(groups == ["excellent", "good", "moderate", "poor"] && npi["ruleSetVersion"] as? String != nil)
+        #expect(try await HTTP.get("\(scoring)/v1/reference-tables", as: stranger).items().count == 9)
+        #expect(try await HTTP.get("\(scoring)/v1/reference-tables/bmi").status == 404)
         try await stack.shutdown()
     }
 
