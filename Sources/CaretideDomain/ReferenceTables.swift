@@ -89,7 +89,8 @@ extension ReferenceTable {
                     [BloodPressureCategory.normal, .stage1Hypertension, .stage2Hypertension, .hypertensiveCrisis], edges: [80, 90, 121],
                     severity: severity)),
         ],
-        note: "When systolic and diastolic fall in different categories the higher one applies; elevated is systolic 120–129 with diastolic below 80.")
+        note: "When systolic and diastolic fall in different categories the higher one applies; elevated is systolic 120–129 with diastolic below 80."
+    )
 
     public static let pulse = ReferenceTable(
         name: "pulse", title: "Adult resting pulse", source: "NEWS2 (Royal College of Physicians, 2017), pulse parameter",
@@ -126,10 +127,12 @@ extension ReferenceTable {
             measures: [
                 ReferenceMeasure(
                     name: "fasting", unit: "mg/dL",
-                    bands: bands(low, edges: [t.hypoLevel2Below, t.hypoLevel1Below, t.fastingPrediabetesFrom, t.fastingDiabetesFrom], severity: severity)),
+                    bands: bands(
+                        low, edges: [t.hypoLevel2Below, t.hypoLevel1Below, t.fastingPrediabetesFrom, t.fastingDiabetesFrom], severity: severity)),
                 ReferenceMeasure(
                     name: "twoHourOGTT or random", unit: "mg/dL",
-                    bands: bands(low, edges: [t.hypoLevel2Below, t.hypoLevel1Below, t.postLoadPrediabetesFrom, t.postLoadDiabetesFrom], severity: severity)),
+                    bands: bands(
+                        low, edges: [t.hypoLevel2Below, t.hypoLevel1Below, t.postLoadPrediabetesFrom, t.postLoadDiabetesFrom], severity: severity)),
             ], note: "mmol/L values are classified against the ADA's own mmol/L thresholds (×1/18.016); a diabetes-range value needs confirming.")
     }()
 
@@ -153,11 +156,13 @@ extension ReferenceTable {
             ReferenceMeasure(
                 name: "hdlCholesterol (women)", unit: "mg/dL",
                 bands: bands(
-                    HDLCholesterolCategory.allCases, edges: [Lipids.lowHDLLimitMgPerDL(for: .female), 60], severity: { $0 == .low ? .attention : .normal })),
+                    HDLCholesterolCategory.allCases, edges: [Lipids.lowHDLLimitMgPerDL(for: .female), 60],
+                    severity: { $0 == .low ? .attention : .normal })),
             ReferenceMeasure(
                 name: "hdlCholesterol (men)", unit: "mg/dL",
                 bands: bands(
-                    HDLCholesterolCategory.allCases, edges: [Lipids.lowHDLLimitMgPerDL(for: .male), 60], severity: { $0 == .low ? .attention : .normal })),
+                    HDLCholesterolCategory.allCases, edges: [Lipids.lowHDLLimitMgPerDL(for: .male), 60],
+                    severity: { $0 == .low ? .attention : .normal })),
             ReferenceMeasure(
                 name: "triglycerides", unit: "mg/dL",
                 bands: bands(TriglycerideCategory.allCases, edges: [150, 200, 500], severity: { $0 == .normal ? .normal : .attention })),
@@ -190,10 +195,12 @@ extension ReferenceTable {
             ReferenceMeasure(
                 name: "uvIndex", unit: "",
                 bands: bands(UVIndexCategory.allCases, edges: [3, 6, 8, 11], severity: { _ in nil }, colour: \.colour))
-        ], note: "Readings are classified as sent; the guide's bands are whole numbers (low 0–2, moderate 3–5, high 6–7, very high 8–10, extreme 11+).")
+        ],
+        note: "Readings are classified as sent; the guide's bands are whole numbers (low 0–2, moderate 3–5, high 6–7, very high 8–10, extreme 11+).")
 
     public static let airQuality = ReferenceTable(
-        name: "air-quality", title: "US Air Quality Index", source: "EPA-454/B-24-002 (2024), Technical Assistance Document for the Reporting of Daily Air Quality",
+        name: "air-quality", title: "US Air Quality Index",
+        source: "EPA-454/B-24-002 (2024), Technical Assistance Document for the Reporting of Daily Air Quality",
         measures: [
             ReferenceMeasure(
                 name: "aqi", unit: "",

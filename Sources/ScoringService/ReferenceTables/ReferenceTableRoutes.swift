@@ -22,7 +22,8 @@ struct ReferenceTableRoutes: Sendable {
                     status: .notFound, error: "no such reference table",
                     violations: [
                         SchemaViolation(
-                            pointer: JSONPointer(tokens: ["name"]), message: "must be one of: \(ReferenceTable.all.map(\.name).joined(separator: ", "))")
+                            pointer: JSONPointer(tokens: ["name"]),
+                            message: "must be one of: \(ReferenceTable.all.map(\.name).joined(separator: ", "))")
                     ])
             }
             return try jsonResponse(table)
