@@ -91,7 +91,7 @@ let package = Package(
             name: "ScoringService",
             dependencies: [
                 "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment", "CaretideCharts",
-                hummingbird, postgres, logging,
+                hummingbird, httpTypes, postgres, logging,
             ]),
         .target(
             name: "NotificationService",

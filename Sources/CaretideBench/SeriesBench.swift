@@ -3,6 +3,7 @@ import CaretideRuntime
 import CaretideSchemas
 import Foundation
 import PhenotypeRanking
+import ScoringService
 
 /// A chart's series thinned on the server (issue 24: a 100,000-point series in ≤ 20 ms p50): a year of blood
 /// pressures every five minutes, as scoring-service holds them (values in a JSON object), thinned to 500 points by
@@ -55,5 +56,31 @@ struct SeriesBench: AsyncParsableCommand {
         print("series: \(points) points thinned to \(kept) (asked \(chart)), \(repetitions) repetitions")
         print("  thinning p50 \(thin.milliseconds(0.5, digits: 2)), p99 \(thin.milliseconds(0.99, digits: 2))")
         print("  encoding the answer p50 \(encode.milliseconds(0.5, digits: 2)), p99 \(encode.milliseconds(0.99, digits: 2))")
+    }
+}
+
+/// The patient report rendered to HTML (issue 24: a one-year report with 2,000 measurements in ≤ 50 ms p50): a year
+/// of blood pressures, pulses and glucose values with an NPI, laid out with its charts and tables as scoring-service
+/// does for `GET …/report`, from values already read (the database's part is the history's query).
+struct ReportBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "report", abstract: "Milliseconds to render a one-year patient report to HTML.")
+
+    @Option(help: "Measurements in the year.") var measurements = 2_000
+    @Option(help: "Timed repetitions.") var repetitions = 50
+
+    func run() async throws {
+        let start = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
+        let html = try ScoringService.benchmarkReport(measurements: measurements, from: start)
+        var durations: [Duration] = []
+        let clock = ContinuousClock()
+        var bytes = 0
+        for _ in 0..<repetitions {
+            let began = clock.now
+            bytes = try ScoringService.benchmarkReport(measurements: measurements, from: start).utf8.count
+            durations.append(clock.now - began)
+        }
+        let summary = LatencySummary(durations)
+        print("report: \(measurements) measurements over a year, \(html.utf8.count) bytes of HTML (\(bytes)), \(repetitions) repetitions")
+        print("  rendering p50 \(summary.milliseconds(0.5, digits: 2)), p99 \(summary.milliseconds(0.99, digits: 2))")
     }
 }

@@ -23,6 +23,7 @@ public enum ScoringService {
             ClinicalHistoryRoutes(context: context, tips: tips).register(on: routes)
             SeriesRoutes(context: context).register(on: routes)
             ReferenceTableRoutes().register(on: routes)
+            ReportRoutes(context: context, tips: tips).register(on: routes)
         }
     }
 

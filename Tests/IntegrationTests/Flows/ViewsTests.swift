@@ -1,4 +1,5 @@
 import CaretideIdentity
+import CaretideLocalStack
 import CaretideSchemas
 import CaretideTestSupport
 import Foundation
@@ -203,6 +204,69 @@ import Testing
         #expect(badPoint.status == 400 && badPoint.text.contains("/latitude") && badPoint.text.contains("/longitude"))
         #expect(try await HTTP.get("\(ingest)/v1/areas/faro/environment", as: patient).status == 404)
         #expect(try await feed("POST", "/v1/areas/lisbon/uv-index", #"{"observedAt": "2026-07-01T16:00:00Z", "uvIndex": 4, "ozone": 5}"#) == 400)
+        try await stack.shutdown()
+    }
+
+    @Test(
+        "the report for a period: charts with text alternatives, no console error in Chromium, the figures in its PDF; only the patient and the care team"
+    )
+    func report() async throws {
+        let stack = try await TestStack.start([IngestService.definition, ScoringService.definition])
+        let ingest = stack.baseURL(IngestService.name)
+        let scoring = stack.baseURL(ScoringService.name)
+        for (day, systolic, diastolic) in [(2, 118, 76), (9, 134, 84), (16, 192, 118), (23, 121, 78), (30, 126, 79)] {
+            let time = String(format: "2026-10-%02dT07:30:00Z", day)
+            #expect(
+                try await HTTP.send(
+                    method: "POST", "\(ingest)/v1/patients/p-report/measurements/blood-pressure",
+                    json: Self.bloodPressure(systolic, diastolic, at: time)
+                ).status == 201)
+        }
+        #expect(
+            try await HTTP.send(
+                method: "PUT", "\(ingest)/v1/patients/p-report/npi/\(UUID())",
+                json: #"{"tumourSizeCm": 2.0, "histologicalGrade": 2, "positiveNodes": 1, "diagnosisDate": "2026-10-05T00:00:00Z"}"#
+            ).status == 201)
+        try await eventually("the readings assessed") {
+            (try await HTTP.get("\(scoring)/v1/patients/p-report/assessments?standing=true").items()).count == 6
+        }
+
+        let reply = try await HTTP.get("\(scoring)/v1/patients/p-report/report?from=2026-10-01&to=2026-10-31")
+        #expect(reply.status == 200)
+        #expect(reply.header("Content-Type")?.hasPrefix("text/html") == true && reply.header("Cache-Control") == "no-store")
+        #expect(reply.header("Content-Security-Policy")?.contains("default-src 'none'") == true)
+        let html = reply.text
+        #expect(html.contains("<h2>Blood pressure</h2>") && html.contains("5 readings; 2 outside the normal range."))
+        #expect(html.contains("2026-10-01 to 2026-10-31") && html.contains("<h2>Nottingham Prognostic Index</h2>"))
+        #expect(html.contains("Very high blood pressure (hypertensive crisis)") && html.contains("▲ 192/118 mmHg"))
+
+        // As a browser shows it, and on paper.
+        let output = Paths.packageRoot.appendingPathComponent(".build/test-output/report")
+        let rendering = try await Chromium.render(html, name: "patient-report", in: output)
+        #expect(rendering.consoleLines.isEmpty, "console: \(rendering.consoleLines)")
+        let charts = rendering.dom.components(separatedBy: "<svg").count - 1
+        #expect(charts == 2, "a blood-pressure chart and the NPI survival curve")
+        #expect(rendering.dom.components(separatedBy: "<desc id=").count - 1 == charts, "every chart has its text alternative")
+        let screenshot = try Data(contentsOf: rendering.screenshot)
+        #expect(screenshot.count > 10_000 && screenshot.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        let text = try await Subprocess.run("/usr/bin/pdftotext", ["-layout", rendering.pdf.path, "-"])
+        #expect(text.status == 0 && text.output.contains("Blood pressure") && text.output.contains("192/118 mmHg"))
+        let firstPage = output.appendingPathComponent("patient-report-page")
+        #expect(
+            try await Subprocess.run(
+                "/usr/bin/pdftoppm", ["-png", "-r", "40", "-f", "1", "-l", "1", "-singlefile", rendering.pdf.path, firstPage.path]
+            ).status == 0)
+        #expect(FileManager.default.fileExists(atPath: firstPage.path + ".png"))
+
+        // The check can fail: a page that tries to run a script is caught by its own policy, and Chromium says so.
+        let hostile = html.replacingOccurrences(of: "<main>", with: "<main><script>document.title='x'</script>")
+        #expect(try await !Chromium.render(hostile, name: "hostile", in: output).consoleLines.isEmpty)
+
+        // A consultant without a grant, and another patient, are refused.
+        #expect(
+            try await HTTP.get("\(scoring)/v1/patients/p-report/report", as: .identity(Identity(subject: "p-else", role: .patient))).status == 403)
+        #expect(
+            try await HTTP.get("\(scoring)/v1/patients/p-report/report", as: .identity(Identity(subject: "dr-x", role: .consultant))).status == 403)
         try await stack.shutdown()
     }
 }

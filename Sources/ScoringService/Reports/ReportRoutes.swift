@@ -1,0 +1,72 @@
+import CaretideCharts
+import CaretideDomain
+import CaretideIdentity
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import PostgresNIO
+
+/// `GET /v1/patients/{patientId}/report?from=&to=`: the patient report for a period (the last 12 months when none is
+/// given) as one HTML page with inline SVG charts (`PatientReport`), in the language `Accept-Language` asks for. The
+/// patient reads it, and a consultant whose grant is in force; every read is audited like any other read of the
+/// patient's data. The page runs nothing: it is sent with a Content-Security-Policy that allows no script, no
+/// connection and no frame, and is never cached.
+struct ReportRoutes: Sendable {
+    let context: ServiceContext
+    let tips: TipCatalog
+
+    /// What a report page may load: its own inline styles, and nothing else; nor may another site frame it.
+    static let contentSecurityPolicy = ReportPage.contentSecurityPolicy + "; frame-ancestors 'none'"
+
+    func register(on routes: APIRoutes) {
+        routes.get(
+            "v1/patients/:patientId/report", access: .patientData(.read),
+            summary: "The patient's report for a period as an HTML page with charts (the last 12 months by default)",
+            query: Period.queryParameters
+        ) { request, requestContext in
+            let patientID = try PatientID.fromPath(requestContext)
+            let period = Self.reportPeriod(try Period.from(request), now: Date())
+            let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
+            let entries = try await Self.entries(patientID: patientID, period: period, on: context.database.client, logger: context.logger)
+            let report = PatientReport(patientID: patientID, period: period, entries: entries, texts: texts, generatedAt: Date())
+            return Self.page(report.page.html, language: texts.language)
+        }
+    }
+
+    /// The period asked for; when no end is given, now; when no start, twelve months before the end.
+    static func reportPeriod(_ asked: Period, now: Date) -> Period {
+        let end = asked.end == Timestamp.plausibleRange.upperBound ? now : asked.end
+        let start = asked.start == Timestamp.plausibleRange.lowerBound ? end.addingTimeInterval(-365 * 86_400) : asked.start
+        return Period(start: min(start, end), end: end)
+    }
+
+    static func page(_ html: String, language: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.contentLanguage] = language
+        headers[.cacheControl] = "no-store"
+        headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// The patient's standing assessments observed in `period`, oldest first.
+    static func entries(patientID: String, period: Period, on client: PostgresClient, logger: Logger) async throws -> [PatientReport.Entry] {
+        try await client.fetchAll(
+            """
+            SELECT kind, observed_at, category, severity, coalesce(result->'values', '{}'::jsonb)::text FROM assessments
+            WHERE patient_id = \(patientID) AND superseded_by IS NULL AND withdrawn_at IS NULL AND kind <> \(AssessmentKind.examResult.rawValue)
+              AND observed_at >= \(period.start) AND observed_at < \(period.end)
+            ORDER BY observed_at, assessment_id
+            """, as: (String, Date, String, String, String).self, logger: logger
+        ).compactMap { row in
+            guard let kind = AssessmentKind(rawValue: row.0), let severity = Severity(rawValue: row.3) else { return nil }
+            return PatientReport.Entry(
+                kind: kind, observedAt: row.1, category: row.2, severity: severity, values: try CaretideJSON.parse(Array(row.4.utf8)))
+        }
+    }
+}
