@@ -10,11 +10,15 @@ public enum ScoringService {
     public static let name = "scoring-service"
     public static let defaultPort = 8081
 
-    /// Tips and labels in English only.
-    public static var definition: ServiceDefinition { definition(tips: TipCatalog()) }
+    /// Tips and labels in English only; PDF reports printed by Debian's Chromium when it is installed.
+    public static var definition: ServiceDefinition {
+        definition(tips: TipCatalog(), printer: (try? PDFPrinter.configured([:])) ?? PDFPrinter(browser: nil))
+    }
 
-    /// - Parameter tips: the languages tips and labels are answered in (`Accept-Language`).
-    public static func definition(tips: TipCatalog) -> ServiceDefinition {
+    /// - Parameters:
+    ///   - tips: the languages tips and labels are answered in (`Accept-Language`).
+    ///   - printer: how PDF reports are printed (`REPORT_PDF_BROWSER`).
+    public static func definition(tips: TipCatalog, printer: PDFPrinter) -> ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "scoring", migrations: ScoringMigrations.track,
             consumedTopics: [.measurements, .npi, .riskProfiles, .examResults], handler: ScoringHandler(), careTeam: .projection
@@ -23,7 +27,7 @@ public enum ScoringService {
             ClinicalHistoryRoutes(context: context, tips: tips).register(on: routes)
             SeriesRoutes(context: context).register(on: routes)
             ReferenceTableRoutes().register(on: routes)
-            ReportRoutes(context: context, tips: tips).register(on: routes)
+            ReportRoutes(context: context, tips: tips, printer: printer).register(on: routes)
         }
     }
 

@@ -83,10 +83,14 @@ public struct APIRoutes {
     ///   - summary: what the operation does, for the OpenAPI document.
     ///   - query: query parameters other than pagination, with what each does.
     ///   - paged: whether it answers pages (`?limit=&cursor=`).
+    ///   - mediaType: what it answers, when not JSON (a report's HTML or PDF).
     public func get(
-        _ path: String, access: Access, summary: String, query: [QueryParameter] = [], paged: Bool = false, _ handler: @escaping Handler
+        _ path: String, access: Access, summary: String, query: [QueryParameter] = [], paged: Bool = false,
+        mediaType: String = RouteDocumentation.json, _ handler: @escaping Handler
     ) {
-        on(.get, path, access: access, bodyLimit: Self.noBody, RouteDocumentation(summary: summary, query: query, paged: paged), handler)
+        on(
+            .get, path, access: access, bodyLimit: Self.noBody,
+            RouteDocumentation(summary: summary, query: query, paged: paged, mediaType: mediaType), handler)
     }
 
     public func delete(_ path: String, access: Access, summary: String, _ handler: @escaping Handler) {

@@ -101,7 +101,9 @@ enum OpenAPIDocument {
             "responses": .object(responses(route)),
         ]
         let schemas = route.documentation.bodySchemas.map { JSONValue.object(["$ref": .string("/schemas/\($0.path)")]) }
-        if !route.documentation.speaksJSON {
+        if route.method == .get {
+            // A read has no body, whatever it answers.
+        } else if !route.documentation.speaksJSON {
             // Checked by the standard's own rules, not a JSON Schema of ours.
             operation["requestBody"] = .object([
                 "required": .bool(true), "content": .object([route.documentation.mediaType: .object(["schema": .object([:])])]),

@@ -258,6 +258,16 @@ import Testing
             ).status == 0)
         #expect(FileManager.default.fileExists(atPath: firstPage.path + ".png"))
 
+        // The service prints the same page to PDF itself.
+        let printed = try await HTTP.get("\(scoring)/v1/patients/p-report/report.pdf?from=2026-10-01&to=2026-10-31")
+        #expect(printed.status == 200 && printed.header("Content-Type") == "application/pdf" && printed.body.starts(with: Array("%PDF".utf8)))
+        let served = output.appendingPathComponent("served.pdf")
+        try printed.body.write(to: served)
+        let servedText = try await Subprocess.run("/usr/bin/pdftotext", ["-layout", served.path, "-"])
+        #expect(servedText.output.contains("Nottingham Prognostic Index") && servedText.output.contains("192/118 mmHg"))
+        let stranger = Caller.identity(Identity(subject: "p-else", role: .patient))
+        #expect(try await HTTP.get("\(scoring)/v1/patients/p-report/report.pdf", as: stranger).status == 403)
+
         // The check can fail: a page that tries to run a script is caught by its own policy, and Chromium says so.
         let hostile = html.replacingOccurrences(of: "<main>", with: "<main><script>document.title='x'</script>")
         #expect(try await !Chromium.render(hostile, name: "hostile", in: output).consoleLines.isEmpty)

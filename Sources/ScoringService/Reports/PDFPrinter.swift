@@ -1,0 +1,105 @@
+public import CaretideRuntime
+public import Foundation
+
+/// Prints a report page to PDF with a headless Chromium from Debian's packages (`chromium`): the very page a browser
+/// shows, laid out by the same engine, so the HTML and the PDF cannot say different things. Chosen over a PDF writer
+/// of our own, which would lay the page out a second time (and over wkhtmltopdf, no longer in Debian).
+///
+/// The page is written to a private directory (mode 0700) that is removed after the print, whatever happens; the
+/// browser loads it from that file with no network (the page's own policy allows no fetch, no script) and a profile
+/// of its own. At most `concurrency` prints run at once on a replica, each stopped after `timeout`.
+public struct PDFPrinter: Sendable {
+    /// The browser's executable; nil when this replica has none (the PDF route then answers 503 and says why).
+    public let browser: String?
+    public let timeout: Duration
+    let slots: PrintSlots
+
+    public init(browser: String?, timeout: Duration = .seconds(30), concurrency: Int = 2) {
+        self.browser = browser
+        self.timeout = timeout
+        self.slots = PrintSlots(available: concurrency)
+    }
+
+    /// `REPORT_PDF_BROWSER`, or Debian's `/usr/bin/chromium` when it is installed; none otherwise.
+    public static func configured(_ environment: [String: String]) throws(InvalidConfiguration) -> PDFPrinter {
+        if let path = environment["REPORT_PDF_BROWSER"] {
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw InvalidConfiguration(problems: ["REPORT_PDF_BROWSER is not an executable file: \(path)"])
+            }
+            return PDFPrinter(browser: path)
+        }
+        return PDFPrinter(browser: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") ? "/usr/bin/chromium" : nil)
+    }
+
+    struct Unavailable: Error {}
+    struct Failed: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "the PDF could not be printed: \(reason)" }
+    }
+
+    /// The PDF of `html`.
+    func print(_ html: String) async throws -> Data {
+        guard let browser else { throw Unavailable() }
+        try await slots.take()
+        defer { Task { await slots.give() } }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let page = directory.appendingPathComponent("report.html")
+        let pdf = directory.appendingPathComponent("report.pdf")
+        try Data(html.utf8).write(to: page)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: browser)
+        // --no-sandbox: containers rarely allow the namespaces Chromium's sandbox needs; the page it loads is ours,
+        // escaped throughout, and may run nothing.
+        process.arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions", "--disable-background-networking",
+            "--user-data-dir=\(directory.appendingPathComponent("profile").path)", "--no-pdf-header-footer", "--print-to-pdf=\(pdf.path)",
+            page.absoluteString,
+        ]
+        process.environment = ["HOME": directory.path, "PATH": "/usr/bin:/bin"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let status = try await withThrowingTaskGroup(of: Int32?.self) { group in
+            group.addTask {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32?, any Error>) in
+                    process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+                    do { try process.run() } catch { continuation.resume(throwing: error) }
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            if first == nil, process.isRunning { process.terminate() }
+            group.cancelAll()
+            return first
+        }
+        guard let status else { throw Failed(reason: "the browser took longer than \(timeout)") }
+        guard status == 0, let data = FileManager.default.contents(atPath: pdf.path), data.starts(with: Array("%PDF".utf8)) else {
+            throw Failed(reason: "the browser exited with status \(status) and no PDF")
+        }
+        return data
+    }
+}
+
+/// How many prints may run at once: each is a browser, heavy beside a request.
+actor PrintSlots {
+    private var available: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(available: Int) { self.available = max(1, available) }
+
+    func take() async throws {
+        if available > 0 {
+            available -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func give() {
+        if waiting.isEmpty { available += 1 } else { waiting.removeFirst().resume() }
+    }
+}
