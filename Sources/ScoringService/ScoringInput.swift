@@ -7,8 +7,8 @@ enum ScoringInput {
     case assess
     case measurementDeleted(MeasurementDeleted)
     case examResultEnteredInError(ExamResultEnteredInError)
-    /// An event of a consumed topic that changes nothing here.
-    case nothingToDo
+    /// A revision of a report released to its patient: the patient's report may show it.
+    case examResultReleased(ExamResultReleased)
     /// A type scoring-service does not consume; arriving here it goes to the dead-letter topic with the reason.
     case notConsumed(EventType)
 
@@ -19,9 +19,9 @@ enum ScoringInput {
             self = .assess
         case .measurementDeleted: self = .measurementDeleted(try event.payload())
         case .examResultEnteredInError: self = .examResultEnteredInError(try event.payload())
-        // On scoring's own topic, with nothing to do: a report is assessed when it is recorded, released or not, so
-        // its clinicians see the flags at once.
-        case .examResultReleased: self = .nothingToDo
+        // A report is assessed when it is recorded, released or not, so its clinicians see the flags at once; its
+        // release only says what the patient's own report may show.
+        case .examResultReleased: self = .examResultReleased(try event.payload())
         case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .alertRaised, .alertWithdrawn,
             .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported,
             // Care-team events are applied by the runtime's projection before the handler.

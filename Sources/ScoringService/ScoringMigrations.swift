@@ -105,5 +105,19 @@ enum ScoringMigrations {
                     WHERE superseded_by IS NULL AND withdrawn_at IS NULL
                     """,
                 ]),
+            // Which revisions of a patient's exam reports their institution released (`exam-result.released`): the
+            // patient's report shows those alone, as ingest shows them.
+            Migration(
+                version: 6, name: "released exam-report revisions",
+                statements: [
+                    """
+                    CREATE TABLE exam_releases (
+                        patient_id text NOT NULL,
+                        subject_id text NOT NULL,
+                        revision int NOT NULL,
+                        released_at timestamptz NOT NULL,
+                        PRIMARY KEY (patient_id, subject_id, revision))
+                    """
+                ]),
         ])
 }

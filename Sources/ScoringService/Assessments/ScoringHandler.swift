@@ -21,11 +21,13 @@ struct ScoringHandler: EventHandler {
                 store, patientID: patientID, kind: .examResult,
                 subjectID: ExamKey(institutionID: retracted.institutionID, examID: retracted.examID).subjectID,
                 reason: .enteredInError, event: event, context: context)
+        case .examResultReleased(let release):
+            try await ReportStore(context).released(
+                patientID: patientID, exam: ExamKey(institutionID: release.institutionID, examID: release.examID), revision: release.revision,
+                at: release.releasedAt)
         case .assess:
             // One event is a run of one: the same set-based path as a batch.
             try await assess([event], context: context)
-        case .nothingToDo:
-            return
         case .notConsumed(let type):
             throw UnprocessableEvent("scoring-service does not consume \(type.rawValue)")
         }

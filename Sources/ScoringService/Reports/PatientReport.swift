@@ -6,8 +6,8 @@ import Foundation
 
 /// The patient report for a period, laid out from what scoring holds: per measurement kind a chart with the rule's
 /// category bands shaded and the readings outside the normal range marked, with a summary table; the NPI history
-/// with its groups and the survival curve of the latest; the current melanoma risk category with its self-check
-/// interval. Pure: the standing assessments in, a page out (`CaretideCharts.ReportPage`), so it is rendered and
+/// with its groups and the survival curve of the latest; the released exam reports with the items outside their
+/// range marked; the current melanoma risk category with its self-check interval. Pure: the standing assessments in, a page out (`CaretideCharts.ReportPage`), so it is rendered and
 /// timed without a database.
 struct PatientReport {
     /// One standing assessment as the report reads it.
@@ -17,6 +17,10 @@ struct PatientReport {
         let category: String
         let severity: Severity
         let values: JSONValue
+        /// An exam report's items, each with its flag.
+        var items: [FlaggedExamLine] = []
+        /// The measurement, NPI, profile or exam (`institution/exam`).
+        var subjectID = ""
     }
 
     let patientID: String
@@ -81,6 +85,7 @@ struct PatientReport {
             sections.append(measurementSection(charted, readings))
         }
         if let npi = byKind[.nottinghamPrognosticIndex], !npi.isEmpty { sections.append(npiSection(npi)) }
+        if let exams = byKind[.examResult], !exams.isEmpty { sections.append(examSection(exams)) }
         if let profiles = byKind[.melanomaRisk], let latest = profiles.max(by: { $0.observedAt < $1.observedAt }) {
             sections.append(melanomaSection(latest))
         }
@@ -146,7 +151,7 @@ struct PatientReport {
         let outside = readings.filter { $0.severity != .normal }.count
         return ReportPage.Section(
             heading: charted.heading,
-            paragraphs: ["\(readings.count) readings; \(outside) outside the normal range."],
+            paragraphs: ["\(Self.count(readings.count, "reading", "readings")); \(outside) outside the normal range."],
             charts: [chart],
             tables: [ReportPage.Table(caption: "\(charted.heading): summary", header: ["", "Date", "Value", "Category"], rows: rows)])
     }
@@ -189,6 +194,35 @@ struct PatientReport {
             tables: [ReportPage.Table(caption: "NPI history", header: ["Diagnosis", "NPI", "Prognostic group", "5-year survival"], rows: rows)])
     }
 
+    /// Each released report as a table, its items in their order: what was measured, the value, the flag in words
+    /// (HL7 table 0078) and the institution's advice. Every text the institution sent is escaped by the page.
+    func examSection(_ exams: [Entry]) -> ReportPage.Section {
+        let words: [InterpretationCode: String] = [.N: "normal", .L: "low", .H: "high", .LL: "critically low", .HH: "critically high"]
+        let tables = exams.map { exam in
+            let key = ExamKey(subjectID: exam.subjectID)
+            return ReportPage.Table(
+                caption: "Exam \(key?.examID ?? exam.subjectID) from \(key?.institutionID ?? "the institution"), reported "
+                    + LineChart.date(exam.observedAt.timeIntervalSince1970),
+                header: ["Test", "Value", "Result", "Advice"],
+                rows: exam.items.map { item in
+                    let flagged = item.interpretation != .N
+                    return [
+                        ReportPage.Cell("\(item.name) (\(item.code))"),
+                        ReportPage.Cell("\(Markup.number(item.value, decimals: 2)) \(item.unit)", flagged: flagged),
+                        ReportPage.Cell(words[item.interpretation] ?? item.interpretation.rawValue, flagged: flagged),
+                        ReportPage.Cell(item.comment ?? ""),
+                    ]
+                })
+        }
+        let outside = exams.reduce(0) { $0 + $1.items.filter { $0.interpretation != .N }.count }
+        return ReportPage.Section(
+            heading: "Exam results",
+            paragraphs: [
+                "\(Self.count(exams.count, "released report", "released reports")); "
+                    + "\(Self.count(outside, "result", "results")) outside the reference range, marked ▲."
+            ], tables: tables)
+    }
+
     func melanomaSection(_ latest: Entry) -> ReportPage.Section {
         let interval = latest.values["selfExaminationIntervalMonths"]?.numberValue.map { Markup.number($0) } ?? "–"
         return ReportPage.Section(
@@ -199,6 +233,8 @@ struct PatientReport {
                     + " Check your skin every \(interval) months; see a clinician about any mole that changes."
             ])
     }
+
+    static func count(_ number: Int, _ one: String, _ many: String) -> String { "\(number) \(number == 1 ? one : many)" }
 
     static func describe(_ period: Period) -> String {
         let from = period.start == Timestamp.plausibleRange.lowerBound ? nil : LineChart.date(period.start.timeIntervalSince1970)

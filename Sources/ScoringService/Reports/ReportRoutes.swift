@@ -59,7 +59,7 @@ struct ReportRoutes: Sendable {
         let patientID = try PatientID.fromPath(requestContext)
         let period = Self.reportPeriod(try Period.from(request), now: Date())
         let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
-        let entries = try await Self.entries(patientID: patientID, period: period, on: context.database.client, logger: context.logger)
+        let entries = try await ReportStore.entries(patientID: patientID, period: period, on: context.database.client, logger: context.logger)
         let report = PatientReport(patientID: patientID, period: period, entries: entries, texts: texts, generatedAt: Date())
         return (report.page.html, texts.language)
     }
@@ -79,21 +79,5 @@ struct ReportRoutes: Sendable {
         headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
-    }
-
-    /// The patient's standing assessments observed in `period`, oldest first.
-    static func entries(patientID: String, period: Period, on client: PostgresClient, logger: Logger) async throws -> [PatientReport.Entry] {
-        try await client.fetchAll(
-            """
-            SELECT kind, observed_at, category, severity, coalesce(result->'values', '{}'::jsonb)::text FROM assessments
-            WHERE patient_id = \(patientID) AND superseded_by IS NULL AND withdrawn_at IS NULL AND kind <> \(AssessmentKind.examResult.rawValue)
-              AND observed_at >= \(period.start) AND observed_at < \(period.end)
-            ORDER BY observed_at, assessment_id
-            """, as: (String, Date, String, String, String).self, logger: logger
-        ).compactMap { row in
-            guard let kind = AssessmentKind(rawValue: row.0), let severity = Severity(rawValue: row.3) else { return nil }
-            return PatientReport.Entry(
-                kind: kind, observedAt: row.1, category: row.2, severity: severity, values: try CaretideJSON.parse(Array(row.4.utf8)))
-        }
     }
 }

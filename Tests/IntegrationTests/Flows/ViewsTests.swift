@@ -227,8 +227,15 @@ import Testing
                 method: "PUT", "\(ingest)/v1/patients/p-report/npi/\(UUID())",
                 json: #"{"tumourSizeCm": 2.0, "histologicalGrade": 2, "positiveNodes": 1, "diagnosisDate": "2026-10-05T00:00:00Z"}"#
             ).status == 201)
+        // A released exam report whose institution's texts carry markup: it reaches the page as text.
+        let exam =
+            #"{"patientId": "p-report", "reportedAt": "2026-10-20T08:00:00Z", "items": [{"code": "2345-7", "name": "<img src=x onerror=alert(1)>Glucose", "value": 182, "unit": "mg/dL", "referenceLow": 70, "referenceHigh": 99, "comment": "<script>alert(1)</script> Repeat fasting"}, {"code": "2160-0", "name": "Creatinine", "value": 0.9, "unit": "mg/dL", "referenceLow": 0.6, "referenceHigh": 1.2}]}"#
+        #expect(try await HTTP.send(method: "PUT", "\(ingest)/v1/institutions/st-mary/exam-results/E-rep", json: exam).status == 201)
         try await eventually("the readings assessed") {
             (try await HTTP.get("\(scoring)/v1/patients/p-report/assessments?standing=true").items()).count == 6
+        }
+        try await eventually("the released report in the patient's report") {
+            try await HTTP.get("\(scoring)/v1/patients/p-report/report?from=2026-10-01&to=2026-10-31").text.contains("Exam E-rep from st-mary")
         }
 
         let reply = try await HTTP.get("\(scoring)/v1/patients/p-report/report?from=2026-10-01&to=2026-10-31")
@@ -239,6 +246,8 @@ import Testing
         #expect(html.contains("<h2>Blood pressure</h2>") && html.contains("5 readings; 2 outside the normal range."))
         #expect(html.contains("2026-10-01 to 2026-10-31") && html.contains("<h2>Nottingham Prognostic Index</h2>"))
         #expect(html.contains("Very high blood pressure (hypertensive crisis)") && html.contains("▲ 192/118 mmHg"))
+        #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;Glucose (2345-7)") && html.contains("&lt;script&gt;alert(1)&lt;/script&gt; Repeat"))
+        #expect(!html.contains("<img") && html.contains("▲ 182 mg/dL") && html.contains("▲ high") && html.contains("<td>normal</td>"))
 
         // As a browser shows it, and on paper.
         let output = Paths.packageRoot.appendingPathComponent(".build/test-output/report")
@@ -272,7 +281,12 @@ import Testing
         let hostile = html.replacingOccurrences(of: "<main>", with: "<main><script>document.title='x'</script>")
         #expect(try await !Chromium.render(hostile, name: "hostile", in: output).consoleLines.isEmpty)
 
-        // A consultant without a grant, and another patient, are refused.
+        // A consultant reads it once the patient grants them; without a grant, or as another patient, it is refused.
+        #expect(try await HTTP.send(method: "PUT", "\(ingest)/v1/patients/p-report/care-team/dr-rep", json: "{}").status == 200)
+        let consultant = Caller.identity(Identity(subject: "dr-rep", role: .consultant))
+        try await eventually("the grant reaches scoring") {
+            try await HTTP.get("\(scoring)/v1/patients/p-report/report", as: consultant).status == 200
+        }
         #expect(
             try await HTTP.get("\(scoring)/v1/patients/p-report/report", as: .identity(Identity(subject: "p-else", role: .patient))).status == 403)
         #expect(

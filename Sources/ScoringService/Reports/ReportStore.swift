@@ -1,0 +1,47 @@
+import CaretideDomain
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// What a patient's report reads: the standing assessments of a period, exam reports only in the revisions their
+/// institution released (`exam_releases`, kept from `exam-result.released`).
+struct ReportStore: TransactionalStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// Remembers a released revision; the same release again changes nothing.
+    func released(patientID: String, exam: ExamKey, revision: Int, at releasedAt: Date) async throws {
+        try await connection.query(
+            """
+            INSERT INTO exam_releases (patient_id, subject_id, revision, released_at)
+            VALUES (\(patientID), \(exam.subjectID), \(revision), \(releasedAt)) ON CONFLICT DO NOTHING
+            """, logger: logger)
+    }
+
+    /// The patient's standing assessments observed in `period`, oldest first; an exam report's only when the revision
+    /// assessed was released to the patient.
+    static func entries(patientID: String, period: Period, on client: PostgresClient, logger: Logger) async throws -> [PatientReport.Entry] {
+        try await client.fetchAll(
+            """
+            SELECT a.kind, a.observed_at, a.category, a.severity, coalesce(a.result->'values', '{}'::jsonb)::text,
+                   coalesce(a.result->'items', '[]'::jsonb)::text, a.subject_id
+            FROM assessments a
+            WHERE a.patient_id = \(patientID) AND a.superseded_by IS NULL AND a.withdrawn_at IS NULL
+              AND a.observed_at >= \(period.start) AND a.observed_at < \(period.end)
+              AND (a.kind <> \(AssessmentKind.examResult.rawValue) OR EXISTS (
+                    SELECT 1 FROM exam_releases r
+                    WHERE r.patient_id = a.patient_id AND r.subject_id = a.subject_id AND r.revision = a.subject_revision))
+            ORDER BY a.observed_at, a.assessment_id
+            """, as: (String, Date, String, String, String, String, String).self, logger: logger
+        ).compactMap { row in
+            guard let kind = AssessmentKind(rawValue: row.0), let severity = Severity(rawValue: row.3) else { return nil }
+            return PatientReport.Entry(
+                kind: kind, observedAt: row.1, category: row.2, severity: severity, values: try CaretideJSON.parse(Array(row.4.utf8)),
+                items: kind == .examResult ? try JSONValueDecoder.decode([FlaggedExamLine].self, from: CaretideJSON.parse(Array(row.5.utf8))) : [],
+                subjectID: row.6)
+        }
+    }
+}
