@@ -82,6 +82,7 @@ deliberately_unset = {
     "CARETIDE_EXIT_WITH_PARENT": "set by `caretide dev` for its children only",
     "METRICS_PORT": "/metrics is served on HTTP_PORT, where Prometheus scrapes it",
     "TIP_TRANSLATIONS_DIR": "optional translations of the tips; without it, English",
+    "REPORT_PDF_BROWSER": "the image installs chromium at its default path, /usr/bin/chromium",
 }
 readme = (root / "README.md").read_text()
 for variable in sorted(shared_variables.union(*service_variables.values())):
