@@ -12,11 +12,18 @@ public struct PDFPrinter: Sendable {
     /// The browser's executable; nil when this replica has none (the PDF route then answers 503 and says why).
     public let browser: String?
     public let timeout: Duration
+    /// Where each print's private directory is made.
+    let workspace: URL
     let slots: PrintSlots
 
     public init(browser: String?, timeout: Duration = .seconds(30), concurrency: Int = 2) {
+        self.init(browser: browser, timeout: timeout, concurrency: concurrency, workspace: FileManager.default.temporaryDirectory)
+    }
+
+    init(browser: String?, timeout: Duration, concurrency: Int, workspace: URL) {
         self.browser = browser
         self.timeout = timeout
+        self.workspace = workspace
         self.slots = PrintSlots(available: concurrency)
     }
 
@@ -42,7 +49,7 @@ public struct PDFPrinter: Sendable {
         guard let browser else { throw Unavailable() }
         try await slots.take()
         defer { Task { await slots.give() } }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-report-\(UUID().uuidString)")
+        let directory = workspace.appendingPathComponent("caretide-report-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: directory) }
         let page = directory.appendingPathComponent("report.html")
@@ -72,7 +79,8 @@ public struct PDFPrinter: Sendable {
                 return nil
             }
             let first = try await group.next() ?? nil
-            if first == nil, process.isRunning { process.terminate() }
+            // SIGKILL, not SIGTERM: a service ignores SIGTERM for its own orderly stop, and a child inherits that.
+            if first == nil { kill(process.processIdentifier, SIGKILL) }
             group.cancelAll()
             return first
         }
