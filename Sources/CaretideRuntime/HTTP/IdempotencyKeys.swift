@@ -16,20 +16,25 @@ import Synchronization
 /// - The same key with another request (method, path, query or body differ) is a 422: the client has a bug.
 /// - A second request with a key whose first is still being answered (in this process) is a 409: retry later.
 /// - Only successful answers are kept; a refusal is not, so a corrected retry may use the same key.
+/// - Keeping and finding answers is bounded by the transaction deadline, as every statement of a request is: a
+///   statement on a connection that died unnoticed (a PostgreSQL restart) must not hold the key's slot, and with it
+///   every retry, for ever.
 /// - The answer is kept just after the handler's transaction commits. A crash in between loses the kept answer,
 ///   not the write: the retry runs again, and Caretide's writes are idempotent by the client's ids (a re-sent
 ///   reading answers "duplicate" with its event id), so nothing is stored twice even then.
 final class IdempotencyKeys: Sendable {
     let database: Database
     let logger: Logger
+    let timeout: Duration
     private let inFlight = Mutex<Set<String>>([])
 
     static let retention = "24 hours"
     static let maximumKeyLength = 255
 
-    init(database: Database, logger: Logger) {
+    init(database: Database, logger: Logger, timeout: Duration) {
         self.database = database
         self.logger = logger
+        self.timeout = timeout
     }
 
     func run(
@@ -75,12 +80,15 @@ final class IdempotencyKeys: Sendable {
         let answer = collector.buffer
         response.body = ResponseBody(byteBuffer: answer)
         do {
-            try await database.client.query(
-                """
-                INSERT INTO idempotency_keys (owner, key, request_hash, status, response, content_type)
-                VALUES (\(owner), \(key), sha256(\(fingerprint)), \(response.status.code), \(answer), \(response.headers[.contentType]))
-                ON CONFLICT (owner, key) DO NOTHING
-                """, logger: logger)
+            let (logger, status, contentType, fingerprint) = (self.logger, response.status.code, response.headers[.contentType], fingerprint)
+            try await database.transaction(timeout: timeout) { connection in
+                try await connection.query(
+                    """
+                    INSERT INTO idempotency_keys (owner, key, request_hash, status, response, content_type)
+                    VALUES (\(owner), \(key), sha256(\(fingerprint)), \(status), \(answer), \(contentType))
+                    ON CONFLICT (owner, key) DO NOTHING
+                    """, logger: logger)
+            }
         } catch {
             // The write itself is done and answered; a retry will find it by the client's ids.
             logger.warning(
@@ -98,15 +106,18 @@ final class IdempotencyKeys: Sendable {
     }
 
     private func kept(owner: String, key: String, fingerprint: ByteBuffer) async throws -> Kept? {
-        let rows = try await database.client.query(
-            """
-            SELECT status, response, request_hash = sha256(\(fingerprint)), content_type FROM idempotency_keys
-            WHERE owner = \(owner) AND key = \(key) AND created_at > now() - \(Self.retention)::interval
-            """, logger: logger)
-        for try await (status, response, same, contentType) in rows.decode((Int, ByteBuffer, Bool, String?).self) {
-            return Kept(status: status, response: Array(buffer: response), sameRequest: same, contentType: contentType)
+        let logger = self.logger
+        return try await database.transaction(timeout: timeout) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT status, response, request_hash = sha256(\(fingerprint)), content_type FROM idempotency_keys
+                WHERE owner = \(owner) AND key = \(key) AND created_at > now() - \(Self.retention)::interval
+                """, logger: logger)
+            for try await (status, response, same, contentType) in rows.decode((Int, ByteBuffer, Bool, String?).self) {
+                return Kept(status: status, response: Array(buffer: response), sameRequest: same, contentType: contentType)
+            }
+            return nil
         }
-        return nil
     }
 
     /// Forgets keys older than a day, every hour.

@@ -44,7 +44,7 @@ public struct ServiceAssembly: Sendable {
             database: parts.database, producer: parts.producer, readiness: parts.readiness, consumer: consumer, metrics: parts.metrics,
             progress: parts.progress, authenticator: authenticator)
         operational.register(on: router, metrics: configuration.metricsPort == nil)
-        let idempotency = IdempotencyKeys(database: parts.database, logger: logger)
+        let idempotency = IdempotencyKeys(database: parts.database, logger: logger, timeout: parts.limits.transactionTimeout)
         let routes = Self.registerAPI(
             definition: definition, configuration: configuration, parts: parts, context: context, idempotency: idempotency,
             on: router.group().add(middleware: AuthenticationMiddleware(authenticator: authenticator)))
