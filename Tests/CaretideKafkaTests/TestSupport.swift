@@ -54,11 +54,13 @@ enum TestSupport {
     static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 
-    /// Reads exactly `count` messages, failing after `timeout`.
+    /// Reads exactly `count` messages, failing after `timeout`: a bound so a lost message fails the test rather than
+    /// hanging it, generous because a fresh group's join takes seconds on a loaded machine (8 s timed out once under
+    /// the whole suite on two cores).
     static func receive(
         _ count: Int,
         from consumer: KafkaConsumer,
-        timeout: Duration = .seconds(8)
+        timeout: Duration = .seconds(60)
     ) async throws -> [IncomingMessage] {
         try await withTimeout(timeout) {
             var received: [IncomingMessage] = []
