@@ -71,7 +71,11 @@ public struct PDFPrinter: Sendable {
             group.addTask {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32?, any Error>) in
                     process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-                    do { try process.run() } catch { continuation.resume(throwing: error) }
+                    // Foundation's `run` waits for the child in blocking calls: off the cooperative pool, whose few
+                    // threads every request and consumer shares (two of them blocked there stalled a whole test run).
+                    DispatchQueue.global().async {
+                        do { try process.run() } catch { continuation.resume(throwing: error) }
+                    }
                 }
             }
             group.addTask {
@@ -80,7 +84,8 @@ public struct PDFPrinter: Sendable {
             }
             let first = try await group.next() ?? nil
             // SIGKILL, not SIGTERM: a service ignores SIGTERM for its own orderly stop, and a child inherits that.
-            if first == nil { kill(process.processIdentifier, SIGKILL) }
+            // Never pid 0: that would signal the whole process group.
+            if first == nil, process.processIdentifier > 0 { kill(process.processIdentifier, SIGKILL) }
             group.cancelAll()
             return first
         }
