@@ -56,7 +56,7 @@ let package = Package(
         // Human Phenotype Ontology parsing and Phenomizer ranking with p-values (pure); diagnosis-service serves it.
         .target(name: "PhenotypeRanking"),
         // Charts and reports (pure): series downsampling, and later the SVG charts and the report layout.
-        .target(name: "CaretideCharts"),
+        .target(name: "CaretideCharts", dependencies: ["CaretideSchemas"]),
         // Wire types reuse the domain's value enums (units, contexts, sex, severity), so there is one spelling of each.
         .target(name: "CaretideSchemas", dependencies: ["CaretideSchemaFiles", "CaretideDomain"]),
         // The clinical rules applied to recorded events (pure): shared by ingest (validation), scoring and `caretide rescore`.

@@ -1,3 +1,6 @@
+import CaretideSchemas
+import Foundation
+
 /// A time-series line chart as inline SVG, for reports that must read the same on a screen and on paper:
 /// - the category bands of the rule shaded behind the lines, each named in the margin;
 /// - each series a line of its own dash pattern (not told apart by colour alone), points a point has to answer for
@@ -179,10 +182,11 @@ public struct LineChart: Sendable {
     /// eight of them.
     static func niceRange(_ low: Double, _ high: Double) -> (low: Double, high: Double, step: Double) {
         let span = max(high - low, 1)
-        let magnitude = pow10(log10(span / 5))
+        // Whole powers of ten are all a tick step needs.
+        let magnitude = pow(10, log10(span / 5).rounded(.down))
         let step = [1, 2, 2.5, 5, 10].map { $0 * magnitude }.first { span / $0 <= 6 } ?? 10 * magnitude
-        let bottom = floor((low - span * 0.05) / step) * step
-        let top = ceil((high + span * 0.05) / step) * step
+        let bottom = ((low - span * 0.05) / step).rounded(.down) * step
+        let top = ((high + span * 0.05) / step).rounded(.up) * step
         return (bottom, top > bottom ? top : bottom + step, step)
     }
 
@@ -200,44 +204,6 @@ public struct LineChart: Sendable {
         return lines.isEmpty && line.isEmpty ? [""] : lines + (line.isEmpty ? [] : [line])
     }
 
-    static func pow10(_ exponent: Double) -> Double {
-        var result = 1.0
-        if exponent >= 0 { for _ in 0..<Int(exponent) { result *= 10 } } else { for _ in 0..<Int(-exponent) { result /= 10 } }
-        return result
-    }
-
-    static func floor(_ value: Double) -> Double { value.rounded(.down) }
-    static func ceil(_ value: Double) -> Double { value.rounded(.up) }
-    static func log10(_ value: Double) -> Double {
-        // Whole powers of ten are all a tick step needs.
-        var exponent = 0.0
-        var remaining = value
-        while remaining >= 10 {
-            remaining /= 10
-            exponent += 1
-        }
-        while remaining < 1 {
-            remaining *= 10
-            exponent -= 1
-        }
-        return exponent
-    }
-
-    /// `YYYY-MM-DD` in UTC, written by arithmetic (H. Hinnant's civil-from-days), so charts never depend on a locale.
-    public static func date(_ seconds: Double) -> String {
-        let days = Int((seconds / 86_400).rounded(.down)) + 719_468
-        let era = (days >= 0 ? days : days - 146_096) / 146_097
-        let dayOfEra = days - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
-    }
+    /// `YYYY-MM-DD` in UTC (`Timestamp.formatDay`), so charts never depend on a locale.
+    public static func date(_ seconds: Double) -> String { Timestamp.formatDay(Date(timeIntervalSince1970: seconds)) }
 }

@@ -20,7 +20,6 @@ public struct Period: Sendable, Equatable {
     /// Every time Caretide accepts.
     public static let always = Period()
 
-    public var isOpen: Bool { self == .always }
     public func contains(_ date: Date) -> Bool { date >= start && date < end }
     public var duration: TimeInterval { end.timeIntervalSince(start) }
 

@@ -1,4 +1,4 @@
-public import CaretideCharts
+import CaretideCharts
 import CaretideSchemas
 public import Foundation
 public import Hummingbird

@@ -21,12 +21,20 @@ public enum Timestamp {
         let (days, millisecondOfDay) = totalMilliseconds.floorDivided(by: 86_400_000)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         let seconds = millisecondOfDay / 1000
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
         return
             "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(millisecondOfDay % 1000, 3))Z"
+    }
+
+    /// The UTC calendar day of `date`, `YYYY-MM-DD`: how charts and reports write dates, whatever the locale.
+    public static func formatDay(_ date: Date) -> String {
+        let (days, _) = Int64((date.timeIntervalSince1970 * 1000).rounded()).floorDivided(by: 86_400_000)
+        let (year, month, day) = civilDate(daysSinceEpoch: days)
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+    }
+
+    static func pad(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
     }
 
     /// The instants Caretide accepts: from 1900-01-01T00:00:00Z (no health record is older) to the end of 9999 (the

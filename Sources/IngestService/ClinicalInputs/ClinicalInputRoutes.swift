@@ -60,11 +60,7 @@ struct ClinicalInputRoutes: Sendable {
             routes.post(path, access: .calculators, summary: summary, body: [definition.kind.requestSchema]) { request, context in
                 let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
                 let payload = try RecordRoutes.decodePayload(definition, body: body, recordID: UUID().uuidString.lowercased(), revision: 1)
-                let ruling = records.rules(definition, payload: payload)
-                guard let assessment = ruling.assessment, ruling.violations.isEmpty else {
-                    throw HTTPProblem(status: .unprocessableContent, error: "the values cannot be assessed", violations: ruling.violations)
-                }
-                return try jsonResponse(RuleAnswer(assessment))
+                return try jsonResponse(RuleAnswer(try records.assessed(definition, payload: payload)))
             }
         }
     }

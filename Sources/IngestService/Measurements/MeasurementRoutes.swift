@@ -98,29 +98,20 @@ struct MeasurementRoutes: Sendable {
         let texts = request.uri.queryParameters.getAll("kind")
         let kinds = texts.compactMap { MeasurementKind(rawValue: String($0)) }
         guard kinds.count == texts.count else {
-            throw HTTPProblem(
-                status: .badRequest, error: "the query is invalid",
-                violations: [
-                    SchemaViolation(
-                        pointer: JSONPointer(tokens: ["kind"]),
-                        message: "must be one of: \(MeasurementKind.allCases.map(\.rawValue).joined(separator: ", "))")
-                ])
+            throw HTTPProblem(status: .badRequest, error: "the query is invalid", violations: [Self.unknownKind])
         }
         return kinds.isEmpty ? MeasurementKind.allCases : kinds
     }
+
+    static let unknownKind = SchemaViolation(
+        pointer: JSONPointer(tokens: ["kind"]), message: "must be one of: \(MeasurementKind.allCases.map(\.rawValue).joined(separator: ", "))")
 
     static let requestSchemas = MeasurementKind.allCases.map { RecordKind.measurement($0).requestSchema }
 
     static func route(_ context: some RequestContext) throws -> (String, RecordDefinition) {
         let patientID = try PatientID.fromPath(context)
         guard let kind = context.parameters.get("kind").flatMap(MeasurementKind.init(rawValue:)) else {
-            throw HTTPProblem(
-                status: .notFound, error: "unknown measurement kind",
-                violations: [
-                    SchemaViolation(
-                        pointer: JSONPointer(tokens: ["kind"]),
-                        message: "must be one of: \(MeasurementKind.allCases.map(\.rawValue).joined(separator: ", "))")
-                ])
+            throw HTTPProblem(status: .notFound, error: "unknown measurement kind", violations: [Self.unknownKind])
         }
         return (patientID, definition(kind))
     }

@@ -56,10 +56,7 @@ struct RecordRoutes: Sendable {
         _ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue, origin: WriteOrigin, now: Date = Date()
     ) throws -> RecordWrite {
         let payload = try Self.decodePayload(definition, body: body, recordID: recordID, revision: 1)
-        let ruling = rules(definition, payload: payload, now: now)
-        guard let assessment = ruling.assessment, ruling.violations.isEmpty else {
-            throw HTTPProblem(status: .unprocessableContent, error: "the values cannot be assessed", violations: ruling.violations)
-        }
+        let assessment = try assessed(definition, payload: payload, now: now)
         return RecordWrite(
             definition: definition, mode: mode, patientID: patientID, recordID: recordID, body: body,
             bodyText: try CaretideJSON.encodeToString(body), first: payload, assessment: assessment, traceID: origin.traceID)
@@ -112,6 +109,15 @@ struct RecordRoutes: Sendable {
             violations.append(SchemaViolation(pointer: JSONPointer(parsing: field), message: Self.futureMessage))
         }
         return (violations, assessment)
+    }
+
+    /// What the rules make of a payload, or a 422 naming every field they refuse (`rules`).
+    func assessed(_ definition: RecordDefinition, payload: RecordPayload, now: Date = Date()) throws -> Assessment {
+        let ruling = rules(definition, payload: payload, now: now)
+        guard let assessment = ruling.assessment, ruling.violations.isEmpty else {
+            throw HTTPProblem(status: .unprocessableContent, error: "the values cannot be assessed", violations: ruling.violations)
+        }
+        return assessment
     }
 
     static let futureMessage = "must not be in the future (allowed: up to 5 minutes ahead of the server clock)"

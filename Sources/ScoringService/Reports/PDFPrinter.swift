@@ -1,5 +1,5 @@
 public import CaretideRuntime
-public import Foundation
+import Foundation
 
 /// Prints a report page to PDF with a headless Chromium from Debian's packages (`chromium`): the very page a browser
 /// shows, laid out by the same engine, so the HTML and the PDF cannot say different things. Chosen over a PDF writer

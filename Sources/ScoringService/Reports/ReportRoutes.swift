@@ -44,13 +44,9 @@ struct ReportRoutes: Sendable {
                     error: "this replica cannot print PDF: install chromium or set REPORT_PDF_BROWSER; the HTML report works")
             }
             let (html, language) = try await report(request, requestContext)
-            let pdf = try await printer.print(html)
-            var headers = HTTPFields()
-            headers[.contentType] = "application/pdf"
-            headers[.contentLanguage] = language
-            headers[.cacheControl] = "no-store"
-            headers[HTTPField.Name("Content-Disposition")!] = "inline; filename=\"report.pdf\""
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: pdf)))
+            var response = Self.answer(ByteBuffer(bytes: try await printer.print(html)), contentType: "application/pdf", language: language)
+            response.headers[HTTPField.Name("Content-Disposition")!] = "inline; filename=\"report.pdf\""
+            return response
         }
     }
 
@@ -72,12 +68,18 @@ struct ReportRoutes: Sendable {
     }
 
     static func page(_ html: String, language: String) -> Response {
+        var response = answer(ByteBuffer(string: html), contentType: "text/html; charset=utf-8", language: language)
+        response.headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
+        response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        return response
+    }
+
+    /// A report, in either form: in the page's language and never cached (it holds the patient's values).
+    static func answer(_ body: ByteBuffer, contentType: String, language: String) -> Response {
         var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.contentType] = contentType
         headers[.contentLanguage] = language
         headers[.cacheControl] = "no-store"
-        headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
-        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 }

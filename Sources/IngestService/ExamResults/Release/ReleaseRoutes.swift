@@ -100,7 +100,7 @@ struct ReleaseRoutes: Sendable {
             let rows = try await ReleaseStore.releasedItems(
                 patientID: patientID, code: code, period: query.period, on: context.database.client, logger: context.logger)
             return try jsonResponse(
-                try SeriesResponse(rows, query: query, time: \.reportedAt, values: { [$0.line.value] }) { row in
+                SeriesResponse(rows, query: query, time: \.reportedAt, values: { [$0.line.value] }) { row in
                     let exam = ExamResultRoutes.key(row.recordID)
                     return SeriesPoint(
                         reportedAt: row.reportedAt, examId: exam.examID, institutionId: exam.institutionID, revision: row.revision,
