@@ -14,6 +14,8 @@ let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swi
 let jwt: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
 let httpClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
 let propertyBased: Target.Dependency = .product(name: "PropertyBased", package: "swift-property-based")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 
@@ -43,6 +45,8 @@ let package = Package(
         // Webhook delivery (notification-service): a pooled HTTP client with bounded waits, and HMAC signatures.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // Report e-mail (notification-service): STARTTLS and TLS to the operator's SMTP relay.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // `caretide-bench pipeline`: latency percentiles without keeping every sample.
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
@@ -67,7 +71,7 @@ let package = Package(
         .target(name: "CaretideKafka", dependencies: ["CRdKafka", logging]),
         .target(name: "CaretideStore", dependencies: [postgres, logging, lifecycle]),
         // Who calls: bearer JWTs verified against the identity provider's keys (RFC 7519, RFC 7517, RFC 8725).
-        .target(name: "CaretideIdentity", dependencies: [jwt]),
+        .target(name: "CaretideIdentity", dependencies: [jwt, crypto]),
 
         // The runtime every service shares: HTTP, identity, events, outbox, jobs, service assembly.
         .target(
@@ -97,7 +101,7 @@ let package = Package(
             name: "NotificationService",
             dependencies: [
                 "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity",
-                hummingbird, nioCore, nioHTTP1, postgres, logging, lifecycle, httpClient, crypto,
+                hummingbird, nioCore, nioHTTP1, nioPosix, nioSSL, postgres, logging, lifecycle, httpClient, crypto,
             ]),
         .target(
             name: "DiagnosisService",
@@ -106,8 +110,8 @@ let package = Package(
                 hummingbird, nioCore, postgres, logging, lifecycle,
             ]),
         .executableTarget(name: "ingest-service", dependencies: ["IngestService", "CaretideRuntime"]),
-        .executableTarget(name: "scoring-service", dependencies: ["ScoringService", "CaretideRuntime"]),
-        .executableTarget(name: "notification-service", dependencies: ["NotificationService", "CaretideRuntime"]),
+        .executableTarget(name: "scoring-service", dependencies: ["ScoringService", "CaretideRuntime", "CaretideIdentity"]),
+        .executableTarget(name: "notification-service", dependencies: ["NotificationService", "CaretideRuntime", "CaretideIdentity"]),
         .executableTarget(name: "diagnosis-service", dependencies: ["DiagnosisService", "CaretideRuntime"]),
 
         // Local development: a private PostgreSQL, child-process supervision and the commands' logging, for
@@ -169,7 +173,8 @@ let package = Package(
         .testTarget(
             name: "ScoringServiceTests",
             dependencies: ["ScoringService", "ClinicalAssessment", "CaretideSchemas", "CaretideDomain", "CaretideRuntime", propertyBased]),
-        .testTarget(name: "NotificationServiceTests", dependencies: ["NotificationService", "CaretideDomain", "CaretideSchemas", crypto]),
+        .testTarget(
+            name: "NotificationServiceTests", dependencies: ["NotificationService", "CaretideDomain", "CaretideSchemas", "CaretideRuntime", crypto]),
         .testTarget(name: "DiagnosisServiceTests", dependencies: ["DiagnosisService", "PhenotypeRanking", "CaretideSchemas"]),
         // Whole services started against a real PostgreSQL and the embedded broker: Flows/, Resilience/, Contracts/, Tools/.
         .testTarget(

@@ -83,6 +83,7 @@ deliberately_unset = {
     "METRICS_PORT": "/metrics is served on HTTP_PORT, where Prometheus scrapes it",
     "TIP_TRANSLATIONS_DIR": "optional translations of the tips; without it, English",
     "REPORT_PDF_BROWSER": "the image installs chromium at its default path, /usr/bin/chromium",
+    "SMTP_CA_FILE": "the system's roots verify the relay unless it has a private CA",
 }
 readme = (root / "README.md").read_text()
 for variable in sorted(shared_variables.union(*service_variables.values())):

@@ -76,10 +76,10 @@ struct DevCommand: AsyncParsableCommand {
             databaseForDisplay = server.configuration.redactedURL
         }
 
-        var authEnvironment: [String: String] = [:]
+        var developmentEnvironment: [String: String] = [:]
         if !environment.keys.contains(where: { $0.hasPrefix("AUTH_") }) {
             let issuer = try TokenIssuer.development(in: stateDirectory)
-            authEnvironment = [
+            developmentEnvironment = [
                 "AUTH_JWKS_FILE": TokenIssuer.jwksFile(in: stateDirectory).path, "AUTH_ISSUER": issuer.issuer, "AUTH_AUDIENCE": issuer.audience,
             ]
             logger.info(
@@ -87,6 +87,11 @@ struct DevCommand: AsyncParsableCommand {
                 metadata: [
                     LogKey.jwks: "\(TokenIssuer.jwksFile(in: stateDirectory).path)"
                 ])
+        }
+
+        // Shared reports work locally: one random key for this run, the same in scoring- and notification-service.
+        if environment[ShareKey.variable] == nil {
+            developmentEnvironment[ShareKey.variable] = (0..<4).map { _ in UUID().uuidString }.joined()
         }
 
         var startedChildren: [(key: String, process: ServiceProcess, baseURL: String)] = []
@@ -102,7 +107,7 @@ struct DevCommand: AsyncParsableCommand {
             childEnvironment["HTTP_HOST"] = "127.0.0.1"
             childEnvironment["HTTP_PORT"] = String(port)
             childEnvironment["CARETIDE_EXIT_WITH_PARENT"] = "1"
-            childEnvironment.merge(authEnvironment) { _, development in development }
+            childEnvironment.merge(developmentEnvironment) { _, development in development }
             // Imports by event read release files from here only (`scripts/fetch-hpo-release` fills it).
             childEnvironment["HPO_DATA_DIR"] =
                 environment["HPO_DATA_DIR"]

@@ -29,6 +29,9 @@ public enum RequestSchema: String, CaseIterable, Sendable {
     case inboxPreferences = "inbox-preferences.request"
     case reminder = "reminder.request"
     case webhook = "webhook.request"
+    case reportShare = "report-share.request"
+    case doctorContact = "doctor-contact.request"
+    case reportEmail = "report-email.request"
     // diagnosis-service
     case ranking = "ranking.request"
     case savedQuery = "saved-query.request"

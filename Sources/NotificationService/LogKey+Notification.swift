@@ -10,4 +10,5 @@ extension LogKey {
     static let deliverMilliseconds = "deliverMs"
     static let webhookID = "webhookId"
     static let attempts = "attempts"
+    static let emailID = "emailId"
 }

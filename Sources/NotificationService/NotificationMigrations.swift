@@ -294,5 +294,34 @@ enum NotificationMigrations {
                     "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'",
                     "CREATE INDEX webhook_deliveries_by_status ON webhook_deliveries (webhook_id, status, created_at DESC)",
                 ]),
+            // Sending a report: a shared report's signed link rides its notification to the consultant's inbox (never
+            // the topic); the patient's doctor's address and each report e-mail with its delivery status (`Mail/`).
+            Migration(
+                version: 12, name: "report sharing and e-mail",
+                statements: [
+                    "ALTER TABLE notifications ADD COLUMN link text",
+                    """
+                    CREATE TABLE doctor_contacts (
+                        patient_id text PRIMARY KEY,
+                        email text NOT NULL,
+                        updated_at timestamptz NOT NULL DEFAULT now())
+                    """,
+                    """
+                    CREATE TABLE report_emails (
+                        email_id uuid PRIMARY KEY,
+                        patient_id text NOT NULL,
+                        recipient text NOT NULL,
+                        period_from timestamptz NOT NULL,
+                        period_to timestamptz NOT NULL,
+                        status text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'sent', 'failed')),
+                        attempts integer NOT NULL DEFAULT 0,
+                        next_attempt_at timestamptz NOT NULL DEFAULT now(),
+                        last_error text,
+                        created_at timestamptz NOT NULL DEFAULT now(),
+                        finished_at timestamptz)
+                    """,
+                    "CREATE INDEX report_emails_due ON report_emails (next_attempt_at) WHERE status = 'queued'",
+                    "CREATE INDEX report_emails_by_patient ON report_emails (patient_id, created_at DESC, email_id DESC)",
+                ]),
         ])
 }

@@ -1,3 +1,4 @@
+public import CaretideIdentity
 public import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
@@ -17,8 +18,11 @@ public enum NotificationService {
     ///     (`REMINDER_CHECK_INTERVAL_SECONDS`).
     ///   - escalationDelay: how long an urgent finding waits for a consultant's acknowledgement (30 minutes).
     ///   - webhookRetry: when webhook deliveries are tried again, and how often at most.
+    ///   - mail: the operator's SMTP relay for report e-mails (`SMTP_*`, `MAIL_*`); none sends no e-mail.
+    ///   - shareKey: the key shared reports' links are signed with (`REPORT_SHARE_KEY`); none refuses sharing.
     public static func definition(
-        reminderCheck: Duration = .seconds(30), escalationDelay: Duration = .seconds(30 * 60), webhookRetry: WebhookRetryPolicy = .standard
+        reminderCheck: Duration = .seconds(30), escalationDelay: Duration = .seconds(30 * 60), webhookRetry: WebhookRetryPolicy = .standard,
+        mail: MailSettings? = nil, shareKey: ShareKey? = nil
     ) -> ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "notification", migrations: NotificationMigrations.track, consumedTopics: [.scores, .examResults, .environment],
@@ -31,6 +35,8 @@ public enum NotificationService {
                 BroadcastRoutes(context: context).register(on: routes)
                 AppointmentRoutes(context: context).register(on: routes)
                 WebhookRoutes(context: context).register(on: routes)
+                ReportShareRoutes(context: context, shareKey: shareKey).register(on: routes)
+                ReportMailRoutes(context: context, settings: mail).register(on: routes)
             },
             backgroundServices: { context in
                 [
@@ -39,7 +45,7 @@ public enum NotificationService {
                     Escalation.job(interval: reminderCheck, context: context), Broadcasts.job(interval: reminderCheck, context: context),
                     // Due deliveries are looked for every second: a webhook is a delivery channel, not a reminder.
                     WebhookSender(context: context, interval: .seconds(1), policy: webhookRetry), Webhooks.expiryJob(context: context),
-                ]
+                ] + (mail.map { [ReportMailer(context: context, settings: $0, interval: .seconds(1))] } ?? [])
             })
     }
 }

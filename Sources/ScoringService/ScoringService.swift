@@ -1,3 +1,4 @@
+public import CaretideIdentity
 public import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
@@ -18,7 +19,8 @@ public enum ScoringService {
     /// - Parameters:
     ///   - tips: the languages tips and labels are answered in (`Accept-Language`).
     ///   - printer: how PDF reports are printed (`REPORT_PDF_BROWSER`).
-    public static func definition(tips: TipCatalog, printer: PDFPrinter) -> ServiceDefinition {
+    ///   - shareKey: the key share links are checked with (`REPORT_SHARE_KEY`); none refuses shared links.
+    public static func definition(tips: TipCatalog, printer: PDFPrinter, shareKey: ShareKey? = nil) -> ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "scoring", migrations: ScoringMigrations.track,
             consumedTopics: [.measurements, .npi, .riskProfiles, .examResults], handler: ScoringHandler(), careTeam: .projection
@@ -27,7 +29,7 @@ public enum ScoringService {
             ClinicalHistoryRoutes(context: context, tips: tips).register(on: routes)
             SeriesRoutes(context: context).register(on: routes)
             ReferenceTableRoutes().register(on: routes)
-            ReportRoutes(context: context, tips: tips, printer: printer).register(on: routes)
+            ReportRoutes(context: context, tips: tips, printer: printer, shareKey: shareKey).register(on: routes)
         }
     }
 

@@ -23,6 +23,14 @@ public struct Period: Sendable, Equatable {
     public func contains(_ date: Date) -> Bool { date >= start && date < end }
     public var duration: TimeInterval { end.timeIntervalSince(start) }
 
+    /// A report's period from the one asked for: when no end is given, now; when no start, twelve months before the
+    /// end (what a report, a shared report and a report e-mail cover by default).
+    public func reportPeriod(now: Date) -> Period {
+        let end = end == Timestamp.plausibleRange.upperBound ? now : end
+        let start = start == Timestamp.plausibleRange.lowerBound ? end.addingTimeInterval(-365 * 86_400) : start
+        return Period(start: min(start, end), end: end)
+    }
+
     public static let queryParameters = [
         QueryParameter("from", "the first time included: an RFC 3339 time, or a date (that day, UTC)"),
         QueryParameter("to", "the first time no longer included: an RFC 3339 time, or a date (through the end of that day, UTC)"),

@@ -19,11 +19,14 @@ struct NotificationStore: TransactionalStore {
         let subjectID: String?
         /// Free text (a consultant's advice): kept for the inbox, never published or logged.
         let text: String?
+        /// Where the notification leads (a shared report's signed link): kept for the inbox only, since the link is
+        /// meant for its recipient alone.
+        let link: String?
 
         /// The notification's id is made from its source and its recipient, never drawn: the same source notifying
         /// the same recipient again (a redelivered event, a retried round) is the same notification, stored once,
         /// and a consumer of `caretide.alerts` de-duplicates on it.
-        init(alert: AlertRaised, patientID: String?, subjectID: String?, text: String?) {
+        init(alert: AlertRaised, patientID: String?, subjectID: String?, text: String?, link: String? = nil) {
             var alert = alert
             let recipient = Self.recipient(of: alert, patientID: patientID)
             alert.alertID = .named("notification/\(alert.sourceEventID.uuidString.lowercased())/\(recipient.role.rawValue)/\(recipient.id)")
@@ -31,6 +34,7 @@ struct NotificationStore: TransactionalStore {
             self.patientID = patientID
             self.subjectID = subjectID
             self.text = text
+            self.link = link
         }
 
         var recipient: Recipient { Self.recipient(of: alert, patientID: patientID) }
@@ -51,15 +55,16 @@ struct NotificationStore: TransactionalStore {
         let ids: [UUID] = try await connection.fetchAll(
             """
             INSERT INTO notifications (notification_id, recipient_id, recipient_role, patient_id, kind, severity, category, message_key, text,
-                                       out_of_range_count, area_code, value, peak_at, about_id, subject_id, source_event_id, created_at)
+                                       out_of_range_count, area_code, value, peak_at, about_id, subject_id, source_event_id, created_at, link)
             SELECT id, recipient, role, nullif(patient, ''), kind, severity, category, message_key, nullif(text, ''), nullif(count, -1),
-                   nullif(area, ''), nullif(value, 'NaN'), nullif(peak, \(epoch)), about, nullif(subject, ''), source, created
+                   nullif(area, ''), nullif(value, 'NaN'), nullif(peak, \(epoch)), about, nullif(subject, ''), source, created, nullif(link, '')
             FROM unnest(\(alerts.map(\.alertID)), \(rows.map(\.recipient.id)), \(rows.map(\.recipient.role.rawValue)), \(rows.map { $0.patientID ?? "" }),
                         \(alerts.map(\.kind)), \(alerts.map(\.severity.rawValue)), \(alerts.map(\.category)), \(alerts.map(\.messageKey)),
                         \(rows.map { $0.text ?? "" }), \(alerts.map { Int64($0.outOfRangeCount ?? -1) }), \(alerts.map { $0.areaCode ?? "" }),
                         \(alerts.map { $0.value ?? .nan }), \(alerts.map { $0.peakAt ?? epoch }), \(alerts.map(\.aboutID)), \(rows.map { $0.subjectID ?? "" }),
-                        \(alerts.map(\.sourceEventID)), \(alerts.map(\.raisedAt)))
-                 AS t(id, recipient, role, patient, kind, severity, category, message_key, text, count, area, value, peak, about, subject, source, created)
+                        \(alerts.map(\.sourceEventID)), \(alerts.map(\.raisedAt)), \(rows.map { $0.link ?? "" }))
+                 AS t(id, recipient, role, patient, kind, severity, category, message_key, text, count, area, value, peak, about, subject, source, created,
+                      link)
             ON CONFLICT DO NOTHING RETURNING notification_id
             """, as: UUID.self, logger: logger)
         let inserted = Set(ids)
@@ -160,6 +165,8 @@ extension NotificationStore {
         let read: Bool
         let acknowledged: Bool
         let withdrawn: String?
+        /// A shared report's signed link (`reportShared`), for the consultant it was shared with.
+        let link: String?
     }
 
     /// Which of an inbox's notifications a page lists.
@@ -181,7 +188,7 @@ extension NotificationStore {
         let rows = try await client.fetchAll(
             """
             SELECT notification_id, patient_id, kind, severity, category, message_key, text, out_of_range_count, area_code, value, peak_at,
-                   about_id, source_event_id, created_at, read_at IS NOT NULL, acknowledged_at IS NOT NULL, withdrawal_reason
+                   about_id, source_event_id, created_at, read_at IS NOT NULL, acknowledged_at IS NOT NULL, withdrawal_reason, link
             FROM notifications n
             WHERE recipient_role = \(recipient.role.rawValue) AND recipient_id = \(recipient.id)
               AND (\(query.includeWithdrawn) OR withdrawn_at IS NULL) AND (NOT \(query.unreadOnly) OR read_at IS NULL)
@@ -191,14 +198,16 @@ extension NotificationStore {
               AND (\(after == nil) OR (created_at, notification_id) < (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
             ORDER BY created_at DESC, notification_id DESC LIMIT \(page.limit + 1)
             """,
-            as: (UUID, String?, String, String, String, String, String?, Int?, String?, Double?, Date?, UUID?, UUID, Date, Bool, Bool, String?).self,
+            as: (
+                UUID, String?, String, String, String, String, String?, Int?, String?, Double?, Date?, UUID?, UUID, Date, Bool, Bool, String?, String?
+            ).self,
             logger: logger)
         let notifications = rows.map {
             Notification(
                 notificationId: $0.0, patientId: $0.1, kind: $0.2, severity: $0.3, category: $0.4, messageKey: $0.5, text: $0.6,
                 outOfRangeCount: $0.7,
                 areaCode: $0.8, value: $0.9, peakAt: $0.10, aboutId: $0.11, sourceEventId: $0.12, createdAt: $0.13, read: $0.14, acknowledged: $0.15,
-                withdrawn: $0.16)
+                withdrawn: $0.16, link: $0.17)
         }
         return Page(rows: notifications, request: page) { .init(date: $0.createdAt, id: $0.notificationId) }
     }

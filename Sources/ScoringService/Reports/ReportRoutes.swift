@@ -20,6 +20,8 @@ struct ReportRoutes: Sendable {
     let context: ServiceContext
     let tips: TipCatalog
     let printer: PDFPrinter
+    /// The key share links are signed with (`REPORT_SHARE_KEY`); without it shared links are refused with a 409.
+    let shareKey: ShareKey?
 
     /// What a report page may load: its own inline styles, and nothing else; nor may another site frame it.
     static let contentSecurityPolicy = ReportPage.contentSecurityPolicy + "; frame-ancestors 'none'"
@@ -48,23 +50,62 @@ struct ReportRoutes: Sendable {
             response.headers[HTTPField.Name("Content-Disposition")!] = "inline; filename=\"report.pdf\""
             return response
         }
+        routes.get(
+            "v1/patients/:patientId/shared-reports/:shareId", access: .patientData(.read),
+            summary: "The report a patient shared with this consultant, opened from the signed link in the consultant's inbox",
+            query: Self.shareLinkParameters, mediaType: "text/html"
+        ) { request, requestContext in
+            let link = try sharedLink(request, requestContext)
+            let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
+            let html = try await page(patientID: link.patientID, period: Period(start: link.from, end: link.to), texts: texts)
+            return Self.page(html, language: texts.language)
+        }
+    }
+
+    static let shareLinkParameters = [
+        QueryParameter("consultant", "the consultant the report was shared with"),
+        QueryParameter("from", "the report's first second (Unix time)"), QueryParameter("to", "the report's end (Unix time)"),
+        QueryParameter("expires", "when the link stops opening (Unix time)"),
+        QueryParameter("signature", "HMAC-SHA256 of the purpose and every field, base64url"),
+    ]
+
+    /// The link the request opens, once it is shown to be unaltered, in force and opened by the consultant it names.
+    /// The route's access rule has already required a grant in force from the patient, so a revoked grant closes
+    /// every link it was shared through. A refusal says which check failed, never what the signature should be.
+    private func sharedLink(_ request: Request, _ requestContext: CaretideRequestContext) throws -> ReportShareLink {
+        // A deployment without a key shares nothing by the operator's choice: a standing state, not an outage.
+        guard let shareKey else {
+            throw HTTPProblem(status: .conflict, error: "this deployment does not share reports: an operator sets \(ShareKey.variable)")
+        }
+        let patientID = try PatientID.fromPath(requestContext)
+        guard let shareID = requestContext.parameters.get("shareId").flatMap(UUID.init(uuidString:)) else {
+            throw HTTPProblem(status: .notFound, error: "no such shared report")
+        }
+        var query: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
+        guard let link = ReportShareLink.verified(patientID: patientID, shareID: shareID, query: query, key: shareKey) else {
+            throw HTTPProblem(status: .forbidden, error: "the link is altered or incomplete: open it as it arrived in your inbox")
+        }
+        guard link.expiresAt > Date() else {
+            throw HTTPProblem(status: .gone, error: "the link has expired: ask the patient to share the report again")
+        }
+        guard requestContext.identity?.role == .consultant, requestContext.identity?.subject == link.consultantID else {
+            throw HTTPProblem(status: .forbidden, error: "the report was shared with another consultant")
+        }
+        return link
     }
 
     /// The report page the request asks for, and its language.
     private func report(_ request: Request, _ requestContext: CaretideRequestContext) async throws -> (html: String, language: String) {
         let patientID = try PatientID.fromPath(requestContext)
-        let period = Self.reportPeriod(try Period.from(request), now: Date())
+        let period = try Period.from(request).reportPeriod(now: Date())
         let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
-        let entries = try await ReportStore.entries(patientID: patientID, period: period, on: context.database.client, logger: context.logger)
-        let report = PatientReport(patientID: patientID, period: period, entries: entries, texts: texts, generatedAt: Date())
-        return (report.page.html, texts.language)
+        return (try await page(patientID: patientID, period: period, texts: texts), texts.language)
     }
 
-    /// The period asked for; when no end is given, now; when no start, twelve months before the end.
-    static func reportPeriod(_ asked: Period, now: Date) -> Period {
-        let end = asked.end == Timestamp.plausibleRange.upperBound ? now : asked.end
-        let start = asked.start == Timestamp.plausibleRange.lowerBound ? end.addingTimeInterval(-365 * 86_400) : asked.start
-        return Period(start: min(start, end), end: end)
+    private func page(patientID: String, period: Period, texts: TipTexts) async throws -> String {
+        let entries = try await ReportStore.entries(patientID: patientID, period: period, on: context.database.client, logger: context.logger)
+        return PatientReport(patientID: patientID, period: period, entries: entries, texts: texts, generatedAt: Date()).page.html
     }
 
     static func page(_ html: String, language: String) -> Response {

@@ -1,0 +1,55 @@
+public import CaretideRuntime
+import Foundation
+
+/// How notification-service sends e-mail: the operator's SMTP relay, the sender, and the address links point to.
+/// Without `SMTP_HOST` no e-mail leaves and `POST …/report-emails` answers 503 naming the variable.
+public struct MailSettings: Sendable {
+    let relay: SMTPRelay
+    let sender: MailAddress
+    /// Where the API is reached from outside (`MAIL_LINK_BASE_URL`, e.g. `https://caretide.example.org`): links in
+    /// e-mails are this and a path.
+    let linkBase: String
+    let retry: MailRetryPolicy
+
+    init(relay: SMTPRelay, sender: MailAddress, linkBase: String, retry: MailRetryPolicy = .standard) {
+        self.relay = relay
+        self.sender = sender
+        self.linkBase = linkBase.hasSuffix("/") ? String(linkBase.dropLast()) : linkBase
+        self.retry = retry
+    }
+
+    /// Read from `SMTP_HOST`, `SMTP_PORT`, `SMTP_SECURITY`, `SMTP_USERNAME`, `SMTP_PASSWORD`, `SMTP_CA_FILE`,
+    /// `MAIL_FROM` and `MAIL_LINK_BASE_URL`; nil without `SMTP_HOST`; an error naming every variable that is wrong.
+    public static func configured(_ environment: [String: String], retry: MailRetryPolicy = .standard) throws(InvalidConfiguration) -> MailSettings? {
+        // An empty value is an unset one: compose and Kubernetes pass every variable, set or not.
+        let set = environment.filter { !$0.value.isEmpty }
+        guard let host = set["SMTP_HOST"] else { return nil }
+        var problems: [String] = []
+        let security = SMTPRelay.Security(rawValue: set["SMTP_SECURITY"] ?? "starttls")
+        if security == nil { problems.append("SMTP_SECURITY must be starttls, tls or none") }
+        let port = set["SMTP_PORT"].map { Int($0) ?? 0 } ?? (security == .tls ? 465 : 587)
+        if !(1...65535).contains(port) { problems.append("SMTP_PORT must be a port number (1-65535)") }
+        var credentials: SMTPRelay.Credentials?
+        switch (set["SMTP_USERNAME"], set["SMTP_PASSWORD"]) {
+        case (nil, nil): credentials = nil
+        case (let username?, let password?): credentials = .init(username: username, password: password)
+        default: problems.append("SMTP_USERNAME and SMTP_PASSWORD go together")
+        }
+        if security == SMTPRelay.Security.none, credentials != nil {
+            problems.append("SMTP_SECURITY=none would send SMTP_PASSWORD in clear: use starttls or tls")
+        }
+        let caFile = set["SMTP_CA_FILE"]
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) { problems.append("SMTP_CA_FILE is not a readable file: \(caFile)") }
+        let sender = set["MAIL_FROM"].flatMap(MailAddress.init)
+        if sender == nil { problems.append("MAIL_FROM must be the sender's address (local@domain) when SMTP_HOST is set") }
+        let linkBase = set["MAIL_LINK_BASE_URL"] ?? ""
+        let base = URL(string: linkBase)
+        if base?.host == nil || !["https", "http"].contains(base?.scheme ?? "") {
+            problems.append("MAIL_LINK_BASE_URL must be the API's public http(s) address when SMTP_HOST is set")
+        }
+        guard problems.isEmpty, let security, let sender else { throw InvalidConfiguration(problems: problems) }
+        return MailSettings(
+            relay: SMTPRelay(host: host, port: port, security: security, credentials: credentials, trustedCertificates: caFile), sender: sender,
+            linkBase: linkBase, retry: retry)
+    }
+}

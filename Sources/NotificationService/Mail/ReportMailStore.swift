@@ -1,0 +1,112 @@
+import CaretideRuntime
+import CaretideStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The SQL of the report e-mail: `doctor_contacts` (each patient's doctor's address, PHI kept here only) and
+/// `report_emails` (one row per e-mail asked for, its delivery status and attempts).
+struct ReportMailStore: TransactionalStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    func setDoctorContact(patientID: String, email: MailAddress) async throws {
+        try await connection.query(
+            """
+            INSERT INTO doctor_contacts (patient_id, email, updated_at) VALUES (\(patientID), \(email.description), now())
+            ON CONFLICT (patient_id) DO UPDATE SET email = excluded.email, updated_at = excluded.updated_at
+            """, logger: logger)
+    }
+
+    /// Whether there was an address to forget.
+    func removeDoctorContact(patientID: String) async throws -> Bool {
+        try await !connection.fetchAll(
+            "DELETE FROM doctor_contacts WHERE patient_id = \(patientID) RETURNING 1", as: Int.self, logger: logger
+        ).isEmpty
+    }
+
+    /// Queues an e-mail to the patient's doctor; nil when the patient has kept no address.
+    func queue(_ id: UUID, patientID: String, period: Period) async throws -> ReportEmail? {
+        try await connection.fetchAll(
+            """
+            INSERT INTO report_emails (email_id, patient_id, recipient, period_from, period_to)
+            SELECT \(id), patient_id, email, \(period.start), \(period.end) FROM doctor_contacts WHERE patient_id = \(patientID)
+            RETURNING \(unescaped: ReportEmail.columns)
+            """, as: ReportEmail.Row.self, logger: logger
+        ).first.map(ReportEmail.init)
+    }
+
+    struct DoctorContact: Encodable, Sendable {
+        let email: String
+        let updatedAt: Date
+    }
+
+    static func doctorContact(patientID: String, on client: PostgresClient, logger: Logger) async throws -> DoctorContact? {
+        try await client.fetchAll(
+            "SELECT email, updated_at FROM doctor_contacts WHERE patient_id = \(patientID)", as: (String, Date).self, logger: logger
+        ).first.map { DoctorContact(email: $0.0, updatedAt: $0.1) }
+    }
+
+    static func email(_ id: UUID, patientID: String, on client: PostgresClient, logger: Logger) async throws -> ReportEmail? {
+        try await client.fetchAll(
+            "SELECT \(unescaped: ReportEmail.columns) FROM report_emails WHERE email_id = \(id) AND patient_id = \(patientID)",
+            as: ReportEmail.Row.self, logger: logger
+        ).first.map(ReportEmail.init)
+    }
+
+    /// A page of the patient's report e-mails, newest first.
+    static func emails(patientID: String, page: PageRequest, on client: PostgresClient, logger: Logger) async throws -> Page<ReportEmail> {
+        let after = try page.timeAndUUID()
+        let rows = try await client.fetchAll(
+            """
+            SELECT \(unescaped: ReportEmail.columns) FROM report_emails
+            WHERE patient_id = \(patientID) AND (\(after == nil) OR (created_at, email_id) < (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
+            ORDER BY created_at DESC, email_id DESC LIMIT \(page.limit + 1)
+            """, as: ReportEmail.Row.self, logger: logger)
+        return Page(rows: rows.map(ReportEmail.init), request: page) { .init(date: $0.createdAt, id: $0.emailId) }
+    }
+}
+
+/// A report e-mail as the patient reads it: to whom, for which period, and how its delivery stands.
+struct ReportEmail: Encodable, Sendable {
+    enum Status: String, Encodable, Sendable {
+        /// Waiting for its first attempt.
+        case queued
+        /// An attempt failed for a reason that may pass; `nextAttemptAt` says when it is tried again.
+        case retrying
+        /// The relay accepted it.
+        case sent
+        /// Given up: the relay refused it, or every attempt failed; `lastError` says why.
+        case failed
+    }
+
+    let emailId: UUID
+    let recipient: String
+    let from: Date
+    let to: Date
+    let status: Status
+    let attempts: Int
+    let nextAttemptAt: Date?
+    let lastError: String?
+    let createdAt: Date
+    let finishedAt: Date?
+
+    static let columns =
+        "email_id, recipient, period_from, period_to, status, attempts, next_attempt_at, last_error, created_at, finished_at"
+    typealias Row = (UUID, String, Date, Date, String, Int, Date, String?, Date, Date?)
+
+    init(_ row: Row) {
+        emailId = row.0
+        recipient = row.1
+        from = row.2
+        to = row.3
+        // Stored as queued, sent or failed; a queued e-mail already tried is retrying.
+        let stored = Status(rawValue: row.4) ?? .queued
+        status = stored == .queued && row.5 > 0 ? .retrying : stored
+        attempts = row.5
+        nextAttemptAt = stored == .queued ? row.6 : nil
+        lastError = row.7
+        createdAt = row.8
+        finishedAt = row.9
+    }
+}

@@ -1,0 +1,119 @@
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// Sends queued report e-mails through the operator's relay: takes the due ones with a lease (so replicas share them
+/// and one that dies mid-send leaves its e-mails to be sent again once the lease ends), hands each to the relay
+/// outside any transaction, and records what followed (`MailRetryPolicy`). Delivery is at least once: an e-mail the
+/// relay accepted just before its sender died is sent again, with the same Message-ID.
+///
+/// The e-mail says that a report is waiting and links to it; it carries no clinical value, no name and no free text,
+/// and the recipient opens the report only by signing in as a member of the patient's care team.
+struct ReportMailer: Service {
+    let context: ServiceContext
+    let settings: MailSettings
+    let interval: Duration
+
+    /// E-mails taken per round; they are sent one after another (a relay throttles a burst anyway).
+    static let batch = 20
+    /// Longer than a round's sends (each bounded by the client's timeout).
+    static let lease: Duration = .seconds(30 * 60)
+
+    func run() async throws {
+        try await PeriodicJob(name: "report e-mail", interval: interval, fullBatch: Self.batch, context: context) {
+            try await round()
+        }.run()
+    }
+
+    struct Taken: Sendable {
+        let emailID: UUID
+        let patientID: String
+        let recipient: String
+        let from: Date
+        let to: Date
+        let attempt: Int
+    }
+
+    func round() async throws -> Int {
+        let taken = try await context.database.client.fetchAll(
+            """
+            UPDATE report_emails SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => \(Self.lease.seconds))
+            WHERE email_id IN (SELECT email_id FROM report_emails WHERE status = 'queued' AND next_attempt_at <= now()
+                               ORDER BY next_attempt_at LIMIT \(Self.batch) FOR UPDATE SKIP LOCKED)
+            RETURNING email_id, patient_id, recipient, period_from, period_to, attempts
+            """, as: (UUID, String, String, Date, Date, Int).self, logger: context.logger
+        ).map { Taken(emailID: $0.0, patientID: $0.1, recipient: $0.2, from: $0.3, to: $0.4, attempt: $0.5) }
+        let client = SMTPClient(relay: settings.relay)
+        for email in taken {
+            let failure: SMTPFailure?
+            do {
+                try await client.send(try message(for: email))
+                failure = nil
+            } catch let error as SMTPFailure {
+                failure = error
+            } catch {
+                // A recipient that no longer makes a valid message, or a relay CA that no longer loads.
+                failure = .refused("the message could not be made or the relay's TLS could not be set up")
+            }
+            try await record(email, failure: failure, next: settings.retry.next(after: failure, attempt: email.attempt))
+        }
+        return taken.count
+    }
+
+    /// RFC 3986's unreserved characters.
+    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// The notice: the period, a link that asks for sign-in, and nothing clinical.
+    func message(for email: Taken) throws -> MailMessage {
+        guard let recipient = MailAddress(email.recipient) else { throw SMTPFailure.refused("the recipient's address is not valid") }
+        let from = Timestamp.formatDay(email.from)
+        let to = Timestamp.formatDay(email.to.addingTimeInterval(-1))
+        // Patient ids are path-safe already; escaping keeps a hostile one from bending the link.
+        let patient = email.patientID.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? email.patientID
+        let link = "\(settings.linkBase)/v1/patients/\(patient)/report?from=\(from)&to=\(to)"
+        let body = """
+            Hello,
+
+            A patient who uses Caretide has sent you their health report for \(from) to \(to).
+
+            To read it, open this link and sign in to Caretide as a member of the patient's care team:
+            \(link)
+
+            This e-mail holds no health information. If you did not expect it, you can ignore it.
+
+            Reference: \(email.emailID.uuidString.lowercased())
+            """
+        return try MailMessage(
+            from: settings.sender, to: recipient, subject: "A patient has shared a health report with you", body: body, date: Date(),
+            messageID: "<report-email.\(email.emailID.uuidString.lowercased())@caretide>")
+    }
+
+    func record(_ email: Taken, failure: SMTPFailure?, next: MailRetryPolicy.Next) async throws {
+        let status: String
+        var delay = 0.0
+        switch next {
+        case .sent: status = "sent"
+        case .retry(let after):
+            status = "queued"
+            delay = after.seconds
+        case .failed: status = "failed"
+        }
+        context.metrics.reportEmailAttempt(outcome: status == "queued" ? "retry" : status)
+        if next == .failed {
+            // Ids only: the address is the doctor's personal data.
+            context.logger.warning(
+                "report e-mail given up",
+                metadata: [LogKey.emailID: "\(email.emailID)", LogKey.attempts: "\(email.attempt)", LogKey.reason: "\(failure?.description ?? "")"])
+        }
+        try await context.database.client.query(
+            """
+            UPDATE report_emails SET status = \(status), next_attempt_at = now() + make_interval(secs => \(delay)),
+                   last_error = \(failure?.description), finished_at = CASE WHEN \(status) = 'queued' THEN NULL ELSE now() END
+            WHERE email_id = \(email.emailID) AND status = 'queued'
+            """, logger: context.logger)
+    }
+}
