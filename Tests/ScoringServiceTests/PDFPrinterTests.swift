@@ -58,4 +58,22 @@ import Testing
             (error as? PDFPrinter.Failed)?.description.contains("took longer than") == true
         }
     }
+
+    @Test("of exit, failure to start and timeout, the first answers and the others find it settled")
+    func firstOutcomeWins() {
+        let outcome = PDFPrinter.Outcome()
+        var answers: [String] = []
+        #expect(!outcome.isSettled)
+        outcome.settle { answers.append("timeout") }
+        outcome.settle { answers.append("exit") }
+        outcome.settle { answers.append("failed to start") }
+        #expect(answers == ["timeout"] && outcome.isSettled)
+    }
+
+    @Test("a program that cannot start is an error at once, not a wait for the timeout")
+    func cannotStart() async {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/nonexistent/browser")
+        await #expect(throws: (any Error).self) { try await PDFPrinter.run(process, timeout: .seconds(600)) }
+    }
 }

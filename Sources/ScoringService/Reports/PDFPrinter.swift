@@ -1,5 +1,6 @@
 public import CaretideRuntime
 import Foundation
+import Synchronization
 
 /// Prints a report page to PDF with a headless Chromium from Debian's packages (`chromium`): the very page a browser
 /// shows, laid out by the same engine, so the HTML and the PDF cannot say different things. Chosen over a PDF writer
@@ -67,33 +68,56 @@ public struct PDFPrinter: Sendable {
         process.environment = ["HOME": directory.path, "PATH": "/usr/bin:/bin"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        let status = try await withThrowingTaskGroup(of: Int32?.self) { group in
-            group.addTask {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32?, any Error>) in
-                    process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-                    // Foundation's `run` waits for the child in blocking calls: off the cooperative pool, whose few
-                    // threads every request and consumer shares (two of them blocked there stalled a whole test run).
-                    DispatchQueue.global().async {
-                        do { try process.run() } catch { continuation.resume(throwing: error) }
-                    }
-                }
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            // SIGKILL, not SIGTERM: a service ignores SIGTERM for its own orderly stop, and a child inherits that.
-            // Never pid 0: that would signal the whole process group.
-            if first == nil, process.processIdentifier > 0 { kill(process.processIdentifier, SIGKILL) }
-            group.cancelAll()
-            return first
-        }
+        let status = try await Self.run(process, timeout: timeout)
         guard let status else { throw Failed(reason: "the browser took longer than \(timeout)") }
         guard status == 0, let data = FileManager.default.contents(atPath: pdf.path), data.starts(with: Array("%PDF".utf8)) else {
             throw Failed(reason: "the browser exited with status \(status) and no PDF")
         }
         return data
+    }
+}
+
+extension PDFPrinter {
+    /// Runs `process` and answers its exit status, or nil once `timeout` has passed, whatever the child does: the
+    /// wait ends at the timeout even when Foundation's `run` itself has not returned yet (it is then killed as soon
+    /// as it has a pid). SIGKILL, not SIGTERM: a service ignores SIGTERM for its own orderly stop, and a child
+    /// inherits that. Never pid 0: that would signal the whole process group.
+    static func run(_ process: Process, timeout: Duration) async throws -> Int32? {
+        let outcome = Outcome()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32?, any Error>) in
+            process.terminationHandler = { ended in outcome.settle { continuation.resume(returning: ended.terminationStatus) } }
+            // Foundation's `run` waits for the child in blocking calls: off the cooperative pool, whose few threads
+            // every request and consumer shares (two of them blocked there stalled a whole test run).
+            DispatchQueue.global().async {
+                do {
+                    try process.run()
+                } catch {
+                    outcome.settle { continuation.resume(throwing: error) }
+                    return
+                }
+                if outcome.isSettled, process.processIdentifier > 0, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                outcome.settle { continuation.resume(returning: nil) }
+                if process.processIdentifier > 0, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            }
+        }
+    }
+
+    /// Whichever of exit, failure to start and timeout comes first answers; the others find it settled.
+    final class Outcome: Sendable {
+        private let settled = Mutex(false)
+
+        func settle(_ answer: () -> Void) {
+            let first = settled.withLock { settled in
+                defer { settled = true }
+                return !settled
+            }
+            if first { answer() }
+        }
+
+        var isSettled: Bool { settled.withLock { $0 } }
     }
 }
 
