@@ -172,7 +172,9 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(
             name: "ScoringServiceTests",
-            dependencies: ["ScoringService", "ClinicalAssessment", "CaretideSchemas", "CaretideDomain", "CaretideRuntime", propertyBased]),
+            dependencies: [
+                "ScoringService", "ClinicalAssessment", "CaretideSchemas", "CaretideDomain", "CaretideRuntime", "CaretideCharts", propertyBased,
+            ]),
         .testTarget(
             name: "NotificationServiceTests", dependencies: ["NotificationService", "CaretideDomain", "CaretideSchemas", "CaretideRuntime", crypto]),
         .testTarget(name: "DiagnosisServiceTests", dependencies: ["DiagnosisService", "PhenotypeRanking", "CaretideSchemas"]),

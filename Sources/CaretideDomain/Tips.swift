@@ -333,10 +333,11 @@ public struct TipTexts: Sendable, Equatable {
         self.texts = texts
     }
 
-    /// Every English text, tips and labels.
+    /// Every English text: tips, labels and the report's words.
     public static let english = TipTexts(
         language: "en",
-        texts: Dictionary(uniqueKeysWithValues: Tips.english.map { ($0.key.rawValue, $0.value) }).merging(Tips.categoryLabelsEnglish) { a, _ in a })
+        texts: Dictionary(uniqueKeysWithValues: Tips.english.map { ($0.key.rawValue, $0.value) }).merging(Tips.categoryLabelsEnglish) { a, _ in a }
+            .merging(ReportWords.english) { a, _ in a })
 
     /// Every key a translation may give.
     public static var keys: Set<String> { Set(english.texts.keys) }

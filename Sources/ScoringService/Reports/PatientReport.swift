@@ -32,38 +32,38 @@ struct PatientReport {
     /// How many points a chart draws at most: enough for a year of daily readings at full detail on paper.
     static let chartPoints = 400
 
-    /// What each measurement kind's chart draws: its heading, unit, the values as lines, and the bands shaded.
+    /// What each measurement kind's chart draws: its unit, the values as lines (each named by `report.line.<field>`),
+    /// and the bands shaded; its heading is `report.heading.<kind>`.
     struct ChartedKind {
         let kind: AssessmentKind
-        let heading: String
         let unit: String
-        let lines: [(field: String, name: String)]
+        let lines: [String]
         let bands: ReferenceMeasure?
         let labelNamespace: String?
+
+        var headingKey: String { "report.heading.\(kind.rawValue)" }
     }
 
     static let chartedKinds: [ChartedKind] = [
         ChartedKind(
-            kind: .bloodPressure, heading: "Blood pressure", unit: "mmHg", lines: [("systolic", "Systolic"), ("diastolic", "Diastolic")],
+            kind: .bloodPressure, unit: "mmHg", lines: ["systolic", "diastolic"],
             bands: ReferenceTable.bloodPressure.measures.first, labelNamespace: BloodPressureCategory.labelNamespace),
         ChartedKind(
-            kind: .pulse, heading: "Resting pulse", unit: "beats/min", lines: [("beatsPerMinute", "Pulse")],
+            kind: .pulse, unit: "report.unit.beatsPerMinute", lines: ["beatsPerMinute"],
             bands: ReferenceTable.pulse.measures.first, labelNamespace: PulseCategory.labelNamespace),
         ChartedKind(
-            kind: .bodyMassIndex, heading: "Body mass index", unit: "kg/m²", lines: [("bmi", "BMI")],
+            kind: .bodyMassIndex, unit: "kg/m²", lines: ["bmi"],
             bands: ReferenceTable.bodyMassIndex.measures.first, labelNamespace: BodyMassIndexCategory.labelNamespace),
         ChartedKind(
-            kind: .glucose, heading: "Blood glucose", unit: "mg/dL", lines: [("valueMgPerDL", "Glucose")],
+            kind: .glucose, unit: "mg/dL", lines: ["valueMgPerDL"],
             bands: ReferenceTable.glucose.measures.first, labelNamespace: GlucoseCategory.labelNamespace),
         ChartedKind(
-            kind: .hba1c, heading: "HbA1c", unit: "%", lines: [("percent", "HbA1c")], bands: ReferenceTable.hba1c.measures.first,
+            kind: .hba1c, unit: "%", lines: ["percent"], bands: ReferenceTable.hba1c.measures.first,
             labelNamespace: GlucoseCategory.labelNamespace),
         ChartedKind(
-            kind: .lipids, heading: "Cholesterol and triglycerides", unit: "mg/dL",
-            lines: [
-                ("totalCholesterolMgPerDL", "Total cholesterol"), ("ldlCholesterolMgPerDL", "LDL"), ("hdlCholesterolMgPerDL", "HDL"),
-                ("triglyceridesMgPerDL", "Triglycerides"),
-            ], bands: nil, labelNamespace: nil),
+            kind: .lipids, unit: "mg/dL",
+            lines: ["totalCholesterolMgPerDL", "ldlCholesterolMgPerDL", "hdlCholesterolMgPerDL", "triglyceridesMgPerDL"],
+            bands: nil, labelNamespace: nil),
     ]
 
     /// The category as the reader reads it, in the page's language.
@@ -73,13 +73,16 @@ struct PatientReport {
 
     func severityLabel(_ severity: Severity) -> String { texts.text(severity.labelKey) ?? severity.rawValue }
 
+    /// A unit as written: a report word when it is one (`report.unit.…`), else the symbol itself (mmHg, mg/dL).
+    func unit(_ charted: ChartedKind) -> String { charted.unit.hasPrefix("report.") ? texts.filled(charted.unit) : charted.unit }
+
     var page: ReportPage {
         let byKind = Dictionary(grouping: entries, by: \.kind)
         var sections: [ReportPage.Section] = []
         var none: [String] = []
         for charted in Self.chartedKinds {
             guard let readings = byKind[charted.kind], !readings.isEmpty else {
-                none.append(charted.heading)
+                none.append(texts.filled(charted.headingKey))
                 continue
             }
             sections.append(measurementSection(charted, readings))
@@ -91,25 +94,26 @@ struct PatientReport {
         }
         if !none.isEmpty {
             sections.append(
-                ReportPage.Section(heading: "Not recorded in this period", paragraphs: [none.joined(separator: ", ").capitalizedFirst + "."]))
+                ReportPage.Section(heading: texts.filled("report.notRecorded"), paragraphs: [none.joined(separator: ", ") + "."]))
         }
         return ReportPage(
-            title: "Health report", subtitle: "Patient \(patientID) · \(Self.describe(period))", language: texts.language, sections: sections,
-            footer:
-                "Made by Caretide on \(LineChart.date(generatedAt.timeIntervalSince1970)) with rule set \(RuleSetVersion.current). Categories follow the "
-                + "sources in Caretide's clinical rules; a value outside its normal range is marked ▲. This report does not replace a clinician's review."
-        )
+            title: texts.filled("report.title"), subtitle: texts.filled("report.subtitle", ["patient": patientID, "period": describe(period)]),
+            language: texts.language, sections: sections,
+            footer: texts.filled(
+                "report.footer", ["date": LineChart.date(generatedAt.timeIntervalSince1970), "ruleSet": RuleSetVersion.current]))
     }
 
     func measurementSection(_ charted: ChartedKind, _ readings: [Entry]) -> ReportPage.Section {
         let thinned = Downsampling.minMax(
             readings, start: period.start.timeIntervalSince1970, end: period.end.timeIntervalSince1970, maximumPoints: Self.chartPoints,
-            time: { $0.observedAt.timeIntervalSince1970 }, values: { entry in charted.lines.map { entry.values[$0.field]?.numberValue ?? .nan } })
+            time: { $0.observedAt.timeIntervalSince1970 }, values: { entry in charted.lines.map { entry.values[$0]?.numberValue ?? .nan } })
+        let heading = texts.filled(charted.headingKey)
+        let unit = unit(charted)
         let series = charted.lines.map { line in
             LineChart.Series(
-                name: line.name,
+                name: texts.filled("report.line.\(line)"),
                 points: thinned.points.compactMap { entry in
-                    entry.values[line.field]?.numberValue.map {
+                    entry.values[line]?.numberValue.map {
                         LineChart.Point(
                             time: entry.observedAt.timeIntervalSince1970, value: $0, label: label(entry.category, namespace: charted.labelNamespace),
                             abnormal: entry.severity != .normal)
@@ -124,36 +128,40 @@ struct PatientReport {
         let first = readings.first!.observedAt.timeIntervalSince1970
         let last = readings.last!.observedAt.timeIntervalSince1970
         let chart = LineChart(
-            id: "chart-\(charted.kind.rawValue)", title: charted.heading, unit: charted.unit, series: series, bands: bands,
+            id: "chart-\(charted.kind.rawValue)", title: heading, unit: unit, series: series, bands: bands,
             start: period.start == Timestamp.plausibleRange.lowerBound ? first : period.start.timeIntervalSince1970,
             end: period.end == Timestamp.plausibleRange.upperBound ? last : period.end.timeIntervalSince1970)
 
         func values(_ entry: Entry) -> String {
-            charted.lines.compactMap { line in entry.values[line.field]?.numberValue.map { Markup.number($0) } }.joined(separator: "/")
+            charted.lines.compactMap { line in entry.values[line]?.numberValue.map { Markup.number($0) } }.joined(separator: "/")
         }
         func row(_ name: String, _ entry: Entry) -> [ReportPage.Cell] {
             let flagged = entry.severity != .normal
             return [
                 ReportPage.Cell(name), ReportPage.Cell(LineChart.date(entry.observedAt.timeIntervalSince1970)),
-                ReportPage.Cell("\(values(entry)) \(charted.unit)", flagged: flagged),
+                ReportPage.Cell("\(values(entry)) \(unit)", flagged: flagged),
                 ReportPage.Cell(label(entry.category, namespace: charted.labelNamespace), flagged: flagged),
             ]
         }
-        let primary = charted.lines[0].field
+        let primary = charted.lines[0]
         let byPrimary = readings.filter { $0.values[primary]?.numberValue != nil }
-        var rows = [row("Latest", readings.last!)]
+        var rows = [row(texts.filled("report.summary.latest"), readings.last!)]
         if let low = byPrimary.min(by: { ($0.values[primary]?.numberValue ?? 0) < ($1.values[primary]?.numberValue ?? 0) }) {
-            rows.append(row("Lowest", low))
+            rows.append(row(texts.filled("report.summary.lowest"), low))
         }
         if let high = byPrimary.max(by: { ($0.values[primary]?.numberValue ?? 0) < ($1.values[primary]?.numberValue ?? 0) }) {
-            rows.append(row("Highest", high))
+            rows.append(row(texts.filled("report.summary.highest"), high))
         }
         let outside = readings.filter { $0.severity != .normal }.count
         return ReportPage.Section(
-            heading: charted.heading,
-            paragraphs: ["\(Self.count(readings.count, "reading", "readings")); \(outside) outside the normal range."],
+            heading: heading, paragraphs: [texts.filled("report.readings", ["count": "\(readings.count)", "outside": "\(outside)"])],
             charts: [chart],
-            tables: [ReportPage.Table(caption: "\(charted.heading): summary", header: ["", "Date", "Value", "Category"], rows: rows)])
+            tables: [
+                ReportPage.Table(
+                    caption: texts.filled("report.summary.caption", ["heading": heading]),
+                    header: ["", texts.filled("report.column.date"), texts.filled("report.column.value"), texts.filled("report.column.category")],
+                    rows: rows)
+            ])
     }
 
     func npiSection(_ entries: [Entry]) -> ReportPage.Section {
@@ -174,81 +182,79 @@ struct PatientReport {
             let month = 365.25 / 12 * 86_400
             charts.append(
                 LineChart(
-                    id: "chart-npi-survival", title: "Survival curve of the latest NPI group (illustrative)", unit: "% alive",
+                    id: "chart-npi-survival", title: texts.filled("report.npi.curveTitle"), unit: texts.filled("report.npi.curveUnit"),
                     series: [
                         LineChart.Series(
                             name: label(group.rawValue, namespace: namespace),
                             points: curve.map {
                                 LineChart.Point(
                                     time: diagnosis + Double($0.monthsSinceDiagnosis) * month, value: $0.survivalProbability * 100,
-                                    label: "\($0.monthsSinceDiagnosis) months after diagnosis", abnormal: false)
+                                    label: texts.filled("report.npi.monthsAfterDiagnosis", ["months": "\($0.monthsSinceDiagnosis)"]), abnormal: false)
                             })
                     ], start: diagnosis, end: diagnosis + 60 * month))
         }
         return ReportPage.Section(
-            heading: "Nottingham Prognostic Index",
-            paragraphs: [
-                "NPI = 0.2 × tumour size (cm) + grade + lymph-node stage. The survival curve joins the group's published 5-year figure to 100 % at "
-                    + "diagnosis; between them it is a model, not a forecast for one person."
-            ], charts: charts,
-            tables: [ReportPage.Table(caption: "NPI history", header: ["Diagnosis", "NPI", "Prognostic group", "5-year survival"], rows: rows)])
+            heading: texts.filled("report.npi.heading"), paragraphs: [texts.filled("report.npi.explanation")], charts: charts,
+            tables: [
+                ReportPage.Table(
+                    caption: texts.filled("report.npi.caption"),
+                    header: ["diagnosis", "npi", "group", "survival"].map { texts.filled("report.npi.column.\($0)") }, rows: rows)
+            ])
     }
 
     /// Each released report as a table, its items in their order: what was measured, the value, the flag in words
     /// (HL7 table 0078) and the institution's advice. Every text the institution sent is escaped by the page.
     func examSection(_ exams: [Entry]) -> ReportPage.Section {
-        let words: [InterpretationCode: String] = [.N: "normal", .L: "low", .H: "high", .LL: "critically low", .HH: "critically high"]
         let tables = exams.map { exam in
             let key = ExamKey(subjectID: exam.subjectID)
             return ReportPage.Table(
-                caption: "Exam \(key?.examID ?? exam.subjectID) from \(key?.institutionID ?? "the institution"), reported "
-                    + LineChart.date(exam.observedAt.timeIntervalSince1970),
-                header: ["Test", "Value", "Result", "Advice"],
+                caption: texts.filled(
+                    "report.exam.caption",
+                    [
+                        "exam": key?.examID ?? exam.subjectID, "institution": key?.institutionID ?? "",
+                        "date": LineChart.date(exam.observedAt.timeIntervalSince1970),
+                    ]),
+                header: ["test", "value", "result", "advice"].map { texts.filled("report.exam.column.\($0)") },
                 rows: exam.items.map { item in
                     let flagged = item.interpretation != .N
                     return [
                         ReportPage.Cell("\(item.name) (\(item.code))"),
                         ReportPage.Cell("\(Markup.number(item.value, decimals: 2)) \(item.unit)", flagged: flagged),
-                        ReportPage.Cell(words[item.interpretation] ?? item.interpretation.rawValue, flagged: flagged),
+                        ReportPage.Cell(texts.filled(item.interpretation.labelKey), flagged: flagged),
                         ReportPage.Cell(item.comment ?? ""),
                     ]
                 })
         }
         let outside = exams.reduce(0) { $0 + $1.items.filter { $0.interpretation != .N }.count }
         return ReportPage.Section(
-            heading: "Exam results",
-            paragraphs: [
-                "\(Self.count(exams.count, "released report", "released reports")); "
-                    + "\(Self.count(outside, "result", "results")) outside the reference range, marked ▲."
-            ], tables: tables)
+            heading: texts.filled("report.exam.heading"),
+            paragraphs: [texts.filled("report.exam.summary", ["reports": "\(exams.count)", "outside": "\(outside)"])], tables: tables)
     }
 
     func melanomaSection(_ latest: Entry) -> ReportPage.Section {
         let interval = latest.values["selfExaminationIntervalMonths"]?.numberValue.map { Markup.number($0) } ?? "–"
         return ReportPage.Section(
-            heading: "Melanoma risk",
+            heading: texts.filled("report.melanoma.heading"),
             paragraphs: [
-                "Latest profile (\(LineChart.date(latest.observedAt.timeIntervalSince1970))): \(latest.category) risk"
-                    + (latest.severity == .normal ? "." : " ▲ (\(severityLabel(latest.severity))).")
-                    + " Check your skin every \(interval) months; see a clinician about any mole that changes."
+                texts.filled(
+                    latest.severity == .normal ? "report.melanoma.latest" : "report.melanoma.latestFlagged",
+                    [
+                        "date": LineChart.date(latest.observedAt.timeIntervalSince1970),
+                        "category": label(latest.category, namespace: MelanomaRiskCategory.labelNamespace),
+                        "severity": severityLabel(latest.severity),
+                    ]) + " " + texts.filled("report.melanoma.advice", ["months": interval])
             ])
     }
 
-    static func count(_ number: Int, _ one: String, _ many: String) -> String { "\(number) \(number == 1 ? one : many)" }
-
-    static func describe(_ period: Period) -> String {
+    func describe(_ period: Period) -> String {
         let from = period.start == Timestamp.plausibleRange.lowerBound ? nil : LineChart.date(period.start.timeIntervalSince1970)
         // The period's end is exclusive: the last day it covers is the one before.
         let to = period.end == Timestamp.plausibleRange.upperBound ? nil : LineChart.date(period.end.timeIntervalSince1970 - 1)
         switch (from, to) {
-        case (let from?, let to?): return "\(from) to \(to)"
-        case (let from?, nil): return "from \(from)"
-        case (nil, let to?): return "until \(to)"
-        case (nil, nil): return "all records"
+        case (let from?, let to?): return texts.filled("report.period.between", ["from": from, "to": to])
+        case (let from?, nil): return texts.filled("report.period.from", ["from": from])
+        case (nil, let to?): return texts.filled("report.period.until", ["to": to])
+        case (nil, nil): return texts.filled("report.period.all")
         }
     }
-}
-
-extension String {
-    fileprivate var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }

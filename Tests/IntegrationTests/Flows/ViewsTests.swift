@@ -243,11 +243,11 @@ import Testing
         #expect(reply.header("Content-Type")?.hasPrefix("text/html") == true && reply.header("Cache-Control") == "no-store")
         #expect(reply.header("Content-Security-Policy")?.contains("default-src 'none'") == true)
         let html = reply.text
-        #expect(html.contains("<h2>Blood pressure</h2>") && html.contains("5 readings; 2 outside the normal range."))
+        #expect(html.contains("<h2>Blood pressure</h2>") && html.contains("Readings: 5. Outside the normal range: 2."))
         #expect(html.contains("2026-10-01 to 2026-10-31") && html.contains("<h2>Nottingham Prognostic Index</h2>"))
         #expect(html.contains("Very high blood pressure (hypertensive crisis)") && html.contains("▲ 192/118 mmHg"))
         #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;Glucose (2345-7)") && html.contains("&lt;script&gt;alert(1)&lt;/script&gt; Repeat"))
-        #expect(!html.contains("<img") && html.contains("▲ 182 mg/dL") && html.contains("▲ high") && html.contains("<td>normal</td>"))
+        #expect(!html.contains("<img") && html.contains("▲ 182 mg/dL") && html.contains("▲ High") && html.contains("<td>Normal</td>"))
 
         // As a browser shows it, and on paper.
         let output = Paths.packageRoot.appendingPathComponent(".build/test-output/report")

@@ -1,0 +1,79 @@
+/// Every word of the patient report that is not a value or a category label: headings, captions, column names and
+/// sentences, keyed like the tips so that a translation (`TIP_TRANSLATIONS_DIR`) gives them too. `{name}` marks where
+/// a value goes; sentences are built so that no language needs a plural rule ("Readings: 5").
+public enum ReportWords {
+    public static let english: [String: String] = [
+        "report.title": "Health report",
+        "report.subtitle": "Patient {patient} · {period}",
+        "report.period.between": "{from} to {to}",
+        "report.period.from": "from {from}",
+        "report.period.until": "until {to}",
+        "report.period.all": "all records",
+        "report.footer":
+            "Made by Caretide on {date} with rule set {ruleSet}. Categories follow the sources in Caretide's clinical rules; a value outside "
+            + "its normal range is marked ▲. This report does not replace a clinician's review.",
+        "report.notRecorded": "Not recorded in this period",
+
+        "report.heading.bloodPressure": "Blood pressure",
+        "report.heading.pulse": "Resting pulse",
+        "report.heading.bodyMassIndex": "Body mass index",
+        "report.heading.glucose": "Blood glucose",
+        "report.heading.hba1c": "HbA1c",
+        "report.heading.lipids": "Cholesterol and triglycerides",
+        "report.line.systolic": "Systolic",
+        "report.line.diastolic": "Diastolic",
+        "report.line.beatsPerMinute": "Pulse",
+        "report.line.bmi": "BMI",
+        "report.line.valueMgPerDL": "Glucose",
+        "report.line.percent": "HbA1c",
+        "report.line.totalCholesterolMgPerDL": "Total cholesterol",
+        "report.line.ldlCholesterolMgPerDL": "LDL",
+        "report.line.hdlCholesterolMgPerDL": "HDL",
+        "report.line.triglyceridesMgPerDL": "Triglycerides",
+        "report.unit.beatsPerMinute": "beats/min",
+        "report.readings": "Readings: {count}. Outside the normal range: {outside}.",
+        "report.summary.caption": "{heading}: summary",
+        "report.summary.latest": "Latest",
+        "report.summary.lowest": "Lowest",
+        "report.summary.highest": "Highest",
+        "report.column.date": "Date",
+        "report.column.value": "Value",
+        "report.column.category": "Category",
+
+        "report.npi.heading": "Nottingham Prognostic Index",
+        "report.npi.explanation":
+            "NPI = 0.2 × tumour size (cm) + grade + lymph-node stage. The survival curve joins the group's published 5-year figure to 100 % at "
+            + "diagnosis; between them it is a model, not a forecast for one person.",
+        "report.npi.curveTitle": "Survival curve of the latest NPI group (illustrative)",
+        "report.npi.curveUnit": "% alive",
+        "report.npi.monthsAfterDiagnosis": "{months} months after diagnosis",
+        "report.npi.caption": "NPI history",
+        "report.npi.column.diagnosis": "Diagnosis",
+        "report.npi.column.npi": "NPI",
+        "report.npi.column.group": "Prognostic group",
+        "report.npi.column.survival": "5-year survival",
+
+        "report.exam.heading": "Exam results",
+        "report.exam.caption": "Exam {exam} from {institution}, reported {date}",
+        "report.exam.summary": "Released reports: {reports}. Results outside the reference range, marked ▲: {outside}.",
+        "report.exam.column.test": "Test",
+        "report.exam.column.value": "Value",
+        "report.exam.column.result": "Result",
+        "report.exam.column.advice": "Advice",
+
+        "report.melanoma.heading": "Melanoma risk",
+        "report.melanoma.latest": "Latest profile ({date}): {category} risk.",
+        "report.melanoma.latestFlagged": "Latest profile ({date}): {category} risk ▲ ({severity}).",
+        "report.melanoma.advice": "Check your skin every {months} months; see a clinician about any mole that changes.",
+    ]
+}
+
+extension TipTexts {
+    /// The text of `key` in this language (else English) with each `{name}` replaced by its value; the key itself
+    /// when no language has it, so a missing text shows rather than vanishes.
+    public func filled(_ key: String, _ values: [String: String] = [:]) -> String {
+        var text = self.text(key) ?? key
+        for (name, value) in values { text = text.replacing("{\(name)}", with: value) }
+        return text
+    }
+}
