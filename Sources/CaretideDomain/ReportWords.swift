@@ -65,6 +65,13 @@ public enum ReportWords {
         "report.melanoma.latest": "Latest profile ({date}): {category} risk.",
         "report.melanoma.latestFlagged": "Latest profile ({date}): {category} risk ▲ ({severity}).",
         "report.melanoma.advice": "Check your skin every {months} months; see a clinician about any mole that changes.",
+
+        "report.environment.heading": "UV index and air quality: {area}",
+        "report.environment.none": "No readings in this period.",
+        "report.environment.summary":
+            "Days with readings: {days}. Highest UV index: {uv}. Highest air quality index (US AQI): {aqi}. Days at or above UV 6 or AQI 101 are marked ▲.",
+        "report.environment.uvTitle": "Daily maximum UV index",
+        "report.environment.aqiTitle": "Daily maximum air quality index (US AQI)",
     ]
 }
 

@@ -16,7 +16,7 @@ enum DiagnosisInput {
             .measurementDeleted, .npiInputsRecorded, .melanomaRiskProfileRecorded, .examResultRecorded, .examResultEnteredInError,
             .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .alertRaised, .alertWithdrawn,
             .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported, .careTeamGranted, .careTeamRevoked, .accessRecorded,
-            .areaRegistered, .uvIndexRecorded, .airQualityRecorded, .examResultReleased:
+            .areaRegistered, .uvIndexRecorded, .airQualityRecorded, .environmentSubscriptionChanged, .examResultReleased:
             self = .notConsumed(event.eventType)
         }
     }

@@ -28,8 +28,9 @@ enum NotificationInput {
         case .areaRegistered: self = .areaRegistered(try event.payload())
         case .uvIndexRecorded: self = .uvIndexRecorded(try event.payload())
         case .airQualityRecorded: self = .airQualityRecorded(try event.payload())
-        // The patient hears of a report when it is released, not when it is recorded.
-        case .examResultRecorded: self = .nothingToDo
+        // The patient hears of a report when it is released, not when it is recorded; a subscription changing is
+        // this service's own announcement (for scoring's reports), already applied here.
+        case .examResultRecorded, .environmentSubscriptionChanged: self = .nothingToDo
         case .bloodPressureRecorded, .pulseRecorded, .bodyMeasurementRecorded, .glucoseRecorded, .hba1cRecorded, .lipidPanelRecorded,
             .measurementDeleted, .npiInputsRecorded, .melanomaRiskProfileRecorded,
             .alertRaised, .alertWithdrawn, .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused,

@@ -9,6 +9,12 @@ enum ScoringInput {
     case examResultEnteredInError(ExamResultEnteredInError)
     /// A revision of a report released to its patient: the patient's report may show it.
     case examResultReleased(ExamResultReleased)
+    /// What the report's UV and air-quality section reads: the areas, their readings as daily maxima, and which
+    /// areas each patient follows (`ReportEnvironmentStore`).
+    case areaRegistered(AreaRegistered)
+    case uvIndexRecorded(UVIndexRecorded)
+    case airQualityRecorded(AirQualityRecorded)
+    case environmentSubscriptionChanged(EnvironmentSubscriptionChanged)
     /// A type scoring-service does not consume; arriving here it goes to the dead-letter topic with the reason.
     case notConsumed(EventType)
 
@@ -22,10 +28,14 @@ enum ScoringInput {
         // A report is assessed when it is recorded, released or not, so its clinicians see the flags at once; its
         // release only says what the patient's own report may show.
         case .examResultReleased: self = .examResultReleased(try event.payload())
+        case .areaRegistered: self = .areaRegistered(try event.payload())
+        case .uvIndexRecorded: self = .uvIndexRecorded(try event.payload())
+        case .airQualityRecorded: self = .airQualityRecorded(try event.payload())
+        case .environmentSubscriptionChanged: self = .environmentSubscriptionChanged(try event.payload())
         case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .alertRaised, .alertWithdrawn,
             .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported,
             // Care-team events are applied by the runtime's projection before the handler.
-            .careTeamGranted, .careTeamRevoked, .accessRecorded, .areaRegistered, .uvIndexRecorded, .airQualityRecorded:
+            .careTeamGranted, .careTeamRevoked, .accessRecorded:
             self = .notConsumed(event.eventType)
         }
     }

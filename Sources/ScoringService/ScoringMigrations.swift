@@ -119,5 +119,28 @@ enum ScoringMigrations {
                         PRIMARY KEY (patient_id, subject_id, revision))
                     """
                 ]),
+            // The report's UV and air-quality section (`ReportEnvironmentStore`): the areas, each area's daily maxima (its
+            // own calendar day), and which areas each patient follows, all from `caretide.environment`.
+            Migration(
+                version: 7, name: "areas patients follow, and their daily maxima",
+                statements: [
+                    "CREATE TABLE report_areas (area_code text PRIMARY KEY, name text NOT NULL, time_zone text NOT NULL)",
+                    """
+                    CREATE TABLE report_area_days (
+                        area_code text NOT NULL,
+                        day date NOT NULL,
+                        uv_index_max double precision,
+                        aqi_max integer,
+                        PRIMARY KEY (area_code, day))
+                    """,
+                    """
+                    CREATE TABLE report_followed_areas (
+                        patient_id text NOT NULL,
+                        area_code text NOT NULL,
+                        following boolean NOT NULL,
+                        changed_at timestamptz NOT NULL,
+                        PRIMARY KEY (patient_id, area_code))
+                    """,
+                ]),
         ])
 }

@@ -23,7 +23,7 @@ public enum ScoringService {
     public static func definition(tips: TipCatalog, printer: PDFPrinter, shareKey: ShareKey? = nil) -> ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "scoring", migrations: ScoringMigrations.track,
-            consumedTopics: [.measurements, .npi, .riskProfiles, .examResults], handler: ScoringHandler(), careTeam: .projection
+            consumedTopics: [.measurements, .npi, .riskProfiles, .examResults, .environment], handler: ScoringHandler(), careTeam: .projection
         ) { routes, context in
             AssessmentRoutes(context: context, tips: tips).register(on: routes)
             ClinicalHistoryRoutes(context: context, tips: tips).register(on: routes)

@@ -98,6 +98,7 @@ enum EventSamples {
         EventSample(UVIndexRecorded(areaCode: "lisbon", observedAt: takenAt, uvIndex: 8.2, dailyMax: 9.1, solarNoon: takenAt), patientID: nil),
         EventSample(UVIndexRecorded(areaCode: "lisbon", observedAt: takenAt, uvIndex: 0), patientID: nil),
         EventSample(AirQualityRecorded(areaCode: "lisbon", observedAt: takenAt, aqi: 57, pm25: 14.2, o3: 48), patientID: nil),
+        EventSample(EnvironmentSubscriptionChanged(areaCode: "lisbon", subscribed: true, changedAt: takenAt), patientID: "patient-42"),
         EventSample(
             AccessRecorded(
                 auditID: UUID(), recordedAt: takenAt, subject: "dr-1", role: "consultant", institutionID: nil, action: .read,

@@ -61,4 +61,27 @@ import Testing
         #expect(TipTexts.english.filled("report.summary.caption", ["heading": "Pulse"]) == "Pulse: summary")
         #expect(TipTexts.english.filled("no.such.key") == "no.such.key")
     }
+
+    @Test("an area the patient follows: its daily maxima charted against the WHO and EPA bands, high days marked")
+    func environment() throws {
+        let day = 86_400.0
+        var report = PatientReport(
+            patientID: "p-1", period: Period(start: Self.start, end: Self.start.addingTimeInterval(30 * day)), entries: [], texts: .english,
+            generatedAt: Self.start.addingTimeInterval(30 * day))
+        report.environment = [
+            .init(
+                areaCode: "lisbon", name: "Lisbon",
+                days: [
+                    .init(day: Self.start, uvIndexMax: 7.2, aqiMax: 160),
+                    .init(day: Self.start.addingTimeInterval(day), uvIndexMax: 2.4, aqiMax: nil),
+                ]),
+            .init(areaCode: "porto", name: "Porto", days: []),
+        ]
+        let html = report.page.html
+        #expect(html.contains("<h2>UV index and air quality: Lisbon</h2>") && html.contains("Days with readings: 2."))
+        #expect(html.contains("Highest UV index: 7.2 (High)") && html.contains("Highest air quality index (US AQI): 160 (Unhealthy)"))
+        #expect(html.contains("id=\"chart-uv-0-title\"") && html.contains("id=\"chart-aqi-0-title\""))
+        #expect(html.contains("<h2>UV index and air quality: Porto</h2>") && html.contains("No readings in this period."))
+        #expect(html.firstMatch(of: /\{[a-zA-Z]+\}/) == nil)
+    }
 }

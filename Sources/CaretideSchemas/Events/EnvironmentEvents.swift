@@ -73,3 +73,19 @@ public struct AirQualityRecorded: EventPayload {
 
     public var partitionKey: String? { areaCode }
 }
+
+/// A patient subscribed to an area's UV and air-quality alerts, or left them (notification-service →
+/// `caretide.environment`, keyed by the patient): scoring keeps which areas each patient follows for their report.
+public struct EnvironmentSubscriptionChanged: EventPayload {
+    public static let eventType = EventType.environmentSubscriptionChanged
+
+    public var areaCode: String
+    public var subscribed: Bool
+    public var changedAt: Date
+
+    public init(areaCode: String, subscribed: Bool, changedAt: Date) {
+        self.areaCode = areaCode
+        self.subscribed = subscribed
+        self.changedAt = changedAt
+    }
+}

@@ -38,6 +38,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case areaRegistered = "area.registered"
     case uvIndexRecorded = "uv-index.recorded"
     case airQualityRecorded = "air-quality.recorded"
+    // A patient following an area's readings (notification-service).
+    case environmentSubscriptionChanged = "environment-subscription.changed"
 
     /// The current schema version of the payload. Bump it with a new schema file when a change is not backwards compatible.
     public var schemaVersion: Int { 1 }
@@ -56,7 +58,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported: .diagnosisResults
         case .careTeamGranted, .careTeamRevoked: .careTeam
         case .accessRecorded: .audit
-        case .areaRegistered, .uvIndexRecorded, .airQualityRecorded: .environment
+        case .areaRegistered, .uvIndexRecorded, .airQualityRecorded, .environmentSubscriptionChanged: .environment
         }
     }
 
@@ -91,6 +93,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .areaRegistered: AreaRegistered.self
         case .uvIndexRecorded: UVIndexRecorded.self
         case .airQualityRecorded: AirQualityRecorded.self
+        case .environmentSubscriptionChanged: EnvironmentSubscriptionChanged.self
         }
     }
 

@@ -10,6 +10,8 @@ import Hummingbird
 ///   (404 for an area not registered);
 /// - `GET /v1/patients/{patientId}/environment-subscriptions`: the subscriptions, by area, with the thresholds in force;
 /// - `DELETE /v1/patients/{patientId}/environment-subscriptions/{areaCode}`: unsubscribe.
+///
+/// Each change is announced as `environment-subscription.changed`, for the patient's report.
 struct SubscriptionRoutes: Sendable {
     let context: ServiceContext
 
@@ -29,8 +31,11 @@ struct SubscriptionRoutes: Sendable {
                 uvIndexThreshold: body["uvIndexThreshold"]?.numberValue, aqiThreshold: body["aqiThreshold"]?.numberValue.map { Int($0) },
                 fitzpatrickSkinType: body["fitzpatrickSkinType"]?.numberValue.map { Int($0) },
                 conditions: (body["conditions"]?.elements ?? []).compactMap(\.stringValue), updatedAt: Date())
+            let traceID = requestContext.requestID
             let subscribed = try await context.transaction(auditing: requestContext.origin, status: { $0 ? 200 : 404 }) { handler in
-                try await EnvironmentStore(handler).subscribe(patientID: patientID, subscription)
+                guard try await EnvironmentStore(handler).subscribe(patientID: patientID, subscription) else { return false }
+                try await Self.announce(areaCode: areaCode, subscribed: true, patientID: patientID, traceID: traceID, handler: handler)
+                return true
             }
             guard subscribed else { throw HTTPProblem(status: .notFound, error: "no such area: an operator registers areas first") }
             return try jsonResponse(subscription)
@@ -45,11 +50,23 @@ struct SubscriptionRoutes: Sendable {
         routes.delete("\(path)/:areaCode", access: .patientData(.write), summary: "Unsubscribe from an area's alerts") { _, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let areaCode = try PatientID.fromPath(requestContext, parameter: "areaCode", label: "area code")
+            let traceID = requestContext.requestID
             let removed = try await context.transaction(auditing: requestContext.origin, status: { $0 ? 204 : 404 }) { handler in
-                try await EnvironmentStore(handler).unsubscribe(patientID: patientID, areaCode: areaCode)
+                guard try await EnvironmentStore(handler).unsubscribe(patientID: patientID, areaCode: areaCode) else { return false }
+                try await Self.announce(areaCode: areaCode, subscribed: false, patientID: patientID, traceID: traceID, handler: handler)
+                return true
             }
             guard removed else { throw HTTPProblem(status: .notFound, error: "no subscription to this area") }
             return Response(status: .noContent)
         }
+    }
+
+    /// Tells scoring which areas the patient follows (for the report's UV and air-quality section), in the
+    /// transaction that changes the subscription: ids and a flag, never the thresholds or conditions.
+    static func announce(areaCode: String, subscribed: Bool, patientID: String, traceID: String?, handler: HandlerContext) async throws {
+        try await handler.publish(
+            EventEnvelope(
+                producer: handler.producer, patientID: patientID, traceID: traceID,
+                payload: EnvironmentSubscriptionChanged(areaCode: areaCode, subscribed: subscribed, changedAt: Date())))
     }
 }

@@ -9,9 +9,22 @@ import Foundation
 /// Everything it writes and publishes happens in the event's transaction.
 struct ScoringHandler: EventHandler {
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
+        let input = try ScoringInput(event)
+        switch input {
+        case .areaRegistered(let area):
+            return try await ReportEnvironmentStore(context).register(area)
+        case .uvIndexRecorded(let reading):
+            return try await ReportEnvironmentStore(context).record(reading)
+        case .airQualityRecorded(let reading):
+            return try await ReportEnvironmentStore(context).record(reading)
+        default: break
+        }
         guard let patientID = event.patientID else { throw UnprocessableEvent("\(event.eventType.rawValue) without a patientId") }
         let store = AssessmentStore(context)
-        switch try ScoringInput(event) {
+        switch input {
+        case .areaRegistered, .uvIndexRecorded, .airQualityRecorded: break
+        case .environmentSubscriptionChanged(let change):
+            try await ReportEnvironmentStore(context).apply(change, patientID: patientID)
         case .measurementDeleted(let deleted):
             try await withdraw(
                 store, patientID: patientID, kind: AssessmentKind(deleted.kind), subjectID: deleted.measurementID.uuidString.lowercased(),

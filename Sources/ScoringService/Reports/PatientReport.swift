@@ -28,6 +28,22 @@ struct PatientReport {
     let entries: [Entry]
     let texts: TipTexts
     let generatedAt: Date
+    /// The areas the patient follows, with their daily UV and air-quality maxima in the period.
+    var environment: [AreaHistory] = []
+
+    /// An area the patient follows and its days in the period.
+    struct AreaHistory: Sendable, Equatable {
+        struct Day: Sendable, Equatable {
+            /// The area's calendar day, as midnight UTC of that date.
+            let day: Date
+            let uvIndexMax: Double?
+            let aqiMax: Int?
+        }
+
+        let areaCode: String
+        let name: String
+        var days: [Day]
+    }
 
     /// How many points a chart draws at most: enough for a year of daily readings at full detail on paper.
     static let chartPoints = 400
@@ -92,6 +108,7 @@ struct PatientReport {
         if let profiles = byKind[.melanomaRisk], let latest = profiles.max(by: { $0.observedAt < $1.observedAt }) {
             sections.append(melanomaSection(latest))
         }
+        for (index, area) in environment.enumerated() { sections.append(environmentSection(area, index: index)) }
         if !none.isEmpty {
             sections.append(
                 ReportPage.Section(heading: texts.filled("report.notRecorded"), paragraphs: [none.joined(separator: ", ") + "."]))
@@ -244,6 +261,64 @@ struct PatientReport {
                         "severity": severityLabel(latest.severity),
                     ]) + " " + texts.filled("report.melanoma.advice", ["months": interval])
             ])
+    }
+
+    /// An area's daily maxima: the UV index against the WHO bands and the US AQI against the EPA categories, each
+    /// day at or above the level the alerts start at by default (UV 6, AQI 101; docs/clinical-rules.md §12) marked.
+    func environmentSection(_ area: AreaHistory, index: Int) -> ReportPage.Section {
+        let heading = texts.filled("report.environment.heading", ["area": area.name])
+        guard !area.days.isEmpty else { return ReportPage.Section(heading: heading, paragraphs: [texts.filled("report.environment.none")]) }
+        let start = period.start == Timestamp.plausibleRange.lowerBound ? area.days[0].day : period.start
+        let end = period.end == Timestamp.plausibleRange.upperBound ? area.days[area.days.count - 1].day.addingTimeInterval(86_400) : period.end
+        func bands(_ table: ReferenceTable, namespace: String) -> [LineChart.Band] {
+            (table.measures.first?.bands ?? []).enumerated().map { rank, band in
+                LineChart.Band(label: label(band.category, namespace: namespace), from: band.from, below: band.below, level: min(rank, 3))
+            }
+        }
+        var charts: [LineChart] = []
+        var facts: [String: String] = ["days": "\(area.days.count)", "uv": "–", "aqi": "–"]
+        let uvDays = area.days.compactMap { day in day.uvIndexMax.map { (day.day, $0) } }
+        if let highest = uvDays.map(\.1).max() {
+            facts["uv"] =
+                "\(Markup.number(highest, decimals: 1)) (\(label(UVIndexCategory(uvIndex: highest).rawValue, namespace: UVIndexCategory.labelNamespace)))"
+            let name = texts.filled("report.environment.uvTitle")
+            charts.append(
+                LineChart(
+                    id: "chart-uv-\(index)", title: name, unit: "",
+                    series: [
+                        LineChart.Series(
+                            name: name,
+                            points: uvDays.map { day, value in
+                                let category = UVIndexCategory(uvIndex: value)
+                                return LineChart.Point(
+                                    time: day.timeIntervalSince1970, value: value,
+                                    label: label(category.rawValue, namespace: UVIndexCategory.labelNamespace),
+                                    abnormal: category >= .high)
+                            })
+                    ], bands: bands(ReferenceTable.uvIndex, namespace: UVIndexCategory.labelNamespace), start: start.timeIntervalSince1970,
+                    end: end.timeIntervalSince1970))
+        }
+        let aqiDays = area.days.compactMap { day in day.aqiMax.map { (day.day, $0) } }
+        if let highest = aqiDays.map(\.1).max() {
+            facts["aqi"] = "\(highest) (\(label(AirQualityCategory(aqi: highest).rawValue, namespace: AirQualityCategory.labelNamespace)))"
+            let name = texts.filled("report.environment.aqiTitle")
+            charts.append(
+                LineChart(
+                    id: "chart-aqi-\(index)", title: name, unit: "",
+                    series: [
+                        LineChart.Series(
+                            name: name,
+                            points: aqiDays.map { day, value in
+                                let category = AirQualityCategory(aqi: value)
+                                return LineChart.Point(
+                                    time: day.timeIntervalSince1970, value: Double(value),
+                                    label: label(category.rawValue, namespace: AirQualityCategory.labelNamespace),
+                                    abnormal: category >= .unhealthyForSensitiveGroups)
+                            })
+                    ], bands: bands(ReferenceTable.airQuality, namespace: AirQualityCategory.labelNamespace), start: start.timeIntervalSince1970,
+                    end: end.timeIntervalSince1970))
+        }
+        return ReportPage.Section(heading: heading, paragraphs: [texts.filled("report.environment.summary", facts)], charts: charts)
     }
 
     func describe(_ period: Period) -> String {

@@ -104,8 +104,10 @@ struct ReportRoutes: Sendable {
     }
 
     private func page(patientID: String, period: Period, texts: TipTexts) async throws -> String {
-        let entries = try await ReportStore.entries(patientID: patientID, period: period, on: context.database.client, logger: context.logger)
-        return PatientReport(patientID: patientID, period: period, entries: entries, texts: texts, generatedAt: Date()).page.html
+        let client = context.database.client
+        let entries = try await ReportStore.entries(patientID: patientID, period: period, on: client, logger: context.logger)
+        let areas = try await ReportEnvironmentStore.followedAreas(patientID: patientID, period: period, on: client, logger: context.logger)
+        return PatientReport(patientID: patientID, period: period, entries: entries, texts: texts, generatedAt: Date(), environment: areas).page.html
     }
 
     static func page(_ html: String, language: String) -> Response {

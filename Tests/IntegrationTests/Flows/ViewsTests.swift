@@ -4,6 +4,7 @@ import CaretideSchemas
 import CaretideTestSupport
 import Foundation
 import IngestService
+import NotificationService
 import ScoringService
 import Testing
 
@@ -291,6 +292,46 @@ import Testing
             try await HTTP.get("\(scoring)/v1/patients/p-report/report", as: .identity(Identity(subject: "p-else", role: .patient))).status == 403)
         #expect(
             try await HTTP.get("\(scoring)/v1/patients/p-report/report", as: .identity(Identity(subject: "dr-x", role: .consultant))).status == 403)
+        try await stack.shutdown()
+    }
+
+    @Test("the report shows the UV and air-quality history of the areas the patient follows, and stops when they leave one")
+    func reportEnvironment() async throws {
+        let stack = try await TestStack.start([IngestService.definition, ScoringService.definition, NotificationService.definition])
+        let (ingest, scoring, notification) = (
+            stack.baseURL(IngestService.name), stack.baseURL(ScoringService.name), stack.baseURL(NotificationService.name)
+        )
+        let operatorCaller = Caller.identity(Identity(subject: "ops-env", role: .operator))
+        let area = #"{"name": "Lisbon", "latitude": 38.72, "longitude": -9.14, "timeZone": "Europe/Lisbon"}"#
+        #expect(try await HTTP.send(method: "PUT", "\(ingest)/v1/areas/lisbon", json: area, as: operatorCaller).status == 201)
+        let subscription = "\(notification)/v1/patients/p-env/environment-subscriptions/lisbon"
+        try await eventually("notification knows the area") {
+            try await HTTP.send(method: "PUT", subscription, json: "{}").status == 200
+        }
+        // Two October days in Lisbon: a high UV day with unhealthy air, and a low one. 23:30 UTC on the 6th is already
+        // the 7th in Lisbon (UTC+1 in October), so it counts for the 7th.
+        for (path, body) in [
+            ("uv-index", #"{"observedAt": "2026-10-06T11:00:00Z", "uvIndex": 5.1}"#),
+            ("uv-index", #"{"observedAt": "2026-10-06T13:00:00Z", "uvIndex": 7.2}"#),
+            ("uv-index", #"{"observedAt": "2026-10-06T23:30:00Z", "uvIndex": 2.4}"#),
+            ("air-quality", #"{"observedAt": "2026-10-06T12:00:00Z", "aqi": 160}"#),
+            ("air-quality", #"{"observedAt": "2026-10-07T12:00:00Z", "pm25": 5.0}"#),
+        ] {
+            #expect(try await HTTP.send(method: "POST", "\(ingest)/v1/areas/lisbon/\(path)", json: body, as: operatorCaller).status == 201)
+        }
+        let report = "\(scoring)/v1/patients/p-env/report?from=2026-10-01&to=2026-10-31"
+        try await eventually("the readings and the subscription reach scoring") {
+            try await HTTP.get(report).text.contains("Days with readings: 2.")
+        }
+        let html = try await HTTP.get(report).text
+        #expect(html.contains("<h2>UV index and air quality: Lisbon</h2>"))
+        #expect(html.contains("Highest UV index: 7.2 (High)") && html.contains("Highest air quality index (US AQI): 160 (Unhealthy)"))
+        #expect(html.contains("Daily maximum UV index") && html.contains("Daily maximum air quality index (US AQI)"))
+        // Leaving the area takes it out of the report.
+        #expect(try await HTTP.send(method: "DELETE", subscription).status == 204)
+        try await eventually("the change reaches scoring") {
+            try await !HTTP.get(report).text.contains("UV index and air quality: Lisbon")
+        }
         try await stack.shutdown()
     }
 }
