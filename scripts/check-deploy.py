@@ -84,6 +84,7 @@ deliberately_unset = {
     "TIP_TRANSLATIONS_DIR": "optional translations of the tips; without it, English",
     "REPORT_PDF_BROWSER": "the image installs chromium at its default path, /usr/bin/chromium",
     "SMTP_CA_FILE": "the system's roots verify the relay unless it has a private CA",
+    "MAIL_SERVICE_TOKEN_FILE": "only with MAIL_ATTACH_REPORT_PDF=true, which is off: the operator then mounts a service token",
 }
 readme = (root / "README.md").read_text()
 for variable in sorted(shared_variables.union(*service_variables.values())):

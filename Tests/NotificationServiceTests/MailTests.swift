@@ -55,6 +55,35 @@ struct MailMessageTests {
     }
 }
 
+@Suite("E-mail attachments")
+struct MailAttachmentTests {
+    @Test("an attachment makes a multipart message: the text, then the file in base64, closed by the boundary")
+    func multipart() throws {
+        let pdf = Data((0..<200).map { UInt8($0) })
+        let message = try MailMessage(
+            from: MailMessageTests.from, to: MailMessageTests.to, subject: "Report", body: "See the report.\n.hidden", date: Date(),
+            messageID: "<r.3@caretide>", attachment: .init(filename: "report.pdf", contentType: "application/pdf", data: pdf))
+        let lines = message.transmitted.components(separatedBy: "\r\n")
+        let boundary = message.boundary
+        #expect(
+            lines.contains("Content-Type: multipart/mixed; boundary=\"\(boundary)\"") && lines.contains("Content-Type: text/plain; charset=utf-8"))
+        #expect(lines.filter { $0 == "--\(boundary)" }.count == 2 && lines.suffix(2) == ["--\(boundary)--", "."])
+        #expect(lines.contains("..hidden") && lines.contains("Content-Disposition: attachment; filename=\"report.pdf\""))
+        let start = try #require(lines.firstIndex(of: "Content-Transfer-Encoding: base64")) + 2
+        let encoded = lines[start..<(lines.count - 2)]
+        #expect(encoded.allSatisfy { $0.count <= 76 } && Data(base64Encoded: encoded.joined()) == pdf)
+    }
+
+    @Test("a file name that could bend the header is refused")
+    func filename() {
+        #expect(throws: MailMessage.HeaderInjection.self) {
+            try MailMessage(
+                from: MailMessageTests.from, to: MailMessageTests.to, subject: "Report", body: "", date: Date(), messageID: "<r.4@c>",
+                attachment: .init(filename: "a\"\r\nX-Evil: 1", contentType: "application/pdf", data: Data()))
+        }
+    }
+}
+
 @Suite("Report e-mail retries")
 struct MailRetryPolicyTests {
     let policy = MailRetryPolicy(maximumAttempts: 4, initialDelay: .seconds(60), maximumDelay: .seconds(150))
@@ -69,7 +98,7 @@ struct MailRetryPolicyTests {
 
     @Test("4xx and no answer are retried, the delay doubling to its ceiling, until the last attempt")
     func transient() {
-        for failure in [SMTPFailure.replied(code: 421, stage: "greeting"), .replied(code: 451, stage: "end of data"), .unreachable("down")] {
+        for failure in [MailFailure.replied(code: 421, stage: "greeting"), .replied(code: 451, stage: "end of data"), .unreachable("down")] {
             #expect(policy.next(after: failure, attempt: 1) == .retry(after: .seconds(60)))
             #expect(policy.next(after: failure, attempt: 2) == .retry(after: .seconds(120)))
             #expect(policy.next(after: failure, attempt: 3) == .retry(after: .seconds(150)))
@@ -116,6 +145,24 @@ struct MailSettingsTests {
                 #expect(named.contains(variable), "\(variable)")
             }
         }
+    }
+
+    @Test("attaching the PDF is off by default; turned on it needs scoring's address and a token file")
+    func attachment() throws {
+        #expect(try MailSettings.configured(Self.minimal)?.attachment == nil)
+        do {
+            _ = try MailSettings.configured(Self.minimal.merging(["MAIL_ATTACH_REPORT_PDF": "true"]) { $1 })
+            Issue.record("accepted")
+        } catch {
+            let named = error.problems.joined(separator: "\n")
+            #expect(named.contains("MAIL_REPORT_SERVICE_URL") && named.contains("MAIL_SERVICE_TOKEN_FILE"))
+        }
+        #expect(throws: (any Error).self) { try MailSettings.configured(Self.minimal.merging(["MAIL_ATTACH_REPORT_PDF": "yes"]) { $1 }) }
+        let on = try MailSettings.configured(
+            Self.minimal.merging([
+                "MAIL_ATTACH_REPORT_PDF": "true", "MAIL_REPORT_SERVICE_URL": "http://scoring:8080/", "MAIL_SERVICE_TOKEN_FILE": "/etc/hostname",
+            ]) { $1 })
+        #expect(on?.attachment?.reportServiceURL == "http://scoring:8080" && on?.attachment?.tokenFile == "/etc/hostname")
     }
 
     @Test("a password is never sent over a connection without TLS")

@@ -27,7 +27,7 @@ public struct MailRetryPolicy: Sendable, Equatable {
     }
 
     /// What follows attempt `attempt` (1 for the first): nil failure for an accepted message.
-    func next(after failure: SMTPFailure?, attempt: Int) -> Next {
+    func next(after failure: MailFailure?, attempt: Int) -> Next {
         guard let failure else { return .sent }
         guard failure.isTransient, attempt < maximumAttempts else { return .failed }
         var backoff = Backoff(initial: initialDelay, maximum: maximumDelay)

@@ -10,16 +10,32 @@ public struct MailSettings: Sendable {
     /// e-mails are this and a path.
     let linkBase: String
     let retry: MailRetryPolicy
+    /// Where the report's PDF is fetched from when the operator chose to attach it (`MAIL_ATTACH_REPORT_PDF`); nil
+    /// (the default) sends the notice alone, with no clinical content.
+    let attachment: ReportAttachment?
 
-    init(relay: SMTPRelay, sender: MailAddress, linkBase: String, retry: MailRetryPolicy = .standard) {
+    /// scoring-service's address inside the deployment and the service token it is read with (role `service`,
+    /// scope `patients:read`), from a file the platform keeps fresh and that is read again for every e-mail.
+    struct ReportAttachment: Sendable {
+        let reportServiceURL: String
+        let tokenFile: String
+    }
+
+    init(relay: SMTPRelay, sender: MailAddress, linkBase: String, retry: MailRetryPolicy = .standard, attachment: ReportAttachment? = nil) {
         self.relay = relay
         self.sender = sender
         self.linkBase = linkBase.hasSuffix("/") ? String(linkBase.dropLast()) : linkBase
         self.retry = retry
+        self.attachment = attachment.map {
+            ReportAttachment(
+                reportServiceURL: $0.reportServiceURL.hasSuffix("/") ? String($0.reportServiceURL.dropLast()) : $0.reportServiceURL,
+                tokenFile: $0.tokenFile)
+        }
     }
 
     /// Read from `SMTP_HOST`, `SMTP_PORT`, `SMTP_SECURITY`, `SMTP_USERNAME`, `SMTP_PASSWORD`, `SMTP_CA_FILE`,
-    /// `MAIL_FROM` and `MAIL_LINK_BASE_URL`; nil without `SMTP_HOST`; an error naming every variable that is wrong.
+    /// `MAIL_FROM`, `MAIL_LINK_BASE_URL`, and `MAIL_ATTACH_REPORT_PDF` with `MAIL_REPORT_SERVICE_URL` and
+    /// `MAIL_SERVICE_TOKEN_FILE`; nil without `SMTP_HOST`; an error naming every variable that is wrong.
     public static func configured(_ environment: [String: String], retry: MailRetryPolicy = .standard) throws(InvalidConfiguration) -> MailSettings? {
         // An empty value is an unset one: compose and Kubernetes pass every variable, set or not.
         let set = environment.filter { !$0.value.isEmpty }
@@ -47,9 +63,24 @@ public struct MailSettings: Sendable {
         if base?.host == nil || !["https", "http"].contains(base?.scheme ?? "") {
             problems.append("MAIL_LINK_BASE_URL must be the API's public http(s) address when SMTP_HOST is set")
         }
+        var attachment: ReportAttachment?
+        switch set["MAIL_ATTACH_REPORT_PDF"] ?? "false" {
+        case "false": attachment = nil
+        case "true":
+            let service = set["MAIL_REPORT_SERVICE_URL"] ?? ""
+            if URL(string: service)?.host == nil || !["https", "http"].contains(URL(string: service)?.scheme ?? "") {
+                problems.append("MAIL_REPORT_SERVICE_URL must be scoring-service's http(s) address when MAIL_ATTACH_REPORT_PDF=true")
+            }
+            let tokenFile = set["MAIL_SERVICE_TOKEN_FILE"] ?? ""
+            if !FileManager.default.isReadableFile(atPath: tokenFile) {
+                problems.append("MAIL_SERVICE_TOKEN_FILE must be a readable file holding a service token when MAIL_ATTACH_REPORT_PDF=true")
+            }
+            attachment = ReportAttachment(reportServiceURL: service, tokenFile: tokenFile)
+        default: problems.append("MAIL_ATTACH_REPORT_PDF must be true or false")
+        }
         guard problems.isEmpty, let security, let sender else { throw InvalidConfiguration(problems: problems) }
         return MailSettings(
             relay: SMTPRelay(host: host, port: port, security: security, credentials: credentials, trustedCertificates: caFile), sender: sender,
-            linkBase: linkBase, retry: retry)
+            linkBase: linkBase, retry: retry, attachment: attachment)
     }
 }

@@ -1,8 +1,11 @@
+import AsyncHTTPClient
 import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
 import Foundation
 import Logging
+import NIOCore
+import NIOHTTP1
 import PostgresNIO
 import ServiceLifecycle
 
@@ -11,8 +14,10 @@ import ServiceLifecycle
 /// outside any transaction, and records what followed (`MailRetryPolicy`). Delivery is at least once: an e-mail the
 /// relay accepted just before its sender died is sent again, with the same Message-ID.
 ///
-/// The e-mail says that a report is waiting and links to it; it carries no clinical value, no name and no free text,
-/// and the recipient opens the report only by signing in as a member of the patient's care team.
+/// The e-mail says that a report is waiting and links to it; by default it carries no clinical value, no name and no
+/// free text, and the recipient opens the report only by signing in as a member of the patient's care team. An
+/// operator may choose to attach the report's PDF (`MAIL_ATTACH_REPORT_PDF`): it is then read from scoring-service
+/// with the deployment's service token, a read the patient's access log shows like any other.
 struct ReportMailer: Service {
     let context: ServiceContext
     let settings: MailSettings
@@ -24,9 +29,20 @@ struct ReportMailer: Service {
     static let lease: Duration = .seconds(30 * 60)
 
     func run() async throws {
-        try await PeriodicJob(name: "report e-mail", interval: interval, fullBatch: Self.batch, context: context) {
-            try await round()
-        }.run()
+        // Redirects are not followed; the PDF takes up to the printer's 30 s, so the read waits a little longer.
+        let client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(45))),
+            backgroundActivityLogger: context.logger)
+        do {
+            try await PeriodicJob(name: "report e-mail", interval: interval, fullBatch: Self.batch, context: context) {
+                try await round(client: client)
+            }.run()
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
     }
 
     struct Taken: Sendable {
@@ -38,7 +54,7 @@ struct ReportMailer: Service {
         let attempt: Int
     }
 
-    func round() async throws -> Int {
+    func round(client http: HTTPClient) async throws -> Int {
         let taken = try await context.database.client.fetchAll(
             """
             UPDATE report_emails SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => \(Self.lease.seconds))
@@ -49,11 +65,17 @@ struct ReportMailer: Service {
         ).map { Taken(emailID: $0.0, patientID: $0.1, recipient: $0.2, from: $0.3, to: $0.4, attempt: $0.5) }
         let client = SMTPClient(relay: settings.relay)
         for email in taken {
-            let failure: SMTPFailure?
+            let failure: MailFailure?
             do {
-                try await client.send(try message(for: email))
+                var message = try message(for: email)
+                if let attachment = settings.attachment {
+                    message.attachment = MailMessage.Attachment(
+                        filename: "report.pdf", contentType: "application/pdf", data: try await Self.report(of: email, from: attachment, client: http)
+                    )
+                }
+                try await client.send(message)
                 failure = nil
-            } catch let error as SMTPFailure {
+            } catch let error as MailFailure {
                 failure = error
             } catch {
                 // A recipient that no longer makes a valid message, or a relay CA that no longer loads.
@@ -69,7 +91,7 @@ struct ReportMailer: Service {
 
     /// The notice: the period, a link that asks for sign-in, and nothing clinical.
     func message(for email: Taken) throws -> MailMessage {
-        guard let recipient = MailAddress(email.recipient) else { throw SMTPFailure.refused("the recipient's address is not valid") }
+        guard let recipient = MailAddress(email.recipient) else { throw MailFailure.refused("the recipient's address is not valid") }
         let from = Timestamp.formatDay(email.from)
         let to = Timestamp.formatDay(email.to.addingTimeInterval(-1))
         // Patient ids are path-safe already; escaping keeps a hostile one from bending the link.
@@ -92,7 +114,37 @@ struct ReportMailer: Service {
             messageID: "<report-email.\(email.emailID.uuidString.lowercased())@caretide>")
     }
 
-    func record(_ email: Taken, failure: SMTPFailure?, next: MailRetryPolicy.Next) async throws {
+    /// The report's PDF for the e-mail's patient and period, read from scoring-service as the deployment's service. A
+    /// refusal (4xx: a token without `patients:read`, an unknown patient) fails the e-mail; no answer or a 5xx (the
+    /// printer busy or down) is tried again with the e-mail.
+    static func report(of email: Taken, from source: MailSettings.ReportAttachment, client: HTTPClient) async throws -> Data {
+        guard let token = try? String(contentsOfFile: source.tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+            !token.isEmpty
+        else { throw MailFailure.refused("the service token file cannot be read") }
+        let patient = email.patientID.addingPercentEncoding(withAllowedCharacters: unreserved) ?? email.patientID
+        let period = "from=\(Timestamp.format(email.from))&to=\(Timestamp.format(email.to))"
+        var request = HTTPClientRequest(url: "\(source.reportServiceURL)/v1/patients/\(patient)/report.pdf?\(period)")
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Accept", value: "application/pdf")
+        let response: HTTPClientResponse
+        let body: ByteBuffer
+        do {
+            response = try await client.execute(request, timeout: .seconds(60))
+            body = try await response.body.collect(upTo: maximumReportBytes)
+        } catch {
+            throw MailFailure.unreachable("the report service did not answer")
+        }
+        switch response.status.code {
+        case 200: return Data(body.readableBytesView)
+        case 400..<500: throw MailFailure.refused("the report service refused the report: \(response.status.code)")
+        default: throw MailFailure.unreachable("the report service answered \(response.status.code)")
+        }
+    }
+
+    /// A report's PDF larger than this is not mailed (relays commonly refuse messages over 10–25 MB).
+    static let maximumReportBytes = 8 * 1024 * 1024
+
+    func record(_ email: Taken, failure: MailFailure?, next: MailRetryPolicy.Next) async throws {
         let status: String
         var delay = 0.0
         switch next {

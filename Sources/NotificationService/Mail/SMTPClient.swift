@@ -11,7 +11,7 @@ struct SMTPClient: Sendable {
     let relay: SMTPRelay
     var timeout: Duration = .seconds(60)
 
-    /// Sends `message`; throws an `SMTPFailure` that says whether trying again may help.
+    /// Sends `message`; throws an `MailFailure` that says whether trying again may help.
     func send(_ message: MailMessage) async throws {
         let tls = try relay.tlsContext()
         try await withTimeout(timeout) {
@@ -30,7 +30,7 @@ struct SMTPClient: Sendable {
                         }
                     }
             } catch {
-                throw SMTPFailure.unreachable("could not connect to the relay")
+                throw MailFailure.unreachable("could not connect to the relay")
             }
             let underlying = channel.channel
             try await channel.executeThenClose { inbound, outbound in
@@ -39,7 +39,7 @@ struct SMTPClient: Sendable {
                 var features = try await session.command("EHLO \(relay.heloName)", expecting: [250], stage: "EHLO")
                 if relay.security == .startTLS {
                     guard features.contains(where: { $0.uppercased().hasPrefix("STARTTLS") }) else {
-                        throw SMTPFailure.refused("the relay does not offer STARTTLS, which SMTP_SECURITY=starttls requires")
+                        throw MailFailure.refused("the relay does not offer STARTTLS, which SMTP_SECURITY=starttls requires")
                     }
                     try await session.command("STARTTLS", expecting: [220], stage: "STARTTLS")
                     let hostname = relay.serverHostname
@@ -106,7 +106,7 @@ struct SMTPRelay: Sendable {
 }
 
 /// Why a message did not leave, and whether trying again later may help.
-enum SMTPFailure: Error, Equatable, CustomStringConvertible {
+enum MailFailure: Error, Equatable, CustomStringConvertible {
     /// The relay answered `code` at `stage`: 4xx is "not now", 5xx "never" (RFC 5321 §4.2.1).
     case replied(code: Int, stage: String)
     /// No usable answer: connection refused or lost, TLS failed, or the time ran out.
@@ -144,7 +144,7 @@ private struct SMTPSession {
         do {
             try await outbound.write(ByteBuffer(string: line + "\r\n"))
         } catch {
-            throw SMTPFailure.unreachable("the connection closed at \(stage)")
+            throw MailFailure.unreachable("the connection closed at \(stage)")
         }
         return try await reply(expecting: expecting, stage: stage)
     }
@@ -157,28 +157,28 @@ private struct SMTPSession {
             do {
                 next = try await lines.next()
             } catch {
-                throw SMTPFailure.unreachable("the connection failed at \(stage)")
+                throw MailFailure.unreachable("the connection failed at \(stage)")
             }
-            guard let buffer = next else { throw SMTPFailure.unreachable("the relay closed the connection at \(stage)") }
+            guard let buffer = next else { throw MailFailure.unreachable("the relay closed the connection at \(stage)") }
             let line = String(buffer: buffer).trimmingCharacters(in: .newlines)
             guard line.utf8.count >= 3, let code = Int(line.prefix(3)) else {
-                throw SMTPFailure.unreachable("the relay's answer at \(stage) is not SMTP")
+                throw MailFailure.unreachable("the relay's answer at \(stage) is not SMTP")
             }
             texts.append(String(line.dropFirst(4)))
             if line.utf8.count > 3, line.dropFirst(3).first == "-" { continue }
-            guard expecting.contains(code) else { throw SMTPFailure.replied(code: code, stage: stage) }
+            guard expecting.contains(code) else { throw MailFailure.replied(code: code, stage: stage) }
             return texts
         }
     }
 }
 
-/// Runs `body`, or throws `SMTPFailure.unreachable` once `limit` has passed (the body is cancelled).
+/// Runs `body`, or throws `MailFailure.unreachable` once `limit` has passed (the body is cancelled).
 private func withTimeout(_ limit: Duration, _ body: @escaping @Sendable () async throws -> Void) async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await body() }
         group.addTask {
             try await Task.sleep(for: limit)
-            throw SMTPFailure.unreachable("the relay did not finish within \(limit)")
+            throw MailFailure.unreachable("the relay did not finish within \(limit)")
         }
         defer { group.cancelAll() }
         try await group.next()
