@@ -7,14 +7,10 @@ import CaretideRuntime
 /// - a 5xx answer (the relay refuses this sender, recipient or message) or a relay unusable as configured: `failed`
 ///   at once, because the same message would be refused again.
 public struct MailRetryPolicy: Sendable, Equatable {
-    let maximumAttempts: Int
-    let initialDelay: Duration
-    let maximumDelay: Duration
+    let schedule: RetrySchedule
 
     public init(maximumAttempts: Int, initialDelay: Duration, maximumDelay: Duration) {
-        self.maximumAttempts = max(maximumAttempts, 1)
-        self.initialDelay = initialDelay
-        self.maximumDelay = maximumDelay
+        schedule = RetrySchedule(maximumAttempts: maximumAttempts, initialDelay: initialDelay, maximumDelay: maximumDelay)
     }
 
     /// Eight attempts over about two hours: 1, 2, 4, 8, 16, 32 minutes, then hourly.
@@ -29,9 +25,7 @@ public struct MailRetryPolicy: Sendable, Equatable {
     /// What follows attempt `attempt` (1 for the first): nil failure for an accepted message.
     func next(after failure: MailFailure?, attempt: Int) -> Next {
         guard let failure else { return .sent }
-        guard failure.isTransient, attempt < maximumAttempts else { return .failed }
-        var backoff = Backoff(initial: initialDelay, maximum: maximumDelay)
-        for _ in 1..<max(attempt, 1) { _ = backoff.next() }
-        return .retry(after: backoff.next())
+        guard failure.isTransient, schedule.allowsAnother(after: attempt) else { return .failed }
+        return .retry(after: schedule.delay(after: attempt))
     }
 }

@@ -29,20 +29,12 @@ struct ReportMailer: Service {
     static let lease: Duration = .seconds(30 * 60)
 
     func run() async throws {
-        // Redirects are not followed; the PDF takes up to the printer's 30 s, so the read waits a little longer.
-        let client = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(45))),
-            backgroundActivityLogger: context.logger)
-        do {
+        // The PDF takes up to the printer's 30 s, so its read waits a little longer.
+        try await withDeliveryHTTPClient(readTimeout: .seconds(45), logger: context.logger) { client in
             try await PeriodicJob(name: "report e-mail", interval: interval, fullBatch: Self.batch, context: context) {
                 try await round(client: client)
             }.run()
-        } catch {
-            try? await client.shutdown()
-            throw error
         }
-        try await client.shutdown()
     }
 
     struct Taken: Sendable {

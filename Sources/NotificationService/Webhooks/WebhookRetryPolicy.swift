@@ -1,3 +1,5 @@
+import CaretideRuntime
+
 /// What becomes of a webhook delivery after an attempt: delivered, tried again later, or given up on (its record
 /// kept as a dead letter operators can read and retry). Pure, so every rule is unit-tested.
 ///
@@ -8,15 +10,13 @@
 /// - any other answer (3xx: redirects are not followed; 4xx: the receiver refused this body) is given up at once,
 ///   because sending the same signed body again would be refused again.
 public struct WebhookRetryPolicy: Sendable, Equatable {
-    let maximumAttempts: Int
-    let initialDelay: Duration
-    let maximumDelay: Duration
+    let schedule: RetrySchedule
 
     public init(maximumAttempts: Int, initialDelay: Duration, maximumDelay: Duration) {
-        self.maximumAttempts = max(maximumAttempts, 1)
-        self.initialDelay = initialDelay
-        self.maximumDelay = maximumDelay
+        schedule = RetrySchedule(maximumAttempts: maximumAttempts, initialDelay: initialDelay, maximumDelay: maximumDelay)
     }
+
+    var maximumAttempts: Int { schedule.maximumAttempts }
 
     /// Ten attempts over about three hours: 30 s, 1, 2, 4, 8, 16, 32 minutes, then hourly.
     public static let standard = WebhookRetryPolicy(maximumAttempts: 10, initialDelay: .seconds(30), maximumDelay: .seconds(3600))
@@ -42,19 +42,11 @@ public struct WebhookRetryPolicy: Sendable, Equatable {
         case .answered(let status) where !Self.isWorthRetrying(status):
             return .deadLetter
         case .answered, .unreachable:
-            return attempt >= maximumAttempts ? .deadLetter : .retry(after: delay(after: attempt))
+            return schedule.allowsAnother(after: attempt) ? .retry(after: delay(after: attempt)) : .deadLetter
         }
     }
 
-    /// The wait after attempt `attempt` failed: doubling from `initialDelay`, never over `maximumDelay`.
-    func delay(after attempt: Int) -> Duration {
-        var delay = initialDelay
-        for _ in 1..<max(attempt, 1) {
-            delay *= 2
-            if delay >= maximumDelay { return maximumDelay }
-        }
-        return min(delay, maximumDelay)
-    }
+    func delay(after attempt: Int) -> Duration { schedule.delay(after: attempt) }
 
     /// Statuses that say "not now" rather than "not this": request timeout, too early, too many requests, and
     /// every server error.

@@ -26,22 +26,11 @@ struct WebhookSender: Service {
     static let answerLimit = 64 * 1024
 
     func run() async throws {
-        // Redirects are not followed (a receiver names its URL when it registers); every wait is bounded.
-        let client = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-            configuration: HTTPClient.Configuration(
-                redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(10))),
-            backgroundActivityLogger: context.logger)
-        let job = PeriodicJob(name: "webhook delivery", interval: interval, fullBatch: Self.batch, context: context) {
-            try await round(client: client)
+        try await withDeliveryHTTPClient(readTimeout: .seconds(10), logger: context.logger) { client in
+            try await PeriodicJob(name: "webhook delivery", interval: interval, fullBatch: Self.batch, context: context) {
+                try await round(client: client)
+            }.run()
         }
-        do {
-            try await job.run()
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
-        try await client.shutdown()
     }
 
     /// A delivery taken for sending.

@@ -270,54 +270,45 @@ struct PatientReport {
         guard !area.days.isEmpty else { return ReportPage.Section(heading: heading, paragraphs: [texts.filled("report.environment.none")]) }
         let start = period.start == Timestamp.plausibleRange.lowerBound ? area.days[0].day : period.start
         let end = period.end == Timestamp.plausibleRange.upperBound ? area.days[area.days.count - 1].day.addingTimeInterval(86_400) : period.end
-        func bands(_ table: ReferenceTable, namespace: String) -> [LineChart.Band] {
-            (table.measures.first?.bands ?? []).enumerated().map { rank, band in
-                LineChart.Band(label: label(band.category, namespace: namespace), from: band.from, below: band.below, level: min(rank, 3))
-            }
-        }
         var charts: [LineChart] = []
         var facts: [String: String] = ["days": "\(area.days.count)", "uv": "–", "aqi": "–"]
-        let uvDays = area.days.compactMap { day in day.uvIndexMax.map { (day.day, $0) } }
-        if let highest = uvDays.map(\.1).max() {
-            facts["uv"] =
-                "\(Markup.number(highest, decimals: 1)) (\(label(UVIndexCategory(uvIndex: highest).rawValue, namespace: UVIndexCategory.labelNamespace)))"
-            let name = texts.filled("report.environment.uvTitle")
+        /// One chart of daily maxima against a reference table's bands; the highest value, with its category, for the summary.
+        func chart(
+            _ id: String, _ titleKey: String, _ days: [(Date, Double)], _ table: ReferenceTable, namespace: String, decimals: Int,
+            classify: (Double) -> (category: String, marked: Bool)
+        ) -> String? {
+            guard let highest = days.map(\.1).max() else { return nil }
+            let title = texts.filled(titleKey)
+            let points = days.map { day, value in
+                let (category, marked) = classify(value)
+                return LineChart.Point(
+                    time: day.timeIntervalSince1970, value: value, label: label(category, namespace: namespace), abnormal: marked)
+            }
+            let bands = (table.measures.first?.bands ?? []).enumerated().map { rank, band in
+                LineChart.Band(label: label(band.category, namespace: namespace), from: band.from, below: band.below, level: min(rank, 3))
+            }
             charts.append(
                 LineChart(
-                    id: "chart-uv-\(index)", title: name, unit: "",
-                    series: [
-                        LineChart.Series(
-                            name: name,
-                            points: uvDays.map { day, value in
-                                let category = UVIndexCategory(uvIndex: value)
-                                return LineChart.Point(
-                                    time: day.timeIntervalSince1970, value: value,
-                                    label: label(category.rawValue, namespace: UVIndexCategory.labelNamespace),
-                                    abnormal: category >= .high)
-                            })
-                    ], bands: bands(ReferenceTable.uvIndex, namespace: UVIndexCategory.labelNamespace), start: start.timeIntervalSince1970,
-                    end: end.timeIntervalSince1970))
+                    id: "\(id)-\(index)", title: title, unit: "", series: [LineChart.Series(name: title, points: points)], bands: bands,
+                    start: start.timeIntervalSince1970, end: end.timeIntervalSince1970))
+            return "\(Markup.number(highest, decimals: decimals)) (\(label(classify(highest).category, namespace: namespace)))"
         }
-        let aqiDays = area.days.compactMap { day in day.aqiMax.map { (day.day, $0) } }
-        if let highest = aqiDays.map(\.1).max() {
-            facts["aqi"] = "\(highest) (\(label(AirQualityCategory(aqi: highest).rawValue, namespace: AirQualityCategory.labelNamespace)))"
-            let name = texts.filled("report.environment.aqiTitle")
-            charts.append(
-                LineChart(
-                    id: "chart-aqi-\(index)", title: name, unit: "",
-                    series: [
-                        LineChart.Series(
-                            name: name,
-                            points: aqiDays.map { day, value in
-                                let category = AirQualityCategory(aqi: value)
-                                return LineChart.Point(
-                                    time: day.timeIntervalSince1970, value: Double(value),
-                                    label: label(category.rawValue, namespace: AirQualityCategory.labelNamespace),
-                                    abnormal: category >= .unhealthyForSensitiveGroups)
-                            })
-                    ], bands: bands(ReferenceTable.airQuality, namespace: AirQualityCategory.labelNamespace), start: start.timeIntervalSince1970,
-                    end: end.timeIntervalSince1970))
-        }
+        facts["uv"] =
+            chart(
+                "chart-uv", "report.environment.uvTitle", area.days.compactMap { day in day.uvIndexMax.map { (day.day, $0) } },
+                .uvIndex, namespace: UVIndexCategory.labelNamespace, decimals: 1
+            ) { value in
+                let category = UVIndexCategory(uvIndex: value)
+                return (category.rawValue, category >= .high)
+            } ?? "–"
+        facts["aqi"] =
+            chart(
+                "chart-aqi", "report.environment.aqiTitle", area.days.compactMap { day in day.aqiMax.map { (day.day, Double($0)) } },
+                .airQuality, namespace: AirQualityCategory.labelNamespace, decimals: 0
+            ) { value in
+                let category = AirQualityCategory(aqi: Int(value))
+                return (category.rawValue, category >= .unhealthyForSensitiveGroups)
+            } ?? "–"
         return ReportPage.Section(heading: heading, paragraphs: [texts.filled("report.environment.summary", facts)], charts: charts)
     }
 
