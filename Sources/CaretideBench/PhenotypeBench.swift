@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaretideIdentity
 import CaretideKafka
 import CaretideLocalStack
 import CaretideRuntime
@@ -74,7 +75,7 @@ struct PhenotypeBench: AsyncParsableCommand {
 
         // 2. The service loading the release, and its memory; then a second import while it serves, swapped in
         //    without downtime (the peak is when the old and the new release are both in memory).
-        try await measureService(postgres: postgres, logger: logger) {
+        try await measureService(postgres: postgres, keys: bench.directory.appendingPathComponent("auth"), logger: logger) {
             let reimport = Database(configuration: postgres.configuration, schema: "diagnosis", logger: logger)
             return try await reimport.whileRunning { try await importRelease(reimport) }.release.releaseID
         }
@@ -129,9 +130,13 @@ struct PhenotypeBench: AsyncParsableCommand {
         }
     }
 
+    /// - Parameter keys: where the development issuer's key is kept: the service trusts it as `caretide dev`'s services
+    ///   do (every request needs a verified identity), and the bench reads the release list with a token from it.
     private func measureService(
-        postgres: LocalPostgres, logger: Logger, importAgain: @Sendable () async throws -> Int
+        postgres: LocalPostgres, keys: URL, logger: Logger, importAgain: @Sendable () async throws -> Int
     ) async throws {
+        let issuer = try TokenIssuer.development(in: keys)
+        let token = try await issuer.token(for: Identity(subject: "caretide-bench", role: .operator))
         let broker = try EmbeddedBroker(logger: logger)
         for topic in Topic.allCases { try broker.createTopic(topic.name, partitions: 1) }
         let port = try FreePort.find()
@@ -142,6 +147,9 @@ struct PhenotypeBench: AsyncParsableCommand {
         environment["HTTP_PORT"] = String(port)
         environment["LOG_LEVEL"] = "warning"
         environment["CARETIDE_EXIT_WITH_PARENT"] = "1"
+        environment["AUTH_JWKS_FILE"] = TokenIssuer.jwksFile(in: keys).path
+        environment["AUTH_ISSUER"] = issuer.issuer
+        environment["AUTH_AUDIENCE"] = issuer.audience
         let service = ServiceProcess(
             name: DiagnosisService.name, executable: ServiceProcess.executableDirectory.appendingPathComponent(DiagnosisService.name),
             environment: environment)
@@ -152,7 +160,9 @@ struct PhenotypeBench: AsyncParsableCommand {
         let base = "http://127.0.0.1:\(port)"
         func waitUntilServing(_ marker: String) async throws {
             while clock.now - start < .seconds(600) {
-                if let data = try? await Self.get(base + "/v1/releases"), String(decoding: data, as: UTF8.self).contains(marker) { return }
+                if let data = try? await Self.get(base + "/v1/releases", token: token), String(decoding: data, as: UTF8.self).contains(marker) {
+                    return
+                }
                 guard service.isRunning else { throw ValidationError("diagnosis-service exited (status \(service.exitCode ?? -1))") }
                 try await Task.sleep(for: .milliseconds(100))
             }
@@ -209,9 +219,10 @@ struct PhenotypeBench: AsyncParsableCommand {
         }
     }
 
-    static func get(_ url: String) async throws -> Data {
+    static func get(_ url: String, token: String) async throws -> Data {
         var request = URLRequest(url: URL(string: url)!)
         request.timeoutInterval = 5
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         return try await URLSession.shared.data(for: request).0
     }
 
