@@ -109,6 +109,10 @@ enum DiagnosisMigrations {
                         release_id bigint,
                         answered_at timestamptz NOT NULL DEFAULT now())
                     """,
-                ])
+                ]),
+            // A query may be saved before any phenotype is known (issue 28); ranking one is refused by the route instead.
+            Migration(
+                version: 2, name: "saved queries may be empty",
+                statements: ["ALTER TABLE saved_queries DROP CONSTRAINT saved_queries_phenotypes_check"]),
         ])
 }

@@ -12,6 +12,8 @@ final class ServingRelease: Sendable {
     let search: PhenotypeSearchIndex
     /// `nil` after a minimum update (terms and graph only).
     let ranker: PhenotypeRanker?
+    /// The diseases in the order the Diseases list shows them: by name, case and accents ignored, then by id.
+    let diseasesByName: [Int]
 
     var knowledgeBase: PhenotypeKnowledgeBase? { ranker?.knowledgeBase }
 
@@ -21,10 +23,19 @@ final class ServingRelease: Sendable {
         if let knowledgeBase {
             search = PhenotypeSearchIndex(knowledgeBase: knowledgeBase)
             ranker = try PhenotypeRanker(knowledgeBase: knowledgeBase, nullDistributions: nulls)
+            diseasesByName = Self.sortedByName(ids: knowledgeBase.diseaseIDs, names: knowledgeBase.diseaseNames)
         } else {
             search = try PhenotypeSearchIndex(ontology: ontology)
             ranker = nil
+            diseasesByName = []
         }
+    }
+
+    /// Disease indices by name (folded for case and diacritics), then id, so the order is total and a cursor can
+    /// resume it.
+    static func sortedByName(ids: [String], names: [String]) -> [Int] {
+        let keys = names.map { $0.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil) }
+        return ids.indices.sorted { (keys[$0], ids[$0]) < (keys[$1], ids[$1]) }
     }
 
     /// Reads release `releaseID` from PostgreSQL and builds its in-memory structures; `nil` if it no longer exists.

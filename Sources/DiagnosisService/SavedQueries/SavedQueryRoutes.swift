@@ -12,7 +12,7 @@ import Hummingbird
 /// - `PUT …/saved-queries/{queryId}` edits one (renaming onto another query's name is a 409 unless `overwrite`);
 /// - `DELETE …/saved-queries/{queryId}` deletes one;
 /// - `POST …/saved-queries/{queryId}/ranking` ranks it with the serving release.
-/// An empty phenotype list is refused by the schema (400).
+/// A query with no phenotypes is saved (begun before any is known); ranking it is a 400 naming `/phenotypes`.
 struct SavedQueryRoutes: Sendable {
     let context: ServiceContext
     let catalog: ReleaseCatalog
@@ -82,6 +82,12 @@ struct SavedQueryRoutes: Sendable {
         ) { _, requestContext in
             let (doctorID, queryID) = try Self.identifiers(requestContext)
             let saved = try await Self.answering { try await store.load(queryID, doctorID: doctorID) }
+            // A query may be saved before any phenotype is known; there is nothing to rank until one is added.
+            guard !saved.phenotypes.isEmpty else {
+                throw HTTPProblem(
+                    status: .badRequest, error: "the saved query has no phenotypes to rank: add at least one first",
+                    violations: [SchemaViolation(pointer: JSONPointer(tokens: ["phenotypes"]), message: "must hold at least one HPO id")])
+            }
             let query = RankingQuery(
                 phenotypes: saved.phenotypes, excluded: saved.excluded, scoring: PhenotypeScoring(rawValue: saved.scoring))
             return try RankingRoutes.response(catalog.rank(query, requestID: UUID().uuidString.lowercased()))

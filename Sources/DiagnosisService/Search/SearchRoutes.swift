@@ -109,12 +109,15 @@ struct SearchRoutes: Sendable {
         }
 
         routes.get(
-            "v1/diseases", access: .referenceData, summary: "Search diseases by name or id",
+            "v1/diseases", access: .referenceData,
+            summary: "Search diseases by name or id (q); without q, every disease by name, paged (limit, cursor), as a Diseases tab lists them",
             query: [
-                .init("q", "the search text (1 to 200 characters)", required: true),
-                .init("limit", "at most this many results (1 to 100; default 20)"),
+                .init("q", "the search text (1 to 200 characters); without it the diseases are listed by name"),
+                .init("limit", "searching: at most this many results (1 to 100; default 20); listing: a page's size (1 to 500; default 50)"),
+                .init("cursor", "listing: the nextCursor of the page before"),
             ]
         ) { request, _ in
+            guard request.uri.queryParameters.get("q") != nil else { return try Self.diseaseList(request, release: catalog.release) }
             let (query, limit) = try Self.searchParameters(request)
             guard let release = catalog.release else {
                 return try jsonResponse(SearchAnswer<DiseaseHit>(release: nil, results: [], message: Self.noOntology))
@@ -145,6 +148,40 @@ struct SearchRoutes: Sendable {
     }
 
     /// `q` (required, 1–200 characters) and `limit` (1–100, default 20), or a 400 naming each bad parameter.
+    /// A page of the serving release's diseases by name: `{"release", "items": [{"id", "name"}], "nextCursor"}`;
+    /// empty, with the reason, while no release with annotations is loaded.
+    static func diseaseList(_ request: Request, release: ServingRelease?) throws -> Response {
+        let page = try PageRequest.from(request)
+        guard let release, let kb = release.knowledgeBase else {
+            return try jsonResponse(
+                DiseaseListPage(
+                    release: release?.reference, items: [], nextCursor: nil, message: release == nil ? Self.noOntology : Self.noAnnotations))
+        }
+        let order = release.diseasesByName
+        var start = 0
+        if let after = page.after {
+            // The cursor names the last disease shown; one this release does not have is a cursor of another release.
+            guard let index = kb.diseaseIndex(of: after.id), let position = order.firstIndex(of: index) else { throw PageRequest.badCursor }
+            start = position + 1
+        }
+        let shown = order[min(start, order.count)..<min(start + page.limit, order.count)]
+        let items = shown.map { DiseaseListItem(id: kb.diseaseIDs[$0], name: kb.diseaseNames[$0]) }
+        let next = start + page.limit < order.count ? items.last.map { PageRequest.Cursor(position: "", id: $0.id).encoded } : nil
+        return try jsonResponse(DiseaseListPage(release: release.reference, items: items, nextCursor: next, message: nil))
+    }
+
+    struct DiseaseListItem: Encodable {
+        let id: String
+        let name: String
+    }
+
+    struct DiseaseListPage: Encodable {
+        let release: OntologyReleaseReference?
+        let items: [DiseaseListItem]
+        let nextCursor: String?
+        let message: String?
+    }
+
     static func searchParameters(_ request: Request) throws -> (String, Int) {
         var violations: [SchemaViolation] = []
         let query = request.uri.queryParameters.get("q") ?? ""

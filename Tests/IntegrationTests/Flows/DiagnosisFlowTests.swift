@@ -115,6 +115,19 @@ import Testing
         #expect(byID.results.first?.name == "Arachnodactyly" && byID.results.first?.match == "exactId")
         let marfan = try await HTTP.get(base + "/v1/diseases?q=154700").decoded(SearchAnswer.self)
         #expect(marfan.results.map(\.id) == ["OMIM:154700"])
+        // Without a search word: every disease by name, a page at a time, each once.
+        var listed: [[String: Any]] = []
+        var cursor: String?
+        repeat {
+            let page = try #require(
+                try await HTTP.get(base + "/v1/diseases?limit=5" + (cursor.map { "&cursor=\($0)" } ?? "")).json() as? [String: Any])
+            listed += page["items"] as? [[String: Any]] ?? []
+            cursor = page["nextCursor"] as? String
+        } while cursor != nil
+        let names = listed.compactMap { $0["name"] as? String }
+        #expect(listed.count == 12 && Set(listed.compactMap { $0["id"] as? String }).count == 12)
+        #expect(names == names.sorted { $0.lowercased() < $1.lowercased() })
+        #expect(try await HTTP.get(base + "/v1/diseases?cursor=bogus").status == 400)
 
         // Browsing: a term's parents and children; an obsolete id answers the term replacing it.
         let seizure = try await HTTP.get(base + "/v1/phenotypes/HP:0001250").json() as! [String: Any]
@@ -232,7 +245,7 @@ import Testing
         try await stack.shutdown()
     }
 
-    @Test("saved queries: unique names per doctor (409 unless overwrite), load, edit, delete, rank; empty lists refused")
+    @Test("saved queries: unique names per doctor (409 unless overwrite), load, edit, delete, rank; an empty one is saved but not ranked")
     func savedQueries() async throws {
         let stack = try await TestStack.start([DiagnosisService.definition])
         let base = stack.baseURL(DiagnosisService.name) + "/v1/doctors/dr-7/saved-queries"
@@ -266,9 +279,16 @@ import Testing
                 json: #"{"name": "visit 1", "phenotypes": ["HP:0001250"]}"#
             ).status == 201)
 
-        let empty = try await HTTP.post(base, json: #"{"name": "", "phenotypes": []}"#)
-        #expect(empty.status == 400)
-        #expect(Set(try empty.decoded(Problem.self).violations.map(\.pointer)) == ["/name", "/phenotypes"])
+        let unnamed = try await HTTP.post(base, json: #"{"name": "", "phenotypes": []}"#)
+        #expect(unnamed.status == 400)
+        let unnamedPointers = try unnamed.decoded(Problem.self).violations.map(\.pointer)
+        #expect(Set(unnamedPointers) == ["/name"], "\(unnamedPointers)")
+        // A query begun before any phenotype is known is saved.
+        let empty = try await HTTP.post(base, json: #"{"name": "to do", "phenotypes": []}"#)
+        #expect(empty.status == 201)
+        let emptyQuery = try empty.decoded(Saved.self)
+        #expect(emptyQuery.phenotypes.isEmpty)
+        #expect(try await HTTP.send(method: "DELETE", base + "/\(emptyQuery.queryId)").status == 204)
 
         let second = try await HTTP.post(base, json: #"{"name": "visit 2", "phenotypes": ["HP:0001252"], "scoring": "symmetric"}"#).decoded(
             Saved.self)
@@ -297,6 +317,11 @@ import Testing
         let report = try await Self.importFixture(stack)
         try await Self.waitUntilServing(stack, release: report.release.releaseID)
         let ranked = try await HTTP.post(base + "/\(second.queryId)/ranking", json: "").decoded(DiagnosisRanked.self)
+        // Ranking a saved query with no phenotypes is a 400 naming them.
+        let blank = try await HTTP.post(base, json: #"{"name": "blank", "phenotypes": []}"#).decoded(Saved.self)
+        let unranked = try await HTTP.post(base + "/\(blank.queryId)/ranking", json: "")
+        let unrankedPointers = try unranked.decoded(Problem.self).violations.map(\.pointer)
+        #expect(unranked.status == 400 && unrankedPointers == ["/phenotypes"])
         #expect(ranked.queryTerms.map(\.id) == ["HP:0001252", "HP:0001250"] && ranked.excludedTerms.map(\.id) == ["HP:0001263"])
 
         #expect(try await HTTP.send(method: "DELETE", base + "/\(second.queryId)").status == 204)
