@@ -7,6 +7,7 @@ struct CaretideBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "caretide-bench", abstract: "Measure throughput and latency (use a release build: swift build -c release).",
         subcommands: [
-            DomainBench.self, ScoringBench.self, PhenotypeBench.self, AuthBench.self, PipelineBench.self, SeriesBench.self, ReportBench.self,
+            DomainBench.self, ScoringBench.self, PhenotypeBench.self, PhenotypeAccuracyBench.self, AuthBench.self, PipelineBench.self,
+            SeriesBench.self, ReportBench.self,
         ])
 }

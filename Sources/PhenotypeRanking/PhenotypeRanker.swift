@@ -125,6 +125,8 @@ public struct RankingResult: Sendable, Hashable {
 public struct PhenotypeRanker: Sendable {
     public let knowledgeBase: PhenotypeKnowledgeBase
     private let nulls: [ScoringMode: NullDistribution]
+    /// −log10 p of each survival count, per null distribution (`OrderingInput.evidence`).
+    private let evidence: [ScoringMode: [Double]]
 
     /// - Parameter nullDistributions: at most one per scoring mode, built from this knowledge base.
     public init(knowledgeBase: PhenotypeKnowledgeBase, nullDistributions: [NullDistribution])
@@ -140,6 +142,7 @@ public struct PhenotypeRanker: Sendable {
             nulls[null.scoring] = null
         }
         self.nulls = nulls
+        evidence = nulls.mapValues { OrderingInput.evidence(sampleCount: $0.sampleCount) }
     }
 
     public func nullDistribution(for scoring: ScoringMode) -> NullDistribution? { nulls[scoring] }
@@ -230,6 +233,10 @@ public struct PhenotypeRanker: Sendable {
         var order: RankingOrder
         var querySize: Int
         var null: NullDistribution
+        /// −log10 p of each survival count of `null`.
+        var evidence: [Double]
+
+        var orderingInput: OrderingInput { OrderingInput(scores: scores, survival: survival, evidence: evidence) }
     }
 
     func scoreAll(_ query: ResolvedQuery, options: RankingOptions) throws(PhenotypeRankingError) -> Scored {
@@ -265,7 +272,8 @@ public struct PhenotypeRanker: Sendable {
         null.survivalCounts(querySize: size, scores: scores, diseases: 0..<diseaseCount, into: &survival)
         return Scored(
             table: table, scores: scores, penalties: penalties, survival: survival,
-            order: RankingOrder(survival: survival, sampleCount: null.sampleCount), querySize: size, null: null)
+            order: RankingOrder(survival: survival, sampleCount: null.sampleCount), querySize: size, null: null,
+            evidence: evidence[options.scoring] ?? OrderingInput.evidence(sampleCount: null.sampleCount))
     }
 
     // MARK: Ranking
@@ -293,7 +301,7 @@ public struct PhenotypeRanker: Sendable {
         }
 
         let limit = max(0, min(options.maxResults, m))
-        let top = scored.order.top(limit, scores: scored.scores)
+        let top = RankingOrdering.standard.top(limit, scored.orderingInput)
         let adjusted = scored.order.benjaminiHochberg()
         var results: [RankedDisease] = []
         results.reserveCapacity(limit)

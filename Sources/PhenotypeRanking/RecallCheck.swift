@@ -34,19 +34,27 @@ public struct RecallCheckReport: Sendable, Hashable {
     public let evaluated: Int
     /// Fraction whose source disease was ranked first.
     public let rankedFirst: Double
+    /// Fraction whose source disease was in the first three.
+    public let inTopThree: Double
     /// Fraction whose source disease was in the first ten.
     public let inTopTen: Double
-    /// The source disease's 1-based position in each ranking (ties broken as in the ranking:
-    /// p-value, then score, then disease id), in simulation order.
+    /// The source disease's 1-based position in each ranking (in the ordering measured, ties broken by disease id),
+    /// in simulation order.
     public let ranks: [Int]
     /// The disease ids simulated, in simulation order.
     public let diseaseIDs: [String]
 }
 
 extension PhenotypeRanker {
-    /// Simulates patients and reports how often their source disease ranks first or in the top
-    /// ten. Pure and deterministic for a given seed.
+    /// Simulates patients and reports how often their source disease ranks first, in the top three or in the top
+    /// ten, in the ordering the service ranks with. Pure and deterministic for a given seed.
     public func recallCheck(_ options: RecallCheckOptions) throws(PhenotypeRankingError) -> RecallCheckReport {
+        try recallCheck(options, orderings: [.standard])[0]
+    }
+
+    /// The same simulated patients ranked in each of `orderings` (each patient scored once): a report per ordering,
+    /// in the order given, so orderings are compared on exactly the same queries.
+    public func recallCheck(_ options: RecallCheckOptions, orderings: [RankingOrdering]) throws(PhenotypeRankingError) -> [RecallCheckReport] {
         guard options.termsPerQuery >= 1 else {
             throw PhenotypeRankingError(.invalidOption, "termsPerQuery must be at least 1")
         }
@@ -59,7 +67,7 @@ extension PhenotypeRanker {
         for i in 0..<count {
             pool.swapAt(i, i + rng.nextInt(below: pool.count - i))
         }
-        var ranks: [Int] = []
+        var ranks = [[Int]](repeating: [], count: orderings.count)
         var ids: [String] = []
         var closure = [Bool](repeating: false, count: kb.termCount)
         let rankingOptions = RankingOptions(scoring: options.scoring, maxResults: 0)
@@ -93,16 +101,20 @@ extension PhenotypeRanker {
                 }
             }
             let scored = try scoreAll(ResolvedQuery(terms: terms), options: rankingOptions)
-            let position = scored.order.position(of: d, scores: scored.scores)
-            ranks.append(position)
+            for (index, ordering) in orderings.enumerated() {
+                ranks[index].append(
+                    ordering == .pValueThenScore
+                        ? scored.order.position(of: d, scores: scored.scores)
+                        : ordering.position(of: d, scored.orderingInput))
+            }
             ids.append(kb.diseaseIDs[d])
         }
-        let evaluated = ranks.count
-        let denominator = Double(max(evaluated, 1))
-        return RecallCheckReport(
-            evaluated: evaluated,
-            rankedFirst: Double(ranks.filter { $0 == 1 }.count) / denominator,
-            inTopTen: Double(ranks.filter { $0 <= 10 }.count) / denominator,
-            ranks: ranks, diseaseIDs: ids)
+        return ranks.map { ranks in
+            let denominator = Double(max(ranks.count, 1))
+            func share(within k: Int) -> Double { Double(ranks.filter { $0 <= k }.count) / denominator }
+            return RecallCheckReport(
+                evaluated: ranks.count, rankedFirst: share(within: 1), inTopThree: share(within: 3), inTopTen: share(within: 10), ranks: ranks,
+                diseaseIDs: ids)
+        }
     }
 }

@@ -76,7 +76,9 @@ import Testing
         let homocystinuria = try #require(result.results.first { $0.diseaseID == "OMIM:236200" })
         #expect(homocystinuria.score == marfan.score && homocystinuria.pValue > marfan.pValue)
         #expect(result.results.map(\.score).max() == marfan.score)
-        #expect(result.results.map(\.pValue) == result.results.map(\.pValue).sorted())
+        // In the standard order: score plus 1.5 × the p-value's evidence (−log10 p), never rising down the list.
+        let keys = result.results.map { $0.score - 1.5 * log10($0.pValue) }
+        #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 >= $1 - 1e-9 })
         #expect(result.results.allSatisfy { $0.adjustedPValue >= $0.pValue && $0.adjustedPValue <= 1 })
         let suggestions = ranker.suggestPhenotypes(after: result, candidateCount: 5, limit: 3)
         #expect(!suggestions.isEmpty)

@@ -86,9 +86,11 @@ import Testing
     /// OMIM:3 score ln2 vs the same → p = 0.2
     /// OMIM:2 score 0.14384 vs [0.0, 0.1, 0.2, 0.3]: 2 ≥ → p = 3/5 = 0.6
     /// OMIM:4 score 0.34657 vs [0.0, 0.35, 0.5, 0.9]: 3 ≥ → p = 4/5 = 0.8
-    /// Order: p, then score (OMIM:1 and OMIM:3 tie at ln2), then id → 1, 3, 2, 4.
-    /// Benjamini–Hochberg, m = 4: p·m/rank = 0.8, 0.4, 0.8, 0.8; running minimum from the end
-    /// → 0.4, 0.4, 0.8, 0.8.
+    /// Order: score + 1.5 · (−log10 p) descending (`RankingOrdering.standard`): OMIM:1 and OMIM:3 0.693 + 1.048 =
+    /// 1.742 (a tie, then id), OMIM:4 0.347 + 0.145 = 0.492, OMIM:2 0.144 + 0.333 = 0.477 → 1, 3, 4, 2: OMIM:4 fits
+    /// the query better and comes first although its p-value is higher.
+    /// Benjamini–Hochberg, m = 4, by p-value: p·m/rank = 0.8, 0.4, 0.8, 0.8; running minimum from the end
+    /// → 0.4, 0.4, 0.8 (OMIM:2), 0.8 (OMIM:4).
     static func handNullRanker() throws -> PhenotypeRanker {
         let kb = try Tiny.knowledgeBase()
         let sizeOne = [0.0, 0.0, 0.0, 0.0]
@@ -107,11 +109,11 @@ import Testing
     @Test func handComputedRankingAndPValues() throws {
         let ranker = try Self.handNullRanker()
         let result = try ranker.rank(terms: ["HP:0000101", "HP:0000202"])
-        #expect(result.results.map(\.diseaseID) == ["OMIM:1", "OMIM:3", "OMIM:2", "OMIM:4"])
+        #expect(result.results.map(\.diseaseID) == ["OMIM:1", "OMIM:3", "OMIM:4", "OMIM:2"])
         #expect(result.results.map(\.rank) == [1, 2, 3, 4])
         let p = result.results.map(\.pValue)
         let adjusted = result.results.map(\.adjustedPValue)
-        for (value, expected) in zip(p, [0.2, 0.2, 0.6, 0.8]) { #expect(isClose(value, expected)) }
+        for (value, expected) in zip(p, [0.2, 0.2, 0.8, 0.6]) { #expect(isClose(value, expected)) }
         for (value, expected) in zip(adjusted, [0.4, 0.4, 0.8, 0.8]) { #expect(isClose(value, expected)) }
         #expect(isClose(result.results[0].score, Tiny.ln2))
         #expect(result.warnings.isEmpty)
@@ -255,5 +257,55 @@ import Testing
         #expect(benjaminiHochberg([0.6, 0.6]) == [0.6, 0.6])
         #expect(benjaminiHochberg([1.0]) == [1.0])
         #expect(benjaminiHochberg([]) == [])
+    }
+}
+
+/// The orderings a ranking can be put in: each total and consistent, and the counting sort of the p-value order
+/// agreeing with the general one.
+@Suite struct RankingOrderingTests {
+    static let orderings: [RankingOrdering] = [
+        .pValueThenScore, .score, .scoreThenPValue, .combined(weight: 1.5), .pValueFloorThenScore(floor: 0.01),
+    ]
+
+    /// A random ranking of `count` diseases: scores on a coarse grid (so ties happen) and survival counts out of 99.
+    static func ranking(count: Int, seed: UInt64) -> OrderingInput {
+        var random = Xoshiro256StarStar(seed: seed)
+        let scores = (0..<count).map { _ in Float(random.nextInt(below: 8)) / 4 }
+        let survival = (0..<count).map { _ in UInt32(random.nextInt(below: 100)) }
+        return OrderingInput(scores: scores, survival: survival, evidence: OrderingInput.evidence(sampleCount: 99))
+    }
+
+    @Test("every ordering is a strict total order: top is the sorted prefix, and positions are 1...n once each")
+    func totalOrders() {
+        for seed in 1...20 {
+            let ranking = Self.ranking(count: 60, seed: UInt64(seed))
+            for ordering in Self.orderings {
+                let sorted = ranking.scores.indices.sorted { ordering.before($0, $1, ranking) }
+                #expect(ordering.top(10, ranking).map(Int.init) == Array(sorted.prefix(10)), "\(ordering)")
+                let positions = ranking.scores.indices.map { ordering.position(of: $0, ranking) }
+                #expect(Set(positions) == Set(1...60), "\(ordering)")
+                #expect(sorted.enumerated().allSatisfy { positions[$0.element] == $0.offset + 1 }, "\(ordering)")
+            }
+        }
+    }
+
+    @Test("the counting sort of the p-value order is the general p-value order")
+    func countingSortAgrees() {
+        for seed in 1...20 {
+            let ranking = Self.ranking(count: 60, seed: UInt64(seed))
+            let order = RankingOrder(survival: ranking.survival, sampleCount: 99)
+            #expect(order.top(60, scores: ranking.scores) == RankingOrdering.pValueThenScore.top(60, ranking))
+        }
+    }
+
+    @Test("combined: a better score outweighs a worse p-value only by more than the weighted evidence between them")
+    func combinedTradeOff() {
+        // p = 1/100 (evidence 2) against p = 10/100 (evidence 1): weight 1.5 gives the first 1.5 points of score.
+        let evidence = OrderingInput.evidence(sampleCount: 99)
+        let ranking = OrderingInput(scores: [1.0, 2.4, 2.6], survival: [0, 9, 9], evidence: evidence)
+        let ordering = RankingOrdering.combined(weight: 1.5)
+        #expect(ordering.before(0, 1, ranking))  // 1.0 + 3.0 > 2.4 + 1.5
+        #expect(ordering.before(2, 0, ranking))  // 2.6 + 1.5 > 1.0 + 3.0
+        #expect(abs(evidence[0] - 2) < 1e-12 && abs(evidence[9] - 1) < 1e-12)
     }
 }

@@ -16,6 +16,8 @@ public struct AccuracyReport: Codable, Sendable, Equatable {
         public var evaluated: Int
         /// Fraction of simulated patients whose disease ranked first.
         public var rankedFirst: Double
+        /// Fraction whose disease ranked in the first three (nil in reports stored before it was measured).
+        public var inTopThree: Double?
         /// Fraction whose disease ranked in the first ten.
         public var inTopTen: Double
     }
@@ -24,9 +26,10 @@ public struct AccuracyReport: Codable, Sendable, Equatable {
     public var seed: UInt64
     public var scenarios: [Scenario]
 
-    /// The three scenarios: exact terms, imprecise terms, and imprecise terms with noise.
+    /// The four scenarios: exact terms, imprecise terms (each replaced by a parent with probability ½), noise (two
+    /// unrelated terms added), and imprecise terms with noise.
     static let scenarios: [(name: String, imprecision: Double, noise: Int)] = [
-        ("exact", 0, 0), ("imprecise", 0.5, 0), ("impreciseWithNoise", 0.5, 2),
+        ("exact", 0, 0), ("imprecise", 0.5, 0), ("noisy", 0, 2), ("impreciseWithNoise", 0.5, 2),
     ]
 
     static func measure(_ ranker: PhenotypeRanker, diseaseCount: Int, termsPerQuery: Int = 5, seed: UInt64 = 42) throws -> AccuracyReport {
@@ -37,7 +40,7 @@ public struct AccuracyReport: Codable, Sendable, Equatable {
                     noiseTerms: scenario.noise, seed: seed, scoring: .asymmetric))
             return Scenario(
                 name: scenario.name, termsPerQuery: termsPerQuery, imprecision: scenario.imprecision, noiseTerms: scenario.noise,
-                evaluated: report.evaluated, rankedFirst: report.rankedFirst, inTopTen: report.inTopTen)
+                evaluated: report.evaluated, rankedFirst: report.rankedFirst, inTopThree: report.inTopThree, inTopTen: report.inTopTen)
         }
         return AccuracyReport(scoring: "asymmetric", seed: seed, scenarios: scenarios)
     }

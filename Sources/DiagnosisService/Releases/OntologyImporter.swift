@@ -197,8 +197,9 @@ extension OntologyImportReport {
         for scenario in accuracy?.scenarios ?? [] {
             lines.append(
                 "recall \(scenario.name): \(scenario.evaluated) simulated patients, "
-                    + String(
-                        format: "first %.1f %%, top ten %.1f %%", scenario.rankedFirst * 100, scenario.inTopTen * 100))
+                    + String(format: "first %.1f %%, ", scenario.rankedFirst * 100)
+                    + (scenario.inTopThree.map { String(format: "top three %.1f %%, ", $0 * 100) } ?? "")
+                    + String(format: "top ten %.1f %%", scenario.inTopTen * 100))
         }
         return lines.joined(separator: "\n")
     }

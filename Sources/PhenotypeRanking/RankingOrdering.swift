@@ -1,0 +1,102 @@
+import Foundation
+
+/// How the diseases of one query are put in order, from their scores and their p-values (the null's survival
+/// counts). Every ordering ends in the disease index (id order), so it is total and deterministic.
+///
+/// Ordering by p-value alone puts a disease whose score is high but whose p-value is middling (a disease with many
+/// annotations, which random queries also match well) below diseases that fit the query worse; ordering by score
+/// alone forgets that. The candidates are measured on simulated patients (`caretide-bench phenotype-accuracy`) and
+/// the choice is recorded in docs/clinical-rules.md §11.
+public enum RankingOrdering: Sendable, Hashable, CustomStringConvertible {
+    /// p-value ascending, then score descending (Caretide before issue 28).
+    case pValueThenScore
+    /// Score descending alone: the raw-score reference.
+    case score
+    /// Score descending, then p-value ascending.
+    case scoreThenPValue
+    /// `score + weight · (−log10 p)` descending, then p-value, then score: the p-value as evidence added to the score.
+    case combined(weight: Double)
+    /// p-values at or below `floor` count as equal (all "significant"), then score descending: the p-value separates
+    /// what random queries also match from what they do not, and the score orders what is left.
+    case pValueFloorThenScore(floor: Double)
+
+    /// The ordering the service ranks with (chosen by the measurements in docs/clinical-rules.md §11).
+    public static let standard = RankingOrdering.combined(weight: 1.5)
+
+    public var description: String {
+        switch self {
+        case .pValueThenScore: "p-value, then score"
+        case .score: "score (raw-score reference)"
+        case .scoreThenPValue: "score, then p-value"
+        case .combined(let weight): "score + \(weight) × −log10(p)"
+        case .pValueFloorThenScore(let floor): "p-value floored at \(floor), then score"
+        }
+    }
+
+    /// Whether disease `a` comes before disease `b` in one query's ranking.
+    func before(_ a: Int, _ b: Int, _ ranking: OrderingInput) -> Bool {
+        let (sa, sb) = (ranking.scores[a], ranking.scores[b])
+        let (ca, cb) = (ranking.survival[a], ranking.survival[b])
+        switch self {
+        case .pValueThenScore:
+            if ca != cb { return ca < cb }
+            if sa != sb { return sa > sb }
+        case .score:
+            if sa != sb { return sa > sb }
+        case .scoreThenPValue:
+            if sa != sb { return sa > sb }
+            if ca != cb { return ca < cb }
+        case .combined(let weight):
+            let ka = Double(sa) + weight * ranking.evidence[Int(ca)]
+            let kb = Double(sb) + weight * ranking.evidence[Int(cb)]
+            if ka != kb { return ka > kb }
+            if ca != cb { return ca < cb }
+            if sa != sb { return sa > sb }
+        case .pValueFloorThenScore(let floor):
+            // Survival counts whose p-value, (c + 1) / (N + 1), is at or below the floor count as one.
+            let limit = UInt32(max(0, (floor * Double(ranking.evidence.count)).rounded(.down) - 1))
+            let (fa, fb) = (max(ca, limit), max(cb, limit))
+            if fa != fb { return fa < fb }
+            if sa != sb { return sa > sb }
+            if ca != cb { return ca < cb }
+        }
+        return a < b
+    }
+
+    /// The 1-based position of disease `d` among all diseases.
+    func position(of d: Int, _ ranking: OrderingInput) -> Int {
+        var position = 1
+        for other in ranking.scores.indices where other != d && before(other, d, ranking) { position += 1 }
+        return position
+    }
+
+    /// The first `limit` diseases in this order: one pass keeping the best `limit` in order, so a disease that does
+    /// not beat the last one kept costs one comparison.
+    func top(_ limit: Int, _ ranking: OrderingInput) -> [Int32] {
+        guard limit > 0 else { return [] }
+        var kept: [Int] = []
+        kept.reserveCapacity(limit + 1)
+        for d in ranking.scores.indices {
+            if kept.count == limit, let last = kept.last, !before(d, last, ranking) { continue }
+            let at = kept.firstIndex { before(d, $0, ranking) } ?? kept.count
+            kept.insert(d, at: at)
+            if kept.count > limit { kept.removeLast() }
+        }
+        return kept.map(Int32.init)
+    }
+}
+
+/// What an ordering reads of one query's ranking: each disease's score and survival count (null scores at least as
+/// high), and the evidence of each survival count, −log10 of its p-value (c + 1) / (N + 1), tabled once per null
+/// distribution so no ordering computes a logarithm per disease.
+struct OrderingInput {
+    let scores: [Float]
+    let survival: [UInt32]
+    let evidence: [Double]
+
+    /// −log10((c + 1) / (N + 1)) for every survival count c in 0...N.
+    static func evidence(sampleCount: Int) -> [Double] {
+        let n = Double(sampleCount + 1)
+        return (0...sampleCount).map { -log10((Double($0) + 1) / n) }
+    }
+}
