@@ -90,7 +90,7 @@ public struct RankedDisease: Sendable, Hashable {
 
 /// The answer to a query.
 public struct RankingResult: Sendable, Hashable {
-    /// The top diseases, ordered by p-value, then score (descending), then disease id.
+    /// The top diseases in ``RankingOrdering/standard``: score + 1.5 × −log10(p), then p-value, then score, then id.
     public let results: [RankedDisease]
     /// The query terms used, after mapping and deduplication, in input order.
     public let queryTerms: [TermReference]
@@ -354,7 +354,8 @@ extension String {
     }
 }
 
-/// Orders diseases by survival count (p-value), then score (descending), then index, without
+/// The p-value order (survival count, then score descending, then index), kept for Benjamini–Hochberg and for
+/// measuring the order before issue 28. Orders diseases by survival count (p-value), then score (descending), then index, without
 /// a full comparison sort: a counting sort by survival count (counts are at most `N`), then a
 /// sort inside only the count groups that reach the requested prefix.
 struct RankingOrder {
