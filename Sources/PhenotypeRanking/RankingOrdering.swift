@@ -74,11 +74,36 @@ public enum RankingOrdering: Sendable, Hashable, CustomStringConvertible {
     /// not beat the last one kept costs one comparison.
     func top(_ limit: Int, _ ranking: OrderingInput) -> [Int32] {
         guard limit > 0 else { return [] }
+        if case .combined(let weight) = self { return Self.topCombined(limit, weight: weight, ranking) }
         var kept: [Int] = []
         kept.reserveCapacity(limit + 1)
         for d in ranking.scores.indices {
             if kept.count == limit, let last = kept.last, !before(d, last, ranking) { continue }
             let at = kept.firstIndex { before(d, $0, ranking) } ?? kept.count
+            kept.insert(d, at: at)
+            if kept.count > limit { kept.removeLast() }
+        }
+        return kept.map(Int32.init)
+    }
+
+    /// `top` of `.combined`, on the ranking path of every request: each disease's key computed once into an array,
+    /// then one comparison against the last key kept for nearly every disease (the full order only breaks ties).
+    private static func topCombined(_ limit: Int, weight: Double, _ ranking: OrderingInput) -> [Int32] {
+        let scores = ranking.scores
+        let survival = ranking.survival
+        let evidence = ranking.evidence
+        let ordering = RankingOrdering.combined(weight: weight)
+        var keys = [Double](repeating: 0, count: scores.count)
+        for d in scores.indices { keys[d] = Double(scores[d]) + weight * evidence[Int(survival[d])] }
+        var kept: [Int] = []
+        kept.reserveCapacity(limit + 1)
+        for d in scores.indices {
+            if kept.count == limit, let last = kept.last {
+                let (key, lastKey) = (keys[d], keys[last])
+                if key < lastKey || (key == lastKey && !ordering.before(d, last, ranking)) { continue }
+            }
+            let at =
+                kept.firstIndex { other in keys[d] > keys[other] || (keys[d] == keys[other] && ordering.before(d, other, ranking)) } ?? kept.count
             kept.insert(d, at: at)
             if kept.count > limit { kept.removeLast() }
         }
