@@ -53,6 +53,9 @@ public final class PhenotypeKnowledgeBase: Sendable {
     let annotationTerms: [Int32]
     /// Information content per term (natural log), as `Float` for the scoring kernels.
     let ic: [Float]
+    /// `ic` in full precision (`Double`): reported scores and explanations are computed from it; the search over all
+    /// diseases and the null distributions use `ic`, so a query scores as a random one does.
+    let ic64: [Double]
     /// Number of diseases annotated with each term or one of its descendants.
     public let diseaseCountByTerm: [Int32]
     /// Whether each term lies in the phenotype subtree (root included).
@@ -187,9 +190,8 @@ public final class PhenotypeKnowledgeBase: Sendable {
         diseaseCountByTerm = counts
         let total = Double(ids.count)
         maxInformationContent = log(total)
-        ic = counts.map { count in
-            count == 0 ? Float(log(total)) : Float(max(0, -log(Double(count) / total)))
-        }
+        ic64 = counts.map { count in count == 0 ? log(total) : max(0, -log(Double(count) / total)) }
+        ic = ic64.map(Float.init)
         samplingUniverse = (0..<termCount).compactMap { t in
             subtree[t] && t != root.int ? Int32(t) : nil
         }
@@ -224,8 +226,8 @@ public final class PhenotypeKnowledgeBase: Sendable {
         annotationTerms[Int(annotationOffsets[d])..<Int(annotationOffsets[d + 1])]
     }
 
-    /// `IC(t) = −ln(fraction of diseases annotated with t or a descendant)`.
-    public func informationContent(of term: TermIndex) -> Double { Double(ic[term.int]) }
+    /// `IC(t) = −ln(fraction of diseases annotated with t or a descendant)`, in full precision.
+    public func informationContent(of term: TermIndex) -> Double { ic64[term.int] }
 
     /// Whether the term lies under the phenotype root (or is the root).
     public func isPhenotype(_ term: TermIndex) -> Bool { inPhenotypeSubtree[term.int] }
@@ -238,8 +240,8 @@ public final class PhenotypeKnowledgeBase: Sendable {
     public func mostInformativeCommonAncestor(
         _ a: TermIndex, _ b: TermIndex
     ) -> (term: TermIndex, informationContent: Double)? {
-        let (term, value) = mica(a.rawValue, b.rawValue)
-        return term < 0 ? nil : (TermIndex(term), Double(value))
+        let (term, value) = mica64(a.rawValue, b.rawValue)
+        return term < 0 ? nil : (TermIndex(term), value)
     }
 
     /// Resnik similarity `sim(a, b) = IC(MICA(a, b))` (0 without a common ancestor).
@@ -247,13 +249,18 @@ public final class PhenotypeKnowledgeBase: Sendable {
         mostInformativeCommonAncestor(a, b)?.informationContent ?? 0
     }
 
-    func mica(_ a: Int32, _ b: Int32) -> (Int32, Float) {
+    func mica(_ a: Int32, _ b: Int32) -> (Int32, Float) { mica(a, b, ic) }
+
+    /// `mica` with the information content in full precision: what reported scores and explanations use.
+    func mica64(_ a: Int32, _ b: Int32) -> (Int32, Double) { mica(a, b, ic64) }
+
+    private func mica<Value: BinaryFloatingPoint>(_ a: Int32, _ b: Int32, _ ic: [Value]) -> (Int32, Value) {
         let x = ontology.ancestorSlice(Int(a))
         let y = ontology.ancestorSlice(Int(b))
         var i = x.startIndex
         var j = y.startIndex
         var best: Int32 = -1
-        var bestIC: Float = -1
+        var bestIC: Value = -1
         while i < x.endIndex, j < y.endIndex {
             if x[i] == y[j] {
                 let value = ic[Int(x[i])]

@@ -307,13 +307,14 @@ public struct PhenotypeRanker: Sendable {
         results.reserveCapacity(limit)
         for (position, d32) in top.enumerated() {
             let d = Int(d32)
+            let exact = exactScore(disease: d, query: query, table: scored.table, options: options)
             results.append(
                 RankedDisease(
                     rank: position + 1, diseaseIndex: d, diseaseID: kb.diseaseIDs[d], diseaseName: kb.diseaseNames[d],
-                    score: Double(scored.scores[d]), penalty: Double(scored.penalties[d]),
+                    score: exact.score, penalty: exact.penalty,
                     pValue: (Double(scored.survival[d]) + 1) / n,
                     adjustedPValue: adjusted[Int(scored.survival[d])],
-                    matches: matches(disease: d, query: query.terms, table: scored.table),
+                    matches: exact.matches,
                     excludedTermsPresent: query.excluded.filter { e in
                         kb.annotationSlice(d).contains { kb.ontology.isAncestor(e, of: Int($0)) }
                     }.map(reference)))
@@ -328,21 +329,57 @@ public struct PhenotypeRanker: Sendable {
         return TermReference(index: TermIndex(t), id: ontology.termIDs[Int(t)], name: ontology.termNames[Int(t)])
     }
 
-    private func matches(disease d: Int, query: [Int32], table: MatchTable) -> [TermMatch] {
+    /// A reported disease's score, penalty and explanation in full precision (`Double` information content), the
+    /// search over all diseases having used `Float`. Exact without re-searching every pair: for each query term only
+    /// the annotations whose `Float` similarity is within rounding of the best are compared again in `Double`.
+    ///
+    /// The explanation holds, per query term, the annotation it matched best, their most informative common ancestor
+    /// and its information content, most informative first (ties in query order): what a clinician reads first is
+    /// what weighed most.
+    func exactScore(disease d: Int, query: ResolvedQuery, table: MatchTable, options: RankingOptions)
+        -> (score: Double, penalty: Double, matches: [TermMatch])
+    {
         let kb = knowledgeBase
-        return query.enumerated().map { i, q in
-            var bestTerm: Int32 = -1
-            var bestValue: Float = -1
-            for t in kb.annotationSlice(d) where table.value(term: t, column: i) > bestValue {
-                bestValue = table.value(term: t, column: i)
-                bestTerm = t
+        let annotations = kb.annotationSlice(d)
+        var matches: [TermMatch] = []
+        var queryToDisease = 0.0
+        for (i, q) in query.terms.enumerated() {
+            let cut = Self.nearBest(annotations.map { table.value(term: $0, column: i) })
+            var best: (term: Int32, ancestor: Int32, value: Double) = (-1, -1, -1)
+            for t in annotations where table.value(term: t, column: i) >= cut {
+                let (ancestor, value) = kb.mica64(q, t)
+                if value > best.value { best = (t, ancestor, value) }
             }
-            let (ancestor, value) = kb.mica(q, bestTerm)
-            return TermMatch(
-                queryTerm: reference(q), diseaseTerm: reference(bestTerm), commonAncestor: reference(ancestor),
-                informationContent: Double(value))
+            queryToDisease += best.value
+            matches.append(
+                TermMatch(
+                    queryTerm: reference(q), diseaseTerm: reference(best.term), commonAncestor: reference(best.ancestor),
+                    informationContent: best.value))
         }
+        queryToDisease /= Double(query.terms.count)
+        var raw = queryToDisease
+        if options.scoring == .symmetric {
+            var diseaseToQuery = 0.0
+            for t in annotations {
+                let similarities = query.terms.indices.map { table.value(term: t, column: $0) }
+                let cut = Self.nearBest(similarities)
+                var best = 0.0
+                for (i, q) in query.terms.enumerated() where similarities[i] >= cut { best = max(best, kb.mica64(q, t).1) }
+                diseaseToQuery += best
+            }
+            raw = (queryToDisease + (annotations.isEmpty ? 0 : diseaseToQuery / Double(annotations.count))) / 2
+        }
+        var penalty = 0.0
+        for e in query.excluded where annotations.contains(where: { kb.ontology.isAncestor(e, of: Int($0)) }) {
+            penalty += options.exclusionPenaltyWeight * kb.ic64[Int(e)] / Double(query.terms.count)
+        }
+        let ordered = matches.enumerated().sorted { ($0.element.informationContent, -$0.offset) > ($1.element.informationContent, -$1.offset) }
+        return (max(0, raw - penalty), penalty, ordered.map(\.element))
     }
+
+    /// The smallest `Float` similarity that may still be the best in `Double`: the best less a margin far above
+    /// `Float`'s rounding of an information content (at most ln D ≈ 10, so a few ulps are below 1e-5).
+    private static func nearBest(_ values: [Float]) -> Float { (values.max() ?? 0) - 1e-4 }
 }
 
 extension String {

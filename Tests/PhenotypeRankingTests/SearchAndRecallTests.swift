@@ -104,3 +104,55 @@ import Testing
         } throws: { ($0 as? PhenotypeRankingError)?.code == .invalidOption }
     }
 }
+
+/// The scores reported to a caller are exact: computed again in `Double` from the terms' information content, equal
+/// to the last bit to a direct computation of the definition, whatever the `Float` search found; and each result's
+/// explanation is ordered by what weighed most.
+@Suite struct ExactScoreTests {
+    /// The definition, directly: for each query term the best Resnik similarity over the disease's annotations
+    /// (`Double` information content), averaged; symmetric mode also averages the other direction.
+    static func definition(_ kb: PhenotypeKnowledgeBase, disease: String, query: [TermIndex], symmetric: Bool) throws -> Double {
+        let d = try #require(kb.diseaseIndex(of: disease))
+        let annotations = kb.annotations(ofDisease: d)
+        var toDisease = 0.0
+        for q in query { toDisease += annotations.map { kb.similarity(q, $0) }.max() ?? 0 }
+        toDisease /= Double(query.count)
+        guard symmetric else { return toDisease }
+        var toQuery = 0.0
+        for t in annotations { toQuery += query.map { kb.similarity($0, t) }.max() ?? 0 }
+        return (toDisease + toQuery / Double(annotations.count)) / 2
+    }
+
+    @Test("every reported score equals the definition computed in Double, in both modes, for random queries")
+    func exactScores() throws {
+        let ranker = try Fixture.ranker()
+        let kb = ranker.knowledgeBase
+        var random = Xoshiro256StarStar(seed: 11)
+        let universe = (0..<kb.diseaseCount).flatMap { kb.annotations(ofDisease: $0) }
+        for _ in 0..<30 {
+            let query = Array(Set((0..<(1 + random.nextInt(below: 5))).map { _ in universe[random.nextInt(below: universe.count)] })).sorted()
+            let ids = query.map { kb.ontology.id(of: $0) }
+            for scoring in ScoringMode.allCases where ranker.nullDistribution(for: scoring) != nil {
+                let result = try ranker.rank(terms: ids, options: RankingOptions(scoring: scoring, maxResults: 12))
+                let resolved = result.queryTerms.map(\.index)
+                for disease in result.results {
+                    let expected = try Self.definition(kb, disease: disease.diseaseID, query: resolved, symmetric: scoring == .symmetric)
+                    #expect(disease.score == expected, "\(ids) \(scoring) \(disease.diseaseID)")
+                }
+            }
+        }
+    }
+
+    @Test("each result's matches: the most informative first, ties in query order, and they add up to the score")
+    func explanationsByContribution() throws {
+        let ranker = try Fixture.ranker()
+        let query = ["HP:0001166", "HP:0001083", "HP:0000098", "HP:0002650", "HP:0000545"]
+        let result = try ranker.rank(terms: query)
+        for disease in result.results {
+            let values = disease.matches.map(\.informationContent)
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0 >= $1 })
+            #expect(Set(disease.matches.map(\.queryTerm.id)) == Set(result.queryTerms.map(\.id)))
+            #expect(abs(values.reduce(0, +) / Double(values.count) - disease.score) < 1e-12)
+        }
+    }
+}
