@@ -106,8 +106,8 @@ let package = Package(
         .target(
             name: "DiagnosisService",
             dependencies: [
-                "CaretideRuntime", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "PhenotypeRanking",
-                hummingbird, nioCore, postgres, logging, lifecycle,
+                "CaretideRuntime", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "PhenotypeRanking", "CaretideCharts",
+                hummingbird, httpTypes, nioCore, postgres, logging, lifecycle,
             ]),
         .executableTarget(name: "ingest-service", dependencies: ["IngestService", "CaretideRuntime"]),
         .executableTarget(name: "scoring-service", dependencies: ["ScoringService", "CaretideRuntime", "CaretideIdentity"]),
@@ -177,7 +177,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "NotificationServiceTests", dependencies: ["NotificationService", "CaretideDomain", "CaretideSchemas", "CaretideRuntime", crypto]),
-        .testTarget(name: "DiagnosisServiceTests", dependencies: ["DiagnosisService", "PhenotypeRanking", "CaretideSchemas"]),
+        .testTarget(name: "DiagnosisServiceTests", dependencies: ["DiagnosisService", "PhenotypeRanking", "CaretideSchemas", "CaretideCharts"]),
         // Whole services started against a real PostgreSQL and the embedded broker: Flows/, Resilience/, Contracts/, Tools/.
         .testTarget(
             name: "IntegrationTests",

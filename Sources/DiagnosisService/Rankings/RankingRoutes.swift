@@ -1,7 +1,9 @@
+import CaretideCharts
 import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// `POST /v1/rankings`: diseases ranked for a set of phenotypes (body: `Schemas/api/ranking.request.schema.json`).
@@ -24,12 +26,53 @@ struct RankingRoutes: Sendable {
             "v1/rankings", access: .clinicalTools, summary: "Rank diseases by the Phenomizer method with p-values", body: [.ranking],
             bodyLimit: 64 * 1024
         ) { request, context in
-            let body = try await request.decodedJSON(Body.self, schema: .ranking, context: context)
-            let query = RankingQuery(
-                phenotypes: body.phenotypes, excluded: body.excluded, scoring: body.scoring, maxResults: body.maxResults,
-                suggestPhenotypes: body.suggestPhenotypes)
-            return try Self.response(catalog.rank(query, requestID: UUID().uuidString.lowercased()))
+            try Self.response(try await rank(request, context))
         }
+        // The same ranking to file with the patient's notes: a spreadsheet, or a page to print.
+        routes.post(
+            "v1/rankings.csv", access: .clinicalTools,
+            summary: "The same ranking as CSV: one row per disease and query phenotype, with the release and the method", body: [.ranking],
+            bodyLimit: 64 * 1024, mediaType: "text/csv"
+        ) { request, context in
+            let ranked = try Self.ranked(try await rank(request, context))
+            return Self.file(ByteBuffer(string: RankingExport.csv(ranked)), contentType: "text/csv; charset=utf-8", name: "ranking.csv")
+        }
+        routes.post(
+            "v1/rankings.html", access: .clinicalTools,
+            summary: "The same ranking as a page to print: the query, the release, the method, and each result with its explanation",
+            body: [.ranking], bodyLimit: 64 * 1024, mediaType: "text/html"
+        ) { request, context in
+            let ranked = try Self.ranked(try await rank(request, context))
+            var response = Self.file(
+                ByteBuffer(string: RankingExport.page(ranked, generatedAt: Date()).html), contentType: "text/html; charset=utf-8", name: nil)
+            response.headers[HTTPField.Name("Content-Security-Policy")!] = ReportPage.contentSecurityPolicy + "; frame-ancestors 'none'"
+            return response
+        }
+    }
+
+    private func rank(_ request: Request, _ context: CaretideRequestContext) async throws -> RankingOutcome {
+        let body = try await request.decodedJSON(Body.self, schema: .ranking, context: context)
+        let query = RankingQuery(
+            phenotypes: body.phenotypes, excluded: body.excluded, scoring: body.scoring, maxResults: body.maxResults,
+            suggestPhenotypes: body.suggestPhenotypes)
+        return catalog.rank(query, requestID: UUID().uuidString.lowercased())
+    }
+
+    /// The ranking, or the refusal as the JSON answer gives it.
+    static func ranked(_ outcome: RankingOutcome) throws -> DiagnosisRanked {
+        if case .ranked(let ranked) = outcome { return ranked }
+        _ = try response(outcome)
+        throw HTTPProblem(status: .internalServerError, error: "the ranking was neither made nor refused")
+    }
+
+    /// An export: never cached (it names a patient's phenotypes), a download when it has a file name.
+    static func file(_ body: ByteBuffer, contentType: String, name: String?) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        headers[.cacheControl] = "no-store"
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        if let name { headers[HTTPField.Name("Content-Disposition")!] = "attachment; filename=\"\(name)\"" }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 
     static func response(_ outcome: RankingOutcome) throws -> Response {

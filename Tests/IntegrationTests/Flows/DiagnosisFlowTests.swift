@@ -157,7 +157,19 @@ import Testing
         #expect(ranked.warnings.map(\.code) == ["unknownTerm", "duplicateTerm"])
         #expect(ranked.results.allSatisfy { $0.adjustedPValue >= $0.pValue && $0.pValue > 0 && $0.pValue <= 1 })
         #expect(ranked.results.first.map { ["OMIM:154700", "OMIM:236200"].contains($0.diseaseID) } == true)
-        #expect(ranked.results.first?.matches.map(\.queryTerm.id) == ["HP:0001166", "HP:0001083"])
+        let explanation = try #require(ranked.results.first?.matches)
+        #expect(Set(explanation.map(\.queryTerm.id)) == ["HP:0001166", "HP:0001083"])
+        #expect(explanation.map(\.informationContent) == explanation.map(\.informationContent).sorted(by: >))
+        // The same ranking to file: CSV with a row per disease and query phenotype, and a page to print.
+        let csv = try await HTTP.post(base + "/v1/rankings.csv", json: #"{"phenotypes": ["HP:0001166", "HP:0001083"]}"#)
+        #expect(csv.status == 200 && csv.header("Content-Type") == "text/csv; charset=utf-8")
+        #expect(csv.header("Content-Disposition") == "attachment; filename=\"ranking.csv\"" && csv.header("Cache-Control") == "no-store")
+        let rows = csv.text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.count == 1 + 2 * ranked.results.count && rows[1].hasPrefix("1,\(ranked.results[0].diseaseID),"))
+        let page = try await HTTP.post(base + "/v1/rankings.html", json: #"{"phenotypes": ["HP:0001166", "HP:0001083"]}"#)
+        #expect(page.status == 200 && page.header("Content-Security-Policy")?.hasPrefix("default-src 'none'") == true)
+        #expect(page.text.contains("Differential diagnosis ranking") && page.text.contains("Arachnodactyly (HP:0001166)"))
+        #expect(try await HTTP.post(base + "/v1/rankings.csv", json: #"{"phenotypes": []}"#).status == 400)
         #expect(ranked.suggestions?.isEmpty == false)
 
         // Every query term unusable: a 422 naming the phenotypes.

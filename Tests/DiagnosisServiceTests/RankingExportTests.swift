@@ -1,0 +1,58 @@
+import CaretideCharts
+import CaretideSchemas
+import Foundation
+import PhenotypeRanking
+import Testing
+
+@testable import DiagnosisService
+
+/// A ranking exported for a patient's notes: every result with its explanation, the release and the method, and
+/// nothing a spreadsheet or a browser would run.
+@Suite struct RankingExportTests {
+    static func term(_ id: String, _ name: String) -> PhenotypeTermReference { PhenotypeTermReference(id: id, name: name) }
+
+    static let ranked = DiagnosisRanked(
+        requestID: "r-1",
+        release: OntologyReleaseReference(releaseID: 3, kind: .full, ontologyVersion: "hp/releases/2025-01-16", annotationVersion: "2025-01-16"),
+        scoring: .asymmetric, queryTerms: [term("HP:0001166", "Arachnodactyly"), term("HP:0001083", "Ectopia lentis")],
+        excludedTerms: [term("HP:0001249", "Intellectual disability")], warnings: [], nullQuerySize: 2, diseaseCount: 12,
+        results: [
+            RankedDiseaseCandidate(
+                rank: 1, diseaseID: "OMIM:154700", diseaseName: "Marfan syndrome, \"classic\"", score: 3.25, penalty: 0, pValue: 0.0001,
+                adjustedPValue: 0.0012,
+                matches: [
+                    PhenotypeTermMatch(
+                        queryTerm: term("HP:0001083", "Ectopia lentis"), diseaseTerm: term("HP:0001083", "Ectopia lentis"),
+                        commonAncestor: term("HP:0001083", "Ectopia lentis"), informationContent: 3.6),
+                    PhenotypeTermMatch(
+                        queryTerm: term("HP:0001166", "Arachnodactyly"), diseaseTerm: term("HP:0001166", "Arachnodactyly"),
+                        commonAncestor: term("HP:0001166", "Arachnodactyly"), informationContent: 2.9),
+                ], excludedTermsPresent: []),
+            RankedDiseaseCandidate(
+                rank: 2, diseaseID: "OMIM:1", diseaseName: "=HYPERLINK(\"http://evil\")<script>", score: 1, penalty: 0.5, pValue: 0.2,
+                adjustedPValue: 0.4, matches: [], excludedTermsPresent: [term("HP:0001249", "Intellectual disability")]),
+        ], suggestions: nil)
+
+    @Test("CSV: a header, a row per disease and query phenotype, quotes doubled, formulas defused, CRLF lines")
+    func csv() {
+        let text = RankingExport.csv(Self.ranked)
+        let lines = text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(lines.count == 1 + 2 + 1)
+        #expect(lines[0].hasPrefix("rank,disease_id,disease_name,score,p_value,adjusted_p_value,query_term_id"))
+        #expect(lines[1].hasPrefix("1,OMIM:154700,\"Marfan syndrome, \"\"classic\"\"\",3.25,0.0001,0.0012,HP:0001083,Ectopia lentis"))
+        #expect(lines[1].hasSuffix(",3,hp/releases/2025-01-16,2025-01-16,asymmetric,\(RankingOrdering.standard)"))
+        #expect(lines[3].hasPrefix("2,OMIM:1,\"'=HYPERLINK(\"\"http://evil\"\")<script>\""))
+        #expect(RankingExport.field("-3") == "-3" && RankingExport.field("-x") == "'-x" && RankingExport.field("@cmd") == "'@cmd")
+    }
+
+    @Test("the page: query, release and method, each result explained, every text escaped")
+    func page() {
+        let html = RankingExport.page(Self.ranked, generatedAt: Date(timeIntervalSince1970: 1_795_517_658)).html
+        #expect(html.contains("HPO release 3 (ontology hp/releases/2025-01-16, annotations 2025-01-16)"))
+        #expect(html.contains("Phenomizer") && html.contains("ordered by \(RankingOrdering.standard)"))
+        #expect(html.contains("<h2>1. Marfan syndrome, &quot;classic&quot;</h2>") || html.contains("<h2>1. Marfan syndrome, \"classic\"</h2>"))
+        #expect(html.contains("Ectopia lentis (HP:0001083)") && html.contains("Intellectual disability (HP:0001249)"))
+        #expect(!html.contains("<script>") && html.contains("&lt;script&gt;"))
+        #expect(html.contains("it is not a diagnosis"))
+    }
+}
