@@ -127,13 +127,16 @@ extension EnvironmentStore {
     }
 
     /// Ends a subscription and forgets its alert states; false when there was none.
+    /// The subscription's row first, then its alert states: the order a reading locks them in (`subscribers`), so an
+    /// unsubscribe racing a reading of the area waits for it instead of deadlocking with it.
     func unsubscribe(patientID: String, areaCode: String) async throws -> Bool {
-        try await connection.query(
-            "DELETE FROM environment_alert_states WHERE patient_id = \(patientID) AND area_code = \(areaCode)", logger: logger)
-        return try await !connection.fetchAll(
+        let removed = try await !connection.fetchAll(
             "DELETE FROM environment_subscriptions WHERE patient_id = \(patientID) AND area_code = \(areaCode) RETURNING 1", as: Int.self,
             logger: logger
         ).isEmpty
+        try await connection.query(
+            "DELETE FROM environment_alert_states WHERE patient_id = \(patientID) AND area_code = \(areaCode)", logger: logger)
+        return removed
     }
 
     /// A page of the patient's subscriptions, by area code.
