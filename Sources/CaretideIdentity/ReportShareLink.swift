@@ -95,6 +95,7 @@ public struct ShareKey: Sendable {
 }
 
 extension CharacterSet {
-    /// RFC 3986's unreserved characters: what a query value or path segment keeps unescaped.
-    static let urlUnreservedCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    /// RFC 3986's unreserved characters: what a query value or path segment keeps unescaped (links Caretide writes:
+    /// share links, the report e-mail's).
+    public static let urlUnreservedCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }

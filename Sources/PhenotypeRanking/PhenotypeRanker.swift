@@ -230,7 +230,7 @@ public struct PhenotypeRanker: Sendable {
         var penalties: [Float]
         /// Null scores ≥ each disease's score; `p = (count + 1) / (N + 1)`.
         var survival: [UInt32]
-        var order: RankingOrder
+        var groups: SurvivalGroups
         var querySize: Int
         var null: NullDistribution
         /// −log10 p of each survival count of `null`.
@@ -272,7 +272,7 @@ public struct PhenotypeRanker: Sendable {
         null.survivalCounts(querySize: size, scores: scores, diseases: 0..<diseaseCount, into: &survival)
         return Scored(
             table: table, scores: scores, penalties: penalties, survival: survival,
-            order: RankingOrder(survival: survival, sampleCount: null.sampleCount), querySize: size, null: null,
+            groups: SurvivalGroups(survival: survival, sampleCount: null.sampleCount), querySize: size, null: null,
             evidence: evidence[options.scoring] ?? OrderingInput.evidence(sampleCount: null.sampleCount))
     }
 
@@ -302,7 +302,7 @@ public struct PhenotypeRanker: Sendable {
 
         let limit = max(0, min(options.maxResults, m))
         let top = RankingOrdering.standard.top(limit, scored.orderingInput)
-        let adjusted = scored.order.benjaminiHochberg()
+        let adjusted = scored.groups.benjaminiHochberg()
         var results: [RankedDisease] = []
         results.reserveCapacity(limit)
         for (position, d32) in top.enumerated() {
@@ -391,17 +391,14 @@ extension String {
     }
 }
 
-/// The p-value order (survival count, then score descending, then index), kept for Benjamini–Hochberg and for
-/// measuring the order before issue 28. Orders diseases by survival count (p-value), then score (descending), then index, without
-/// a full comparison sort: a counting sort by survival count (counts are at most `N`), then a
-/// sort inside only the count groups that reach the requested prefix.
-struct RankingOrder {
+/// How many diseases have each survival count (null scores at least as high as theirs), as running totals: what
+/// Benjamini–Hochberg needs, since diseases of one count share a p-value. The order of the results is
+/// `RankingOrdering`'s.
+struct SurvivalGroups {
     let survival: [UInt32]
     let sampleCount: Int
     /// `groupStart[c]` = number of diseases with a survival count below `c` (size `N + 2`).
     let groupStart: [Int32]
-    /// Disease indices by survival count, then index.
-    let byCount: [Int32]
 
     init(survival: [UInt32], sampleCount: Int) {
         self.survival = survival
@@ -410,47 +407,6 @@ struct RankingOrder {
         for c in survival { start[Int(c) + 1] += 1 }
         for c in 1..<start.count { start[c] += start[c - 1] }
         groupStart = start
-        var next = start
-        var byCount = [Int32](repeating: 0, count: survival.count)
-        for (d, c) in survival.enumerated() {
-            byCount[Int(next[Int(c)])] = Int32(d)
-            next[Int(c)] += 1
-        }
-        self.byCount = byCount
-    }
-
-    private static func before(_ a: Int32, _ b: Int32, scores: [Float]) -> Bool {
-        let x = scores[Int(a)]
-        let y = scores[Int(b)]
-        return x != y ? x > y : a < b
-    }
-
-    /// The first `limit` diseases in ranking order.
-    func top(_ limit: Int, scores: [Float]) -> [Int32] {
-        var out: [Int32] = []
-        out.reserveCapacity(limit)
-        var c = 0
-        while out.count < limit, c <= sampleCount {
-            let lo = Int(groupStart[c])
-            let hi = Int(groupStart[c + 1])
-            if hi > lo {
-                let group = byCount[lo..<hi].sorted { Self.before($0, $1, scores: scores) }
-                out.append(contentsOf: group.prefix(limit - out.count))
-            }
-            c += 1
-        }
-        return out
-    }
-
-    /// 1-based position of disease `d` in ranking order.
-    func position(of d: Int, scores: [Float]) -> Int {
-        let c = Int(survival[d])
-        var position = Int(groupStart[c]) + 1
-        for other in byCount[Int(groupStart[c])..<Int(groupStart[c + 1])]
-        where Self.before(other, Int32(d), scores: scores) {
-            position += 1
-        }
-        return position
     }
 
     /// Benjamini–Hochberg adjusted p-value for each survival count `0...N` (all diseases of a

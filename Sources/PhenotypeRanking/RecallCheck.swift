@@ -101,12 +101,7 @@ extension PhenotypeRanker {
                 }
             }
             let scored = try scoreAll(ResolvedQuery(terms: terms), options: rankingOptions)
-            for (index, ordering) in orderings.enumerated() {
-                ranks[index].append(
-                    ordering == .pValueThenScore
-                        ? scored.order.position(of: d, scores: scored.scores)
-                        : ordering.position(of: d, scored.orderingInput))
-            }
+            for (index, ordering) in orderings.enumerated() { ranks[index].append(ordering.position(of: d, scored.orderingInput)) }
             ids.append(kb.diseaseIDs[d])
         }
         return ranks.map { ranks in

@@ -35,7 +35,8 @@ struct RankingRoutes: Sendable {
             bodyLimit: 64 * 1024, mediaType: "text/csv"
         ) { request, context in
             let ranked = try Self.ranked(try await rank(request, context))
-            return Self.file(ByteBuffer(string: RankingExport.csv(ranked)), contentType: "text/csv; charset=utf-8", name: "ranking.csv")
+            return DocumentResponse.make(
+                ByteBuffer(string: RankingExport.csv(ranked)), contentType: "text/csv; charset=utf-8", disposition: .attachment("ranking.csv"))
         }
         routes.post(
             "v1/rankings.html", access: .clinicalTools,
@@ -43,10 +44,8 @@ struct RankingRoutes: Sendable {
             body: [.ranking], bodyLimit: 64 * 1024, mediaType: "text/html"
         ) { request, context in
             let ranked = try Self.ranked(try await rank(request, context))
-            var response = Self.file(
-                ByteBuffer(string: RankingExport.page(ranked, generatedAt: Date()).html), contentType: "text/html; charset=utf-8", name: nil)
-            response.headers[HTTPField.Name("Content-Security-Policy")!] = ReportPage.contentSecurityPolicy + "; frame-ancestors 'none'"
-            return response
+            return DocumentResponse.make(
+                ByteBuffer(string: RankingExport.page(ranked, generatedAt: Date()).html), contentType: "text/html; charset=utf-8", language: "en")
         }
     }
 
@@ -63,16 +62,6 @@ struct RankingRoutes: Sendable {
         if case .ranked(let ranked) = outcome { return ranked }
         _ = try response(outcome)
         throw HTTPProblem(status: .internalServerError, error: "the ranking was neither made nor refused")
-    }
-
-    /// An export: never cached (it names a patient's phenotypes), a download when it has a file name.
-    static func file(_ body: ByteBuffer, contentType: String, name: String?) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = contentType
-        headers[.cacheControl] = "no-store"
-        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        if let name { headers[HTTPField.Name("Content-Disposition")!] = "attachment; filename=\"\(name)\"" }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 
     static func response(_ outcome: RankingOutcome) throws -> Response {

@@ -24,13 +24,11 @@ public struct MailSettings: Sendable {
     init(relay: SMTPRelay, sender: MailAddress, linkBase: String, retry: MailRetryPolicy = .standard, attachment: ReportAttachment? = nil) {
         self.relay = relay
         self.sender = sender
-        self.linkBase = linkBase.hasSuffix("/") ? String(linkBase.dropLast()) : linkBase
+        // Paths are appended to both addresses, so neither keeps a trailing slash.
+        func base(_ url: String) -> String { url.hasSuffix("/") ? String(url.dropLast()) : url }
+        self.linkBase = base(linkBase)
         self.retry = retry
-        self.attachment = attachment.map {
-            ReportAttachment(
-                reportServiceURL: $0.reportServiceURL.hasSuffix("/") ? String($0.reportServiceURL.dropLast()) : $0.reportServiceURL,
-                tokenFile: $0.tokenFile)
-        }
+        self.attachment = attachment.map { ReportAttachment(reportServiceURL: base($0.reportServiceURL), tokenFile: $0.tokenFile) }
     }
 
     /// Read from `SMTP_HOST`, `SMTP_PORT`, `SMTP_SECURITY`, `SMTP_USERNAME`, `SMTP_PASSWORD`, `SMTP_CA_FILE`,

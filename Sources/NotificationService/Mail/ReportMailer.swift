@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
@@ -78,16 +79,13 @@ struct ReportMailer: Service {
         return taken.count
     }
 
-    /// RFC 3986's unreserved characters.
-    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
     /// The notice: the period, a link that asks for sign-in, and nothing clinical.
     func message(for email: Taken) throws -> MailMessage {
         guard let recipient = MailAddress(email.recipient) else { throw MailFailure.refused("the recipient's address is not valid") }
         let from = Timestamp.formatDay(email.from)
         let to = Timestamp.formatDay(email.to.addingTimeInterval(-1))
         // Patient ids are path-safe already; escaping keeps a hostile one from bending the link.
-        let patient = email.patientID.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? email.patientID
+        let patient = email.patientID.addingPercentEncoding(withAllowedCharacters: .urlUnreservedCharacters) ?? email.patientID
         let link = "\(settings.linkBase)/v1/patients/\(patient)/report?from=\(from)&to=\(to)"
         let body = """
             Hello,
@@ -113,7 +111,7 @@ struct ReportMailer: Service {
         guard let token = try? String(contentsOfFile: source.tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
             !token.isEmpty
         else { throw MailFailure.refused("the service token file cannot be read") }
-        let patient = email.patientID.addingPercentEncoding(withAllowedCharacters: unreserved) ?? email.patientID
+        let patient = email.patientID.addingPercentEncoding(withAllowedCharacters: .urlUnreservedCharacters) ?? email.patientID
         let period = "from=\(Timestamp.format(email.from))&to=\(Timestamp.format(email.to))"
         var request = HTTPClientRequest(url: "\(source.reportServiceURL)/v1/patients/\(patient)/report.pdf?\(period)")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
@@ -123,6 +121,9 @@ struct ReportMailer: Service {
         do {
             response = try await client.execute(request, timeout: .seconds(60))
             body = try await response.body.collect(upTo: maximumReportBytes)
+        } catch is NIOTooManyBytesError {
+            // The same report is as large next time: failed now, with the reason, rather than retried for hours.
+            throw MailFailure.refused("the report's PDF is larger than \(maximumReportBytes / 1024 / 1024) MB, too large to mail")
         } catch {
             throw MailFailure.unreachable("the report service did not answer")
         }

@@ -9,39 +9,40 @@ import Foundation
 /// Everything it writes and publishes happens in the event's transaction.
 struct ScoringHandler: EventHandler {
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
-        let input = try ScoringInput(event)
-        switch input {
-        case .areaRegistered(let area):
-            return try await ReportEnvironmentStore(context).register(area)
-        case .uvIndexRecorded(let reading):
-            return try await ReportEnvironmentStore(context).record(reading)
-        case .airQualityRecorded(let reading):
-            return try await ReportEnvironmentStore(context).record(reading)
-        default: break
+        // Areas and their readings are keyed by area; every other event belongs to a patient.
+        func patientID() throws -> String {
+            guard let patientID = event.patientID else { throw UnprocessableEvent("\(event.eventType.rawValue) without a patientId") }
+            return patientID
         }
-        guard let patientID = event.patientID else { throw UnprocessableEvent("\(event.eventType.rawValue) without a patientId") }
-        let store = AssessmentStore(context)
-        switch input {
-        case .areaRegistered, .uvIndexRecorded, .airQualityRecorded: break
+        switch try ScoringInput(event) {
+        case .areaRegistered(let area):
+            try await ReportEnvironmentStore(context).register(area)
+        case .uvIndexRecorded(let reading):
+            try await ReportEnvironmentStore(context).record(reading)
+        case .airQualityRecorded(let reading):
+            try await ReportEnvironmentStore(context).record(reading)
         case .environmentSubscriptionChanged(let change):
-            try await ReportEnvironmentStore(context).apply(change, patientID: patientID)
+            try await ReportEnvironmentStore(context).apply(change, patientID: try patientID())
         case .measurementDeleted(let deleted):
             try await withdraw(
-                store, patientID: patientID, kind: AssessmentKind(deleted.kind), subjectID: deleted.measurementID.uuidString.lowercased(),
+                AssessmentStore(context), patientID: try patientID(), kind: AssessmentKind(deleted.kind),
+                subjectID: deleted.measurementID.uuidString.lowercased(),
                 reason: .measurementDeleted, event: event, context: context)
         case .examResultEnteredInError(let retracted):
             try await withdraw(
-                store, patientID: patientID, kind: .examResult,
+                AssessmentStore(context), patientID: try patientID(), kind: .examResult,
                 subjectID: ExamKey(institutionID: retracted.institutionID, examID: retracted.examID).subjectID,
                 reason: .enteredInError, event: event, context: context)
         case .examResultReleased(let release):
             try await ReportStore(context).released(
-                patientID: patientID, exam: ExamKey(institutionID: release.institutionID, examID: release.examID), revision: release.revision,
+                patientID: try patientID(), exam: ExamKey(institutionID: release.institutionID, examID: release.examID), revision: release.revision,
                 at: release.releasedAt)
         case .assess:
             // One event is a run of one: the same set-based path as a batch.
             try await assess([event], context: context)
         case .notConsumed(let type):
+            // A patient's event lacking its patient is refused as that first, as every patient case refuses it.
+            _ = try patientID()
             throw UnprocessableEvent("scoring-service does not consume \(type.rawValue)")
         }
     }

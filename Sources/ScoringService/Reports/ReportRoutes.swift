@@ -23,9 +23,6 @@ struct ReportRoutes: Sendable {
     /// The key share links are signed with (`REPORT_SHARE_KEY`); without it shared links are refused with a 409.
     let shareKey: ShareKey?
 
-    /// What a report page may load: its own inline styles, and nothing else; nor may another site frame it.
-    static let contentSecurityPolicy = ReportPage.contentSecurityPolicy + "; frame-ancestors 'none'"
-
     func register(on routes: APIRoutes) {
         routes.get(
             "v1/patients/:patientId/report", access: .patientData(.read),
@@ -46,9 +43,9 @@ struct ReportRoutes: Sendable {
                     error: "this replica cannot print PDF: install chromium or set REPORT_PDF_BROWSER; the HTML report works")
             }
             let (html, language) = try await report(request, requestContext)
-            var response = Self.answer(ByteBuffer(bytes: try await printer.print(html)), contentType: "application/pdf", language: language)
-            response.headers[HTTPField.Name("Content-Disposition")!] = "inline; filename=\"report.pdf\""
-            return response
+            return DocumentResponse.make(
+                ByteBuffer(bytes: try await printer.print(html)), contentType: "application/pdf", language: language,
+                disposition: .inline("report.pdf"))
         }
         routes.get(
             "v1/patients/:patientId/shared-reports/:shareId", access: .patientData(.read),
@@ -111,18 +108,6 @@ struct ReportRoutes: Sendable {
     }
 
     static func page(_ html: String, language: String) -> Response {
-        var response = answer(ByteBuffer(string: html), contentType: "text/html; charset=utf-8", language: language)
-        response.headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
-        response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        return response
-    }
-
-    /// A report, in either form: in the page's language and never cached (it holds the patient's values).
-    static func answer(_ body: ByteBuffer, contentType: String, language: String) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = contentType
-        headers[.contentLanguage] = language
-        headers[.cacheControl] = "no-store"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+        DocumentResponse.make(ByteBuffer(string: html), contentType: "text/html; charset=utf-8", language: language)
     }
 }
