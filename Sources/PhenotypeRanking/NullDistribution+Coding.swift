@@ -61,21 +61,28 @@ extension NullDistribution {
         out.appendLittleEndian(fingerprint)
         out.appendLittleEndian(UInt32(diseaseCount))
         out.appendLittleEndian(maxScore.bitPattern)
-        for range in ranges {
-            out.appendVarint(UInt64(range.lowestBin))
-            out.appendVarint(UInt64(range.width))
-            let start = Int(range.start)
-            let width = Int(range.width)
-            for j in 0..<width {
-                let here = survival[start + j]
-                let next = j + 1 < width ? survival[start + j + 1] : 0
-                out.appendVarint(UInt64(here &- next))
+        for d in 0..<diseaseCount {
+            for k in 0..<maxQuerySize {
+                appendRange(ranges[k * diseaseCount + d], to: &out)
             }
         }
         var hash = FNV1a64()
         hash.combine(out)
         out.appendLittleEndian(hash.value)
         return out
+    }
+
+    /// One (disease, size) entry of the serialised form: lowest bin, width, and the histogram.
+    private func appendRange(_ range: Range, to out: inout [UInt8]) {
+        out.appendVarint(UInt64(range.lowestBin))
+        out.appendVarint(UInt64(range.width))
+        let start = Int(range.start)
+        let width = Int(range.width)
+        for j in 0..<width {
+            let here = survival[start + j]
+            let next = j + 1 < width ? survival[start + j + 1] : 0
+            out.appendVarint(UInt64(here &- next))
+        }
     }
 
     /// The serialised form as `Data`.
@@ -111,17 +118,29 @@ extension NullDistribution {
             !diseaseCount.multipliedReportingOverflow(by: K).overflow
         else { throw fail("disease count does not fit the data") }
         guard n <= Self.maxSampleCount else { throw fail("sample count too large") }
-        var ranges: [Range] = []
-        ranges.reserveCapacity(diseaseCount * K)
+        // Two passes, so the counts land in the size-major order the look-ups want without a second copy of them:
+        // the first reads each entry's bins and where its histogram starts, the second decodes the histograms.
+        let entries = diseaseCount * K
+        var ranges = [Range](repeating: Range(start: 0, lowestBin: 0, width: 0), count: entries)
+        var histogramAt = [Int](repeating: 0, count: entries)
+        for d in 0..<diseaseCount {
+            for k in 0..<K {
+                let lo = try reader.varint()
+                let width = try reader.varint()
+                guard width >= 1, lo + width <= UInt64(bins) else { throw fail("bin range out of bounds") }
+                ranges[k * diseaseCount + d] = Range(start: 0, lowestBin: UInt16(lo), width: UInt16(width))
+                histogramAt[k * diseaseCount + d] = reader.position
+                for _ in 0..<width { _ = try reader.varint() }
+            }
+        }
+        guard reader.position == reader.end else { throw fail("trailing bytes") }
         var survival: [UInt16] = []
-        survival.reserveCapacity(reader.end - reader.position)
-        for _ in 0..<(diseaseCount * K) {
-            let lo = try reader.varint()
-            let width = try reader.varint()
-            guard width >= 1, lo + width <= UInt64(bins) else { throw fail("bin range out of bounds") }
+        survival.reserveCapacity(ranges.reduce(0) { $0 + Int($1.width) })
+        for entry in 0..<entries {
+            reader.position = histogramAt[entry]
             let start = survival.count
             var total: UInt64 = 0
-            for _ in 0..<width {
+            for _ in 0..<ranges[entry].width {
                 let c = try reader.varint()
                 total += c
                 guard total <= UInt64(n) else { throw fail("counts exceed the sample count") }
@@ -134,12 +153,11 @@ extension NullDistribution {
                 run &+= survival[j]
                 survival[j] = run
             }
-            ranges.append(Range(start: UInt32(start), lowestBin: UInt16(lo), width: UInt16(width)))
+            ranges[entry].start = UInt32(start)
         }
-        guard reader.position == reader.end else { throw fail("trailing bytes") }
         self.init(
             scoring: scoring, sampleCount: n, maxQuerySize: K, binCount: bins, seed: seed, fingerprint: fingerprint,
-            diseaseCount: diseaseCount, maxScore: maxScore, ranges: ranges, survival: survival)
+            diseaseCount: diseaseCount, maxScore: maxScore, sizeMajorRanges: ranges, survival: survival)
     }
 
     /// Decodes from `Data`.

@@ -80,15 +80,41 @@ public struct NullDistribution: Sendable, Hashable {
     public let diseaseCount: Int
     /// Upper end of the binned score range (`ln D`).
     public let maxScore: Float
+    /// `ranges[(k - 1) · D + d]`, and `survival` in the same order: size-major, so the look-ups of one query (one
+    /// size, every disease in turn) walk forwards through one size's counts instead of striding through all of them
+    /// (a cache miss per disease).
     let ranges: [Range]
     let survival: [UInt16]
     private let scale: Float
 
     static let observedScoreMargin: Float = 1e-4
 
+    /// From ranges and counts in disease-major order (`ranges[d · K + k - 1]`), as the builders make them.
     init(
         scoring: ScoringMode, sampleCount: Int, maxQuerySize: Int, binCount: Int, seed: UInt64,
         fingerprint: UInt64, diseaseCount: Int, maxScore: Float, ranges: [Range], survival: [UInt16]
+    ) {
+        var sizeMajor: [Range] = []
+        sizeMajor.reserveCapacity(ranges.count)
+        var counts: [UInt16] = []
+        counts.reserveCapacity(survival.count)
+        for k in 0..<maxQuerySize {
+            for d in 0..<diseaseCount {
+                let range = ranges[d * maxQuerySize + k]
+                let start = Int(range.start)
+                sizeMajor.append(Range(start: UInt32(counts.count), lowestBin: range.lowestBin, width: range.width))
+                counts.append(contentsOf: survival[start..<(start + Int(range.width))])
+            }
+        }
+        self.init(
+            scoring: scoring, sampleCount: sampleCount, maxQuerySize: maxQuerySize, binCount: binCount, seed: seed,
+            fingerprint: fingerprint, diseaseCount: diseaseCount, maxScore: maxScore, sizeMajorRanges: sizeMajor,
+            survival: counts)
+    }
+
+    init(
+        scoring: ScoringMode, sampleCount: Int, maxQuerySize: Int, binCount: Int, seed: UInt64,
+        fingerprint: UInt64, diseaseCount: Int, maxScore: Float, sizeMajorRanges ranges: [Range], survival: [UInt16]
     ) {
         self.scoring = scoring
         self.sampleCount = sampleCount
@@ -133,28 +159,42 @@ public struct NullDistribution: Sendable, Hashable {
     }
 
     /// Survival counts for `scores[i]` of disease `diseases.lowerBound + i`.
+    ///
+    /// A ranking reads one count for every disease, each in a different cache line of tens of megabytes of counts: the
+    /// time is the memory's. So the first pass only works out where each count is (or that it is `N` below the
+    /// disease's range, 0 above it), and the second does nothing but read them, so the processor can have many reads
+    /// in flight at once. Neither pass branches on the data: which side of the range a score falls is as good as
+    /// random, and a mispredicted branch would cost more than the arithmetic.
     func survivalCounts(querySize: Int, scores: [Float], diseases: Swift.Range<Int>, into out: inout [UInt32]) {
         let k = min(max(querySize, 1), maxQuerySize)
-        let K = maxQuerySize
+        let first = (k - 1) * diseaseCount
         let n = UInt32(sampleCount)
         let scale = scale
         let bins = binCount
+        var at = [Int](repeating: -1, count: diseases.count)
         ranges.withUnsafeBufferPointer { ranges in
-            survival.withUnsafeBufferPointer { survival in
-                scores.withUnsafeBufferPointer { scores in
+            scores.withUnsafeBufferPointer { scores in
+                at.withUnsafeMutableBufferPointer { at in
                     out.withUnsafeMutableBufferPointer { out in
                         for (i, d) in diseases.enumerated() {
-                            let range = ranges[d &* K &+ k &- 1]
+                            let range = ranges[first &+ d]
                             let b = Self.bin(scores[i] - Self.observedScoreMargin, scale: scale, binCount: bins)
-                            let lo = Int(range.lowestBin)
-                            if b < lo {
-                                out[i] = n
-                            } else if b >= lo &+ Int(range.width) {
-                                out[i] = 0
-                            } else {
-                                out[i] = UInt32(survival[Int(range.start) &+ b &- lo])
-                            }
+                            let offset = b &- Int(range.lowestBin)
+                            let inside = offset >= 0 && offset < Int(range.width)
+                            out[i] = offset < 0 ? n : 0
+                            at[i] = inside ? Int(range.start) &+ offset : -1
                         }
+                    }
+                }
+            }
+        }
+        survival.withUnsafeBufferPointer { survival in
+            at.withUnsafeBufferPointer { at in
+                out.withUnsafeMutableBufferPointer { out in
+                    for i in 0..<at.count {
+                        let slot = at[i]
+                        let count = UInt32(survival[max(slot, 0)])
+                        out[i] = slot >= 0 ? count : out[i]
                     }
                 }
             }

@@ -58,6 +58,10 @@ public final class PhenotypeKnowledgeBase: Sendable {
     let ic64: [Double]
     /// Number of diseases annotated with each term or one of its descendants.
     public let diseaseCountByTerm: [Int32]
+    /// The diseases annotated with each term or one of its descendants (ascending), CSR form: the annotations
+    /// propagated to every ancestor, which the ranking reads term by term (`similarityScores`).
+    let diseasesUnderOffsets: [Int32]
+    let diseasesUnder: [Int32]
     /// Whether each term lies in the phenotype subtree (root included).
     let inPhenotypeSubtree: [Bool]
     /// The terms random queries are drawn from: current terms strictly below the phenotype root.
@@ -188,6 +192,23 @@ public final class PhenotypeKnowledgeBase: Sendable {
             }
         }
         diseaseCountByTerm = counts
+        var under = [Int32](repeating: 0, count: counts.reduce(0) { $0 + Int($1) })
+        var underOffsets: [Int32] = [0]
+        underOffsets.reserveCapacity(termCount + 1)
+        for count in counts { underOffsets.append(underOffsets[underOffsets.count - 1] + count) }
+        var filled = Array(underOffsets.dropLast())
+        for i in stamp.indices { stamp[i] = -1 }
+        for d in 0..<ids.count {
+            for t in flat[Int(offsets[d])..<Int(offsets[d + 1])] {
+                for a in ontology.ancestorSlice(Int(t)) where stamp[Int(a)] != Int32(d) {
+                    stamp[Int(a)] = Int32(d)
+                    under[Int(filled[Int(a)])] = Int32(d)
+                    filled[Int(a)] += 1
+                }
+            }
+        }
+        diseasesUnderOffsets = underOffsets
+        diseasesUnder = under
         let total = Double(ids.count)
         maxInformationContent = log(total)
         ic64 = counts.map { count in count == 0 ? log(total) : max(0, -log(Double(count) / total)) }

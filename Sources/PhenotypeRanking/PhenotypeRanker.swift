@@ -120,8 +120,9 @@ public struct RankingResult: Sendable, Hashable {
 /// than one carrying a vague one. The p-value is read for the penalised score from the usual null
 /// distribution (which has no exclusions), so exclusions only ever raise p.
 ///
-/// Cost per query of `k` terms: `O(k · (T + E))` to build the match table plus `O(k · A)` to
-/// score every disease (`A` = total annotations), one p-value look-up per disease, and one sort.
+/// Cost per query of `k` terms: for each, a write per disease annotated under each of its ancestors (about 21,000 on
+/// the full release), plus `O(T + E + A)` in symmetric mode (see `PhenotypeKnowledgeBase.similarityScores`), one
+/// p-value look-up per disease and one pass keeping the top results.
 public struct PhenotypeRanker: Sendable {
     public let knowledgeBase: PhenotypeKnowledgeBase
     private let nulls: [ScoringMode: NullDistribution]
@@ -225,7 +226,6 @@ public struct PhenotypeRanker: Sendable {
     // MARK: Scoring
 
     struct Scored {
-        var table: MatchTable
         var scores: [Float]
         var penalties: [Float]
         /// Null scores ≥ each disease's score; `p = (count + 1) / (N + 1)`.
@@ -248,9 +248,7 @@ public struct PhenotypeRanker: Sendable {
                 .nullDistributionMissing, "no null distribution for \(options.scoring) scoring")
         }
         let kb = knowledgeBase
-        let table = MatchTable(knowledgeBase: kb, query: query.terms)
-        var scores: [Float] = []
-        table.scoreAll(kb, mode: options.scoring, into: &scores)
+        var scores = kb.similarityScores(query: query.terms, mode: options.scoring)
         let diseaseCount = kb.diseaseCount
         var penalties = [Float](repeating: 0, count: diseaseCount)
         if !query.excluded.isEmpty {
@@ -271,7 +269,7 @@ public struct PhenotypeRanker: Sendable {
         var survival = [UInt32](repeating: 0, count: diseaseCount)
         null.survivalCounts(querySize: size, scores: scores, diseases: 0..<diseaseCount, into: &survival)
         return Scored(
-            table: table, scores: scores, penalties: penalties, survival: survival,
+            scores: scores, penalties: penalties, survival: survival,
             groups: SurvivalGroups(survival: survival, sampleCount: null.sampleCount), querySize: size, null: null,
             evidence: evidence[options.scoring] ?? OrderingInput.evidence(sampleCount: null.sampleCount))
     }
@@ -303,11 +301,12 @@ public struct PhenotypeRanker: Sendable {
         let limit = max(0, min(options.maxResults, m))
         let top = RankingOrdering.standard.top(limit, scored.orderingInput)
         let adjusted = scored.groups.benjaminiHochberg()
+        let ancestry = QueryAncestry(knowledgeBase: kb, query: query.terms)
         var results: [RankedDisease] = []
         results.reserveCapacity(limit)
         for (position, d32) in top.enumerated() {
             let d = Int(d32)
-            let exact = exactScore(disease: d, query: query, table: scored.table, options: options)
+            let exact = exactScore(disease: d, query: query, ancestry: ancestry, options: options)
             results.append(
                 RankedDisease(
                     rank: position + 1, diseaseIndex: d, diseaseID: kb.diseaseIDs[d], diseaseName: kb.diseaseNames[d],
@@ -330,56 +329,49 @@ public struct PhenotypeRanker: Sendable {
     }
 
     /// A reported disease's score, penalty and explanation in full precision (`Double` information content), the
-    /// search over all diseases having used `Float`. Exact without re-searching every pair: for each query term only
-    /// the annotations whose `Float` similarity is within rounding of the best are compared again in `Double`.
+    /// search over all diseases having used `Float`: every query term against every annotation, the common ancestors
+    /// read from `ancestry`, so the score is exact by construction.
     ///
-    /// The explanation holds, per query term, the annotation it matched best, their most informative common ancestor
-    /// and its information content, most informative first (ties in query order): what a clinician reads first is
-    /// what weighed most.
-    func exactScore(disease d: Int, query: ResolvedQuery, table: MatchTable, options: RankingOptions)
+    /// The explanation holds, per query term, the annotation it matched best (the first of equals), their most
+    /// informative common ancestor and its information content, most informative first (ties in query order): what a
+    /// clinician reads first is what weighed most.
+    func exactScore(disease d: Int, query: ResolvedQuery, ancestry: QueryAncestry, options: RankingOptions)
         -> (score: Double, penalty: Double, matches: [TermMatch])
     {
         let kb = knowledgeBase
         let annotations = kb.annotationSlice(d)
-        var matches: [TermMatch] = []
-        var queryToDisease = 0.0
-        for (i, q) in query.terms.enumerated() {
-            let cut = Self.nearBest(annotations.map { table.value(term: $0, column: i) })
-            var best: (term: Int32, ancestor: Int32, value: Double) = (-1, -1, -1)
-            for t in annotations where table.value(term: t, column: i) >= cut {
-                let (ancestor, value) = kb.mica64(q, t)
-                if value > best.value { best = (t, ancestor, value) }
+        let k = query.terms.count
+        var common = [(term: Int32, value: Double)](repeating: (-1, 0), count: k)
+        var best = [(term: Int32, ancestor: Int32, value: Double)](repeating: (-1, -1, -1), count: k)
+        var diseaseToQuery = 0.0
+        for t in annotations {
+            ancestry.commonAncestors(of: t, kb, into: &common)
+            var rowBest = 0.0
+            for i in 0..<k {
+                if common[i].value > best[i].value { best[i] = (t, common[i].term, common[i].value) }
+                rowBest = max(rowBest, common[i].value)
             }
-            queryToDisease += best.value
-            matches.append(
-                TermMatch(
-                    queryTerm: reference(q), diseaseTerm: reference(best.term), commonAncestor: reference(best.ancestor),
-                    informationContent: best.value))
+            diseaseToQuery += rowBest
         }
-        queryToDisease /= Double(query.terms.count)
-        var raw = queryToDisease
+        // Any two phenotypes share the phenotype root, so every query term has a match.
+        let matches = zip(query.terms, best).map { q, match in
+            TermMatch(
+                queryTerm: reference(q), diseaseTerm: reference(match.term), commonAncestor: reference(match.ancestor),
+                informationContent: match.value)
+        }
+        var raw = best.reduce(0) { $0 + $1.value } / Double(k)
         if options.scoring == .symmetric {
-            var diseaseToQuery = 0.0
-            for t in annotations {
-                let similarities = query.terms.indices.map { table.value(term: t, column: $0) }
-                let cut = Self.nearBest(similarities)
-                var best = 0.0
-                for (i, q) in query.terms.enumerated() where similarities[i] >= cut { best = max(best, kb.mica64(q, t).1) }
-                diseaseToQuery += best
-            }
-            raw = (queryToDisease + (annotations.isEmpty ? 0 : diseaseToQuery / Double(annotations.count))) / 2
+            raw = (raw + (annotations.isEmpty ? 0 : diseaseToQuery / Double(annotations.count))) / 2
         }
         var penalty = 0.0
         for e in query.excluded where annotations.contains(where: { kb.ontology.isAncestor(e, of: Int($0)) }) {
-            penalty += options.exclusionPenaltyWeight * kb.ic64[Int(e)] / Double(query.terms.count)
+            penalty += options.exclusionPenaltyWeight * kb.ic64[Int(e)] / Double(k)
         }
-        let ordered = matches.enumerated().sorted { ($0.element.informationContent, -$0.offset) > ($1.element.informationContent, -$1.offset) }
+        let ordered = matches.enumerated().sorted {
+            ($0.element.informationContent, -$0.offset) > ($1.element.informationContent, -$1.offset)
+        }
         return (max(0, raw - penalty), penalty, ordered.map(\.element))
     }
-
-    /// The smallest `Float` similarity that may still be the best in `Double`: the best less a margin far above
-    /// `Float`'s rounding of an information content (at most ln D ≈ 10, so a few ulps are below 1e-5).
-    private static func nearBest(_ values: [Float]) -> Float { (values.max() ?? 0) - 1e-4 }
 }
 
 extension String {

@@ -18,6 +18,11 @@ public enum ScoringMode: UInt8, Sendable, Hashable, CaseIterable {
 ///
 /// Layout: query columns are grouped in blocks of 8 lanes (`SIMD8<Float>`), block-major then
 /// term-major, unused lanes 0 — scoring a disease is one vector `max` per annotation and block.
+///
+/// The symmetric null-distribution builder scores every disease for each random query with it, taking for each
+/// annotation the running maximum across the columns, which gives every query size at once. A ranking, one query and
+/// one size, reads the diseases under each query term's ancestors instead (`PhenotypeKnowledgeBase.similarityScores`);
+/// both sum in the same order, so they agree to the bit.
 struct MatchTable {
     typealias Lanes = SIMD8<Float>
     static let laneCount = 8
@@ -35,11 +40,6 @@ struct MatchTable {
         self.termCount = termCount
         blocks = (width + Self.laneCount - 1) / Self.laneCount
         values = [Lanes](repeating: Lanes(), count: blocks * termCount)
-    }
-
-    init(knowledgeBase kb: PhenotypeKnowledgeBase, query: [Int32]) {
-        self.init(termCount: kb.termCount, width: query.count)
-        for (i, q) in query.enumerated() { mark(kb, term: q, column: i) }
     }
 
     mutating func reset() {
@@ -61,83 +61,26 @@ struct MatchTable {
             order.append((kb.ic[Int(a)], a))
         }
         order.sort { $0.0 > $1.0 }
+        // The table as plain floats, term t's value in this column at `lane + 8 · t`: a lane picked at run time
+        // from a SIMD8 value goes through memory, several times slower in this walk.
         let lane = column % Self.laneCount
-        let base = (column / Self.laneCount) * termCount
+        let blockStart = (column / Self.laneCount) * termCount * Self.laneCount
         ontology.childOffsets.withUnsafeBufferPointer { offsets in
             ontology.childList.withUnsafeBufferPointer { children in
-                values.withUnsafeMutableBufferPointer { v in
-                    for (value, a) in order {
-                        if v[base + Int(a)][lane] > 0 { continue }
-                        v[base + Int(a)][lane] = value
-                        stack.append(a)
-                        while let x = stack.popLast() {
-                            for c in Int(offsets[Int(x)])..<Int(offsets[Int(x) + 1]) {
-                                let child = Int(children[c])
-                                if v[base + child][lane] == 0 {
-                                    v[base + child][lane] = value
-                                    stack.append(Int32(child))
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    func value(term t: Int32, column i: Int) -> Float {
-        values[(i / Self.laneCount) * termCount + Int(t)][i % Self.laneCount]
-    }
-
-    /// Scores every disease in the given mode. `O(k · annotations)`.
-    ///
-    /// The query→disease sum adds the columns left to right and the disease→query sum adds the
-    /// annotations in order, exactly as the null-distribution builders do, so a query scores the
-    /// same here as when it was drawn at random.
-    func scoreAll(_ kb: PhenotypeKnowledgeBase, mode: ScoringMode, into scores: inout [Float]) {
-        let w = width
-        let blocks = blocks
-        let termCount = termCount
-        let diseaseCount = kb.diseaseCount
-        if scores.count != diseaseCount { scores = [Float](repeating: 0, count: diseaseCount) }
-        withUnsafeTemporaryAllocation(of: Lanes.self, capacity: blocks) { best in
-            values.withUnsafeBufferPointer { v in
-                kb.annotationOffsets.withUnsafeBufferPointer { offsets in
-                    kb.annotationTerms.withUnsafeBufferPointer { terms in
-                        scores.withUnsafeMutableBufferPointer { out in
-                            for d in 0..<diseaseCount {
-                                let lo = Int(offsets[d])
-                                let hi = Int(offsets[d &+ 1])
-                                var rowSum: Float = 0
-                                if mode == .asymmetric {
-                                    for b in 0..<blocks {
-                                        let base = b &* termCount
-                                        var acc = Lanes()
-                                        for a in lo..<hi { acc = lanewiseMax(acc, v[base &+ Int(terms[a])]) }
-                                        best[b] = acc
+                values.withUnsafeMutableBufferPointer { lanes in
+                    lanes.withMemoryRebound(to: Float.self) { floats in
+                        let v = UnsafeMutablePointer(floats.baseAddress! + blockStart + lane)
+                        for (value, a) in order {
+                            if v[Int(a) &* 8] > 0 { continue }
+                            v[Int(a) &* 8] = value
+                            stack.append(a)
+                            while let x = stack.popLast() {
+                                for c in Int(offsets[Int(x)])..<Int(offsets[Int(x) &+ 1]) {
+                                    let child = Int(children[c])
+                                    if v[child &* 8] == 0 {
+                                        v[child &* 8] = value
+                                        stack.append(Int32(truncatingIfNeeded: child))
                                     }
-                                } else {
-                                    best.update(repeating: Lanes())
-                                    for a in lo..<hi {
-                                        let t = Int(terms[a])
-                                        var row = Lanes()
-                                        for b in 0..<blocks {
-                                            let x = v[b &* termCount &+ t]
-                                            best[b] = lanewiseMax(best[b], x)
-                                            row = lanewiseMax(row, x)
-                                        }
-                                        rowSum += horizontalMax(row)
-                                    }
-                                }
-                                var sum: Float = 0
-                                for i in 0..<w { sum += best[i / 8][i % 8] }
-                                let queryToDisease = sum / Float(w)
-                                switch mode {
-                                case .asymmetric:
-                                    out[d] = queryToDisease
-                                case .symmetric:
-                                    let diseaseToQuery = hi > lo ? rowSum / Float(hi - lo) : 0
-                                    out[d] = (queryToDisease + diseaseToQuery) / 2
                                 }
                             }
                         }
@@ -149,22 +92,12 @@ struct MatchTable {
 }
 
 /// Lane-wise maximum. The standard library's generic `pointwiseMax` is not vectorised (about
-/// 12× slower in this kernel); comparison plus masked replace compiles to `maxps`.
+/// 12× slower in the null builder); comparison plus masked replace compiles to `maxps`.
 @inline(__always)
 func lanewiseMax(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
     var result = a
     result.replace(with: b, where: b .> a)
     return result
-}
-
-/// Maximum of the eight lanes (a reduction tree; the generic `SIMD.max()` is a scalar loop).
-@inline(__always)
-func horizontalMax(_ x: SIMD8<Float>) -> Float {
-    var half = x.lowHalf
-    half.replace(with: x.highHalf, where: x.highHalf .> half)
-    var quarter = half.lowHalf
-    quarter.replace(with: half.highHalf, where: half.highHalf .> quarter)
-    return max(quarter[0], quarter[1])
 }
 
 /// Running maximum across the lanes: `result[i] = max(x[0] … x[i])` (for `x ≥ 0`), in three

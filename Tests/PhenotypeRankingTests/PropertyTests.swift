@@ -18,16 +18,57 @@ import Testing
             for pick in picks where !query.contains(own[Int(pick % UInt64(own.count))]) {
                 query.append(own[Int(pick % UInt64(own.count))])
             }
-            let table = MatchTable(knowledgeBase: kb, query: query)
-            var scores: [Float] = []
-            table.scoreAll(kb, mode: .asymmetric, into: &scores)
+            var scores = kb.similarityScores(query: query, mode: .asymmetric)
             let best = scores.max()!
             #expect(scores[d] == best)
             let expected = query.map { kb.ic[Int($0)] }.reduce(0, +) / Float(query.count)
             #expect(abs(scores[d] - expected) < 1e-5)
             #expect(scores.allSatisfy { $0 >= 0 && $0 <= maxIC })
-            table.scoreAll(kb, mode: .symmetric, into: &scores)
+            scores = kb.similarityScores(query: query, mode: .symmetric)
             #expect(scores.allSatisfy { $0 >= 0 && $0 <= maxIC })
+        }
+    }
+
+    /// For any query, every disease's score is, to the bit, the definition computed pair by pair with the sums in the
+    /// null builders' order (so p-values read a query's score as they read a random one's); and the reported,
+    /// exact score is the same definition in double precision.
+    @Test func scoresAreTheDefinitionToTheBit() async throws {
+        let ranker = try Fixture.ranker(sampleCount: 200)
+        let kb = ranker.knowledgeBase
+        let universe = kb.samplingUniverse
+        await propertyCheck(count: 60, input: Gen.uint64().array(of: 1...12)) { picks in
+            var query: [Int32] = []
+            for pick in picks where !query.contains(universe[Int(pick % UInt64(universe.count))]) {
+                query.append(universe[Int(pick % UInt64(universe.count))])
+            }
+            let ancestry = QueryAncestry(knowledgeBase: kb, query: query)
+            for mode in ScoringMode.allCases {
+                let scores = kb.similarityScores(query: query, mode: mode)
+                for d in 0..<kb.diseaseCount {
+                    let annotations = Array(kb.annotationSlice(d))
+                    var sum: Float = 0
+                    for q in query { sum += annotations.map { kb.mica(q, $0).1 }.max()! }
+                    var expected = sum / Float(query.count)
+                    var sum64 = 0.0
+                    for q in query { sum64 += annotations.map { kb.mica64(q, $0).1 }.max()! }
+                    var exact = sum64 / Double(query.count)
+                    if mode == .symmetric {
+                        var reverse: Float = 0
+                        var reverse64 = 0.0
+                        for t in annotations {
+                            reverse += query.map { kb.mica($0, t).1 }.max()!
+                            reverse64 += query.map { kb.mica64($0, t).1 }.max()!
+                        }
+                        expected = (expected + reverse / Float(annotations.count)) / 2
+                        exact = (exact + reverse64 / Double(annotations.count)) / 2
+                    }
+                    #expect(scores[d] == expected, "disease \(d), \(mode)")
+                    let reported = ranker.exactScore(
+                        disease: d, query: PhenotypeRanker.ResolvedQuery(terms: query), ancestry: ancestry,
+                        options: RankingOptions(scoring: mode))
+                    #expect(reported.score == exact, "disease \(d), \(mode)")
+                }
+            }
         }
     }
 

@@ -37,15 +37,27 @@ import Testing
         #expect(kb.ontology.id(of: mica.term) == "HP:0000200")
     }
 
-    /// The match table (the fast path) agrees with pairwise MICA on every pair of terms.
-    @Test func matchTableAgreesWithPairwiseSimilarity() throws {
+    /// The null builder's match table, the per-term best match of a ranking and the common ancestors of the exact
+    /// rescoring agree with pairwise MICA on every pair of terms.
+    @Test func fastPathsAgreeWithPairwiseSimilarity() throws {
         for kb in [try Tiny.knowledgeBase(), try Fixture.knowledgeBase()] {
             let phenotypes = (0..<kb.termCount).map(Int32.init).filter { kb.inPhenotypeSubtree[Int($0)] }
-            let table = MatchTable(knowledgeBase: kb, query: phenotypes)
-            for (i, q) in phenotypes.enumerated() {
-                for t in phenotypes {
-                    #expect(table.value(term: t, column: i) == kb.mica(q, t).1)
+            var table = MatchTable(termCount: kb.termCount, width: phenotypes.count)
+            for (i, q) in phenotypes.enumerated() { table.mark(kb, term: q, column: i) }
+            let ancestry = QueryAncestry(knowledgeBase: kb, query: phenotypes)
+            var common = [(term: Int32, value: Double)](repeating: (-1, 0), count: phenotypes.count)
+            for t in phenotypes {
+                ancestry.commonAncestors(of: t, kb, into: &common)
+                for (i, q) in phenotypes.enumerated() {
+                    #expect(table.values[(i / 8) * kb.termCount + Int(t)][i % 8] == kb.mica(q, t).1)
+                    let exact = kb.mica64(q, t)
+                    #expect(common[i].term == exact.0 && common[i].value == exact.1)
                 }
+            }
+            for q in phenotypes.prefix(40) {
+                let query = [q, phenotypes[phenotypes.count / 2]]
+                let byTerm = kb.bestMatchByTerm(query: query)
+                for t in phenotypes { #expect(byTerm[Int(t)] == query.map { kb.mica($0, t).1 }.max()) }
             }
         }
     }
@@ -71,9 +83,8 @@ import Testing
     @Test(arguments: [ScoringMode.asymmetric, .symmetric])
     func handComputedScores(mode: ScoringMode) throws {
         let kb = try Tiny.knowledgeBase()
-        let table = MatchTable(knowledgeBase: kb, query: [try term(kb, "HP:0000101").rawValue, try term(kb, "HP:0000202").rawValue])
-        var scores: [Float] = []
-        table.scoreAll(kb, mode: mode, into: &scores)
+        let scores = kb.similarityScores(
+            query: [try term(kb, "HP:0000101").rawValue, try term(kb, "HP:0000202").rawValue], mode: mode)
         let expected = mode == .asymmetric ? Self.asymmetric : Self.symmetric
         for (id, value) in expected {
             #expect(isClose(Double(scores[try #require(kb.diseaseIndex(of: id))]), value), "\(id)")

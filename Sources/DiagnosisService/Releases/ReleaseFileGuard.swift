@@ -24,8 +24,11 @@ public struct ReleaseFileGuard: Sendable {
         let candidate = name.hasPrefix("/") ? name : directory + "/" + name
         let real = URL(fileURLWithPath: candidate).resolvingSymlinksInPath().standardizedFileURL.path
         guard real.hasPrefix(directory + "/") else { throw refusal }
-        var status = stat()
-        guard lstat(real, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= Self.maximumBytes else { throw refusal }
+        // `attributesOfItem` does not follow a final symbolic link (lstat), so a link swapped in is not a regular file.
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: real),
+            attributes[.type] as? FileAttributeType == .typeRegular,
+            let size = (attributes[.size] as? NSNumber)?.intValue, size <= Self.maximumBytes
+        else { throw refusal }
         return real
     }
 }

@@ -1,0 +1,134 @@
+extension PhenotypeKnowledgeBase {
+    /// Every disease's similarity to the query (`Float`, as the null distributions hold them).
+    ///
+    /// **Query → disease.** `max_{t∈D} IC(MICA(q, t))` is the information content of the most informative ancestor
+    /// of `q` that some annotation of `D` lies under. So for each query term its ancestors are visited from the least
+    /// to the most informative and each writes its information content over the diseases annotated under it
+    /// (`diseasesUnder`): what is left in a disease's slot is its best match. About 21,000 writes per query term on the
+    /// full release, against a look-up per annotation of every disease (253,000) in a term-by-term table.
+    ///
+    /// **Disease → query** (symmetric mode). `max_q IC(MICA(q, t))` does not depend on the disease, so it is tabled
+    /// once per query for every term (`bestMatchByTerm`), then averaged over each disease's annotations.
+    ///
+    /// The sums run in the order the null-distribution builders use (query terms left to right, annotations in
+    /// order), so a query scores here exactly, to the bit, as it did when it was drawn at random.
+    func similarityScores(query: [Int32], mode: ScoringMode) -> [Float] {
+        let diseaseCount = diseaseCount
+        var sums = [Float](repeating: 0, count: diseaseCount)
+        var best = [Float](repeating: 0, count: diseaseCount)
+        var ancestors: [(value: Float, term: Int32)] = []
+        ic.withUnsafeBufferPointer { ic in
+            diseasesUnderOffsets.withUnsafeBufferPointer { offsets in
+                diseasesUnder.withUnsafeBufferPointer { under in
+                    best.withUnsafeMutableBufferPointer { best in
+                        sums.withUnsafeMutableBufferPointer { sums in
+                            for q in query {
+                                ancestors.removeAll(keepingCapacity: true)
+                                for a in ontology.ancestorSlice(Int(q)) where ic[Int(a)] > 0 {
+                                    ancestors.append((ic[Int(a)], a))
+                                }
+                                // Least informative first, so the most informative write is the one that stays.
+                                ancestors.sort { $0.value < $1.value }
+                                best.update(repeating: 0)
+                                for (value, a) in ancestors {
+                                    for i in Int(offsets[Int(a)])..<Int(offsets[Int(a) &+ 1]) { best[Int(under[i])] = value }
+                                }
+                                for d in 0..<diseaseCount { sums[d] += best[d] }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let k = Float(query.count)
+        var scores = sums
+        for d in 0..<diseaseCount { scores[d] = sums[d] / k }
+        guard mode == .symmetric else { return scores }
+        let byTerm = bestMatchByTerm(query: query)
+        byTerm.withUnsafeBufferPointer { byTerm in
+            annotationOffsets.withUnsafeBufferPointer { offsets in
+                annotationTerms.withUnsafeBufferPointer { terms in
+                    for d in 0..<diseaseCount {
+                        let lo = Int(offsets[d])
+                        let hi = Int(offsets[d &+ 1])
+                        var sum: Float = 0
+                        for a in lo..<hi { sum += byTerm[Int(terms[a])] }
+                        let diseaseToQuery = hi > lo ? sum / Float(hi - lo) : 0
+                        scores[d] = (scores[d] + diseaseToQuery) / 2
+                    }
+                }
+            }
+        }
+        return scores
+    }
+
+    /// `max_q IC(MICA(q, t))` for every term `t`: the ancestors of all query terms, most informative first, each
+    /// marking its descendants not yet marked (a node already marked was reached from a more informative ancestor,
+    /// and so were its descendants, so the walk stops there).
+    func bestMatchByTerm(query: [Int32]) -> [Float] {
+        var ancestors: [(value: Float, term: Int32)] = []
+        for q in query {
+            for a in ontology.ancestorSlice(Int(q)) where ic[Int(a)] > 0 { ancestors.append((ic[Int(a)], a)) }
+        }
+        ancestors.sort { $0.value > $1.value }
+        var marks = [Float](repeating: 0, count: termCount)
+        var stack: [Int32] = []
+        ontology.childOffsets.withUnsafeBufferPointer { offsets in
+            ontology.childList.withUnsafeBufferPointer { children in
+                marks.withUnsafeMutableBufferPointer { marks in
+                    for (value, a) in ancestors where marks[Int(a)] == 0 {
+                        marks[Int(a)] = value
+                        stack.append(a)
+                        while let x = stack.popLast() {
+                            for c in Int(offsets[Int(x)])..<Int(offsets[Int(x) &+ 1]) {
+                                let child = Int(children[c])
+                                if marks[child] == 0 {
+                                    marks[child] = value
+                                    stack.append(Int32(truncatingIfNeeded: child))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return marks
+    }
+}
+
+/// Which query terms each term is an ancestor of (`masks[t · words + w]`, bit `i` for query term `i`), for the
+/// exact scores and explanations of the reported diseases: the common ancestors of a query term and an annotation
+/// are the annotation's ancestors whose bit for that query term is set, so one walk up each annotation serves every
+/// query term.
+struct QueryAncestry {
+    let words: Int
+    let masks: [UInt64]
+
+    init(knowledgeBase kb: PhenotypeKnowledgeBase, query: [Int32]) {
+        let words = (query.count + 63) / 64
+        var masks = [UInt64](repeating: 0, count: kb.termCount * words)
+        for (i, q) in query.enumerated() {
+            for a in kb.ontology.ancestorSlice(Int(q)) { masks[Int(a) * words + i / 64] |= 1 << UInt64(i % 64) }
+        }
+        self.words = words
+        self.masks = masks
+    }
+
+    /// For annotation `t`, each query term's most informative common ancestor with it and its information content
+    /// in full precision (ties to the lower ancestor index); `(-1, 0)` where they share none.
+    func commonAncestors(of t: Int32, _ kb: PhenotypeKnowledgeBase, into best: inout [(term: Int32, value: Double)]) {
+        for i in best.indices { best[i] = (-1, 0) }
+        for a in kb.ontology.ancestorSlice(Int(t)) {
+            let value = kb.ic64[Int(a)]
+            for w in 0..<words {
+                var bits = masks[Int(a) * words + w]
+                while bits != 0 {
+                    let i = w * 64 + bits.trailingZeroBitCount
+                    bits &= bits - 1
+                    // Ancestors come in ascending index, so a tie keeps the lower index.
+                    if best[i].term < 0 || value > best[i].value { best[i] = (a, value) }
+                }
+            }
+        }
+    }
+}
