@@ -107,7 +107,7 @@ let package = Package(
             name: "DiagnosisService",
             dependencies: [
                 "CaretideRuntime", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "PhenotypeRanking", "CaretideCharts",
-                hummingbird, httpTypes, nioCore, postgres, logging, lifecycle,
+                hummingbird, httpTypes, nioCore, postgres, logging, lifecycle, crypto,
             ]),
         .executableTarget(name: "ingest-service", dependencies: ["IngestService", "CaretideRuntime"]),
         .executableTarget(name: "scoring-service", dependencies: ["ScoringService", "CaretideRuntime", "CaretideIdentity"]),

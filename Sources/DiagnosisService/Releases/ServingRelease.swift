@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PhenotypeRanking
 import PostgresNIO
+import Synchronization
 
 /// One ontology release in memory, ready to answer searches and (after a full update) rankings. Immutable: a newer
 /// release replaces it as a whole, so a request keeps the release it started with.
@@ -14,6 +15,8 @@ final class ServingRelease: Sendable {
     let ranker: PhenotypeRanker?
     /// The diseases in the order the Diseases list shows them: by name, case and accents ignored, then by id.
     let diseasesByName: [Int]
+    /// The offline bundle's checksums, once its first download has read it (`ReleaseBundle`).
+    let bundleDigest = Mutex<ReleaseBundle.Digest?>(nil)
 
     var knowledgeBase: PhenotypeKnowledgeBase? { ranker?.knowledgeBase }
 

@@ -1,3 +1,5 @@
+import CaretideIdentity
+import CaretideLocalStack
 import CaretideSchemas
 import CaretideStore
 import CaretideTestSupport
@@ -197,6 +199,87 @@ import Testing
                     maxQuerySize: importOptions.nullMaxQuerySize, binCount: importOptions.nullBinCount))
         }
         return try PhenotypeRanker(knowledgeBase: kb, nullDistributions: nulls)
+    }
+
+    @Test("the serving release downloads as one tar archive that tar and sha256sum read: files, manifest, licence, checksums")
+    func offlineBundle() async throws {
+        let stack = try await TestStack.start([DiagnosisService.definition])
+        let base = stack.baseURL(DiagnosisService.name)
+        #expect(try await HTTP.get(base + "/v1/releases/1/bundle").status == 503)
+        let report = try await Self.importFixture(stack)
+        let releaseID = report.release.releaseID
+        try await Self.waitUntilServing(stack, release: releaseID)
+        let url = base + "/v1/releases/\(releaseID)/bundle"
+
+        let reply = try await HTTP.get(url)
+        #expect(reply.status == 200 && reply.header("Content-Type") == "application/x-tar")
+        #expect(reply.header("Content-Disposition") == "attachment; filename=\"caretide-hpo-release-\(releaseID)-2025-01-16.tar\"")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-bundle-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let archive = folder.appendingPathComponent("bundle.tar").path
+        try reply.body.write(to: URL(fileURLWithPath: archive))
+
+        // The whole archive's checksum, as sha256sum computes it, is the one the headers give.
+        let sum = try await Subprocess.run("/usr/bin/sha256sum", [archive])
+        let hex = try #require(sum.output.split(separator: " ").first.map(String.init))
+        #expect(reply.header("ETag") == "\"\(hex)\"")
+        let bytes = stride(from: 0, to: hex.count, by: 2).map { i -> UInt8 in
+            UInt8(hex[hex.index(hex.startIndex, offsetBy: i)..<hex.index(hex.startIndex, offsetBy: i + 2)], radix: 16)!
+        }
+        #expect(reply.header("Repr-Digest") == "sha-256=:\(Data(bytes).base64EncodedString()):")
+
+        // GNU tar lists and extracts it.
+        let listing = try await Subprocess.run("/usr/bin/tar", ["-tf", archive])
+        #expect(listing.status == 0)
+        let names = listing.output.split(separator: "\n").map(String.init)
+        #expect(
+            names == [
+                "LICENSE-HPO.txt", "terms.tsv", "diseases.tsv", "annotations.tsv", "null-asymmetric.prnl", "null-symmetric.prnl", "MANIFEST.json",
+            ])
+        #expect(try await Subprocess.run("/usr/bin/tar", ["-xf", archive, "-C", folder.path]).status == 0)
+        func file(_ name: String) throws -> Data { try Data(contentsOf: folder.appendingPathComponent(name)) }
+
+        // The manifest names each file with its size and checksum, the release, the method and the licence.
+        let manifest = try #require(try JSONSerialization.jsonObject(with: try file("MANIFEST.json")) as? [String: Any])
+        #expect(manifest["format"] as? String == "caretide-phenotype-bundle" && manifest["formatVersion"] as? Int == 1)
+        #expect((manifest["release"] as? [String: Any])?["releaseId"] as? Int == releaseID)
+        #expect(manifest["diseaseCount"] as? Int == 12 && manifest["termCount"] as? Int == 59)
+        #expect(((manifest["method"] as? [String: Any])?["ordering"] as? String)?.contains("1.5") == true)
+        let entries = try #require(manifest["files"] as? [[String: Any]])
+        #expect(entries.compactMap { $0["name"] as? String } == Array(names.dropLast()))
+        for entry in entries {
+            let name = try #require(entry["name"] as? String)
+            let fileSum = try await Subprocess.run("/usr/bin/sha256sum", [folder.appendingPathComponent(name).path])
+            #expect(fileSum.output.hasPrefix(try #require(entry["sha256"] as? String) + " "), "\(name)")
+            #expect(entry["bytes"] as? Int == (try file(name)).count, "\(name)")
+        }
+        let licence = String(decoding: try file("LICENSE-HPO.txt"), as: UTF8.self)
+        #expect(licence.contains("https://hpo.jax.org/license") && licence.contains("hp/releases/2025-01-16"))
+
+        // The contents: every term with its information content, every disease, every annotation as ranked, and null
+        // distributions that decode and belong to this knowledge base.
+        let kb = try Self.referenceRanker().knowledgeBase
+        let terms = String(decoding: try file("terms.tsv"), as: UTF8.self).split(separator: "\n").map {
+            $0.split(separator: "\t", omittingEmptySubsequences: false)
+        }
+        #expect(terms.first == ["id", "name", "parents", "information_content", "disease_count"] && terms.count == 60)
+        let arachnodactyly = try #require(terms.first { $0.first == "HP:0001166" })
+        #expect(Double(arachnodactyly[3]) == kb.informationContent(of: try #require(kb.ontology.resolve("HP:0001166").term)))
+        #expect(String(decoding: try file("diseases.tsv"), as: UTF8.self).split(separator: "\n").count == 13)
+        #expect(String(decoding: try file("annotations.tsv"), as: UTF8.self).split(separator: "\n").count == report.annotationCount + 1)
+        for name in ["null-asymmetric.prnl", "null-symmetric.prnl"] {
+            let null = try NullDistribution(decoding: try file(name))
+            #expect(String(null.fingerprint, radix: 16) == manifest["knowledgeBaseFingerprint"] as? String && null.fingerprint == kb.fingerprint)
+        }
+
+        // The same bytes again, or nothing when the caller has them; only who may rank may take it; only the serving
+        // release is offered.
+        #expect(try await HTTP.get(url).body == reply.body)
+        let unchanged = try await HTTP.send(method: "GET", url, body: nil, as: .owner, headers: ["If-None-Match": "\"\(hex)\""])
+        #expect(unchanged.status == 304 && unchanged.body.isEmpty)
+        #expect(try await HTTP.get(url, as: .identity(Identity(subject: "p-1", role: .patient))).status == 403)
+        #expect(try await HTTP.get(base + "/v1/releases/\(releaseID + 1)/bundle").status == 409)
     }
 
     @Test("a minimum update serves phenotype search but ranking answers that a full update is needed; a failed import changes nothing")
