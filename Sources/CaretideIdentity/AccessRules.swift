@@ -26,6 +26,9 @@ public enum Access: Sendable, Hashable {
     /// Where notifications leave Caretide besides the topic: webhooks, their secrets and their delivery records
     /// (operators alone: it is administration, and a delivery record names recipients by id only).
     case deliveryChannels
+    /// Asking for the phenotype ontology to be checked for an update (a consultant, or an operator) and deciding the
+    /// request (an operator: an import is administration).
+    case ontologyUpdates(OntologyUpdateOperation)
 
     /// Whether an allowed request is audited: everything that reads or writes a patient's data. (Every refused
     /// request is audited, whatever it touches.)
@@ -33,7 +36,8 @@ public enum Access: Sendable, Hashable {
         switch self {
         // A consultant's inbox names patients and their findings.
         case .patientData, .institutionResults, .ownInbox: true
-        case .consultantWorkspace, .clinicalTools, .referenceData, .calculators, .operatorFeeds, .broadcasts, .deliveryChannels: false
+        case .consultantWorkspace, .clinicalTools, .referenceData, .calculators, .operatorFeeds, .broadcasts, .deliveryChannels, .ontologyUpdates:
+            false
         }
     }
 
@@ -43,9 +47,16 @@ public enum Access: Sendable, Hashable {
         case .patientData: "patientId"
         case .institutionResults: "institutionId"
         case .consultantWorkspace: "doctorId"
-        case .clinicalTools, .referenceData, .calculators, .operatorFeeds, .ownInbox, .broadcasts, .deliveryChannels: nil
+        case .clinicalTools, .referenceData, .calculators, .operatorFeeds, .ownInbox, .broadcasts, .deliveryChannels, .ontologyUpdates: nil
         }
     }
+}
+
+public enum OntologyUpdateOperation: String, Sendable, Hashable {
+    /// Asking for a check and reading the requests (a consultant reads their own).
+    case ask
+    /// Approving (the import starts) or refusing a request.
+    case decide
 }
 
 public enum PatientDataOperation: String, Sendable, Hashable {
@@ -131,13 +142,16 @@ public enum AccessRules {
             return identity.scopes.contains(ServiceScope.broadcastsWrite) ? .allowed : .refused
         case (.operator, .deliveryChannels):
             return .allowed
+        case (.consultant, .ontologyUpdates(.ask)), (.operator, .ontologyUpdates):
+            return .allowed
         case (.consultant, .patientData(.write)), (.consultant, .patientData(.manage)), (.service, .patientData(.manage)),
             (.consultant, .institutionResults), (.patient, .institutionResults), (.operator, _),
             (.patient, .consultantWorkspace), (.institution, .consultantWorkspace), (.service, .consultantWorkspace),
             (.patient, .clinicalTools), (.institution, .clinicalTools), (.institution, .patientData),
             (.patient, .operatorFeeds), (.consultant, .operatorFeeds), (.institution, .operatorFeeds), (.service, .patientData(.advise)),
             (.service, .ownInbox), (.patient, .broadcasts), (.consultant, .broadcasts), (.institution, .broadcasts),
-            (.patient, .deliveryChannels), (.consultant, .deliveryChannels), (.institution, .deliveryChannels), (.service, .deliveryChannels):
+            (.patient, .deliveryChannels), (.consultant, .deliveryChannels), (.institution, .deliveryChannels), (.service, .deliveryChannels),
+            (.patient, .ontologyUpdates), (.institution, .ontologyUpdates), (.service, .ontologyUpdates), (.consultant, .ontologyUpdates(.decide)):
             return .refused
         }
     }

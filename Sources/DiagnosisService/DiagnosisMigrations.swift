@@ -114,5 +114,22 @@ enum DiagnosisMigrations {
             Migration(
                 version: 2, name: "saved queries may be empty",
                 statements: ["ALTER TABLE saved_queries DROP CONSTRAINT saved_queries_phenotypes_check"]),
+            // A consultant's request for an ontology update check, and an operator's decision (issue 28). An approved
+            // request's import is the release whose update_id is its update_id.
+            Migration(
+                version: 3, name: "ontology update requests",
+                statements: [
+                    """
+                    CREATE TABLE ontology_update_requests (
+                        request_id uuid PRIMARY KEY,
+                        requested_by text NOT NULL,
+                        requested_at timestamptz NOT NULL DEFAULT now(),
+                        status text NOT NULL CHECK (status IN ('pending', 'approved', 'refused')),
+                        decided_by text,
+                        decided_at timestamptz,
+                        update_id text UNIQUE)
+                    """,
+                    "CREATE INDEX ontology_update_requests_by_requester ON ontology_update_requests (requested_by, requested_at DESC)",
+                ]),
         ])
 }

@@ -20,15 +20,17 @@ public enum DiagnosisService {
     ///   - dataDirectory: the only directory such an event may name files in; nil turns imports by event off.
     public static func definition(importOptions: OntologyImportOptions, dataDirectory: String?) -> ServiceDefinition {
         let catalog = ReleaseCatalog()
+        let releaseFiles = ReleaseFileGuard(directory: dataDirectory)
         return ServiceDefinition(
             name: name, schema: "diagnosis", migrations: DiagnosisMigrations.track, consumedTopics: [.diagnosisRequests],
             handler: DiagnosisRequestHandler(
-                catalog: catalog, importOptions: importOptions, releaseFiles: ReleaseFileGuard(directory: dataDirectory)),
+                catalog: catalog, importOptions: importOptions, releaseFiles: releaseFiles),
             routes: { routes, context in
                 SearchRoutes(catalog: catalog).register(on: routes)
                 RankingRoutes(catalog: catalog).register(on: routes)
                 SavedQueryRoutes(context: context, catalog: catalog).register(on: routes)
                 ReleaseRoutes(context: context, catalog: catalog).register(on: routes)
+                UpdateRequestRoutes(context: context, catalog: catalog, releaseFiles: releaseFiles).register(on: routes)
             },
             backgroundServices: { context in [ReleaseWatcher(catalog: catalog, context: context)] })
     }

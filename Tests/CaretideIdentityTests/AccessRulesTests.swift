@@ -79,6 +79,20 @@ import Testing
         }
     }
 
+    @Test("a consultant may ask for an ontology update check; only an operator decides; nobody else does either")
+    func ontologyUpdates() {
+        #expect(AccessRules.decide(Self.consultant, .ontologyUpdates(.ask), owner: nil) == .allowed)
+        #expect(AccessRules.decide(Self.consultant, .ontologyUpdates(.decide), owner: nil) == .refused)
+        #expect(AccessRules.decide(Self.operatorIdentity, .ontologyUpdates(.ask), owner: nil) == .allowed)
+        #expect(AccessRules.decide(Self.operatorIdentity, .ontologyUpdates(.decide), owner: nil) == .allowed)
+        for identity in [Self.patient, Self.staff, Identity(subject: "x", role: .service, scopes: Set(ServiceScope.all))] {
+            for operation in [OntologyUpdateOperation.ask, .decide] {
+                #expect(AccessRules.decide(identity, .ontologyUpdates(operation), owner: nil) == .refused)
+            }
+        }
+        #expect(AccessRules.describe(.ontologyUpdates(.decide)) == ["operator"])
+    }
+
     @Test("a service client does exactly what its scopes name")
     func service() {
         for access in [

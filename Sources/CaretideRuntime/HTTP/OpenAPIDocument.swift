@@ -173,6 +173,7 @@ enum OpenAPIDocument {
         case .ownInbox: "inboxes"
         case .broadcasts: "broadcasts"
         case .deliveryChannels: "webhooks"
+        case .ontologyUpdates: "ontology updates"
         }
     }
 

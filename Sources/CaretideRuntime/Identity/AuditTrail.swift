@@ -32,7 +32,7 @@ struct AuditEntry: Sendable {
         case .patientData(.manage): method == .get ? .read : .consent
         case .consultantWorkspace, .clinicalTools, .referenceData, .calculators: .use
         case .operatorFeeds, .broadcasts: .write
-        case .deliveryChannels: method == .get ? .read : .write
+        case .deliveryChannels, .ontologyUpdates: method == .get ? .read : .write
         }
     }
 

@@ -1,3 +1,4 @@
+import CaretideIdentity
 import CaretideKafka
 import CaretideSchemas
 import CaretideStore
@@ -13,6 +14,63 @@ import Testing
     static func request(_ payload: some EventPayload, patientID: String? = nil) throws -> OutgoingMessage {
         let envelope = EventEnvelope(producer: "pipeline", patientID: patientID, traceID: "trace-dx", payload: payload)
         return OutgoingMessage(topic: Topic.diagnosisRequests.name, key: patientID, value: try EventCodec().encode(envelope))
+    }
+
+    @Test("a consultant asks for an update check; the answer compares the loaded and the staged release; an operator's approval imports it")
+    func consultantAsksOperatorApproves() async throws {
+        let stack = try await TestStack.start(
+            [
+                DiagnosisService.definition(
+                    importOptions: DiagnosisFlowTests.importOptions, dataDirectory: DiagnosisFlowTests.fixtures.path)
+            ], partitions: 1)
+        let base = stack.baseURL(DiagnosisService.name) + "/v1/ontology-update-requests"
+        let consultant = Caller.identity(Identity(subject: "dr-ask", role: .consultant))
+        let colleague = Caller.identity(Identity(subject: "dr-other", role: .consultant))
+        let operatorCaller = Caller.identity(Identity(subject: "ops-1", role: .operator))
+
+        // Nothing loaded, the fixture staged: an update is available.
+        let asked = try await HTTP.post(base, json: "", as: consultant)
+        #expect(asked.status == 201)
+        let request = try #require(try asked.json() as? [String: Any])
+        let id = try #require(request["requestId"] as? String)
+        #expect(request["status"] as? String == "pending" && request["requestedBy"] as? String == "dr-ask")
+        #expect(request["loaded"] == nil && request["updateAvailable"] as? Bool == true)
+        let staged = try #require(request["newestKnown"] as? [String: Any])
+        #expect(staged["ontologyVersion"] as? String == "hp/releases/2025-01-16" && staged["annotationVersion"] as? String == "2025-01-16")
+
+        // Only the asker and operators see it; only operators decide; patients and services do neither.
+        #expect(try await HTTP.get(base + "/" + id, as: colleague).status == 404)
+        #expect(try await HTTP.get(base, as: colleague).items().isEmpty)
+        #expect(try await HTTP.get(base, as: operatorCaller).items().count == 1)
+        #expect(try await HTTP.post(base + "/\(id)/approval", json: "", as: consultant).status == 403)
+        #expect(try await HTTP.post(base, json: "", as: .identity(Identity(subject: "p-1", role: .patient))).status == 403)
+
+        // The approval imports the staged files through the update event; the request then names the release.
+        let approved = try await HTTP.post(base + "/\(id)/approval", json: "", as: operatorCaller)
+        let approvedBody = try approved.json() as? [String: Any]
+        #expect(approved.status == 200 && approvedBody?["status"] as? String == "approved")
+        var imported: [String: Any] = [:]
+        try await eventually("the approved update imported") {
+            imported = try await HTTP.get(base + "/" + id, as: consultant).json() as? [String: Any] ?? [:]
+            return imported["status"] as? String == "imported"
+        }
+        let releaseID = try #require(imported["importedReleaseId"] as? Int)
+        #expect(imported["decidedBy"] as? String == "ops-1" && imported["updateId"] as? String == "update-request-\(id)")
+        try await DiagnosisFlowTests.waitUntilServing(stack, release: releaseID)
+        #expect(try await HTTP.post(base + "/\(id)/approval", json: "", as: operatorCaller).status == 409)
+
+        // Asked again with that release loaded: nothing newer is known, so approving is refused and the operator refuses.
+        let again = try #require(try await HTTP.post(base, json: "", as: consultant).json() as? [String: Any])
+        #expect(again["updateAvailable"] as? Bool == false)
+        #expect((again["loaded"] as? [String: Any])?["releaseId"] as? Int == releaseID)
+        let second = try #require(again["requestId"] as? String)
+        #expect(try await HTTP.post(base + "/\(second)/approval", json: "", as: operatorCaller).status == 409)
+        let refused = try await HTTP.post(base + "/\(second)/refusal", json: "", as: operatorCaller)
+        let refusedBody = try refused.json() as? [String: Any]
+        #expect(refused.status == 200 && refusedBody?["status"] as? String == "refused")
+        #expect(try await HTTP.post(base + "/\(second)/refusal", json: "", as: operatorCaller).status == 409)
+        #expect(try await HTTP.get(base, as: consultant).items().map { $0["status"] as? String } == ["refused", "imported"])
+        try await stack.shutdown()
     }
 
     @Test("an update event imports a release; requests are answered once per request id, refused while nothing can rank")

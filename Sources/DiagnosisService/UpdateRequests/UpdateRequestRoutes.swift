@@ -1,0 +1,159 @@
+import CaretideIdentity
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import Hummingbird
+
+/// A consultant asks for the ontology to be checked for an update; an operator approves (the import starts) or
+/// refuses. Until now only an operator could start one (`caretide hpo import`, or an `ontology-update.requested`
+/// event).
+/// - `POST /v1/ontology-update-requests`: ask (201); the answer says which release is loaded and which is the newest
+///   known (the files staged in `HPO_DATA_DIR`), and whether that is newer;
+/// - `GET /v1/ontology-update-requests[/{requestId}]`: the requests, newest first (a consultant's own; an operator's
+///   all), each with the same comparison as it stands now;
+/// - `POST …/{requestId}/approval` (operator): publishes the `ontology-update.requested` event that imports the staged
+///   files, in the transaction that records the decision; 409 unless the request is pending and a newer release is
+///   staged. The request reads `imported`, with the release, once the import is in;
+/// - `POST …/{requestId}/refusal` (operator).
+struct UpdateRequestRoutes: Sendable {
+    let context: ServiceContext
+    let catalog: ReleaseCatalog
+    let releaseFiles: ReleaseFileGuard
+
+    /// A request as the API shows it.
+    struct View: Encodable {
+        let requestId: UUID
+        let requestedBy: String
+        let requestedAt: Date
+        /// `pending`, `approved` (the import is under way, or failed: see the dead letters), `imported` or `refused`.
+        let status: String
+        let decidedBy: String?
+        let decidedAt: Date?
+        let updateId: String?
+        let importedReleaseId: Int?
+        let loaded: OntologyReleaseReference?
+        let newestKnown: StagedRelease?
+        /// Whether the newest known release differs from the loaded one.
+        let updateAvailable: Bool
+    }
+
+    struct Listing: Encodable {
+        let items: [View]
+    }
+
+    private static let notFound = HTTPProblem(status: .notFound, error: "no ontology update request has this id")
+
+    func register(on routes: APIRoutes) {
+        let base = "v1/ontology-update-requests"
+        let (client, logger) = (context.database.client, context.logger)
+
+        routes.post(
+            base, access: .ontologyUpdates(.ask), summary: "Ask for the ontology to be checked for an update (an operator decides)", body: [],
+            bodyLimit: APIRoutes.noBody
+        ) {
+            _, requestContext in
+            let row = try await UpdateRequestStore.insert(requestedBy: try Self.caller(requestContext).subject, client, logger: logger)
+            return try jsonResponse(view(row), status: .created)
+        }
+
+        routes.get(base, access: .ontologyUpdates(.ask), summary: "Ontology update requests, newest first (a consultant's own)") {
+            _, requestContext in
+            let caller = try Self.caller(requestContext)
+            let rows = try await UpdateRequestStore.list(
+                requestedBy: caller.role == .operator ? nil : caller.subject, limit: 100, client, logger: logger)
+            return try jsonResponse(Listing(items: rows.map(view)))
+        }
+
+        routes.get(base + "/:requestId", access: .ontologyUpdates(.ask), summary: "An ontology update request and the releases it compares") {
+            _, requestContext in
+            try jsonResponse(view(try await visible(requestContext)))
+        }
+
+        routes.post(
+            base + "/:requestId/approval", access: .ontologyUpdates(.decide), summary: "Approve: import the staged release", body: [],
+            bodyLimit: APIRoutes.noBody
+        ) {
+            _, requestContext in
+            let row = try await visible(requestContext)
+            guard row.status == "pending" else { throw HTTPProblem(status: .conflict, error: "the request is \(row.status), not pending") }
+            let current = view(row)
+            guard let staged = current.newestKnown else {
+                throw HTTPProblem(
+                    status: .conflict, error: "no release is staged: put hp.obo and phenotype.hpoa in the HPO data directory (HPO_DATA_DIR)")
+            }
+            guard current.updateAvailable else {
+                throw HTTPProblem(status: .conflict, error: "the loaded release is the newest known (\(staged.ontologyVersion ?? "unversioned"))")
+            }
+            let updateID = "update-request-\(row.requestID.uuidString.lowercased())"
+            let operatorID = try Self.caller(requestContext).subject
+            let decided = try await context.transaction { handler in
+                guard
+                    try await UpdateRequestStore.decide(
+                        row.requestID, status: "approved", by: operatorID, updateID: updateID, on: handler.connection, logger: handler.logger)
+                else { return false }
+                try await handler.publish(
+                    EventEnvelope(
+                        producer: handler.producer, patientID: nil, traceID: requestContext.requestID,
+                        payload: OntologyUpdateRequested(
+                            updateID: updateID, kind: .full, ontologyFile: StagedRelease.ontologyFile, annotationFile: StagedRelease.annotationFile)))
+                return true
+            }
+            guard decided else { throw HTTPProblem(status: .conflict, error: "the request was decided meanwhile") }
+            return try jsonResponse(view(try await reload(row.requestID)))
+        }
+
+        routes.post(
+            base + "/:requestId/refusal", access: .ontologyUpdates(.decide), summary: "Refuse an ontology update request", body: [],
+            bodyLimit: APIRoutes.noBody
+        ) {
+            _, requestContext in
+            let row = try await visible(requestContext)
+            let operatorID = try Self.caller(requestContext).subject
+            let decided = try await context.transaction { handler in
+                try await UpdateRequestStore.decide(
+                    row.requestID, status: "refused", by: operatorID, updateID: nil, on: handler.connection, logger: handler.logger)
+            }
+            guard decided else { throw HTTPProblem(status: .conflict, error: "the request is \(row.status), not pending") }
+            return try jsonResponse(view(try await reload(row.requestID)))
+        }
+    }
+
+    /// The request named by the path, if the caller may see it: a consultant sees their own (another's reads as
+    /// unknown, so ids cannot be probed), an operator every one.
+    private func visible(_ requestContext: CaretideRequestContext) async throws -> UpdateRequestStore.Row {
+        guard let id = requestContext.parameters.get("requestId").flatMap(UUID.init(uuidString:)) else {
+            throw HTTPProblem.invalidPathParameter("requestId", label: "request id", requirement: "must be a UUID")
+        }
+        let caller = try Self.caller(requestContext)
+        guard let row = try await UpdateRequestStore.load(id, context.database.client, logger: context.logger),
+            caller.role == .operator || row.requestedBy == caller.subject
+        else { throw Self.notFound }
+        return row
+    }
+
+    private func reload(_ id: UUID) async throws -> UpdateRequestStore.Row {
+        guard let row = try await UpdateRequestStore.load(id, context.database.client, logger: context.logger) else { throw Self.notFound }
+        return row
+    }
+
+    private static func caller(_ requestContext: CaretideRequestContext) throws -> Identity {
+        guard let identity = requestContext.identity else { throw HTTPProblem(status: .unauthorized, error: "no verified identity") }
+        return identity
+    }
+
+    /// The request with the loaded and the newest known release as they are now.
+    private func view(_ row: UpdateRequestStore.Row) -> View {
+        let loaded = catalog.release?.reference
+        let staged = StagedRelease.read(releaseFiles)
+        let available =
+            staged.map { staged in
+                staged.ontologyVersion != loaded?.ontologyVersion || staged.annotationVersion != loaded?.annotationVersion
+                    || loaded?.kind != .full
+            } ?? false
+        return View(
+            requestId: row.requestID, requestedBy: row.requestedBy, requestedAt: row.requestedAt,
+            status: row.importedReleaseID != nil ? "imported" : row.status, decidedBy: row.decidedBy, decidedAt: row.decidedAt,
+            updateId: row.updateID, importedReleaseId: row.importedReleaseID, loaded: loaded, newestKnown: staged, updateAvailable: available)
+    }
+}
