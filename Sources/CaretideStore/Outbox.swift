@@ -91,10 +91,15 @@ public enum Outbox {
     }
 
     /// Takes the oldest `limit` records if no other relay of this schema is publishing, else nothing. The advisory
-    /// lock keeps a single publisher per schema, so one patient's events leave in the order they were written.
+    /// lock keeps a single publisher per schema, so one patient's events leave in the order they were written; the
+    /// rows are read in a second statement, whose snapshot sees every row the lock's last holder deleted (one
+    /// statement for both sent a batch twice now and then, two replicas' relays racing: `ScaleOutTests`).
     public static func claimBatch(limit: Int, schema: String, on connection: PostgresConnection, logger: Logger) async throws -> [OutboxRecord] {
-        try await connection.execute(StorePreparedStatements.ClaimOutbox(lockName: "caretide.outbox." + schema, limit: limit), logger: logger)
-            .collectAll()
+        let locked = try await connection.execute(
+            StorePreparedStatements.TryOutboxPublisherLock(lockName: "caretide.outbox." + schema), logger: logger
+        ).collectAll()
+        guard locked.first == true else { return [] }
+        return try await connection.execute(StorePreparedStatements.ReadOutbox(limit: limit), logger: logger).collectAll()
     }
 
     /// Removes published records.

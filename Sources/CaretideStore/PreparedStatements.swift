@@ -100,21 +100,36 @@ enum StorePreparedStatements {
         func decodeRow(_ row: PostgresRow) throws {}
     }
 
-    /// The oldest outbox records, if this transaction wins the schema's publisher lock (else none): one round trip.
-    struct ClaimOutbox: PostgresPreparedStatement {
-        static let name = "caretide.claim-outbox"
+    /// The schema's publisher lock, if no other relay holds it, until the transaction ends.
+    struct TryOutboxPublisherLock: PostgresPreparedStatement {
+        static let name = "caretide.try-outbox-publisher-lock"
+        static let sql = "SELECT pg_try_advisory_xact_lock(hashtext($1))"
+        typealias Row = Bool
+        let lockName: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(lockName)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Bool { try row.decode(Bool.self) }
+    }
+
+    /// The oldest outbox records. Read after the publisher lock is held, in a statement of its own: a statement's
+    /// snapshot is taken when it starts, so a read in the statement that takes the lock could start before the last
+    /// holder's commit and send again the rows that commit deleted.
+    struct ReadOutbox: PostgresPreparedStatement {
+        static let name = "caretide.read-outbox"
         static let sql = """
             SELECT position, event_id, topic, message_key, event_type, schema_version, trace_id, body
-            FROM outbox WHERE (SELECT pg_try_advisory_xact_lock(hashtext($1)))
-            ORDER BY position LIMIT $2
+            FROM outbox ORDER BY position LIMIT $1
             """
         typealias Row = OutboxRecord
-        let lockName: String
         let limit: Int
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 2)
-            bindings.append(lockName)
+            var bindings = PostgresBindings(capacity: 1)
             bindings.append(limit)
             return bindings
         }

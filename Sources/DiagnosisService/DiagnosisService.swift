@@ -10,15 +10,21 @@ public enum DiagnosisService {
     public static let name = "diagnosis-service"
     public static let defaultPort = 8083
 
-    /// With imports by event reading only under `HPO_DATA_DIR` (off when it is not set).
+    /// With imports by event reading only under `HPO_DATA_DIR` (off when it is not set); rankings printed to PDF by
+    /// Debian's Chromium when it is installed.
     public static var definition: ServiceDefinition {
-        definition(importOptions: OntologyImportOptions(), dataDirectory: ProcessInfo.processInfo.environment["HPO_DATA_DIR"])
+        definition(
+            importOptions: OntologyImportOptions(), dataDirectory: ProcessInfo.processInfo.environment["HPO_DATA_DIR"],
+            printer: (try? PDFPrinter.configured([:])) ?? PDFPrinter(browser: nil))
     }
 
     /// - Parameters:
     ///   - importOptions: how imports started by an `ontology-update.requested` event compute their data.
     ///   - dataDirectory: the only directory such an event may name files in; nil turns imports by event off.
-    public static func definition(importOptions: OntologyImportOptions, dataDirectory: String?) -> ServiceDefinition {
+    ///   - printer: how a ranking's export is printed to PDF (`REPORT_PDF_BROWSER`).
+    public static func definition(
+        importOptions: OntologyImportOptions, dataDirectory: String?, printer: PDFPrinter = PDFPrinter(browser: nil)
+    ) -> ServiceDefinition {
         let catalog = ReleaseCatalog()
         let releaseFiles = ReleaseFileGuard(directory: dataDirectory)
         return ServiceDefinition(
@@ -27,7 +33,7 @@ public enum DiagnosisService {
                 catalog: catalog, importOptions: importOptions, releaseFiles: releaseFiles),
             routes: { routes, context in
                 SearchRoutes(catalog: catalog).register(on: routes)
-                RankingRoutes(catalog: catalog).register(on: routes)
+                RankingRoutes(catalog: catalog, printer: printer).register(on: routes)
                 SavedQueryRoutes(context: context, catalog: catalog).register(on: routes)
                 ReleaseRoutes(context: context, catalog: catalog).register(on: routes)
                 UpdateRequestRoutes(context: context, catalog: catalog, releaseFiles: releaseFiles).register(on: routes)

@@ -12,6 +12,7 @@ import Hummingbird
 /// (unknown, obsolete without replacement, not a phenotype) is a 422.
 struct RankingRoutes: Sendable {
     let catalog: ReleaseCatalog
+    let printer: PDFPrinter
 
     struct Body: Decodable {
         let phenotypes: [String]
@@ -46,6 +47,15 @@ struct RankingRoutes: Sendable {
             let ranked = try Self.ranked(try await rank(request, context))
             return DocumentResponse.make(
                 ByteBuffer(string: RankingExport.page(ranked, generatedAt: Date()).html), contentType: "text/html; charset=utf-8", language: "en")
+        }
+        routes.post(
+            "v1/rankings.pdf", access: .clinicalTools,
+            summary: "The same page printed to PDF, as the patient reports are (a headless Chromium)", body: [.ranking],
+            bodyLimit: 64 * 1024, mediaType: "application/pdf"
+        ) { request, context in
+            let ranked = try Self.ranked(try await rank(request, context))
+            return try await printer.response(
+                RankingExport.page(ranked, generatedAt: Date()).html, language: "en", name: "ranking.pdf", htmlRoute: "POST /v1/rankings.html")
         }
     }
 

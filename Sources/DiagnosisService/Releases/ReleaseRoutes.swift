@@ -49,7 +49,8 @@ struct ReleaseRoutes: Sendable {
             guard let releaseID = requestContext.parameters.get("releaseId").flatMap(Int.init) else {
                 throw HTTPProblem.invalidPathParameter("releaseId", label: "release id", requirement: "must be an integer")
             }
-            guard let serving = catalog.release else { throw HTTPProblem(status: .serviceUnavailable, error: SearchRoutes.noOntology) }
+            // With nothing loaded no release is offered: the id names nothing to download (not an outage).
+            guard let serving = catalog.release else { throw HTTPProblem(status: .notFound, error: SearchRoutes.noOntology) }
             guard serving.reference.releaseID == releaseID else {
                 throw HTTPProblem(
                     status: .conflict, error: "only the serving release (\(serving.reference.releaseID)) can be downloaded as a bundle")

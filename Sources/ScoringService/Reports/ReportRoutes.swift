@@ -37,15 +37,8 @@ struct ReportRoutes: Sendable {
             summary: "The patient's report for a period printed to PDF (the same page as the HTML report)", query: Period.queryParameters,
             mediaType: "application/pdf"
         ) { request, requestContext in
-            guard printer.browser != nil else {
-                throw HTTPProblem(
-                    status: .serviceUnavailable,
-                    error: "this replica cannot print PDF: install chromium or set REPORT_PDF_BROWSER; the HTML report works")
-            }
             let (html, language) = try await report(request, requestContext)
-            return DocumentResponse.make(
-                ByteBuffer(bytes: try await printer.print(html)), contentType: "application/pdf", language: language,
-                disposition: .inline("report.pdf"))
+            return try await printer.response(html, language: language, name: "report.pdf", htmlRoute: "the HTML report")
         }
         routes.get(
             "v1/patients/:patientId/shared-reports/:shareId", access: .patientData(.read),

@@ -1,5 +1,6 @@
 import CaretideIdentity
 import CaretideLocalStack
+import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
 import CaretideTestSupport
@@ -201,11 +202,35 @@ import Testing
         return try PhenotypeRanker(knowledgeBase: kb, nullDistributions: nulls)
     }
 
+    @Test("a ranking printed to PDF by the headless Chromium the patient reports use: the query, the release and the explained results")
+    func rankingPDF() async throws {
+        let stack = try await TestStack.start(
+            [DiagnosisService.definition(importOptions: Self.importOptions, dataDirectory: nil, printer: try PDFPrinter.configured([:]))])
+        let base = stack.baseURL(DiagnosisService.name)
+        let report = try await Self.importFixture(stack)
+        try await Self.waitUntilServing(stack, release: report.release.releaseID)
+        let reply = try await HTTP.post(base + "/v1/rankings.pdf", json: #"{"phenotypes": ["HP:0001166", "HP:0001083"], "maxResults": 3}"#)
+        #expect(reply.status == 200 && reply.header("Content-Type") == "application/pdf")
+        #expect(reply.header("Content-Disposition") == "inline; filename=\"ranking.pdf\"" && reply.header("Cache-Control") == "no-store")
+        #expect(reply.body.starts(with: Array("%PDF-".utf8)))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-ranking-\(UUID().uuidString).pdf")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try reply.body.write(to: file)
+        let text = try await Subprocess.run("/usr/bin/pdftotext", ["-layout", file.path, "-"]).output
+        #expect(text.contains("Marfan") && text.contains("Arachnodactyly") && text.contains("hp/releases/2025-01-16"))
+        // The same refusals as the JSON ranking.
+        #expect(try await HTTP.post(base + "/v1/rankings.pdf", json: #"{"phenotypes": []}"#).status == 400)
+        #expect(
+            try await HTTP.post(
+                base + "/v1/rankings.pdf", json: #"{"phenotypes": ["HP:0001166"]}"#, as: .identity(Identity(subject: "p-1", role: .patient))
+            ).status == 403)
+    }
+
     @Test("the serving release downloads as one tar archive that tar and sha256sum read: files, manifest, licence, checksums")
     func offlineBundle() async throws {
         let stack = try await TestStack.start([DiagnosisService.definition])
         let base = stack.baseURL(DiagnosisService.name)
-        #expect(try await HTTP.get(base + "/v1/releases/1/bundle").status == 503)
+        #expect(try await HTTP.get(base + "/v1/releases/1/bundle").status == 404)
         let report = try await Self.importFixture(stack)
         let releaseID = report.release.releaseID
         try await Self.waitUntilServing(stack, release: releaseID)

@@ -1,8 +1,7 @@
-import CaretideRuntime
 import Foundation
 import Testing
 
-@testable import ScoringService
+@testable import CaretideRuntime
 
 /// Where the PDF printer comes from, and what it does without a browser: the HTML report keeps working, the PDF
 /// route says why it cannot print.

@@ -1,8 +1,8 @@
-public import CaretideRuntime
-import Foundation
+public import Foundation
+public import Hummingbird
 import Synchronization
 
-/// Prints a report page to PDF with a headless Chromium from Debian's packages (`chromium`): the very page a browser
+/// Prints a page (a patient's report, a ranking's export) to PDF with a headless Chromium from Debian's packages (`chromium`): the very page a browser
 /// shows, laid out by the same engine, so the HTML and the PDF cannot say different things. Chosen over a PDF writer
 /// of our own, which would lay the page out a second time (and over wkhtmltopdf, no longer in Debian).
 ///
@@ -39,10 +39,21 @@ public struct PDFPrinter: Sendable {
         return PDFPrinter(browser: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") ? "/usr/bin/chromium" : nil)
     }
 
-    struct Unavailable: Error {}
-    struct Failed: Error, CustomStringConvertible {
+    public struct Unavailable: Error {}
+    public struct Failed: Error, CustomStringConvertible {
         let reason: String
-        var description: String { "the PDF could not be printed: \(reason)" }
+        public var description: String { "the PDF could not be printed: \(reason)" }
+    }
+
+    /// The page printed, as a route answers it (`DocumentResponse`, shown inline under `name`); a 503 naming what to
+    /// install when this replica has no browser (the page itself, `htmlRoute`, still works).
+    public func response(_ html: String, language: String?, name: String, htmlRoute: String) async throws -> Response {
+        guard browser != nil else {
+            throw HTTPProblem(
+                status: .serviceUnavailable, error: "this replica cannot print PDF: install chromium or set REPORT_PDF_BROWSER; \(htmlRoute) works")
+        }
+        return DocumentResponse.make(
+            ByteBuffer(bytes: try await print(html)), contentType: "application/pdf", language: language, disposition: .inline(name))
     }
 
     /// The PDF of `html`.
