@@ -100,7 +100,8 @@ public struct APIRoutes {
     /// - Parameters:
     ///   - body: the request schemas under `Schemas/api/` the body is validated against; none for a route that reads
     ///     no body (then give `bodyLimit: APIRoutes.noBody`) or reads another format than JSON.
-    ///   - mediaType: what the route reads and answers, when not JSON.
+    ///   - mediaType: what the route answers, when not JSON; and what it reads, when it has no JSON schema (an HL7
+    ///     standard's own form).
     public func post(
         _ path: String, access: Access, summary: String, body: [RequestSchema], bodyLimit: Int = recordBodyLimit,
         mediaType: String = RouteDocumentation.json,

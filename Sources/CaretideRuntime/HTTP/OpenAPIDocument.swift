@@ -103,15 +103,16 @@ enum OpenAPIDocument {
         let schemas = route.documentation.bodySchemas.map { JSONValue.object(["$ref": .string("/schemas/\($0.path)")]) }
         if route.method == .get {
             // A read has no body, whatever it answers.
+        } else if !schemas.isEmpty {
+            // JSON in, whatever comes out (a ranking's CSV, page or PDF answers a JSON query).
+            operation["requestBody"] = .object([
+                "required": .bool(true),
+                "content": .object(["application/json": .object(["schema": schemas.count == 1 ? schemas[0] : .object(["oneOf": .array(schemas)])])]),
+            ])
         } else if !route.documentation.speaksJSON {
             // Checked by the standard's own rules, not a JSON Schema of ours.
             operation["requestBody"] = .object([
                 "required": .bool(true), "content": .object([route.documentation.mediaType: .object(["schema": .object([:])])]),
-            ])
-        } else if !schemas.isEmpty {
-            operation["requestBody"] = .object([
-                "required": .bool(true),
-                "content": .object(["application/json": .object(["schema": schemas.count == 1 ? schemas[0] : .object(["oneOf": .array(schemas)])])]),
             ])
         }
         return .object(operation)
