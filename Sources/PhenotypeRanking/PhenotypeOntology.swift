@@ -190,6 +190,15 @@ public final class PhenotypeOntology: Sendable {
     }
 
     public func id(of term: TermIndex) -> String { termIDs[term.int] }
+
+    /// Every identifier that is not a current term's own (`alt_id`s and obsolete ids), by id, with what `resolve`
+    /// answers for it: what a copy of the ontology needs to map old identifiers the same way.
+    public var identifierMappings: [(id: String, resolution: TermResolution)] {
+        resolutions.compactMap { id, resolution in
+            if case .current = resolution { return nil }
+            return (id, resolution)
+        }.sorted { $0.id < $1.id }
+    }
     public func name(of term: TermIndex) -> String { termNames[term.int] }
 
     public func parents(of term: TermIndex) -> [TermIndex] {

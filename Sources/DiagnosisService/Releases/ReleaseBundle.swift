@@ -10,6 +10,8 @@ import Synchronization
 /// - `LICENSE-HPO.txt`: the HPO licence's conditions, the release's versions and the acknowledgement to display;
 /// - `terms.tsv`: every current term: id, name, parents (`|`-separated ids), information content (natural log, full
 ///   precision), and how many diseases are annotated with it or a descendant;
+/// - `mappings.tsv`: every alternative and obsolete id with the current term it maps to (`alternative`, `replaced`),
+///   or `obsolete` with the curators' `consider` ids, so an app resolves old ids as the service does;
 /// - `diseases.tsv`: id and name;
 /// - `annotations.tsv`: disease id and term id, one row per phenotype annotation as ranked (aspect P, no `NOT`, alt
 ///   and obsolete ids mapped to the current term, as the HPO's own `alt_id` and `replaced_by` say);
@@ -26,6 +28,7 @@ struct ReleaseBundle: Sendable {
     enum Part: String, CaseIterable, Sendable {
         case licence = "LICENSE-HPO.txt"
         case terms = "terms.tsv"
+        case mappings = "mappings.tsv"
         case diseases = "diseases.tsv"
         case annotations = "annotations.tsv"
         case asymmetricNull = "null-asymmetric.prnl"
@@ -125,6 +128,17 @@ struct ReleaseBundle: Sendable {
                 let parents = ontology.parents(of: term).map { ontology.id(of: $0) }.joined(separator: "|")
                 out += "\(ontology.id(of: term))\t\(Self.field(ontology.name(of: term)))\t\(parents)\t"
                 out += "\(kb.informationContent(of: term))\t\(kb.diseaseCountByTerm[t])\n"
+            }
+            return Array(out.utf8)
+        case .mappings:
+            var out = "id\tstatus\tterm_id\tconsider\n"
+            for (id, resolution) in ontology.identifierMappings {
+                switch resolution {
+                case .alternative(let term): out += "\(id)\talternative\t\(ontology.id(of: term))\t\n"
+                case .replaced(let term): out += "\(id)\treplaced\t\(ontology.id(of: term))\t\n"
+                case .obsoleteWithoutReplacement(let consider): out += "\(id)\tobsolete\t\t\(consider.joined(separator: "|"))\n"
+                case .current, .unknown: continue
+                }
             }
             return Array(out.utf8)
         case .diseases:

@@ -260,7 +260,8 @@ import Testing
         let names = listing.output.split(separator: "\n").map(String.init)
         #expect(
             names == [
-                "LICENSE-HPO.txt", "terms.tsv", "diseases.tsv", "annotations.tsv", "null-asymmetric.prnl", "null-symmetric.prnl", "MANIFEST.json",
+                "LICENSE-HPO.txt", "terms.tsv", "mappings.tsv", "diseases.tsv", "annotations.tsv", "null-asymmetric.prnl", "null-symmetric.prnl",
+                "MANIFEST.json",
             ])
         #expect(try await Subprocess.run("/usr/bin/tar", ["-xf", archive, "-C", folder.path]).status == 0)
         func file(_ name: String) throws -> Data { try Data(contentsOf: folder.appendingPathComponent(name)) }
@@ -292,6 +293,14 @@ import Testing
         let arachnodactyly = try #require(terms.first { $0.first == "HP:0001166" })
         #expect(Double(arachnodactyly[3]) == kb.informationContent(of: try #require(kb.ontology.resolve("HP:0001166").term)))
         #expect(String(decoding: try file("diseases.tsv"), as: UTF8.self).split(separator: "\n").count == 13)
+        // Old ids map as the service maps them.
+        let mappings = String(decoding: try file("mappings.tsv"), as: UTF8.self).split(separator: "\n").dropFirst()
+            .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        #expect(!mappings.isEmpty)
+        for row in mappings {
+            let resolved = kb.ontology.resolve(row[0])
+            #expect(row[1] == "obsolete" ? resolved.term == nil : resolved.term.map { kb.ontology.id(of: $0) } == row[2], "\(row)")
+        }
         #expect(String(decoding: try file("annotations.tsv"), as: UTF8.self).split(separator: "\n").count == report.annotationCount + 1)
         for name in ["null-asymmetric.prnl", "null-symmetric.prnl"] {
             let null = try NullDistribution(decoding: try file(name))
