@@ -85,9 +85,16 @@ public final class LocalPostgres: Sendable {
         self.logger = logger
     }
 
-    /// Stops the server (fast shutdown: open sessions are ended, committed data is kept).
+    /// Stops the server (fast shutdown: open sessions are ended, committed data is kept). If that has not finished
+    /// within 30 s (a shutdown checkpoint on a loaded machine), an immediate one follows, so a stopped stack never
+    /// leaves its server running.
     public func stop() async {
-        _ = try? await pgTool("pg_ctl", ["-D", dataDirectory.path, "-m", "fast", "-w", "-t", "30", "stop"])
+        do {
+            try await pgTool("pg_ctl", ["-D", dataDirectory.path, "-m", "fast", "-w", "-t", "30", "stop"])
+        } catch {
+            logger.warning("PostgreSQL's fast shutdown failed or took over 30 s; stopping it at once", metadata: ["error": "\(error)"])
+            _ = try? await pgTool("pg_ctl", ["-D", dataDirectory.path, "-m", "immediate", "-w", "-t", "30", "stop"])
+        }
     }
 
     /// Restarts the server as an operator would (`pg_ctl restart -m fast`: open sessions are ended), on the same port.

@@ -12,12 +12,22 @@ import Testing
     }
 
     /// Alive and not a zombie (in a container nobody may reap an orphaned daemon, so its pid lingers as a zombie).
-    static func isRunning(_ pid: Int32) -> Bool {
+    /// The process's state and start time (`/proc/<pid>/stat` fields 3 and 22), if it exists.
+    static func status(_ pid: Int32) -> (state: Character, started: Substring)? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
-        else { return false }
-        let state = stat[stat.index(close, offsetBy: 2)]
-        return state != "Z" && state != "X"
+        else { return nil }
+        // After the command name: state, then fields 4 onwards; the start time is field 22.
+        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+        guard fields.count > 19, let state = fields[0].first else { return nil }
+        return (state, fields[19])
+    }
+
+    /// Whether the process that started at `started` still runs: a pid alone is not enough, since pids wrap (at
+    /// 32,768 here) and a busy test run can give a stopped postmaster's pid to another process within seconds.
+    static func isRunning(_ pid: Int32, started: Substring?) -> Bool {
+        guard let now = status(pid), now.started == started else { return false }
+        return now.state != "Z" && now.state != "X"
     }
 
     @Test("caretide dev reaches endpoints.json, every /readyz answers 200, the pipeline bench reconciles against it, SIGTERM leaves nothing running")
@@ -64,6 +74,8 @@ import Testing
         let postmasterPID = try String(contentsOf: stateDirectory.appendingPathComponent("postgres/postmaster.pid"), encoding: .utf8)
             .split(separator: "\n").first.flatMap { Int32($0) }
 
+        let postmasterStarted = postmasterPID.flatMap { Self.status($0)?.started }
+        #expect(postmasterStarted != nil, "the postmaster of postmaster.pid runs before the shutdown")
         dev.signal(SIGTERM)
         #expect(await dev.waitForExit(timeout: .seconds(60)))
         #expect(dev.exitCode == 0)
@@ -71,7 +83,7 @@ import Testing
             #expect((try? await HTTP.get(base + "/healthz")) == nil, "\(base) still answers after shutdown")
         }
         if let postmasterPID {
-            #expect(!Self.isRunning(postmasterPID), "PostgreSQL still runs after shutdown")
+            #expect(!Self.isRunning(postmasterPID, started: postmasterStarted), "PostgreSQL still runs after shutdown")
         }
     }
 }
