@@ -61,8 +61,10 @@ let package = Package(
         .target(name: "PhenotypeRanking"),
         // Charts and reports (pure): series downsampling, and later the SVG charts and the report layout.
         .target(name: "CaretideCharts", dependencies: ["CaretideSchemas"]),
+        // Food composition, meal totals and their reference values (pure): ingest resolves meals, scoring analyses days.
+        .target(name: "CaretideNutrition", dependencies: ["CaretideDomain"]),
         // Wire types reuse the domain's value enums (units, contexts, sex, severity), so there is one spelling of each.
-        .target(name: "CaretideSchemas", dependencies: ["CaretideSchemaFiles", "CaretideDomain"]),
+        .target(name: "CaretideSchemas", dependencies: ["CaretideSchemaFiles", "CaretideDomain", "CaretideNutrition"]),
         // The clinical rules applied to recorded events (pure): shared by ingest (validation), scoring and `caretide rescore`.
         .target(name: "ClinicalAssessment", dependencies: ["CaretideSchemas", "CaretideDomain"]),
 
@@ -89,13 +91,13 @@ let package = Package(
             name: "IngestService",
             dependencies: [
                 "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment", "CaretideCharts",
-                hummingbird, httpTypes, nioCore, postgres, logging,
+                "CaretideNutrition", hummingbird, httpTypes, nioCore, postgres, logging,
             ]),
         .target(
             name: "ScoringService",
             dependencies: [
                 "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment", "CaretideCharts",
-                hummingbird, httpTypes, postgres, logging,
+                "CaretideNutrition", hummingbird, httpTypes, postgres, logging,
             ]),
         .target(
             name: "NotificationService",
@@ -122,7 +124,7 @@ let package = Package(
             name: "CaretideCLI",
             dependencies: [
                 "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideIdentity", "CaretideSchemas", "PhenotypeRanking",
-                "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
+                "CaretideNutrition", "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
                 argumentParser, logging,
             ]),
         // `caretide-bench`: the benchmarks recorded in BENCHMARKS.md, apart from what an operator runs. The pipeline
@@ -131,7 +133,7 @@ let package = Package(
             name: "CaretideBench",
             dependencies: [
                 "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideIdentity", "CaretideSchemas", "CaretideDomain",
-                "PhenotypeRanking", "ScoringService", "DiagnosisService",
+                "PhenotypeRanking", "CaretideNutrition", "ScoringService", "DiagnosisService",
                 argumentParser, logging, httpClient, nioCore, nioHTTP1, postgres, lifecycle,
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
@@ -148,6 +150,8 @@ let package = Package(
         // Ground-floor tests: pure rules and state machines.
         .testTarget(name: "CaretideDomainTests", dependencies: ["CaretideDomain", propertyBased]),
         .testTarget(name: "CaretideChartsTests", dependencies: ["CaretideCharts", propertyBased]),
+        .testTarget(
+            name: "CaretideNutritionTests", dependencies: ["CaretideNutrition", "CaretideDomain", propertyBased], resources: [.copy("Fixtures")]),
         .testTarget(name: "CaretideSchemasTests", dependencies: ["CaretideSchemas", "CaretideDomain", propertyBased]),
         .testTarget(name: "ClinicalAssessmentTests", dependencies: ["ClinicalAssessment", "CaretideSchemas", "CaretideDomain"]),
         .testTarget(
@@ -167,7 +171,7 @@ let package = Package(
             ]),
         // A target per service: its rules and state machines, without starting it.
         .testTarget(
-            name: "IngestServiceTests", dependencies: ["IngestService", "CaretideSchemas", "CaretideRuntime", propertyBased],
+            name: "IngestServiceTests", dependencies: ["IngestService", "CaretideSchemas", "CaretideRuntime", "CaretideNutrition", propertyBased],
             // HL7 v2 and FHIR messages written from the specifications, read by path (the integration tests read them too).
             exclude: ["Fixtures"]),
         .testTarget(
@@ -184,8 +188,8 @@ let package = Package(
             dependencies: [
                 "CaretideTestSupport", "CaretideLocalStack", "CaretideIdentity", "CaretideRuntime", "CaretideKafka", "CaretideStore",
                 "CaretideSchemas",
-                "CaretideDomain", "IngestService", "ScoringService", "NotificationService", "DiagnosisService", "PhenotypeRanking",
-                postgres, logging, lifecycle, httpTypes,
+                "CaretideDomain", "CaretideNutrition", "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
+                "PhenotypeRanking", postgres, logging, lifecycle, httpTypes,
                 // A webhook receiver on loopback, and the signature check a receiver makes.
                 hummingbird, crypto,
             ]),

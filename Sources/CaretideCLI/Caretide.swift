@@ -7,7 +7,7 @@ struct Caretide: AsyncParsableCommand {
         abstract:
             "Operate Caretide: run the whole stack locally, mint development tokens, run the embedded broker, migrate databases, rescore, import HPO releases, replay dead letters.",
         subcommands: [
-            DevCommand.self, TokenCommand.self, BrokerCommand.self, MigrateCommand.self, RescoreCommand.self, HPOCommand.self,
+            DevCommand.self, TokenCommand.self, BrokerCommand.self, MigrateCommand.self, RescoreCommand.self, HPOCommand.self, FoodsCommand.self,
             DeadLettersCommand.self,
         ])
 }

@@ -44,7 +44,8 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return LocalDate(year: newYear, month: newMonth, day: min(day, Self.days(inMonth: newMonth, year: newYear)))!
     }
 
-    func addingDays(_ days: Int) -> LocalDate {
+    /// This date `days` calendar days later (earlier when negative).
+    public func addingDays(_ days: Int) -> LocalDate {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let start = calendar.date(from: DateComponents(year: year, month: month, day: day))!

@@ -61,6 +61,7 @@ public enum TipKey: String, Sendable, Codable, CaseIterable {
     case trendRisingFastingGlucose = "trend.risingFastingGlucose"
     case trendNPIGroupWorsened = "trend.npiGroupWorsened"
     case trendNPIGroupImproved = "trend.npiGroupImproved"
+    case trendPersistentHighSodium = "trend.persistentHighSodium"
 
     case uvLow = "uv.low"
     case uvModerate = "uv.moderate"
@@ -76,6 +77,15 @@ public enum TipKey: String, Sendable, Codable, CaseIterable {
     case airQualityVeryUnhealthy = "airQuality.veryUnhealthy"
     case airQualityHazardous = "airQuality.hazardous"
     case airQualityAllClear = "airQuality.allClear"
+
+    case nutritionSodiumAbove = "nutrition.sodiumAbove"
+    case nutritionSodiumFarAbove = "nutrition.sodiumFarAbove"
+    case nutritionSugarsPossiblyAbove = "nutrition.sugarsPossiblyAbove"
+    case nutritionSaturatedFatAbove = "nutrition.saturatedFatAbove"
+    case nutritionEnergyBelow = "nutrition.energyBelow"
+    case nutritionEnergyAbove = "nutrition.energyAbove"
+    case nutritionProteinBelow = "nutrition.proteinBelow"
+    case nutritionWithinLimits = "nutrition.withinLimits"
 }
 
 /// A category enum whose cases have a translatable display label in ``Tips/categoryLabelsEnglish``.
@@ -203,6 +213,8 @@ public enum Tips {
             "Your latest tumour assessment places you in a different prognosis group than before. Your care team will discuss it with you.",
         .trendNPIGroupImproved:
             "Your latest tumour assessment places you in a better prognosis group than before. Your care team will discuss it with you.",
+        .trendPersistentHighSodium:
+            "On most days this week you had more salt than recommended, and your blood pressure is high. Eating less salt can help lower it; your care team can help you make a plan.",
 
         // UV: the WHO guide's protection scheme (none below 3; protection from 3; extra protection from 8), with the
         // hours of strongest sun around solar noon.
@@ -229,6 +241,24 @@ public enum Tips {
         .airQualityHazardous:
             "Air quality is hazardous. Everyone should avoid physical activity outdoors; if you have heart or lung disease, stay indoors and keep activity light.",
         .airQualityAllClear: "Air quality has improved below your alert level.",
+
+        // Nutrition: a day's meals against the WHO limits (salt, free sugars, saturated fat) and the US reference
+        // intakes (energy, protein). Total sugars include those of fruit and milk, so the sugars text says "may".
+        .nutritionSodiumAbove:
+            "You had more salt that day than is recommended. Choosing fresh foods over processed ones, and tasting before you add salt or salty sauces, can help.",
+        .nutritionSodiumFarAbove:
+            "You had more than twice the recommended salt that day. Too much salt raises blood pressure: try fresh foods instead of processed ones, and talk to your doctor or a dietitian if this happens often.",
+        .nutritionSugarsPossiblyAbove:
+            "Your food that day was high in sugars, so the added sugar may have been more than recommended. Water instead of sweet drinks, and fruit instead of sweets, can help.",
+        .nutritionSaturatedFatAbove:
+            "More of your energy came from saturated fat that day than is recommended. Lean meat, low-fat dairy and vegetable oils instead of butter or fatty meat can help.",
+        .nutritionEnergyBelow:
+            "You ate noticeably less that day than a person of your age and sex usually needs. If this happens often, or you are losing weight without trying, talk to your doctor.",
+        .nutritionEnergyAbove:
+            "You ate noticeably more that day than a person of your age and sex usually needs. Now and then that is fine; if it happens often, smaller portions and more activity can help.",
+        .nutritionProteinBelow:
+            "You had less protein that day than recommended. Beans, lentils, fish, eggs, dairy, nuts or lean meat can help you get enough.",
+        .nutritionWithinLimits: "That day you stayed within the recommended limits for salt, sugars and saturated fat. Well done.",
     ]
 
     /// Display labels for every ``LabelledCategory`` case, keyed by ``LabelledCategory/labelKey``.

@@ -41,6 +41,9 @@ public enum CareTrackingFlagKind: String, Sendable, Codable, CaseIterable {
     case sustainedStage2BloodPressure
     case risingFastingGlucose
     case npiPrognosticGroupChanged
+    /// Sodium at or above the WHO limit on 5 of 7 days for a patient whose blood pressure is stage 2 or worse
+    /// (`CaretideNutrition.SodiumPattern`).
+    case persistentHighSodium
 }
 
 /// Kind-specific details of a ``CareTrackingFlag``.

@@ -15,6 +15,7 @@ public enum RequestSchema: String, CaseIterable, Sendable {
     case examResultsBatch = "exam-results-batch.request"
     case releaseRules = "release-rules.request"
     case syncChanges = "sync-changes.request"
+    case meal = "meal.request"
     // ingest-service: care team and environment
     case careTeamGrant = "care-team-grant.request"
     case area = "area.request"

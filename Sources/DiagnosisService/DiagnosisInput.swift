@@ -16,7 +16,8 @@ enum DiagnosisInput {
             .measurementDeleted, .npiInputsRecorded, .melanomaRiskProfileRecorded, .examResultRecorded, .examResultEnteredInError,
             .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .alertRaised, .alertWithdrawn,
             .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported, .careTeamGranted, .careTeamRevoked, .accessRecorded,
-            .areaRegistered, .uvIndexRecorded, .airQualityRecorded, .environmentSubscriptionChanged, .examResultReleased:
+            .areaRegistered, .uvIndexRecorded, .airQualityRecorded, .environmentSubscriptionChanged, .examResultReleased, .mealRecorded,
+            .mealDeleted, .nutritionAssessed:
             self = .notConsumed(event.eventType)
         }
     }

@@ -131,5 +131,38 @@ enum IngestMigrations {
                     // The release job's question: which delayed reports are due and not yet released at their revision.
                     "CREATE INDEX report_releases_due ON report_releases (release_at) WHERE decision = 'after'",
                 ]),
+            // The food table (`FoodStore`): each import is a release; replicas serve the newest (`FoodCatalogue`). Values
+            // per 100 g, NULL where the table gives none; portions as the table lists them.
+            Migration(
+                version: 6, name: "food table releases",
+                statements: [
+                    """
+                    CREATE TABLE food_releases (
+                        release_number bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                        source_id text NOT NULL,
+                        name text NOT NULL,
+                        licence text NOT NULL,
+                        source text NOT NULL,
+                        food_count integer NOT NULL,
+                        imported_at timestamptz NOT NULL DEFAULT now())
+                    """,
+                    """
+                    CREATE TABLE foods (
+                        release_number bigint NOT NULL REFERENCES food_releases ON DELETE CASCADE,
+                        food_id text NOT NULL,
+                        name text NOT NULL,
+                        category text NOT NULL,
+                        energy_kcal double precision,
+                        protein_g double precision,
+                        fat_g double precision,
+                        saturated_fat_g double precision,
+                        carbohydrate_g double precision,
+                        sugars_g double precision,
+                        fibre_g double precision,
+                        sodium_mg double precision,
+                        portions jsonb NOT NULL,
+                        PRIMARY KEY (release_number, food_id))
+                    """,
+                ]),
         ])
 }

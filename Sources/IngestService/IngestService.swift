@@ -3,7 +3,7 @@ import CaretideSchemas
 import CaretideStore
 import Foundation
 
-/// ingest-service: accepts measurements and clinical inputs from patients and institutions over HTTP, stores each
+/// ingest-service: accepts measurements, meals and clinical inputs from patients and institutions over HTTP, stores each
 /// once (with its corrections as revisions), refuses values the clinical rules cannot assess, and announces every
 /// change through the outbox.
 public enum IngestService {
@@ -12,10 +12,16 @@ public enum IngestService {
 
     public static var definition: ServiceDefinition { definition(sync: SyncSettings()) }
 
-    /// - Parameter releaseCheck: how often delayed exam reports are looked at for release.
-    public static func definition(sync: SyncSettings, releaseCheck: Duration = .seconds(30)) -> ServiceDefinition {
+    /// - Parameters:
+    ///   - releaseCheck: how often delayed exam reports are looked at for release.
+    ///   - foodTableCheck: how often a newer food table release is looked for (`caretide foods import`).
+    public static func definition(sync: SyncSettings, releaseCheck: Duration = .seconds(30), foodTableCheck: Duration = .seconds(5))
+        -> ServiceDefinition
+    {
+        // The food table this service instance holds in memory, loaded by its refresh job, read by its routes.
+        let catalogue = FoodCatalogue()
         // Patients grant and revoke here, so ingest-service writes the grants it checks itself.
-        ServiceDefinition(
+        return ServiceDefinition(
             name: name, schema: "ingest", migrations: IngestMigrations.track,
             // Hospital pipelines' result feeds on Kafka: the same checks and storage as the HTTP door.
             inbound: InboundTopics(topics: InboundResults.topics) { InboundResults(records: RecordRoutes(context: $0)) },
@@ -23,7 +29,10 @@ public enum IngestService {
             routes: { routes, context in
                 let records = RecordRoutes(context: context)
                 MeasurementRoutes(records: records).register(on: routes)
-                SyncRoutes(records: records).register(on: routes)
+                let meals = MealRoutes(records: records, catalogue: catalogue)
+                meals.register(on: routes)
+                SyncRoutes(records: records, meals: meals.definition).register(on: routes)
+                FoodRoutes(catalogue: catalogue).register(on: routes)
                 ClinicalInputRoutes(records: records).register(on: routes)
                 ExamResultRoutes(records: records).register(on: routes)
                 ReleaseRoutes(records: records).register(on: routes)
@@ -34,7 +43,10 @@ public enum IngestService {
                 EnvironmentReads(context: context).register(on: routes)
             },
             backgroundServices: { context in
-                [TombstonePurge.job(settings: sync, context: context), ExamRelease.job(interval: releaseCheck, context: context)]
+                [
+                    TombstonePurge.job(settings: sync, context: context), ExamRelease.job(interval: releaseCheck, context: context),
+                    catalogue.refreshJob(interval: foodTableCheck, context: context),
+                ]
             })
     }
 }

@@ -15,6 +15,9 @@ enum ScoringInput {
     case uvIndexRecorded(UVIndexRecorded)
     case airQualityRecorded(AirQualityRecorded)
     case environmentSubscriptionChanged(EnvironmentSubscriptionChanged)
+    /// What a patient ate: the day it counts toward is analysed again (`NutritionStore`).
+    case mealRecorded(MealRecorded)
+    case mealDeleted(MealDeleted)
     /// A type scoring-service does not consume; arriving here it goes to the dead-letter topic with the reason.
     case notConsumed(EventType)
 
@@ -32,7 +35,9 @@ enum ScoringInput {
         case .uvIndexRecorded: self = .uvIndexRecorded(try event.payload())
         case .airQualityRecorded: self = .airQualityRecorded(try event.payload())
         case .environmentSubscriptionChanged: self = .environmentSubscriptionChanged(try event.payload())
-        case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .alertRaised, .alertWithdrawn,
+        case .mealRecorded: self = .mealRecorded(try event.payload())
+        case .mealDeleted: self = .mealDeleted(try event.payload())
+        case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .nutritionAssessed, .alertRaised, .alertWithdrawn,
             .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported,
             // Care-team events are applied by the runtime's projection before the handler.
             .careTeamGranted, .careTeamRevoked, .accessRecorded:

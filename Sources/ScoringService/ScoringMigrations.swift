@@ -142,5 +142,44 @@ enum ScoringMigrations {
                         PRIMARY KEY (patient_id, area_code))
                     """,
                 ]),
+            // The diet analysis (`NutritionStore`): each meal as its event gave it (the newest revision; a deletion kept
+            // as a mark, so a late revision cannot bring it back), and each patient's day analysed from them.
+            Migration(
+                version: 8, name: "meals and days of nutrition",
+                statements: [
+                    """
+                    CREATE TABLE meal_entries (
+                        patient_id text NOT NULL,
+                        meal_id uuid NOT NULL,
+                        revision integer NOT NULL,
+                        day date NOT NULL,
+                        eaten_at timestamptz NOT NULL,
+                        time_zone text NOT NULL,
+                        meal text NOT NULL,
+                        food_id text NOT NULL,
+                        food_name text NOT NULL,
+                        food_release text NOT NULL,
+                        grams double precision NOT NULL,
+                        portion jsonb,
+                        nutrients jsonb NOT NULL,
+                        deleted boolean NOT NULL DEFAULT false,
+                        PRIMARY KEY (patient_id, meal_id))
+                    """,
+                    "CREATE INDEX meal_entries_by_day ON meal_entries (patient_id, day) WHERE NOT deleted",
+                    """
+                    CREATE TABLE nutrition_days (
+                        patient_id text NOT NULL,
+                        day date NOT NULL,
+                        analysis_id uuid NOT NULL,
+                        meal_count integer NOT NULL,
+                        totals jsonb NOT NULL,
+                        incomplete text[] NOT NULL,
+                        sodium_mg double precision NOT NULL,
+                        first_eaten_at timestamptz,
+                        last_eaten_at timestamptz,
+                        analysed_at timestamptz NOT NULL DEFAULT now(),
+                        PRIMARY KEY (patient_id, day))
+                    """,
+                ]),
         ])
 }

@@ -5,6 +5,7 @@ import CaretideStore
 import Foundation
 
 /// scoring-service: assesses measurements, NPI inputs, melanoma risk profiles and exam reports with the clinical rules,
+/// analyses each patient's days of meals against the dietary reference values,
 /// keeps every assessment (full history, never overwritten: corrections supersede, deletions withdraw), watches each
 /// patient's series for trends, and publishes all of it on `caretide.scores`.
 public enum ScoringService {
@@ -23,13 +24,14 @@ public enum ScoringService {
     public static func definition(tips: TipCatalog, printer: PDFPrinter, shareKey: ShareKey? = nil) -> ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "scoring", migrations: ScoringMigrations.track,
-            consumedTopics: [.measurements, .npi, .riskProfiles, .examResults, .environment], handler: ScoringHandler(), careTeam: .projection
+            consumedTopics: [.measurements, .npi, .riskProfiles, .examResults, .environment, .meals], handler: ScoringHandler(), careTeam: .projection
         ) { routes, context in
             AssessmentRoutes(context: context, tips: tips).register(on: routes)
             ClinicalHistoryRoutes(context: context, tips: tips).register(on: routes)
             SeriesRoutes(context: context).register(on: routes)
             ReferenceTableRoutes().register(on: routes)
             ReportRoutes(context: context, tips: tips, printer: printer, shareKey: shareKey).register(on: routes)
+            NutritionRoutes(context: context, tips: tips).register(on: routes)
         }
     }
 

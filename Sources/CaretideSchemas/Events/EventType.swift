@@ -16,11 +16,14 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case examResultRecorded = "exam-result.recorded"
     case examResultEnteredInError = "exam-result.entered-in-error"
     case examResultReleased = "exam-result.released"
+    case mealRecorded = "meal.recorded"
+    case mealDeleted = "meal.deleted"
     // Computed by scoring-service.
     case assessmentRecorded = "assessment.recorded"
     case assessmentWithdrawn = "assessment.withdrawn"
     case examResultFlagged = "exam-result.flagged"
     case careTrackingFlagged = "care-tracking.flagged"
+    case nutritionAssessed = "nutrition.assessed"
     // Decided by notification-service.
     case alertRaised = "alert.raised"
     case alertWithdrawn = "alert.withdrawn"
@@ -52,6 +55,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .npiInputsRecorded: .npi
         case .melanomaRiskProfileRecorded: .riskProfiles
         case .examResultRecorded, .examResultEnteredInError, .examResultReleased: .examResults
+        case .mealRecorded, .mealDeleted: .meals
+        case .nutritionAssessed: .nutrition
         case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged: .scores
         case .alertRaised, .alertWithdrawn: .alerts
         case .diagnosisRequested, .ontologyUpdateRequested: .diagnosisRequests
@@ -76,6 +81,9 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .examResultRecorded: ExamResultRecorded.self
         case .examResultEnteredInError: ExamResultEnteredInError.self
         case .examResultReleased: ExamResultReleased.self
+        case .mealRecorded: MealRecorded.self
+        case .mealDeleted: MealDeleted.self
+        case .nutritionAssessed: NutritionAssessed.self
         case .assessmentRecorded: AssessmentRecorded.self
         case .assessmentWithdrawn: AssessmentWithdrawn.self
         case .examResultFlagged: ExamResultFlagged.self

@@ -9,6 +9,10 @@ public enum Topic: String, CaseIterable, Sendable, Codable {
     case riskProfiles = "caretide.risk-profiles"
     /// Exam reports uploaded by institutions, their corrections and entered-in-error marks (ingest → scoring).
     case examResults = "caretide.exam-results"
+    /// What patients ate: meal records, their corrections and deletions (ingest-service → scoring-service).
+    case meals = "caretide.meals"
+    /// Each day of meals analysed again after a change (scoring-service → downstream consumers).
+    case nutrition = "caretide.nutrition"
     /// Assessments, withdrawals, flagged exam reports and care-tracking flags (scoring-service → notification-service).
     case scores = "caretide.scores"
     /// Alerts for downstream consumers (notification-service → outside).

@@ -1,6 +1,7 @@
 import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
+import ClinicalAssessment
 import Foundation
 import Hummingbird
 
@@ -48,7 +49,7 @@ struct ClinicalInputRoutes: Sendable {
                 return try jsonResponse(
                     RecordedWithRules(
                         id: receipt.id, revision: receipt.revision, eventId: receipt.eventId, status: receipt.status,
-                        assessment: RuleAnswer(write.assessment)),
+                        assessment: try Self.answer(write.assessment)),
                     status: receipt.httpStatus)
             }
         }
@@ -60,8 +61,14 @@ struct ClinicalInputRoutes: Sendable {
             routes.post(path, access: .calculators, summary: summary, body: [definition.kind.requestSchema]) { request, context in
                 let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
                 let payload = try RecordRoutes.decodePayload(definition, body: body, recordID: UUID().uuidString.lowercased(), revision: 1)
-                return try jsonResponse(RuleAnswer(try records.assessed(definition, payload: payload)))
+                return try jsonResponse(try Self.answer(try records.assessed(definition, payload: payload)))
             }
         }
+    }
+
+    /// The NPI and the melanoma profile are assessed kinds: their rule answers whenever it refuses nothing.
+    private static func answer(_ assessment: Assessment?) throws -> RuleAnswer {
+        guard let assessment else { throw HTTPError(.internalServerError) }
+        return RuleAnswer(assessment)
     }
 }

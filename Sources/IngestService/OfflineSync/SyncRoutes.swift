@@ -9,10 +9,12 @@ import Hummingbird
 /// - `GET  /v1/patients/{patientId}/changes?cursor=&limit=&device=`: every change to the patient's records after the
 ///   cursor, in commit order: each record's newest state, or its tombstone. `nextCursor` continues; `hasMore` says
 ///   whether to ask again now. A cursor from before tombstones that were purged gets a 410 with `resyncRequired`.
-/// - `POST /v1/patients/{patientId}/changes`: up to 1,000 measurement changes made offline, in one transaction, with a
-///   result per change (`LastWriterWins` decides each).
+/// - `POST /v1/patients/{patientId}/changes`: up to 1,000 measurement and meal changes made offline, in one
+///   transaction, with a result per change (`LastWriterWins` decides each).
 struct SyncRoutes: Sendable {
     let records: RecordRoutes
+    /// How meal records are resolved against the food table (`MealRoutes`).
+    let meals: RecordDefinition
 
     /// What the feed carries: what a patient's app writes. Exam reports reach patients through their release.
     static let feedKinds = RecordKind.all.filter { $0 != .examResult }
@@ -29,7 +31,7 @@ struct SyncRoutes: Sendable {
         }
         routes.post(
             "v1/patients/:patientId/changes", access: .patientData(.write),
-            summary: "Upload up to 1,000 measurement changes made offline; the last writer wins by updatedAt, a deletion wins over updates",
+            summary: "Upload up to 1,000 measurement and meal changes made offline; the last writer wins by updatedAt, a deletion wins over updates",
             body: [Self.uploadSchema], bodyLimit: Outbox.maximumEventBytes
         ) { request, context in
             try await upload(request, context)
@@ -119,11 +121,18 @@ struct SyncRoutes: Sendable {
     /// One change of an upload, checked.
     struct UploadedChange: Sendable {
         let index: Int
-        let kind: MeasurementKind
+        /// A measurement kind or `meal`, as the change named it.
+        let kind: String
+        let definition: RecordDefinition
         let id: String
         let change: LastWriterWins.Change
-        var definition: RecordDefinition { MeasurementRoutes.definition(kind) }
         var key: RecordStore.Key { RecordStore.Key(kind: definition.kind, id: id) }
+    }
+
+    /// The definition of what a change names: a measurement kind, or `meal`.
+    func uploadDefinition(kind: String) -> RecordDefinition? {
+        if kind == RecordKind.meal.family { return meals }
+        return MeasurementKind(rawValue: kind).map(MeasurementRoutes.definition)
     }
 
     struct ChangeResult: Encodable, Sendable {
@@ -192,14 +201,13 @@ struct SyncRoutes: Sendable {
             .refused(ChangeResult(index: index, kind: kindName, id: id, status: "refused", violations: violations))
         }
         // The upload's schema has checked the forms of kind, id and updatedAt.
-        guard let kind = MeasurementKind(rawValue: kindName), let updatedAt = item["updatedAt"]?.stringValue.flatMap(Timestamp.parse) else {
+        guard let definition = uploadDefinition(kind: kindName), let updatedAt = item["updatedAt"]?.stringValue.flatMap(Timestamp.parse) else {
             return refused([SchemaViolation(pointer: at, message: "is not a change")])
         }
         var violations: [SchemaViolation] = []
         if updatedAt > now.addingTimeInterval(RecordRoutes.clockSkew) {
             violations.append(SchemaViolation(pointer: at.appending("updatedAt"), message: RecordRoutes.futureMessage))
         }
-        let definition = MeasurementRoutes.definition(kind)
         if !seen.insert(RecordStore.Key(kind: definition.kind, id: id)).inserted {
             violations.append(
                 SchemaViolation(pointer: at.appending("id"), message: "appears more than once in this upload; send one change per record"))
@@ -219,15 +227,17 @@ struct SyncRoutes: Sendable {
         guard violations.isEmpty else { return refused(violations) }
         return .accepted(
             UploadedChange(
-                index: index, kind: kind, id: id, change: .init(updatedAt: updatedAt, deleted: deleted, body: deleted ? nil : record)))
+                index: index, kind: kindName, definition: definition, id: id,
+                change: .init(updatedAt: updatedAt, deleted: deleted, body: deleted ? nil : record)))
     }
 
     /// What a single POST of the record would be told: its schema, its id, the clinical rules and the clock.
     private func recordViolations(_ record: JSONValue, definition: RecordDefinition, id: String, now: Date) -> [SchemaViolation] {
         do {
             var violations = try records.violations(definition, body: record, recordID: id, now: now)
-            if let given = record["measurementId"]?.stringValue, given.lowercased() != id {
-                violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["measurementId"]), message: "must equal the change's id"))
+            let idField = definition.kind == .meal ? "mealId" : "measurementId"
+            if let given = record[idField]?.stringValue, given.lowercased() != id {
+                violations.append(SchemaViolation(pointer: JSONPointer(tokens: [idField]), message: "must equal the change's id"))
             }
             return violations
         } catch let problem as HTTPProblem {
@@ -261,7 +271,7 @@ struct SyncRoutes: Sendable {
         var events: [(index: Int, envelope: AnyEnvelope)] = []
         for upload in changes {
             let existing = stored[upload.key]
-            let kind = upload.kind.rawValue
+            let kind = upload.kind
             if let existing, existing.patientID != patientID {
                 results.append(
                     ChangeResult(index: upload.index, kind: kind, id: upload.id, status: "refused", violations: RecordRoutes.idTaken.violations))
@@ -335,7 +345,7 @@ struct SyncRoutes: Sendable {
                 events.append((upload.index, envelope))
             } else if let position = results.firstIndex(where: { $0.index == upload.index }) {
                 results[position] = ChangeResult(
-                    index: upload.index, kind: upload.kind.rawValue, id: upload.id, status: "refused", violations: RecordRoutes.idTaken.violations)
+                    index: upload.index, kind: upload.kind, id: upload.id, status: "refused", violations: RecordRoutes.idTaken.violations)
             }
         }
         try await store.revise(revisions)

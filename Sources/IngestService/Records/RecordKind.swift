@@ -7,8 +7,9 @@ enum RecordKind: Hashable, Sendable {
     case npi
     case melanomaRiskProfile
     case examResult
+    case meal
 
-    static let all: [RecordKind] = MeasurementKind.allCases.map(RecordKind.measurement) + [.npi, .melanomaRiskProfile, .examResult]
+    static let all: [RecordKind] = MeasurementKind.allCases.map(RecordKind.measurement) + [.npi, .melanomaRiskProfile, .examResult, .meal]
 
     /// The `record_type` column.
     var recordType: String {
@@ -18,14 +19,15 @@ enum RecordKind: Hashable, Sendable {
         }
     }
 
-    /// What the changes feed and the listings call the record: `measurement`, `npi`, `melanoma-risk-profile` or
-    /// `exam-result`; a measurement's own kind is `measurementKind`.
+    /// What the changes feed and the listings call the record: `measurement`, `npi`, `melanoma-risk-profile`,
+    /// `exam-result` or `meal`; a measurement's own kind is `measurementKind`.
     var family: String {
         switch self {
         case .measurement: "measurement"
         case .npi: "npi"
         case .melanomaRiskProfile: "melanoma-risk-profile"
         case .examResult: "exam-result"
+        case .meal: "meal"
         }
     }
 
@@ -45,6 +47,7 @@ enum RecordKind: Hashable, Sendable {
         case .npi: .npi
         case .melanomaRiskProfile: .melanomaRiskProfile
         case .examResult: .examResult
+        case .meal: .meal
         }
     }
 

@@ -99,7 +99,7 @@ struct RecordRoutes: Sendable {
         var assessment: Assessment?
         do {
             // The kind's own rule, not the engine's look-up: the definition knows its event.
-            assessment = try payload.event.assessment(now: now)
+            assessment = try payload.rule(now)
         } catch {
             violations = error.issues.map {
                 SchemaViolation(pointer: JSONPointer(parsing: $0.field), message: $0.message + ($0.allowedRange.map { " (allowed: \($0))" } ?? ""))
@@ -111,13 +111,14 @@ struct RecordRoutes: Sendable {
         return (violations, assessment)
     }
 
-    /// What the rules make of a payload, or a 422 naming every field they refuse (`rules`).
-    func assessed(_ definition: RecordDefinition, payload: RecordPayload, now: Date = Date()) throws -> Assessment {
+    /// What the rules make of a payload (nil for a kind no rule assesses), or a 422 naming every field they refuse
+    /// (`rules`).
+    func assessed(_ definition: RecordDefinition, payload: RecordPayload, now: Date = Date()) throws -> Assessment? {
         let ruling = rules(definition, payload: payload, now: now)
-        guard let assessment = ruling.assessment, ruling.violations.isEmpty else {
+        guard ruling.violations.isEmpty else {
             throw HTTPProblem(status: .unprocessableContent, error: "the values cannot be assessed", violations: ruling.violations)
         }
-        return assessment
+        return ruling.assessment
     }
 
     static let futureMessage = "must not be in the future (allowed: up to 5 minutes ahead of the server clock)"

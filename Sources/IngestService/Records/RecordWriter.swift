@@ -15,8 +15,8 @@ struct RecordWrite: Sendable {
     let bodyText: String
     /// The payload of the body as revision 1, decoded when the request was checked: what a new record announces.
     let first: RecordPayload
-    /// What the kind's rule made of it, computed when it was checked.
-    let assessment: Assessment
+    /// What the kind's rule made of it, computed when it was checked; nil for a kind no rule assesses (a meal).
+    let assessment: Assessment?
     let traceID: String
 
     var key: RecordStore.Key { RecordStore.Key(kind: definition.kind, id: recordID) }

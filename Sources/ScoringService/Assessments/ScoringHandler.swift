@@ -37,6 +37,10 @@ struct ScoringHandler: EventHandler {
             try await ReportStore(context).released(
                 patientID: try patientID(), exam: ExamKey(institutionID: release.institutionID, examID: release.examID), revision: release.revision,
                 at: release.releasedAt)
+        case .mealRecorded(let meal):
+            try await NutritionAnalysis.recorded(meal, event: event, patientID: try patientID(), context: context)
+        case .mealDeleted(let deletion):
+            try await NutritionAnalysis.deleted(deletion, event: event, patientID: try patientID(), context: context)
         case .assess:
             // One event is a run of one: the same set-based path as a batch.
             try await assess([event], context: context)

@@ -1,0 +1,160 @@
+import CaretideDomain
+import CaretideIdentity
+import CaretideNutrition
+import CaretideRuntime
+import CaretideSchemas
+import Foundation
+import Hummingbird
+
+/// What a patient ate, recorded as any other record (`RecordRoutes`: idempotent by the client's id, corrections as
+/// revisions, deletions as tombstones in the offline sync feed):
+/// - `POST   /v1/patients/{patientId}/meals`: record (re-sending the same mealId is harmless)
+/// - `PUT    /v1/patients/{patientId}/meals/{mealId}`: record or correct
+/// - `DELETE /v1/patients/{patientId}/meals/{mealId}`: delete (the day is analysed again without it)
+/// - `GET    /v1/patients/{patientId}/meals`: current meal records, oldest first
+/// Each is resolved against the food table when it is written (`MealResolution`): the event carries the food's name,
+/// the release and the nutrients of the amount eaten.
+struct MealRoutes: Sendable {
+    let records: RecordRoutes
+    let definition: RecordDefinition
+
+    init(records: RecordRoutes, catalogue: FoodCatalogue) {
+        self.records = records
+        definition = Self.definition(catalogue: catalogue)
+    }
+
+    static func definition(catalogue: FoodCatalogue) -> RecordDefinition {
+        RecordDefinition(
+            kind: .meal, event: MealRecorded.self,
+            resolvedPayload: { body, _, revision in try MealResolution.payload(body, revision: revision, table: catalogue.current) },
+            observedAt: \.eatenAt, observedAtField: "/eatenAt",
+            deletion: { id, at in MealDeleted(mealID: UUID(uuidString: id)!, deletedAt: at) },
+            // No clinical rule assesses a single meal: scoring analyses the day it belongs to.
+            rule: { _, _ in nil })
+    }
+
+    func register(on routes: APIRoutes) {
+        routes.post(
+            "v1/patients/:patientId/meals", access: .patientData(.write),
+            summary: "Record what the patient ate (a food of the food table, grams or a portion); re-sending the same mealId stores nothing new",
+            body: [.meal]
+        ) { request, context in
+            let patientID = try PatientID.fromPath(context)
+            let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
+            let id = body["mealId"]?.stringValue?.lowercased() ?? ""
+            let write = try records.checked(definition, mode: .create, patientID: patientID, recordID: id, body: body, origin: context.origin)
+            let receipt = try await records.store(write, origin: context.origin)
+            return try jsonResponse(receipt, status: receipt.httpStatus)
+        }
+        routes.put(
+            "v1/patients/:patientId/meals/:mealId", access: .patientData(.write),
+            summary: "Record or correct a meal record (a correction is the next revision)", body: [.meal]
+        ) { request, context in
+            let patientID = try PatientID.fromPath(context)
+            let id = try Self.mealID(context)
+            let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
+            guard body["mealId"]?.stringValue?.lowercased() == id else {
+                throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: ["mealId"]), message: "must equal the id in the path")])
+            }
+            let write = try records.checked(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
+            let receipt = try await records.store(write, origin: context.origin)
+            return try jsonResponse(receipt, status: receipt.httpStatus)
+        }
+        routes.delete(
+            "v1/patients/:patientId/meals/:mealId", access: .patientData(.write),
+            summary: "Delete a meal record; its day is analysed again without it"
+        ) { _, context in
+            let patientID = try PatientID.fromPath(context)
+            return try jsonResponse(
+                try await records.delete(definition, patientID: patientID, recordID: try Self.mealID(context), origin: context.origin))
+        }
+        routes.get(
+            "v1/patients/:patientId/meals", access: .patientData(.read), summary: "The patient's current meal records, oldest first",
+            query: Period.queryParameters.map { QueryParameter($0.name, $0.description + "; of when the meal was eaten") }, paged: true
+        ) { request, context in
+            let patientID = try PatientID.fromPath(context)
+            return try jsonResponse(
+                try await records.list(patientID: patientID, kinds: [.meal], period: try Period.from(request), page: .from(request)))
+        }
+    }
+
+    static func mealID(_ context: some RequestContext) throws -> String {
+        try context.uuidParameter("mealId", label: "meal id").uuidString.lowercased()
+    }
+}
+
+/// A meal's request body resolved against the food table into its event's payload, or a 422 naming every field the
+/// table cannot resolve: an unknown food, a portion the food does not have, grams and a portion both or neither, an
+/// amount over `maximumGrams`, a time zone that is not one.
+enum MealResolution {
+    /// More than this at once is not a meal but a typing slip (5 kg).
+    static let maximumGrams = 5_000.0
+
+    static func payload(_ body: JSONValue, revision: Int, table: FoodCatalogue.Loaded?) throws -> JSONValue {
+        var violations: [SchemaViolation] = []
+        func refuse(_ tokens: [String], _ message: String) {
+            violations.append(SchemaViolation(pointer: JSONPointer(tokens: tokens), message: message))
+        }
+
+        let foodID = body["foodId"]?.stringValue ?? ""
+        let food: Food?
+        if let table {
+            food = table.food(foodID)
+            if food == nil { refuse(["foodId"], "is not a food of \(table.release.name) (search with GET /v1/foods?q=)") }
+        } else {
+            food = nil
+            refuse(["foodId"], "cannot be resolved: no food table has been imported yet")
+        }
+
+        let grams = body["grams"]?.numberValue
+        let portionBody = body["portion"]
+        var amount: Double?
+        var portion: EatenPortion?
+        switch (grams, portionBody) {
+        case (.some, .some):
+            refuse(["portion"], "give grams or a portion, not both")
+        case (nil, nil):
+            refuse(["grams"], "give grams or a portion")
+        case (.some(let grams), nil):
+            amount = grams
+            if grams > maximumGrams { refuse(["grams"], "must be at most \(Int(maximumGrams)) g at once") }
+        case (nil, .some(let given)):
+            let portionID = given["id"]?.stringValue ?? ""
+            let count = given["count"]?.numberValue ?? 1
+            if let food {
+                if let known = food.portions.first(where: { $0.id == portionID }) {
+                    portion = EatenPortion(id: known.id, description: known.description, count: count)
+                    amount = known.grams * count
+                    if known.grams * count > maximumGrams {
+                        refuse(["portion", "count"], "makes \(Int((known.grams * count).rounded())) g: at most \(Int(maximumGrams)) g at once")
+                    }
+                } else {
+                    let listed = food.portions.map(\.id).joined(separator: ", ")
+                    refuse(["portion", "id"], "is not a portion of this food (its portions: \(listed.isEmpty ? "none; give grams" : listed))")
+                }
+            }
+        }
+
+        let zoneName = body["timeZone"]?.stringValue ?? "UTC"
+        let zone = TimeZone(identifier: zoneName)
+        if zone == nil { refuse(["timeZone"], "is not an IANA time zone (for example Europe/Lisbon)") }
+
+        guard violations.isEmpty, let table, let food, let amount, let zone,
+            let eatenAt = body["eatenAt"]?.stringValue.flatMap(Timestamp.parse)
+        else {
+            throw HTTPProblem(status: .unprocessableContent, error: "the meal cannot be recorded", violations: violations)
+        }
+        let nutrients = food.per100g.scaled(toGrams: amount)
+        var members: [String: JSONValue] = [
+            "revision": .number(Double(revision)), "timeZone": .string(zoneName),
+            "localDate": .string(LocalDate(eatenAt, in: zone).description), "foodName": .string(food.name),
+            "foodRelease": .string(table.release.id), "grams": .number(amount),
+            "nutrients": try CaretideJSON.parse(CaretideJSON.encode(nutrients)),
+        ]
+        if let portion {
+            members["portion"] = .object(["id": .string(portion.id), "description": .string(portion.description), "count": .number(portion.count)])
+        }
+        return body.merging(members)
+    }
+
+}
