@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(name: "CaretideChartsTests", dependencies: ["CaretideCharts", propertyBased]),
         .testTarget(
             name: "CaretideNutritionTests", dependencies: ["CaretideNutrition", "CaretideDomain", propertyBased], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CaretideSchemasTests", dependencies: ["CaretideSchemas", "CaretideDomain", propertyBased]),
+        .testTarget(name: "CaretideSchemasTests", dependencies: ["CaretideSchemas", "CaretideDomain", "CaretideNutrition", propertyBased]),
         .testTarget(name: "ClinicalAssessmentTests", dependencies: ["ClinicalAssessment", "CaretideSchemas", "CaretideDomain"]),
         .testTarget(
             name: "PhenotypeRankingTests", dependencies: ["PhenotypeRanking", propertyBased], resources: [.copy("Fixtures")]),

@@ -1,4 +1,5 @@
 import CaretideDomain
+import CaretideNutrition
 import CaretideSchemas
 import Foundation
 import Testing
@@ -38,6 +39,19 @@ enum EventSamples {
                 measurementID: UUID(), unit: .mgPerDL, sex: .male, totalCholesterol: 190, ldlCholesterol: nil, hdlCholesterol: 41, triglycerides: 150,
                 takenAt: takenAt, source: .institution)),
         EventSample(MeasurementDeleted(measurementID: UUID(), kind: .bodyMeasurement, deletedAt: takenAt)),
+        EventSample(
+            MealRecorded(
+                mealID: UUID(), revision: 2, eatenAt: takenAt, timeZone: "America/New_York", localDate: "2026-11-17", meal: .dinner, foodID: "09003",
+                foodName: "Apples, raw, with skin", foodRelease: "usda-sr28", grams: 182,
+                portion: EatenPortion(id: "4", description: "1 medium (3\" dia)", count: 1),
+                nutrients: Nutrients(energyKcal: 94.64, proteinG: 0.4732, fatG: 0.3094, sugarsG: 18.9098, sodiumMg: 1.82))),
+        EventSample(MealDeleted(mealID: UUID(), deletedAt: takenAt)),
+        EventSample(
+            NutritionAssessed(
+                date: "2026-11-17", mealCount: 3, totals: Nutrients(energyKcal: 1_850, proteinG: 62, sodiumMg: 2_400.5), saltG: 6.00125,
+                incomplete: [.sugars],
+                checks: DayAnalysis(totals: NutrientTotals(), sex: nil, age: nil).checks.map(NutritionCheck.init), severity: .normal,
+                tips: ["nutrition.sodiumAbove"], ruleSetVersion: "2026.11.2", sourceEventID: UUID())),
         EventSample(
             NPIInputsRecorded(npiID: UUID(), tumourSizeCm: 1.5, histologicalGrade: 3, lymphNodeStage: 2, positiveNodes: nil, diagnosisDate: takenAt)),
         EventSample(

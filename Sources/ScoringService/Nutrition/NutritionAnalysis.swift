@@ -59,8 +59,7 @@ enum NutritionAnalysis {
         for episode in SodiumPattern.episodes(overLimitDays: Set(dated.map(\.day))) where episode.start <= changed && changed <= episode.end {
             let inEpisode = dated.filter { episode.start <= $0.day && $0.day <= episode.end }
             guard let first = inEpisode.map(\.first).min(), let last = inEpisode.map(\.last).max(),
-                let flagID = try await store.raiseFlag(
-                    patientID: patientID, episodeStart: episode.start.description, analysisID: analysisID, first: first, last: last)
+                let flagID = try await store.raiseFlag(patientID: patientID, episode: episode, analysisID: analysisID, first: first, last: last)
             else { continue }
             try await context.publish(
                 context.envelope(

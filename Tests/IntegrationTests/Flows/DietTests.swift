@@ -242,6 +242,13 @@ import Testing
         try await salt("p-salt", days: [6, 7, 8])
         let flags = try await scores.receive(3).compactMap { try EventCodec().decode($0.value).payload(as: CareTrackingFlagged.self) }
         #expect(flags.map(\.rule) == [.persistentHighSodium] && flags.first?.tip == "trend.persistentHighSodium")
+        // A day synced late, before the episode, moves its start earlier: still the same episode, not flagged again.
+        let late = Self.meal(food: "02047", portion: ("1", 1), at: "2026-10-31T12:00:00Z")
+        #expect(try await HTTP.send(method: "POST", "\(ingest)/v1/patients/p-salt/meals", json: late).status == 201)
+        try await eventually("the late day analysed") {
+            let series = try await HTTP.get("\(scoring)/v1/patients/p-salt/nutrition/days?from=2026-10-31&to=2026-11-08").json()
+            return ((series as? [String: Any])?["days"] as? [Any])?.count == 8
+        }
         let later = try await scores.drain(for: .seconds(3)).compactMap { try EventCodec().decode($0.value).payload(as: CareTrackingFlagged.self) }
         #expect(later.isEmpty)
         let notification = stack.baseURL(NotificationService.name)
