@@ -2,6 +2,7 @@ import ArgumentParser
 import CaretideIdentity
 import CaretideKafka
 import CaretideLocalStack
+import CaretideNutrition
 import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
@@ -28,6 +29,8 @@ struct DevCommand: AsyncParsableCommand {
         name: .customLong("postgres-setting"),
         help: "A setting of the private PostgreSQL as name=value (repeatable), e.g. shared_preload_libraries=pg_stat_statements.")
     var postgresSettings: [String] = []
+    @Option(help: "USDA SR28 files to import as the food table when the database holds none yet (scripts/fetch-food-data fills .food-data).")
+    var foodData: String?
 
     func validate() throws {
         for setting in postgresSettings where Self.setting(setting) == nil {
@@ -178,6 +181,15 @@ struct DevCommand: AsyncParsableCommand {
         case .ready:
             break
         }
+        if let foodData {
+            do {
+                try await Self.importFoodsIfNone(directory: foodData, databaseURL: databaseURL, logger: logger)
+            } catch {
+                logger.error("the food table was not imported", metadata: [LogKey.reason: "\(error)"])
+                await shutDown()
+                throw ExitCode.failure
+            }
+        }
 
         let endpoints = Endpoints(
             kafka: kafka, database: databaseForDisplay, ingest: children[0].baseURL, scoring: children[1].baseURL,
@@ -221,6 +233,18 @@ struct DevCommand: AsyncParsableCommand {
             logger.error("a service stopped; the stack was shut down", metadata: [LogKey.reason: "\(stopReason)"])
             throw ExitCode.failure
         }
+    }
+
+    /// A diet module that works out of the box: the food table imported once, the first time the stack starts (ingest
+    /// loads it within seconds); a database that already holds a release keeps it.
+    static func importFoodsIfNone(directory: String, databaseURL: String, logger: Logger) async throws {
+        let database = Database(configuration: try DatabaseConfiguration(url: databaseURL), schema: IngestService.definition.schema, logger: logger)
+        let report = try await database.whileRunning { () -> FoodStore.ImportReport? in
+            guard try await !FoodStore.hasRelease(database: database, logger: logger) else { return nil }
+            let table = try StandardReference.load(directory: URL(fileURLWithPath: directory))
+            return try await FoodStore.importTable(table, keep: 3, database: database, logger: logger)
+        }
+        if let report { logger.info("food table imported", metadata: [LogKey.count: "\(report.foods)"]) }
     }
 
     enum StartOutcome: Sendable {

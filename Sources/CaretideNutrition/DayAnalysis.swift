@@ -17,7 +17,8 @@ public import CaretideDomain
 /// `unknown`: energy and protein when the reference needs the sex or the age and it is not known (protein needs the
 /// sex only from 14 years), or the age is outside the table; the shares when the day has no energy.
 ///
-/// Severity: `attention` when sodium is at or above twice its limit, otherwise `normal`.
+/// Severity: `attention` when sodium is at or above twice its limit, otherwise `normal`. A day without a record (its
+/// last meal deleted) has no checks and no tips: nothing recorded is not nothing eaten.
 public struct DayAnalysis: Sendable, Equatable, Codable {
     public enum Status: String, Sendable, Codable {
         /// Below a WHO limit (strictly less than).
@@ -68,7 +69,7 @@ public struct DayAnalysis: Sendable, Equatable, Codable {
     }
 
     public let totals: NutrientTotals
-    /// In this order: sodium, sugars, saturatedFat, energy, protein.
+    /// In this order: sodium, sugars, saturatedFat, energy, protein; none for a day without a record.
     public let checks: [Check]
     /// `attention` when sodium is at or above twice its limit; otherwise `normal`.
     public let severity: Severity
@@ -77,6 +78,14 @@ public struct DayAnalysis: Sendable, Equatable, Codable {
     public let tips: [TipKey]
 
     public init(totals: NutrientTotals, sex: Sex?, age: Int?) {
+        // A day without a record is not a day of eating nothing: nothing is compared, nothing advised.
+        guard totals.entryCount > 0 else {
+            self.totals = totals
+            checks = []
+            severity = .normal
+            tips = []
+            return
+        }
         let sums = totals.sums
         let energy = sums.energyKcal ?? 0
 

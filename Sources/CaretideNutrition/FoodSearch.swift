@@ -69,32 +69,37 @@ public struct FoodSearch: Sendable {
     ///
     /// Grouped by category: the groups ordered by their best match, then each group's foods best match first. "Best":
     /// a query word at the start of the name beats one at the start of a later word, which beats one inside a word
-    /// (summed over the query's words, each at its best place); then fewer words in the name; then the name
+    /// (summed over the query's words, each at its best place); then the fewer letters the matched words have beyond
+    /// the query's ("apple" finds "Apples" before "APPLEBEE'S"); then fewer words in the name; then the name
     /// alphabetically; then the id. A search for "bean" answers the legumes, the vegetables, the soups … each as a
     /// block.
     public func search(_ query: String) -> [Int] {
         let words = Self.words(of: query)
         guard !words.isEmpty else { return [] }
-        // Sort keys: the summed placement (0 name start, 1 word start, 2 inside a word) in the top byte, the name's
-        // word count below it, and the alphabetical rank (which also breaks every tie) in the low 32 bits.
+        // Sort keys: the summed placement (0 name start, 1 word start, 2 inside a word) in the top byte, the matched
+        // words' letters beyond the query's in the next, the name's word count below them, and the alphabetical rank
+        // (which also breaks every tie) in the low 32 bits.
         var keys: [UInt64] = []
         names.withUnsafeBufferPointer { names in
             for food in 0..<wordCounts.count {
                 let start = offsets[food]
                 let end = offsets[food + 1]
                 var placement = 0
+                var beyond = 0
                 var matchesAll = true
                 for word in words {
-                    let place = word.withUnsafeBufferPointer { Self.bestPlace(of: $0, in: names, from: start, to: end) }
+                    let (place, rest) = word.withUnsafeBufferPointer { Self.bestPlace(of: $0, in: names, from: start, to: end) }
                     if place < 0 {
                         matchesAll = false
                         break
                     }
                     placement += place
+                    beyond += rest
                 }
                 guard matchesAll else { continue }
                 let key =
-                    UInt64(min(placement, 0xFF)) << 56 | UInt64(min(wordCounts[food], 0xFF_FFFF)) << 32 | UInt64(alphabeticalRank[food])
+                    UInt64(min(placement, 0xFF)) << 56 | UInt64(min(beyond, 0xFF)) << 48 | UInt64(min(wordCounts[food], 0xFFFF)) << 32
+                    | UInt64(alphabeticalRank[food])
                 keys.append(key)
             }
         }
@@ -132,12 +137,20 @@ public struct FoodSearch: Sendable {
     }
 
     /// The best place of `word` in the name `names[start..<end]`: 0 at the start of the name, 1 at the start of a later
-    /// word, 2 inside a word; -1 when the name does not contain it.
-    private static func bestPlace(of word: UnsafeBufferPointer<UInt8>, in names: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
+    /// word, 2 inside a word, -1 when the name does not contain it; and how many letters the name's word has after
+    /// the match there.
+    private static func bestPlace(of word: UnsafeBufferPointer<UInt8>, in names: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int)
+        -> (place: Int, beyond: Int)
+    {
         let length = word.count
-        guard length > 0, end - start >= length else { return -1 }
+        guard length > 0, end - start >= length else { return (-1, 0) }
+        func beyond(_ position: Int) -> Int {
+            var next = position + length
+            while next < end, isWordByte(names[next]) { next += 1 }
+            return next - position - length
+        }
         let first = word[0]
-        var best = -1
+        var best = (place: -1, beyond: 0)
         var position = start
         let last = end - length
         while position <= last {
@@ -145,10 +158,10 @@ public struct FoodSearch: Sendable {
                 var matched = 1
                 while matched < length, names[position + matched] == word[matched] { matched += 1 }
                 if matched == length {
-                    if position == start { return 0 }
+                    if position == start { return (0, beyond(position)) }
                     // Past the name's start, a word start is the best there is.
-                    if !isWordByte(names[position - 1]) { return 1 }
-                    best = 2
+                    if !isWordByte(names[position - 1]) { return (1, beyond(position)) }
+                    if best.place < 0 { best = (2, beyond(position)) }
                 }
             }
             position += 1

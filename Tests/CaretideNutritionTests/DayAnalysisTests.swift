@@ -72,6 +72,12 @@ struct DayAnalysisTests {
         #expect(analysis(sugars: 45).tips == [.nutritionSugarsPossiblyAbove])
     }
 
+    @Test("A day without a record is not analysed: no checks, no tips, whoever the patient")
+    func noRecord() {
+        let analysis = DayAnalysis(totals: NutrientTotals(), sex: .female, age: 40)
+        #expect(analysis.checks.isEmpty && analysis.tips.isEmpty && analysis.severity == .normal)
+    }
+
     @Test("A day without energy has no shares")
     func noEnergy() throws {
         let analysis = DayAnalysis(totals: day(Nutrients(energyKcal: 0, saturatedFatG: 0, sugarsG: 0, sodiumMg: 0)), sex: nil, age: nil)

@@ -34,24 +34,24 @@ struct FoodSearchTests {
                 // "Beans, …" starts the name: Legumes ("Beans, adzuki, mature seeds, raw", 5 words) before Vegetables
                 // ("Beans, kidney, mature seeds, sprouted, raw", 6 words).
                 "Legumes and Legume Products", "Vegetables and Vegetable Products",
-                // "bean…" starts a later word, 5 words each, so alphabetically: "Babyfood, vegetables, green beans, …",
-                // "Chili, no beans, …", "Fast foods, burrito, with beans", "Soup, black bean, …"; then the 7 words of
-                // "KELLOGG'S, BEANATURAL, Original 3-Bean Chips".
-                "Baby Foods", "Meals, Entrees, and Side Dishes", "Fast Foods", "Soups, Sauces, and Gravies", "Baked Products",
-                // Inside a word: "Candies, jellybeans" (2 words), "Oil, soybean, salad or cooking" (5 words).
-                "Sweets", "Fats and Oils",
+                // "bean" starts a later word: the word "bean" itself first ("Soup, black bean, canned, condensed"), then
+                // "beans" in 5-word names, alphabetically: "Babyfood, vegetables, green beans, …", "Chili, no beans, …",
+                // "Fast foods, burrito, with beans"; then the 7 words of "KELLOGG'S, BEANATURAL, Original 3-Bean Chips".
+                "Soups, Sauces, and Gravies", "Baby Foods", "Meals, Entrees, and Side Dishes", "Fast Foods", "Baked Products",
+                // Inside a word: "Oil, soybean, salad or cooking" (the word ends with "bean") before "Candies, jellybeans".
+                "Fats and Oils", "Sweets",
             ])
         #expect(
             answer.map { foods[$0].id } == [
                 "16001", "16006", "16015", "16043", "16004",  // "Yokan, prepared from adzuki beans and sugar" last: a later word
                 "11029", "11031",
+                "06002", "06004",  // "Soup, black bean, …" (the word itself) before "Soup, bean with pork, …" (a longer name)
                 "03091",
                 "22911", "22904",  // "Chili, no beans, canned entree" (5 words) before "Chili con carne with beans, …" (7)
                 "21060",
-                "06002", "06004",
                 "18992",
-                "19108",
                 "04044",
+                "19108",
             ])
     }
 
@@ -76,12 +76,22 @@ struct FoodSearchTests {
 
     @Test("A word at a later word's start beats one inside a word; groups follow their best food")
     func placement() {
-        // "Salt, table" (name start), "Butter, salted" (a word start, 2 words), then the word starts of longer names:
-        // "Pasta, cooked, enriched, without added salt" (6 words) before "Peanut butter, smooth style, with salt" (6),
-        // whose block (Legumes) then takes the two 8-word bean names.
-        #expect(ids("salt") == ["02047", "01001", "20121", "16098", "16015", "16043"])
+        // "Salt, table" (name start), then the word starts: the whole word "salt" of "Pasta, cooked, enriched, without
+        // added salt" (6 words) and of "Peanut butter, smooth style, with salt" (6), whose block (Legumes) then takes
+        // the two 8-word bean names; "Butter, salted" last, its word longer than the query's.
+        #expect(ids("salt") == ["02047", "20121", "16098", "16015", "16043", "01001"])
         #expect(ids("butter") == ["01001", "16098"])
         #expect(ids("milk") == ["01077", "01116"])
+    }
+
+    @Test("A word the query nearly is beats a longer one at the same place: apple finds Apples before APPLEBEE'S")
+    func nearestWord() {
+        let foods = [
+            Food(id: "36019", name: "APPLEBEE'S, chili", category: "Restaurant Foods", per100g: Nutrients(), portions: []),
+            Food(id: "09003", name: "Apples, raw, with skin", category: "Fruits and Fruit Juices", per100g: Nutrients(), portions: []),
+            Food(id: "09400", name: "Apple juice, canned or bottled", category: "Fruits and Fruit Juices", per100g: Nutrients(), portions: []),
+        ]
+        #expect(FoodSearch(foods: foods).search("apple").map { foods[$0].id } == ["09400", "09003", "36019"])
     }
 
     @Test("An empty query, one without a letter or digit, or one nothing matches, answers nothing")

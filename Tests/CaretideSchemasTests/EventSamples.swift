@@ -50,7 +50,11 @@ enum EventSamples {
             NutritionAssessed(
                 date: "2026-11-17", mealCount: 3, totals: Nutrients(energyKcal: 1_850, proteinG: 62, sodiumMg: 2_400.5), saltG: 6.00125,
                 incomplete: [.sugars],
-                checks: DayAnalysis(totals: NutrientTotals(), sex: nil, age: nil).checks.map(NutritionCheck.init), severity: .normal,
+                checks: {
+                    var day = NutrientTotals()
+                    day.add(Nutrients(energyKcal: 1_850, proteinG: 62, sodiumMg: 2_400.5))
+                    return DayAnalysis(totals: day, sex: nil, age: nil).checks.map(NutritionCheck.init)
+                }(), severity: .normal,
                 tips: ["nutrition.sodiumAbove"], ruleSetVersion: "2026.11.2", sourceEventID: UUID())),
         EventSample(
             NPIInputsRecorded(npiID: UUID(), tumourSizeCm: 1.5, histologicalGrade: 3, lymphNodeStage: 2, positiveNodes: nil, diagnosisDate: takenAt)),

@@ -69,6 +69,11 @@ public enum FoodStore {
         }
     }
 
+    /// Whether any release has been imported (`caretide dev` imports one only into a database without).
+    public static func hasRelease(database: Database, logger: Logger) async throws -> Bool {
+        try await newestRelease(on: database.client, logger: logger) != nil
+    }
+
     static func newestRelease(on client: PostgresClient, logger: Logger) async throws -> Int64? {
         try await client.query("SELECT max(release_number) FROM food_releases", logger: logger).collectAll().first?.decode(Int64?.self)
     }
