@@ -39,26 +39,13 @@ struct MealRoutes: Sendable {
             summary: "Record what the patient ate (a food of the food table, grams or a portion); re-sending the same mealId stores nothing new",
             body: [.meal]
         ) { request, context in
-            let patientID = try PatientID.fromPath(context)
-            let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
-            let id = body["mealId"]?.stringValue?.lowercased() ?? ""
-            let write = try records.checked(definition, mode: .create, patientID: patientID, recordID: id, body: body, origin: context.origin)
-            let receipt = try await records.store(write, origin: context.origin)
-            return try jsonResponse(receipt, status: receipt.httpStatus)
+            try await records.create(definition, idField: "mealId", request: request, context: context)
         }
         routes.put(
             "v1/patients/:patientId/meals/:mealId", access: .patientData(.write),
             summary: "Record or correct a meal record (a correction is the next revision)", body: [.meal]
         ) { request, context in
-            let patientID = try PatientID.fromPath(context)
-            let id = try Self.mealID(context)
-            let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
-            guard body["mealId"]?.stringValue?.lowercased() == id else {
-                throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: ["mealId"]), message: "must equal the id in the path")])
-            }
-            let write = try records.checked(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
-            let receipt = try await records.store(write, origin: context.origin)
-            return try jsonResponse(receipt, status: receipt.httpStatus)
+            try await records.put(definition, id: try Self.mealID(context), idField: "mealId", request: request, context: context)
         }
         routes.delete(
             "v1/patients/:patientId/meals/:mealId", access: .patientData(.write),

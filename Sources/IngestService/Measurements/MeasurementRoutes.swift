@@ -46,28 +46,14 @@ struct MeasurementRoutes: Sendable {
             "v1/patients/:patientId/measurements/:kind", access: .patientData(.write),
             summary: "Record a measurement; re-sending the same measurementId stores nothing new", body: Self.requestSchemas
         ) { request, context in
-            let (patientID, definition) = try Self.route(context)
-            let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
-            let id = body["measurementId"]?.stringValue?.lowercased() ?? ""
-            let write = try records.checked(definition, mode: .create, patientID: patientID, recordID: id, body: body, origin: context.origin)
-            let receipt = try await records.store(write, origin: context.origin)
-            return try jsonResponse(receipt, status: receipt.httpStatus)
+            try await records.create(try Self.route(context).1, idField: "measurementId", request: request, context: context)
         }
         routes.put(
             "v1/patients/:patientId/measurements/:kind/:measurementId", access: .patientData(.write),
             summary: "Record or correct a measurement (a correction is the next revision)", body: Self.requestSchemas
         ) { request, context in
-            let (patientID, definition) = try Self.route(context)
-            let id = try Self.measurementID(context)
-            let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
-            let write = try records.checked(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
-            guard body["measurementId"]?.stringValue?.lowercased() == id else {
-                throw HTTPProblem.invalidBody([
-                    SchemaViolation(pointer: JSONPointer(tokens: ["measurementId"]), message: "must equal the id in the path")
-                ])
-            }
-            let receipt = try await records.store(write, origin: context.origin)
-            return try jsonResponse(receipt, status: receipt.httpStatus)
+            try await records.put(
+                try Self.route(context).1, id: try Self.measurementID(context), idField: "measurementId", request: request, context: context)
         }
         routes.delete(
             "v1/patients/:patientId/measurements/:kind/:measurementId", access: .patientData(.write),

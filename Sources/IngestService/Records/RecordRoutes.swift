@@ -129,6 +129,30 @@ struct RecordRoutes: Sendable {
         try await writer.submit(write, origin: origin)
     }
 
+    /// A POST of one record: the body's own `idField` names it; re-sending it answers `duplicate`.
+    func create(_ definition: RecordDefinition, idField: String, request: Request, context: CaretideRequestContext) async throws -> Response {
+        let patientID = try PatientID.fromPath(context)
+        let body = try await schemaValidBody(definition, request: request, requestContext: context)
+        let id = body[idField]?.stringValue?.lowercased() ?? ""
+        let write = try checked(definition, mode: .create, patientID: patientID, recordID: id, body: body, origin: context.origin)
+        let receipt = try await store(write, origin: context.origin)
+        return try jsonResponse(receipt, status: receipt.httpStatus)
+    }
+
+    /// A PUT of one record at `id`, the id in the path, which the body's `idField` must equal.
+    func put(_ definition: RecordDefinition, id: String, idField: String, request: Request, context: CaretideRequestContext) async throws
+        -> Response
+    {
+        let patientID = try PatientID.fromPath(context)
+        let body = try await schemaValidBody(definition, request: request, requestContext: context)
+        let write = try checked(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
+        guard body[idField]?.stringValue?.lowercased() == id else {
+            throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: [idField]), message: "must equal the id in the path")])
+        }
+        let receipt = try await store(write, origin: context.origin)
+        return try jsonResponse(receipt, status: receipt.httpStatus)
+    }
+
     func delete(_ definition: RecordDefinition, patientID: String, recordID: String, origin: WriteOrigin) async throws -> Receipt {
         guard let deletion = definition.deletion else { throw HTTPError(.methodNotAllowed) }
         let key = RecordStore.Key(kind: definition.kind, id: recordID)
