@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -60,11 +61,55 @@ public enum HTTP {
             request.setValue(authorization, forHTTPHeaderField: "Authorization")
         }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await boundedData(for: request)
         let http = response as? HTTPURLResponse
         var replyHeaders: [String: String] = [:]
         for (name, value) in http?.allHeaderFields ?? [:] { replyHeaders["\(name)"] = "\(value)" }
         return Reply(status: http?.statusCode ?? 0, body: data, headers: replyHeaders)
+    }
+}
+
+/// A request that had no answer within `HTTP.hardLimit`, whatever URLSession's own timeout did.
+public struct NoAnswer: Error, CustomStringConvertible {
+    public let url: String
+    public var description: String { "no answer from \(url) within \(HTTP.hardLimit)" }
+}
+
+extension HTTP {
+    /// Longer than any answer a test waits for; a request past it fails the test instead of hanging the run.
+    public static let hardLimit: Duration = .seconds(30)
+
+    /// URLSession's answer, or `NoAnswer` after `hardLimit`. Foundation's URLSession on Linux has been seen to miss its
+    /// own `timeoutInterval` and never return, which held a whole test run up; this bounds the wait from outside.
+    static func boundedData(for request: URLRequest) async throws -> (Data, URLResponse) {
+        let url = request.url?.absoluteString ?? ""
+        var transfer: Task<Void, Never>?
+        let answer = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+            let once = ResumeOnce(continuation)
+            transfer = Task {
+                do { once.resume(with: .success(try await URLSession.shared.data(for: request))) } catch { once.resume(with: .failure(error)) }
+            }
+            Task {
+                try? await Task.sleep(for: hardLimit)
+                once.resume(with: .failure(NoAnswer(url: url)))
+            }
+        }
+        transfer?.cancel()
+        return answer
+    }
+}
+
+/// A continuation resumed by whichever of its racers comes first; the others find it settled.
+final class ResumeOnce<Value: Sendable>: Sendable {
+    private let pending: Mutex<CheckedContinuation<Value, any Error>?>
+
+    init(_ continuation: CheckedContinuation<Value, any Error>) { pending = Mutex(continuation) }
+
+    func resume(with result: Result<Value, any Error>) {
+        pending.withLock { continuation in
+            continuation?.resume(with: result)
+            continuation = nil
+        }
     }
 }
 
