@@ -81,7 +81,7 @@ public struct LocalTime: Sendable, Hashable, Codable, CustomStringConvertible {
 
 /// How often a reminder comes back.
 public enum ReminderRepeat: String, Sendable, Codable, CaseIterable {
-    case once, weekly, everyTwoWeeks, monthly, everyThreeMonths, everySixMonths, yearly
+    case once, weekly, everyTwoWeeks, monthly, everyTwoMonths, everyThreeMonths, everySixMonths, yearly
     /// On the dates listed, and no others.
     case onDates
 
@@ -89,6 +89,7 @@ public enum ReminderRepeat: String, Sendable, Codable, CaseIterable {
     public init?(months: Int) {
         switch months {
         case 1: self = .monthly
+        case 2: self = .everyTwoMonths
         case 3: self = .everyThreeMonths
         case 6: self = .everySixMonths
         case 12: self = .yearly
@@ -100,7 +101,7 @@ public enum ReminderRepeat: String, Sendable, Codable, CaseIterable {
 /// When a reminder falls due, in the recipient's own time zone: a wall-clock time on a sequence of local dates.
 ///
 /// Two rules make every date and time resolve to exactly one instant, never a crash:
-/// - **Month ends.** Monthly (and three-, six-monthly, yearly) dates count from the first date: from 31 January the
+/// - **Month ends.** Monthly (and two-, three-, six-monthly, yearly) dates count from the first date: from 31 January the
 ///   next are 28 (or 29) February, 31 March, 30 April, 31 May… (the month's last day when it is shorter, and back
 ///   to the 31st when it is not); from 29 February, 28 February in the years without one.
 /// - **Clock changes** (RFC 5545 §3.3.5, as calendar software does): a time that does not exist on a spring-forward
@@ -133,6 +134,7 @@ public struct ReminderSchedule: Sendable, Equatable {
         case .weekly: return startsOn.addingDays(7 * index)
         case .everyTwoWeeks: return startsOn.addingDays(14 * index)
         case .monthly: return startsOn.addingMonths(index)
+        case .everyTwoMonths: return startsOn.addingMonths(2 * index)
         case .everyThreeMonths: return startsOn.addingMonths(3 * index)
         case .everySixMonths: return startsOn.addingMonths(6 * index)
         case .yearly: return startsOn.addingMonths(12 * index)
@@ -155,6 +157,7 @@ public struct ReminderSchedule: Sendable, Equatable {
                 case .weekly: 7
                 case .everyTwoWeeks: 14
                 case .monthly: 31
+                case .everyTwoMonths: 62
                 case .everyThreeMonths: 92
                 case .everySixMonths: 184
                 default: 366

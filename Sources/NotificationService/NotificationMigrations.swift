@@ -323,5 +323,7 @@ enum NotificationMigrations {
                     "CREATE INDEX report_emails_due ON report_emails (next_attempt_at) WHERE status = 'queued'",
                     "CREATE INDEX report_emails_by_patient ON report_emails (patient_id, created_at DESC, email_id DESC)",
                 ]),
+            // A reminder the patient paused (`ReminderStore.pause`): due at no time until resumed.
+            Migration(version: 13, name: "paused reminders", statements: ["ALTER TABLE reminders ADD COLUMN paused_at timestamptz"]),
         ])
 }

@@ -32,6 +32,13 @@ import Testing
         let quarterly = ReminderSchedule(
             repeats: .everyThreeMonths, startsOn: Self.date("2026-11-30"), at: LocalTime("09:00")!, timeZone: Self.lisbon)
         #expect(quarterly.date(1)?.description == "2027-02-28" && quarterly.date(2)?.description == "2027-05-30")
+        let bimonthly = ReminderSchedule(
+            repeats: .everyTwoMonths, startsOn: Self.date("2026-12-31"), at: LocalTime("09:00")!, timeZone: Self.lisbon)
+        #expect(
+            (0..<5).compactMap { bimonthly.date($0)?.description } == ["2026-12-31", "2027-02-28", "2027-04-30", "2027-06-30", "2027-08-31"])
+        // Found from far ahead as from the start: the first on or after 1 September 2030 is 31 October 2030.
+        #expect(bimonthly.next(atOrAfter: Self.utc("2030-09-01T00:00:00Z"))?.at == Self.utc("2030-10-31T09:00:00Z"))
+        #expect(ReminderRepeat(months: 2) == .everyTwoMonths)
     }
 
     @Test("a time that does not exist on a spring-forward night is read with the offset before the gap; a doubled one is the first")

@@ -11,7 +11,9 @@ import Hummingbird
 ///   impossible date or an unknown time zone is a 400 naming the field;
 /// - `GET /v1/patients/{patientId}/reminders`: the standing ones (the patient's own and those a rule made), each
 ///   with when it is next due;
-/// - `DELETE /v1/patients/{patientId}/reminders/{reminderId}`: cancelled, no further occurrence fires.
+/// - `DELETE /v1/patients/{patientId}/reminders/{reminderId}`: cancelled, no further occurrence fires;
+/// - `POST …/reminders/{reminderId}/pause` and `…/resume`: nothing fires while paused; resuming waits for the next
+///   occurrence from then on (those that fell while paused are skipped, not fired late).
 struct ReminderRoutes: Sendable {
     let context: ServiceContext
 
@@ -30,11 +32,11 @@ struct ReminderRoutes: Sendable {
             request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let body = try await request.validatedJSON(schema: Self.schema, context: requestContext)
-            let schedule = try Self.schedule(body)
+            let now = Date()
+            let schedule = try Self.schedule(body, now: now)
             let reminder = ReminderStore.Reminder(
                 id: body["reminderId"]?.stringValue.flatMap(UUID.init(uuidString:)) ?? UUID.timeOrdered(), patientID: patientID,
                 topic: body["topic"]?.stringValue ?? "other", note: body["note"]?.stringValue, schedule: schedule, origin: "patient")
-            let now = Date()
             let created = try await context.transaction(auditing: requestContext.origin, status: { $0 ? 201 : 200 }) { handler in
                 try await ReminderStore(handler).insert(reminder, now: now)
             }
@@ -65,10 +67,29 @@ struct ReminderRoutes: Sendable {
             guard cancelled else { throw HTTPProblem(status: .notFound, error: "no such reminder") }
             return Response(status: .noContent)
         }
+        for (action, summary) in [
+            ("pause", "Pause a reminder: nothing fires until it is resumed"),
+            ("resume", "Resume a paused reminder from its next occurrence (those that fell while paused are skipped)"),
+        ] {
+            routes.post(
+                "\(path)/:reminderId/\(action)", access: .patientData(.write), summary: summary, body: [], bodyLimit: APIRoutes.noBody
+            ) { _, requestContext in
+                let patientID = try PatientID.fromPath(requestContext)
+                let id = try requestContext.uuidParameter("reminderId", label: "reminder id")
+                let state = try await context.transaction(auditing: requestContext.origin, status: { $0 == nil ? 404 : 200 }) { handler in
+                    let store = ReminderStore(handler)
+                    return action == "pause"
+                        ? try await store.pause(id, patientID: patientID) : try await store.resume(id, patientID: patientID, now: Date())
+                }
+                guard let state else { throw HTTPProblem(status: .notFound, error: "no such reminder") }
+                return try jsonResponse(state)
+            }
+        }
     }
 
-    /// The schedule of a request the schema accepted, or a 400 naming each field the calendar refuses.
-    static func schedule(_ body: JSONValue) throws -> ReminderSchedule {
+    /// The schedule of a request the schema accepted, or a 400 naming each field the calendar refuses, and each date
+    /// of a `once` or `onDates` reminder whose time has passed at `now` (it could never fire).
+    static func schedule(_ body: JSONValue, now: Date) throws -> ReminderSchedule {
         var violations: [SchemaViolation] = []
         let repeats = ReminderRepeat(rawValue: body["repeats"]?.stringValue ?? "") ?? .once
         let zone = TimeZone(identifier: body["timeZone"]?.stringValue ?? "")
@@ -85,6 +106,20 @@ struct ReminderRoutes: Sendable {
         guard violations.isEmpty, let zone, let startsOn, let at = LocalTime(body["at"]?.stringValue ?? "") else {
             throw HTTPProblem.invalidBody(violations)
         }
-        return ReminderSchedule(repeats: repeats, startsOn: startsOn, at: at, timeZone: zone, dates: dates)
+        let schedule = ReminderSchedule(repeats: repeats, startsOn: startsOn, at: at, timeZone: zone, dates: dates)
+        let past = "is in the past at this time of day: a reminder then would never fire"
+        if repeats == .once, ReminderSchedule.instant(of: startsOn, at: at, in: zone) < now {
+            violations.append(.init(pointer: JSONPointer(tokens: ["startsOn"]), message: past))
+        }
+        if repeats == .onDates {
+            for (index, element) in (body["dates"]?.elements ?? []).enumerated() {
+                guard let date = element.stringValue.flatMap(LocalDate.init), ReminderSchedule.instant(of: date, at: at, in: zone) < now else {
+                    continue
+                }
+                violations.append(.init(pointer: JSONPointer(tokens: ["dates", String(index)]), message: past))
+            }
+        }
+        guard violations.isEmpty else { throw HTTPProblem.invalidBody(violations) }
+        return schedule
     }
 }

@@ -59,6 +59,45 @@ struct ReminderStore: TransactionalStore {
         ).isEmpty
     }
 
+    /// A reminder's state after a pause or a resume.
+    struct State: Encodable, Sendable {
+        let reminderId: UUID
+        /// `paused` or `active`.
+        let status: String
+        let nextDueAt: Date?
+    }
+
+    /// Pauses a patient's standing reminder: it is due at no time until resumed. Nil when there is none.
+    func pause(_ id: UUID, patientID: String) async throws -> State? {
+        let paused = try await connection.fetchAll(
+            """
+            UPDATE reminders SET paused_at = coalesce(paused_at, now()), next_due_at = NULL
+            WHERE reminder_id = \(id) AND patient_id = \(patientID) AND cancelled_at IS NULL RETURNING 1
+            """, as: Int.self, logger: logger)
+        return paused.isEmpty ? nil : State(reminderId: id, status: "paused", nextDueAt: nil)
+    }
+
+    /// Resumes a patient's standing reminder from its first occurrence at or after `now` (a resumed reminder that is
+    /// not paused keeps its due time). Nil when there is none.
+    func resume(_ id: UUID, patientID: String, now: Date) async throws -> State? {
+        guard
+            let row = try await connection.fetchAll(
+                """
+                SELECT repeats, starts_on, at_time, time_zone, dates, paused_at IS NOT NULL, next_due_at FROM reminders
+                WHERE reminder_id = \(id) AND patient_id = \(patientID) AND cancelled_at IS NULL FOR UPDATE
+                """, as: (String, String, String, String, [String], Bool, Date?).self, logger: logger
+            ).first
+        else { return nil }
+        guard row.5 else { return State(reminderId: id, status: "active", nextDueAt: row.6) }
+        let next = Self.schedule(repeats: row.0, startsOn: row.1, at: row.2, timeZone: row.3, dates: row.4)?.next(atOrAfter: now)
+        try await connection.query(
+            """
+            UPDATE reminders SET paused_at = NULL, next_index = coalesce(\(next?.index), next_index), next_due_at = \(next?.at)
+            WHERE reminder_id = \(id)
+            """, logger: logger)
+        return State(reminderId: id, status: "active", nextDueAt: next?.at)
+    }
+
     /// Reminders due by `now`, locked; those another replica holds are skipped (it fires them).
     func due(now: Date, limit: Int) async throws -> [(reminder: Reminder, nextIndex: Int)] {
         let rows = try await connection.fetchAll(
@@ -131,6 +170,8 @@ extension ReminderStore {
         let timeZone: String
         let origin: String
         let nextDueAt: Date?
+        /// When it was paused; absent while it is active.
+        let pausedAt: Date?
         let createdAt: Date
     }
 
@@ -139,16 +180,16 @@ extension ReminderStore {
         let after = try page.timeAndUUID()
         let rows = try await client.fetchAll(
             """
-            SELECT reminder_id, topic, note, repeats, starts_on, dates, at_time, time_zone, origin, next_due_at, created_at FROM reminders
+            SELECT reminder_id, topic, note, repeats, starts_on, dates, at_time, time_zone, origin, next_due_at, paused_at, created_at FROM reminders
             WHERE patient_id = \(patientID) AND cancelled_at IS NULL
               AND (\(after == nil) OR (created_at, reminder_id) > (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
             ORDER BY created_at, reminder_id LIMIT \(page.limit + 1)
-            """, as: (UUID, String, String?, String, String, [String], String, String, String, Date?, Date).self, logger: logger)
+            """, as: (UUID, String, String?, String, String, [String], String, String, String, Date?, Date?, Date).self, logger: logger)
         return Page(
             rows: rows.map {
                 Listed(
                     reminderId: $0.0, topic: $0.1, note: $0.2, repeats: $0.3, startsOn: $0.4, dates: $0.5, at: $0.6, timeZone: $0.7, origin: $0.8,
-                    nextDueAt: $0.9, createdAt: $0.10)
+                    nextDueAt: $0.9, pausedAt: $0.10, createdAt: $0.11)
             }, request: page
         ) { .init(date: $0.createdAt, id: $0.reminderId) }
     }

@@ -53,6 +53,47 @@ import Testing
         try await stack.shutdown()
     }
 
+    @Test("every two months from a month end; a one-off date already past is refused naming it; pause and resume")
+    func everyTwoMonthsPastDatesAndPause() async throws {
+        let stack = try await TestStack.start([NotificationService.definition(reminderCheck: .seconds(1))])
+        let url = stack.baseURL(NotificationService.name) + "/v1/patients/p-rem2/reminders"
+        let id = UUID().uuidString.lowercased()
+        let created = try await HTTP.post(
+            url,
+            json:
+                #"{"reminderId": "\#(id)", "topic": "skinCheck", "repeats": "everyTwoMonths", "startsOn": "2031-12-31", "at": "09:00", "timeZone": "UTC"}"#
+        )
+        #expect(created.status == 201)
+        // From 31 December: the last day of February 2032 (a leap year), then 30 April (no 31st).
+        #expect(
+            (try created.json() as? [String: Any])?["next"] as? [String] == [
+                "2031-12-31T09:00:00.000Z", "2032-02-29T09:00:00.000Z", "2032-04-30T09:00:00.000Z",
+            ])
+
+        // A one-off in the past, and listed dates of which one is past: refused, naming each, nothing stored.
+        let once = try await HTTP.post(
+            url, json: #"{"topic": "glucose", "repeats": "once", "startsOn": "2020-05-01", "at": "07:00", "timeZone": "UTC"}"#)
+        #expect(once.status == 400 && once.text.contains("/startsOn") && once.text.contains("in the past"))
+        let listed = try await HTTP.post(
+            url, json: #"{"topic": "glucose", "repeats": "onDates", "dates": ["2031-01-01", "2020-05-01"], "at": "07:00", "timeZone": "UTC"}"#)
+        #expect(listed.status == 400 && listed.text.contains("/dates/1") && !listed.text.contains("/dates/0"))
+        #expect(try await HTTP.get(url).items().count == 1)
+
+        // Paused: due at no time, and listed as paused; resumed: due again at its next occurrence; twice is harmless.
+        let paused = try await HTTP.post(url + "/\(id)/pause", json: "{}")
+        #expect(try paused.status == 200 && (paused.json() as? [String: Any])?["status"] as? String == "paused")
+        let listedPaused = try #require(try await HTTP.get(url).items().first)
+        #expect(listedPaused["pausedAt"] != nil && listedPaused["nextDueAt"] == nil)
+        #expect(try await HTTP.post(url + "/\(id)/pause", json: "{}").status == 200)
+        let resumed = try #require(try await HTTP.post(url + "/\(id)/resume", json: "{}").json() as? [String: Any])
+        #expect(resumed["status"] as? String == "active" && resumed["nextDueAt"] as? String == "2031-12-31T09:00:00.000Z")
+        let listedActive = try #require(try await HTTP.get(url).items().first)
+        #expect(listedActive["pausedAt"] == nil && listedActive["nextDueAt"] as? String == "2031-12-31T09:00:00.000Z")
+        #expect(try await HTTP.post(url + "/\(UUID())/pause", json: "{}").status == 404)
+        #expect(try await HTTP.post(url + "/\(id)/pause", json: "{}", as: .identity(Identity(subject: "p-else", role: .patient))).status == 403)
+        try await stack.shutdown()
+    }
+
     @Test("two replicas fire each occurrence exactly once; after downtime every missed occurrence fires once, marked late")
     func exactlyOnce() async throws {
         let stack = try await TestStack.start([
