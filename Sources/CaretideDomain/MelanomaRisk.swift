@@ -42,12 +42,39 @@ public enum ImmunosuppressionKind: String, Sendable, Codable, CaseIterable, Hash
     case organTransplant, hiv, immunosuppressiveTreatment
 }
 
-/// Input to ``MelanomaRisk/assess(_:)``. Every property is optional so that "not answered" is representable;
-/// every factor is required by the rule and a missing one is reported by name.
+/// Inflammatory bowel disease diagnosed by a doctor.
+public enum InflammatoryBowelDisease: String, Sendable, Codable, CaseIterable {
+    case none, crohnsDisease, ulcerativeColitis
+    /// IBD not (yet) classified as either: weighted with the pooled estimate for IBD as a whole.
+    case unclassified
+}
+
+/// Use of sunbeds (indoor tanning), in the exposure groups of Boniol et al. 2012.
+public enum SunbedUse: String, Sendable, Codable, CaseIterable {
+    case never, ever
+    /// Ever used, and first before the age of 35.
+    case firstBeforeAge35
+}
+
+/// The WHO body-mass-index class a melanoma weight is published for: below 25 kg/m², 25 to below 30 (pre-obese,
+/// "overweight"), 30 and above (obese).
+public enum BodyMassIndexClass: String, Sendable, Codable, CaseIterable {
+    case below25, overweight, obese
+
+    public init(_ bmi: Double) {
+        self = bmi >= 30 ? .obese : bmi >= 25 ? .overweight : .below25
+    }
+}
+
+/// Input to ``MelanomaRisk/assess(_:)``. Every property is optional so that "not answered" is representable. The
+/// twelve factors of the first rule set are required by the rule and a missing one is reported by name; the four
+/// added in rule set 2026.11.3 (inflammatory bowel disease, body-mass index, intermittent sun exposure, sunbeds) are
+/// optional, so a profile answered before they were asked is assessed as it was: unanswered, they carry no weight
+/// and the profile lists them in ``MelanomaRiskProfile/unansweredFactors``.
 public struct MelanomaRiskInput: Sendable, Equatable, Codable {
     /// Age in years (adult tool: 18...120).
     public var age: Int?
-    public var sex: Sex?
+    public var sex: AdministrativeSex?
     /// Fitzpatrick skin phototype 1...6 (I–VI).
     public var fitzpatrickSkinType: Int?
     public var eyeColour: EyeColour?
@@ -62,13 +89,21 @@ public struct MelanomaRiskInput: Sendable, Equatable, Codable {
     public var immunosuppression: Set<ImmunosuppressionKind>?
     /// Ever had a (blistering or painful) sunburn.
     public var sunburnHistory: Bool?
+    public var inflammatoryBowelDisease: InflammatoryBowelDisease?
+    /// kg/m², 10...80 (the patient's own figure or the app's from their last height and weight).
+    public var bodyMassIndex: Double?
+    /// Much intermittent sun exposure: sunbathing, beach holidays, outdoor water sports (Gandini 2005 (II)'s
+    /// "intermittent exposure", high versus low).
+    public var intermittentSunExposure: Bool?
+    public var sunbedUse: SunbedUse?
 
     public init(
-        age: Int? = nil, sex: Sex? = nil, fitzpatrickSkinType: Int? = nil, eyeColour: EyeColour? = nil,
+        age: Int? = nil, sex: AdministrativeSex? = nil, fitzpatrickSkinType: Int? = nil, eyeColour: EyeColour? = nil,
         hairColour: HairColour? = nil, commonMoles: CommonMoleBand? = nil, atypicalMoleCount: Int? = nil,
         freckling: FrecklingDensity? = nil, familyHistory: MelanomaFamilyHistory? = nil,
         personalHistory: PersonalSkinCancerHistory? = nil, immunosuppression: Set<ImmunosuppressionKind>? = nil,
-        sunburnHistory: Bool? = nil
+        sunburnHistory: Bool? = nil, inflammatoryBowelDisease: InflammatoryBowelDisease? = nil, bodyMassIndex: Double? = nil,
+        intermittentSunExposure: Bool? = nil, sunbedUse: SunbedUse? = nil
     ) {
         self.age = age
         self.sex = sex
@@ -82,23 +117,32 @@ public struct MelanomaRiskInput: Sendable, Equatable, Codable {
         self.personalHistory = personalHistory
         self.immunosuppression = immunosuppression
         self.sunburnHistory = sunburnHistory
+        self.inflammatoryBowelDisease = inflammatoryBowelDisease
+        self.bodyMassIndex = bodyMassIndex
+        self.intermittentSunExposure = intermittentSunExposure
+        self.sunbedUse = sunbedUse
     }
 }
 
 /// The factors of the melanoma risk profile; raw values are the input field names.
 public enum MelanomaRiskFactor: String, Sendable, Codable, CaseIterable {
     case age, sex, fitzpatrickSkinType, eyeColour, hairColour, commonMoles, atypicalMoleCount, freckling,
-        familyHistory, personalHistory, immunosuppression, sunburnHistory
+        familyHistory, personalHistory, immunosuppression, sunburnHistory, inflammatoryBowelDisease, bodyMassIndex,
+        intermittentSunExposure, sunbedUse
+
+    /// The factors a profile may leave unanswered (added after the first rule set; see ``MelanomaRiskInput``).
+    public static let optional: [Self] = [.inflammatoryBowelDisease, .bodyMassIndex, .intermittentSunExposure, .sunbedUse]
 }
 
 /// Melanoma risk category (primary output), ordered `lower < medium < higher`.
 public enum MelanomaRiskCategory: String, Sendable, Codable, CaseIterable, Comparable {
     case lower, medium, higher
 
-    /// Recommended interval between skin self-examinations, in months.
+    /// Recommended interval between skin self-examinations, in months: every 6 months at lower risk (the melanoma
+    /// app's specification), monthly at raised risk (Skin Cancer Foundation public advice); docs/clinical-rules.md §7.
     public var selfExaminationIntervalMonths: Int {
         switch self {
-        case .lower: 3
+        case .lower: 6
         case .medium, .higher: 1
         }
     }
@@ -126,7 +170,7 @@ public enum WeightEvidence: String, Sendable, Codable, CaseIterable {
     case derived
     /// No pooled estimate found; value chosen by this rule set; needs clinical sign-off.
     case assumption
-    /// Collected but not weighted (no pooled RR in the cited sources).
+    /// Collected but not weighted (no pooled RR in the cited sources, or not answered).
     case notWeighted
 }
 
@@ -152,6 +196,8 @@ public struct MelanomaRiskProfile: Sendable, Equatable, Codable {
     public let professionalSkinCheckAdvised: Bool
     /// Factors whose answer carries a relative risk above 1, in ``MelanomaRiskFactor`` order.
     public let raisingFactors: [MelanomaRiskFactor]
+    /// Optional factors left unanswered, which therefore carry no weight (``MelanomaRiskFactor/optional``).
+    public let unansweredFactors: [MelanomaRiskFactor]
     public let tip: TipKey
     public let ruleSetVersion: String
 }
@@ -177,6 +223,14 @@ public struct MelanomaRiskProfile: Sendable, Equatable, Codable {
 ///   meta-analysis of cohort studies. Acta Derm Venereol 2015;95(8):923–927 (pooled RR 2.71).
 /// - Olsen CM, Knight LL, Green AC. Risk of melanoma in people with HIV/AIDS in the pre- and post-HAART eras.
 ///   PLoS One 2014;9(4):e95096 (post-HAART, ethnicity-adjusted pooled RR 1.50).
+/// - Singh S, Nagpal SJ, Murad MH, et al. Inflammatory bowel disease is associated with an increased risk of
+///   melanoma: a systematic review and meta-analysis. Clin Gastroenterol Hepatol 2014;12(2):210–218 (IBD 1.37,
+///   Crohn's disease 1.80, ulcerative colitis 1.23, versus the general population).
+/// - Sergentanis TN, Antoniadis AG, Gogas HJ, et al. Obesity and risk of malignant melanoma: a meta-analysis of
+///   cohort and case-control studies. Eur J Cancer 2013;49(3):642–657 (men: overweight 1.31, obese 1.31; women:
+///   0.98 and 0.99, not raised).
+/// - Boniol M, Autier P, Boyle P, Gandini S. Cutaneous melanoma attributable to sunbed use: systematic review and
+///   meta-analysis. BMJ 2012;345:e4757 (ever versus never 1.20; first use before age 35, 1.87).
 ///
 /// **Score.** `score = clamp(floor(Σ ln RR / ln 2), 0, 10)` — the number of whole doublings of risk relative to a
 /// person with every factor at its reference level. Integer only: the evidence does not support finer steps.
@@ -184,21 +238,30 @@ public struct MelanomaRiskProfile: Sendable, Equatable, Codable {
 /// always `higher`. These cut-offs are **not calibrated** against incidence data — they are a product decision
 /// awaiting clinical sign-off (see `docs/clinical-rules.md`).
 ///
-/// Self-examination: lower → every 3 months; medium → monthly; higher → monthly plus a clinician skin check
-/// every 6–12 months (monthly self-examination: Skin Cancer Foundation / AAD public advice; 6–12-monthly clinical
-/// examination for high-risk groups as summarised in Patient Relat Outcome Meas 2015;6:229–242, Table 1).
+/// Self-examination: lower → every 6 months (the melanoma app's specification); medium → monthly; higher → monthly
+/// plus a clinician skin check every 6–12 months (monthly self-examination: Skin Cancer Foundation public advice;
+/// 6–12-monthly clinical examination for high-risk groups as summarised in Patient Relat Outcome Meas
+/// 2015;6:229–242, Table 1).
 ///
-/// Age and sex are required and validated but carry no weight (no pooled RR in the cited meta-analyses).
+/// Age is required and validated but carries no weight: the pooled RRs compare people of the same age (the studies
+/// are age-matched or age-adjusted), and age enters published models as the baseline incidence of an absolute risk
+/// (Fears TR et al. J Clin Oncol 2006;24(22):3590–6), which this relative score does not estimate. Sex (female,
+/// male or other) carries none either, except through the body-mass-index weight, which is published for men only.
 public enum MelanomaRisk {
     public static let plausibleAge: ClosedRange<Int> = 18...120
     public static let plausibleSkinType: ClosedRange<Int> = 1...6
     public static let plausibleAtypicalMoleCount: ClosedRange<Int> = 0...100
+    public static let plausibleBodyMassIndex: ClosedRange<Double> = 10...80
     public static let maximumScore = 10
 
     static let g1 = "Gandini S et al. Eur J Cancer 2005;41(1):28-44"
     static let g2 = "Gandini S et al. Eur J Cancer 2005;41(1):45-60"
     static let g3 = "Gandini S et al. Eur J Cancer 2005;41(14):2040-59"
     static let bliss = "Bliss JM et al. Int J Cancer 1995;62(4):367-76"
+    static let singh = "Singh S et al. Clin Gastroenterol Hepatol 2014;12(2):210-8"
+    static let sergentanis = "Sergentanis TN et al. Eur J Cancer 2013;49(3):642-57"
+    static let boniol = "Boniol M et al. BMJ 2012;345:e4757"
+    static let notAnswered = "notAnswered"
 
     /// The complete weight table (data, not code paths).
     public static let weights: [MelanomaRiskWeight] = {
@@ -206,7 +269,7 @@ public enum MelanomaRisk {
             -> MelanomaRiskWeight
         { MelanomaRiskWeight(factor: f, level: level, relativeRisk: rr, evidence: e, source: s) }
         return [
-            w(.age, "any", 1.0, .notWeighted, "no pooled RR in cited sources"),
+            w(.age, "any", 1.0, .notWeighted, "RRs compare people of the same age; age sets absolute risk (Fears TR et al. J Clin Oncol 2006)"),
             w(.sex, "any", 1.0, .notWeighted, "no pooled RR in cited sources"),
             w(.fitzpatrickSkinType, "1", 2.09, .pooledEstimate, g3 + " (type I vs IV)"),
             w(.fitzpatrickSkinType, "2", 1.63, .derived, "log-linear interpolation I→IV: 2.09^(2/3)"),
@@ -259,6 +322,32 @@ public enum MelanomaRisk {
                 "no pooled estimate across drug classes; set equal to the HIV estimate"),
             w(.sunburnHistory, "no", 1.0, .reference, g2),
             w(.sunburnHistory, "yes", 2.03, .pooledEstimate, g2 + " (history of sunburn)"),
+            w(.inflammatoryBowelDisease, InflammatoryBowelDisease.none.rawValue, 1.0, .reference, singh + " (general population)"),
+            w(.inflammatoryBowelDisease, InflammatoryBowelDisease.crohnsDisease.rawValue, 1.80, .pooledEstimate, singh + " (Crohn's disease)"),
+            w(.inflammatoryBowelDisease, InflammatoryBowelDisease.ulcerativeColitis.rawValue, 1.23, .pooledEstimate, singh + " (ulcerative colitis)"),
+            w(.inflammatoryBowelDisease, InflammatoryBowelDisease.unclassified.rawValue, 1.37, .pooledEstimate, singh + " (IBD overall)"),
+            w(.inflammatoryBowelDisease, notAnswered, 1.0, .notWeighted, "not answered"),
+            w(.bodyMassIndex, BodyMassIndexClass.below25.rawValue, 1.0, .reference, sergentanis + " (normal weight)"),
+            w(.bodyMassIndex, "male." + BodyMassIndexClass.overweight.rawValue, 1.31, .pooledEstimate, sergentanis + " (men, overweight)"),
+            w(.bodyMassIndex, "male." + BodyMassIndexClass.obese.rawValue, 1.31, .pooledEstimate, sergentanis + " (men, obese)"),
+            w(
+                .bodyMassIndex, "female." + BodyMassIndexClass.overweight.rawValue, 1.0, .reference,
+                sergentanis + " (women, overweight: 0.98, not raised)"),
+            w(.bodyMassIndex, "female." + BodyMassIndexClass.obese.rawValue, 1.0, .reference, sergentanis + " (women, obese: 0.99, not raised)"),
+            w(
+                .bodyMassIndex, "other." + BodyMassIndexClass.overweight.rawValue, 1.0, .assumption,
+                "published for men and women only; no weight is guessed"),
+            w(
+                .bodyMassIndex, "other." + BodyMassIndexClass.obese.rawValue, 1.0, .assumption,
+                "published for men and women only; no weight is guessed"),
+            w(.bodyMassIndex, notAnswered, 1.0, .notWeighted, "not answered"),
+            w(.intermittentSunExposure, "no", 1.0, .reference, g2 + " (low intermittent exposure)"),
+            w(.intermittentSunExposure, "yes", 1.61, .pooledEstimate, g2 + " (high vs low intermittent exposure)"),
+            w(.intermittentSunExposure, notAnswered, 1.0, .notWeighted, "not answered"),
+            w(.sunbedUse, SunbedUse.never.rawValue, 1.0, .reference, boniol),
+            w(.sunbedUse, SunbedUse.ever.rawValue, 1.20, .pooledEstimate, boniol + " (ever vs never)"),
+            w(.sunbedUse, SunbedUse.firstBeforeAge35.rawValue, 1.87, .pooledEstimate, boniol + " (first use before age 35 vs never)"),
+            w(.sunbedUse, notAnswered, 1.0, .notWeighted, "not answered"),
         ]
     }()
 
@@ -275,7 +364,7 @@ public enum MelanomaRisk {
         if let age = issues.require(input.age, "/age", allowed: IssueCollector.describe(plausibleAge, unit: "years")) {
             issues.check(age, in: plausibleAge, "/age", unit: "years")
         }
-        _ = issues.require(input.sex, "/sex", allowed: IssueCollector.oneOf(Sex.self))
+        _ = issues.require(input.sex, "/sex", allowed: IssueCollector.oneOf(AdministrativeSex.self))
         if let type = issues.require(
             input.fitzpatrickSkinType, "/fitzpatrickSkinType", allowed: IssueCollector.describe(plausibleSkinType))
         {
@@ -297,12 +386,13 @@ public enum MelanomaRisk {
             input.immunosuppression, "/immunosuppression",
             allowed: "a list (possibly empty) of: " + ImmunosuppressionKind.allCases.map(\.rawValue).joined(separator: ", "))
         _ = issues.require(input.sunburnHistory, "/sunburnHistory", allowed: "true or false")
+        if let bmi = input.bodyMassIndex { issues.check(bmi, in: plausibleBodyMassIndex, "/bodyMassIndex", unit: "kg/m²") }
         try issues.throwIfAny()
 
         guard let skinType = input.fitzpatrickSkinType, let eyes = input.eyeColour, let hair = input.hairColour,
             let moles = input.commonMoles, let atypical = input.atypicalMoleCount, let freckling = input.freckling,
             let family = input.familyHistory, let personal = input.personalHistory,
-            let immunosuppression = input.immunosuppression, let sunburn = input.sunburnHistory
+            let immunosuppression = input.immunosuppression, let sunburn = input.sunburnHistory, let sex = input.sex
         else { preconditionFailure("validated above") }
 
         let immunoLevel =
@@ -322,6 +412,10 @@ public enum MelanomaRisk {
             (.personalHistory, personal.rawValue),
             (.immunosuppression, immunoLevel),
             (.sunburnHistory, sunburn ? "yes" : "no"),
+            (.inflammatoryBowelDisease, input.inflammatoryBowelDisease?.rawValue ?? notAnswered),
+            (.bodyMassIndex, input.bodyMassIndex.map { bmiLevel(BodyMassIndexClass($0), sex: sex) } ?? notAnswered),
+            (.intermittentSunExposure, input.intermittentSunExposure.map { $0 ? "yes" : "no" } ?? notAnswered),
+            (.sunbedUse, input.sunbedUse?.rawValue ?? notAnswered),
         ]
 
         var sumLog = 0.0
@@ -351,7 +445,12 @@ public enum MelanomaRisk {
             }
         return MelanomaRiskProfile(
             category: category, score: score, selfExaminationIntervalMonths: category.selfExaminationIntervalMonths,
-            professionalSkinCheckAdvised: category.professionalSkinCheckAdvised, raisingFactors: raising, tip: tip,
-            ruleSetVersion: RuleSetVersion.current)
+            professionalSkinCheckAdvised: category.professionalSkinCheckAdvised, raisingFactors: raising,
+            unansweredFactors: answers.filter { $0.1 == notAnswered }.map(\.0), tip: tip, ruleSetVersion: RuleSetVersion.current)
+    }
+
+    /// The weight-table level of a body-mass index: one level below 25 kg/m², else the class for the stated sex.
+    static func bmiLevel(_ bmiClass: BodyMassIndexClass, sex: AdministrativeSex) -> String {
+        bmiClass == .below25 ? bmiClass.rawValue : "\(sex.rawValue).\(bmiClass.rawValue)"
     }
 }

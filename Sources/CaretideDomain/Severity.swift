@@ -34,3 +34,13 @@ extension Severity: DeclarationOrdered {}
 public enum Sex: String, Sendable, Codable, CaseIterable {
     case female, male
 }
+
+/// Sex as a person states it for their record: female, male or other (HL7 v2 table 0001 "Administrative Sex",
+/// FHIR `AdministrativeGender`, without "unknown": an unanswered field is absent). A rule with sex-specific
+/// evidence applies it only for `female` and `male` and says so where it has none for `other`.
+public enum AdministrativeSex: String, Sendable, Codable, CaseIterable {
+    case female, male, other
+
+    /// The sex a sex-specific threshold or weight is published for; nil for `other`.
+    public var published: Sex? { Sex(rawValue: rawValue) }
+}

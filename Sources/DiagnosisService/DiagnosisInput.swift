@@ -13,7 +13,8 @@ enum DiagnosisInput {
         case .diagnosisRequested: self = .diagnosisRequested(try event.payload())
         case .ontologyUpdateRequested: self = .ontologyUpdateRequested(try event.payload())
         case .bloodPressureRecorded, .pulseRecorded, .bodyMeasurementRecorded, .glucoseRecorded, .hba1cRecorded, .lipidPanelRecorded,
-            .measurementDeleted, .npiInputsRecorded, .melanomaRiskProfileRecorded, .examResultRecorded, .examResultEnteredInError,
+            .measurementDeleted, .npiInputsRecorded, .melanomaRiskProfileRecorded, .melanomaRiskProfileWithdrawn, .examResultRecorded,
+            .examResultEnteredInError,
             .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .alertRaised, .alertWithdrawn,
             .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported, .careTeamGranted, .careTeamRevoked, .accessRecorded,
             .areaRegistered, .uvIndexRecorded, .airQualityRecorded, .environmentSubscriptionChanged, .examResultReleased, .mealRecorded,

@@ -32,7 +32,8 @@ enum NotificationInput {
         // this service's own announcement (for scoring's reports), already applied here.
         case .examResultRecorded, .environmentSubscriptionChanged: self = .nothingToDo
         case .bloodPressureRecorded, .pulseRecorded, .bodyMeasurementRecorded, .glucoseRecorded, .hba1cRecorded, .lipidPanelRecorded,
-            .measurementDeleted, .npiInputsRecorded, .melanomaRiskProfileRecorded, .mealRecorded, .mealDeleted, .nutritionAssessed,
+            .measurementDeleted, .npiInputsRecorded, .melanomaRiskProfileRecorded, .melanomaRiskProfileWithdrawn, .mealRecorded, .mealDeleted,
+            .nutritionAssessed,
             .alertRaised, .alertWithdrawn, .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused,
             .ontologyReleaseImported,
             // Care-team events are applied by the runtime's projection before the handler.

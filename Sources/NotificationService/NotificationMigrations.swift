@@ -325,5 +325,8 @@ enum NotificationMigrations {
                 ]),
             // A reminder the patient paused (`ReminderStore.pause`): due at no time until resumed.
             Migration(version: 13, name: "paused reminders", statements: ["ALTER TABLE reminders ADD COLUMN paused_at timestamptz"]),
+            // The assessment whose rule set a reminder (a melanoma category's self-check): withdrawing that
+            // assessment cancels the reminder (`ReminderStore.cancel(setBy:)`).
+            Migration(version: 14, name: "reminders set by an assessment", statements: ["ALTER TABLE reminders ADD COLUMN set_by uuid"]),
         ])
 }

@@ -7,6 +7,7 @@ enum ScoringInput {
     case assess
     case measurementDeleted(MeasurementDeleted)
     case examResultEnteredInError(ExamResultEnteredInError)
+    case melanomaRiskProfileWithdrawn(MelanomaRiskProfileWithdrawn)
     /// A revision of a report released to its patient: the patient's report may show it.
     case examResultReleased(ExamResultReleased)
     /// What the report's UV and air-quality section reads: the areas, their readings as daily maxima, and which
@@ -28,6 +29,7 @@ enum ScoringInput {
             self = .assess
         case .measurementDeleted: self = .measurementDeleted(try event.payload())
         case .examResultEnteredInError: self = .examResultEnteredInError(try event.payload())
+        case .melanomaRiskProfileWithdrawn: self = .melanomaRiskProfileWithdrawn(try event.payload())
         // A report is assessed when it is recorded, released or not, so its clinicians see the flags at once; its
         // release only says what the patient's own report may show.
         case .examResultReleased: self = .examResultReleased(try event.payload())

@@ -11,12 +11,20 @@ let lowestRiskMelanomaInput = MelanomaRiskInput(
 
 @Suite("Melanoma risk profile")
 struct MelanomaRiskTests {
-    @Test("Reference profile scores 0, lower category, 3-monthly self-examination")
+    @Test("Reference profile scores 0, lower category, 6-monthly self-examination; the optional factors it leaves out are named")
     func reference() throws {
         let profile = try MelanomaRisk.assess(lowestRiskMelanomaInput)
         #expect(profile.score == 0)
         #expect(profile.category == .lower)
-        #expect(profile.selfExaminationIntervalMonths == 3)
+        #expect(profile.selfExaminationIntervalMonths == 6)
+        #expect(profile.unansweredFactors == [.inflammatoryBowelDisease, .bodyMassIndex, .intermittentSunExposure, .sunbedUse])
+        var answered = lowestRiskMelanomaInput
+        answered.inflammatoryBowelDisease = InflammatoryBowelDisease.none
+        answered.bodyMassIndex = 22
+        answered.intermittentSunExposure = false
+        answered.sunbedUse = .never
+        let complete = try MelanomaRisk.assess(answered)
+        #expect(complete.unansweredFactors.isEmpty && complete.score == 0 && complete.raisingFactors.isEmpty)
         #expect(profile.professionalSkinCheckAdvised == false)
         #expect(profile.raisingFactors.isEmpty)
         #expect(profile.tip == .melanomaLower)
@@ -158,6 +166,9 @@ struct MelanomaRiskTests {
             (.hairColour, "blond", 1.84), (.hairColour, "lightBrown", 1.49),
             (.familyHistory, "oneFirstDegreeRelative", 1.74), (.personalHistory, "otherSkinCancer", 4.28),
             (.immunosuppression, "organTransplant", 2.71), (.immunosuppression, "hiv", 1.50), (.sunburnHistory, "yes", 2.03),
+            (.inflammatoryBowelDisease, "crohnsDisease", 1.80), (.inflammatoryBowelDisease, "ulcerativeColitis", 1.23),
+            (.inflammatoryBowelDisease, "unclassified", 1.37), (.bodyMassIndex, "male.overweight", 1.31), (.bodyMassIndex, "male.obese", 1.31),
+            (.intermittentSunExposure, "yes", 1.61), (.sunbedUse, "ever", 1.20), (.sunbedUse, "firstBeforeAge35", 1.87),
         ]
         for (factor, level, rr) in published {
             #expect(MelanomaRisk.relativeRisk(factor, level: level) == rr, "\(factor).\(level)")
@@ -173,6 +184,11 @@ struct MelanomaRiskTests {
         levels += PersonalSkinCancerHistory.allCases.map { (.personalHistory, $0.rawValue) }
         levels += (["none"] + ImmunosuppressionKind.allCases.map(\.rawValue)).map { (.immunosuppression, $0) }
         levels += [(.sunburnHistory, "yes"), (.sunburnHistory, "no"), (.age, "any"), (.sex, "any")]
+        levels += (InflammatoryBowelDisease.allCases.map(\.rawValue) + ["notAnswered"]).map { (.inflammatoryBowelDisease, $0) }
+        levels += ["below25", "notAnswered"].map { (.bodyMassIndex, $0) }
+        levels += AdministrativeSex.allCases.flatMap { sex in ["overweight", "obese"].map { (.bodyMassIndex, "\(sex.rawValue).\($0)") } }
+        levels += ["yes", "no", "notAnswered"].map { (.intermittentSunExposure, $0) }
+        levels += (SunbedUse.allCases.map(\.rawValue) + ["notAnswered"]).map { (.sunbedUse, $0) }
         for (factor, level) in levels {
             #expect(MelanomaRisk.relativeRisk(factor, level: level) != nil, "missing weight \(factor).\(level)")
         }
@@ -185,13 +201,71 @@ struct MelanomaRiskTests {
         #expect(atypical == atypical.sorted())
     }
 
+    @Test("Body-mass index: WHO classes at 25.0 and 30.0, weighted for men only; sex other accepted and not guessed; 10–80 kg/m²")
+    func bodyMassIndex() throws {
+        func assessed(_ bmi: Double, _ sex: AdministrativeSex) throws -> MelanomaRiskProfile {
+            var input = lowestRiskMelanomaInput
+            input.sex = sex
+            input.bodyMassIndex = bmi
+            // Two first-degree relatives (3.03): one more factor of 1.31 crosses a doubling (3.97 stays below 4).
+            input.familyHistory = .moreThanOneFirstDegreeRelative
+            return try MelanomaRisk.assess(input)
+        }
+        #expect(BodyMassIndexClass(24.99) == .below25)
+        #expect(BodyMassIndexClass(25.0) == .overweight)
+        #expect(BodyMassIndexClass(29.99) == .overweight)
+        #expect(BodyMassIndexClass(30.0) == .obese)
+        #expect(try assessed(24.9, .male).raisingFactors == [.familyHistory])
+        #expect(try assessed(25.0, .male).raisingFactors == [.familyHistory, .bodyMassIndex])
+        #expect(try assessed(30.0, .male).raisingFactors == [.familyHistory, .bodyMassIndex])
+        // 3.03 × 1.31 = 3.97: still one doubling; the weight shows in the raising factors, not yet in the score.
+        #expect(try assessed(30.0, .male).score == 1)
+        for sex in [AdministrativeSex.female, .other] {
+            #expect(try assessed(35, sex).raisingFactors == [.familyHistory], "\(sex)")
+        }
+        for bmi in [9.9, 80.1, .nan] {
+            var input = lowestRiskMelanomaInput
+            input.bodyMassIndex = bmi
+            #expect(validationError { try MelanomaRisk.assess(input) }?.fields == ["/bodyMassIndex"], "\(bmi)")
+        }
+        var edge = lowestRiskMelanomaInput
+        edge.bodyMassIndex = 10
+        #expect(try MelanomaRisk.assess(edge).unansweredFactors == [.inflammatoryBowelDisease, .intermittentSunExposure, .sunbedUse])
+        edge.bodyMassIndex = 80
+        #expect(try MelanomaRisk.assess(edge).score == 0)
+    }
+
+    @Test("Inflammatory bowel disease, intermittent sun and sunbeds: each level's weight moves the score as the table says")
+    func sunAndBowel() throws {
+        // Sunburn 2.03 alone is one doubling; × 1.61 (intermittent sun) = 3.27, still one; × 1.23 (ulcerative
+        // colitis) = 4.02, two doublings: medium.
+        var input = lowestRiskMelanomaInput
+        input.sunburnHistory = true
+        #expect(try MelanomaRisk.assess(input).score == 1)
+        input.intermittentSunExposure = true
+        #expect(try MelanomaRisk.assess(input).score == 1)
+        input.inflammatoryBowelDisease = .ulcerativeColitis
+        let medium = try MelanomaRisk.assess(input)
+        #expect(medium.score == 2 && medium.category == .medium && medium.selfExaminationIntervalMonths == 1)
+        #expect(medium.raisingFactors == [.sunburnHistory, .inflammatoryBowelDisease, .intermittentSunExposure])
+        // Crohn's 1.80 × sunbeds before 35 1.87 = 3.37 → 1; with ever-use instead (1.20): 2.16 → 1; with neither: 0.
+        var bowel = lowestRiskMelanomaInput
+        bowel.inflammatoryBowelDisease = .crohnsDisease
+        #expect(try MelanomaRisk.assess(bowel).score == 0)
+        bowel.sunbedUse = .ever
+        #expect(try MelanomaRisk.assess(bowel).score == 1)
+        bowel.sunbedUse = .firstBeforeAge35
+        #expect(try MelanomaRisk.assess(bowel).score == 1)
+        #expect(try MelanomaRisk.assess(bowel).raisingFactors == [.inflammatoryBowelDisease, .sunbedUse])
+    }
+
     // MARK: Property: adding a risk factor never lowers the score
 
     /// A random valid input, built from 12 random integers.
     static let inputGenerator = Gen.int(in: 0...1_000).array(of: 12).map { r in
         MelanomaRiskInput(
             age: 18 + r[0] % 103,
-            sex: Sex.allCases[r[1] % 2],
+            sex: AdministrativeSex.allCases[r[1] % 3],
             fitzpatrickSkinType: 1 + r[2] % 6,
             eyeColour: EyeColour.allCases[r[3] % EyeColour.allCases.count],
             hairColour: HairColour.allCases[r[4] % HairColour.allCases.count],

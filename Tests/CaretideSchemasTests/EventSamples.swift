@@ -67,6 +67,15 @@ enum EventSamples {
                     freckling: .noneOrFew, familyHistory: .oneFirstDegreeRelative, personalHistory: PersonalSkinCancerHistory.none,
                     immunosuppression: [.hiv], sunburnHistory: false))),
         EventSample(
+            MelanomaRiskProfileRecorded(
+                profileID: UUID(), revision: 2, answeredAt: takenAt,
+                factors: MelanomaRiskInput(
+                    age: 52, sex: .other, fitzpatrickSkinType: 2, eyeColour: .greenOrHazel, hairColour: .blond, commonMoles: .from41To60,
+                    atypicalMoleCount: 2, freckling: .many, familyHistory: MelanomaFamilyHistory.none, personalHistory: .otherSkinCancer,
+                    immunosuppression: [], sunburnHistory: true, inflammatoryBowelDisease: .crohnsDisease, bodyMassIndex: 31.4,
+                    intermittentSunExposure: true, sunbedUse: .firstBeforeAge35))),
+        EventSample(MelanomaRiskProfileWithdrawn(profileID: UUID(), withdrawnAt: takenAt)),
+        EventSample(
             ExamResultRecorded(
                 examID: "LAB-7", institutionID: "st-mary", revision: 3, reportedAt: takenAt,
                 items: [

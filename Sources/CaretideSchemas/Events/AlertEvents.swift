@@ -86,6 +86,8 @@ public enum AlertWithdrawalReason: String, Codable, Sendable, CaseIterable {
     case superseded
     case measurementDeleted
     case enteredInError
+    /// The patient withdrew (reset) the melanoma risk profile the alert was about.
+    case profileWithdrawn
 }
 
 /// An alert was withdrawn because what it was about was retracted (`caretide.alerts`): downstream consumers must

@@ -54,6 +54,24 @@ public struct MelanomaRiskProfileRecorded: EventPayload {
     }
 }
 
+/// A patient withdrew (reset) a melanoma risk profile (`caretide.risk-profiles`): its assessment is withdrawn and
+/// the self-check reminder its category set is cancelled.
+public struct MelanomaRiskProfileWithdrawn: EventPayload {
+    public static let eventType = EventType.melanomaRiskProfileWithdrawn
+    public var profileID: UUID
+    public var withdrawnAt: Date
+
+    public init(profileID: UUID, withdrawnAt: Date) {
+        self.profileID = profileID
+        self.withdrawnAt = withdrawnAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case profileID = "profileId"
+        case withdrawnAt
+    }
+}
+
 /// One item of an institution's exam report, with the institution's own reference range and comment.
 public struct ExamResultLine: Codable, Sendable, Equatable {
     public var code: String

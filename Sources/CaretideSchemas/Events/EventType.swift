@@ -13,6 +13,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case measurementDeleted = "measurement.deleted"
     case npiInputsRecorded = "npi-inputs.recorded"
     case melanomaRiskProfileRecorded = "melanoma-risk-profile.recorded"
+    case melanomaRiskProfileWithdrawn = "melanoma-risk-profile.withdrawn"
     case examResultRecorded = "exam-result.recorded"
     case examResultEnteredInError = "exam-result.entered-in-error"
     case examResultReleased = "exam-result.released"
@@ -53,7 +54,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
             .measurementDeleted:
             .measurements
         case .npiInputsRecorded: .npi
-        case .melanomaRiskProfileRecorded: .riskProfiles
+        case .melanomaRiskProfileRecorded, .melanomaRiskProfileWithdrawn: .riskProfiles
         case .examResultRecorded, .examResultEnteredInError, .examResultReleased: .examResults
         case .mealRecorded, .mealDeleted: .meals
         case .nutritionAssessed: .nutrition
@@ -78,6 +79,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .measurementDeleted: MeasurementDeleted.self
         case .npiInputsRecorded: NPIInputsRecorded.self
         case .melanomaRiskProfileRecorded: MelanomaRiskProfileRecorded.self
+        case .melanomaRiskProfileWithdrawn: MelanomaRiskProfileWithdrawn.self
         case .examResultRecorded: ExamResultRecorded.self
         case .examResultEnteredInError: ExamResultEnteredInError.self
         case .examResultReleased: ExamResultReleased.self

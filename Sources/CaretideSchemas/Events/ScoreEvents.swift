@@ -92,6 +92,8 @@ public struct AssessmentRecorded: EventPayload {
 /// Why an assessment no longer stands.
 public enum WithdrawalReason: String, Codable, Sendable, CaseIterable {
     case measurementDeleted, enteredInError
+    /// The patient withdrew (reset) the melanoma risk profile assessed.
+    case profileWithdrawn
 }
 
 /// An assessment was withdrawn because its source was deleted or marked entered-in-error (`caretide.scores`).

@@ -1,3 +1,4 @@
+import CaretideDomain
 import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
@@ -8,6 +9,7 @@ import Hummingbird
 /// Clinical inputs a patient or clinician enters:
 /// - `PUT /v1/patients/{patientId}/npi/{npiId}`: Nottingham Prognostic Index inputs (PUT again to correct)
 /// - `PUT /v1/patients/{patientId}/melanoma-risk-profiles/{profileId}`: melanoma risk factors (the newest profile is current)
+/// - `DELETE /v1/patients/{patientId}/melanoma-risk-profiles/{profileId}`: withdraw (reset) a profile
 struct ClinicalInputRoutes: Sendable {
     let records: RecordRoutes
 
@@ -28,7 +30,7 @@ struct ClinicalInputRoutes: Sendable {
         },
         observedAt: \.answeredAt,
         observedAtField: "/answeredAt",
-        deletion: nil)
+        deletion: { id, at in MelanomaRiskProfileWithdrawn(profileID: UUID(uuidString: id)!, withdrawnAt: at) })
 
     func register(on routes: APIRoutes) {
         for (path, parameter, definition, summary) in [
@@ -49,9 +51,19 @@ struct ClinicalInputRoutes: Sendable {
                 return try jsonResponse(
                     RecordedWithRules(
                         id: receipt.id, revision: receipt.revision, eventId: receipt.eventId, status: receipt.status,
-                        assessment: try Self.answer(write.assessment)),
+                        assessment: try Self.answer(write.assessment, body: body)),
                     status: receipt.httpStatus)
             }
+        }
+        routes.delete(
+            "v1/patients/:patientId/melanoma-risk-profiles/:profileId", access: .patientData(.write),
+            summary:
+                "Withdraw (reset) a melanoma risk profile: its assessment and alert are withdrawn and the self-check reminder it set is cancelled"
+        ) { _, context in
+            let patientID = try PatientID.fromPath(context)
+            let id = try context.uuidParameter("profileId", label: "id").uuidString.lowercased()
+            return try jsonResponse(
+                try await records.delete(Self.melanomaRiskProfile, patientID: patientID, recordID: id, origin: context.origin))
         }
         // The apps' "Calculate" buttons: the same rules on the same body, nothing stored, nobody's data read.
         for (path, definition, summary) in [
@@ -61,14 +73,17 @@ struct ClinicalInputRoutes: Sendable {
             routes.post(path, access: .calculators, summary: summary, body: [definition.kind.requestSchema]) { request, context in
                 let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
                 let payload = try RecordRoutes.decodePayload(definition, body: body, recordID: UUID().uuidString.lowercased(), revision: 1)
-                return try jsonResponse(try Self.answer(try records.assessed(definition, payload: payload)))
+                return try jsonResponse(try Self.answer(try records.assessed(definition, payload: payload), body: body))
             }
         }
     }
 
-    /// The NPI and the melanoma profile are assessed kinds: their rule answers whenever it refuses nothing.
-    private static func answer(_ assessment: Assessment?) throws -> RuleAnswer {
+    /// The NPI and the melanoma profile are assessed kinds: their rule answers whenever it refuses nothing. A melanoma
+    /// answer names the optional factors the body left out, which carried no weight.
+    private static func answer(_ assessment: Assessment?, body: JSONValue) throws -> RuleAnswer {
         guard let assessment else { throw HTTPError(.internalServerError) }
-        return RuleAnswer(assessment)
+        let unanswered =
+            assessment.kind == .melanomaRisk ? MelanomaRiskFactor.optional.map(\.rawValue).filter { body[$0] == nil } : nil
+        return RuleAnswer(assessment, unansweredFactors: unanswered)
     }
 }

@@ -18,8 +18,12 @@ struct RuleAnswer: Encodable, Sendable {
     /// For an NPI: the group's survival curve, every 6 months to 5 years (illustrative between the published points,
     /// docs/clinical-rules.md §6).
     let survivalCurve: [SurvivalCurvePoint]?
+    /// For a melanoma risk profile: the optional factors left unanswered, which carry no weight (docs/clinical-rules.md
+    /// §7); an app may ask for them rather than imply a lower risk.
+    let unansweredFactors: [String]?
 
-    init(_ assessment: Assessment) {
+    init(_ assessment: Assessment, unansweredFactors: [String]? = nil) {
+        self.unansweredFactors = unansweredFactors
         kind = assessment.kind
         category = assessment.category.rawValue
         severity = assessment.severity

@@ -127,8 +127,17 @@ struct AlertHandler: BatchEventHandler {
         case .careTrackingFlagged, .examResultReleased, .nothingToDo:
             break
         case .assessmentWithdrawn(let withdrawn):
-            let reason: AlertWithdrawalReason = withdrawn.reason == .enteredInError ? .enteredInError : .measurementDeleted
+            let reason: AlertWithdrawalReason =
+                switch withdrawn.reason {
+                case .measurementDeleted: .measurementDeleted
+                case .enteredInError: .enteredInError
+                case .profileWithdrawn: .profileWithdrawn
+                }
             try await withdraw(about: withdrawn.assessmentID, reason: reason, event: event, context: context)
+            if withdrawn.kind == .melanomaRisk {
+                guard let patientID = event.patientID else { throw UnprocessableEvent("the event names no patient") }
+                try await ReminderStore(context).cancel(setBy: withdrawn.assessmentID, patientID: patientID)
+            }
         case .examResultEnteredInError(let retraction):
             let subject = ExamKey(institutionID: retraction.institutionID, examID: retraction.examID).subjectID
             try await withdraw(subjectID: subject, reason: .enteredInError, event: event, context: context)
@@ -203,7 +212,9 @@ struct AlertHandler: BatchEventHandler {
         let tomorrow = LocalDate(event.occurredAt.addingTimeInterval(86_400), in: zone)
         let schedule = ReminderSchedule(repeats: repeats, startsOn: tomorrow, at: LocalTime("09:00")!, timeZone: zone)
         try await ReminderStore(context).replace(
-            .init(id: UUID.timeOrdered(), patientID: patientID, topic: "skinCheck", note: nil, schedule: schedule, origin: "melanomaRisk"),
+            .init(
+                id: UUID.timeOrdered(), patientID: patientID, topic: "skinCheck", note: nil, schedule: schedule, origin: "melanomaRisk",
+                setBy: assessment.assessmentID),
             now: event.occurredAt)
     }
 

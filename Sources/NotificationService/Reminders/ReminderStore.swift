@@ -22,6 +22,8 @@ struct ReminderStore: TransactionalStore {
         let schedule: ReminderSchedule
         /// patient, or the rule that made it (melanomaRisk).
         let origin: String
+        /// The assessment whose rule made it, if a rule did.
+        var setBy: UUID? = nil
     }
 
     /// Stores a new reminder due at its first occurrence from `now` on; false when the id is taken (a duplicate).
@@ -30,10 +32,11 @@ struct ReminderStore: TransactionalStore {
         let schedule = reminder.schedule
         return try await !connection.fetchAll(
             """
-            INSERT INTO reminders (reminder_id, patient_id, topic, note, repeats, starts_on, at_time, time_zone, dates, origin, next_index, next_due_at)
+            INSERT INTO reminders (reminder_id, patient_id, topic, note, repeats, starts_on, at_time, time_zone, dates, origin, next_index, next_due_at,
+                                   set_by)
             VALUES (\(reminder.id), \(reminder.patientID), \(reminder.topic), \(reminder.note), \(schedule.repeats.rawValue),
                     \(schedule.startsOn.description), \(schedule.at.description), \(schedule.timeZone.identifier), \(schedule.dates.map(\.description)),
-                    \(reminder.origin), \(next?.index), \(next?.at))
+                    \(reminder.origin), \(next?.index), \(next?.at), \(reminder.setBy))
             ON CONFLICT (reminder_id) DO NOTHING RETURNING 1
             """, as: Int.self, logger: logger
         ).isEmpty
@@ -47,6 +50,16 @@ struct ReminderStore: TransactionalStore {
             WHERE patient_id = \(reminder.patientID) AND origin = \(reminder.origin) AND topic = \(reminder.topic) AND cancelled_at IS NULL
             """, logger: logger)
         _ = try await insert(reminder, now: now)
+    }
+
+    /// Cancels the reminder a withdrawn assessment's rule set, if it still stands (a later assessment's replaced it
+    /// otherwise).
+    func cancel(setBy assessmentID: UUID, patientID: String) async throws {
+        try await connection.query(
+            """
+            UPDATE reminders SET cancelled_at = now(), next_due_at = NULL
+            WHERE patient_id = \(patientID) AND set_by = \(assessmentID) AND cancelled_at IS NULL
+            """, logger: logger)
     }
 
     /// Cancels a patient's reminder (its occurrences stop); false when there is none standing.

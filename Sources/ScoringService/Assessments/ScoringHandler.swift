@@ -33,6 +33,10 @@ struct ScoringHandler: EventHandler {
                 AssessmentStore(context), patientID: try patientID(), kind: .examResult,
                 subjectID: ExamKey(institutionID: retracted.institutionID, examID: retracted.examID).subjectID,
                 reason: .enteredInError, event: event, context: context)
+        case .melanomaRiskProfileWithdrawn(let withdrawal):
+            try await withdraw(
+                AssessmentStore(context), patientID: try patientID(), kind: .melanomaRisk, subjectID: withdrawal.profileID.uuidString.lowercased(),
+                reason: .profileWithdrawn, event: event, context: context)
         case .examResultReleased(let release):
             try await ReportStore(context).released(
                 patientID: try patientID(), exam: ExamKey(institutionID: release.institutionID, examID: release.examID), revision: release.revision,

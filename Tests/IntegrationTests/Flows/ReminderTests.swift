@@ -147,26 +147,61 @@ import Testing
         try await stack.shutdown()
     }
 
-    @Test("a melanoma risk category sets its recommended self-check reminder, and a new category replaces it")
+    @Test(
+        "a melanoma risk category sets its recommended self-check reminder, a new category replaces it, and withdrawing the profile that set it cancels it"
+    )
     func melanomaSelfCheck() async throws {
         let stack = try await TestStack.start([IngestService.definition, ScoringService.definition, NotificationService.definition])
         let ingest = stack.baseURL(IngestService.name)
+        let notification = stack.baseURL(NotificationService.name)
+        let patient = Caller.identity(Identity(subject: "p-skin", role: .patient))
         let profile =
             #"{"age": 46, "sex": "female", "fitzpatrickSkinType": 1, "eyeColour": "blueOrGrey", "hairColour": "red", "commonMoles": "over100", "atypicalMoleCount": 6, "freckling": "many", "familyHistory": "moreThanOneFirstDegreeRelative", "personalHistory": "melanoma", "immunosuppression": ["organTransplant"], "sunburnHistory": true}"#
-        #expect(try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-skin/melanoma-risk-profiles/\(UUID())", json: profile).status == 201)
-        let reminders = stack.baseURL(NotificationService.name) + "/v1/patients/p-skin/reminders"
+        let higherID = UUID()
+        let higher = try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-skin/melanoma-risk-profiles/\(higherID)", json: profile)
+        #expect(higher.status == 201)
+        // The four optional factors were left out: the answer names them.
+        let answer = try #require(try higher.json() as? [String: Any])["assessment"] as? [String: Any]
+        #expect(
+            answer?["unansweredFactors"] as? [String] == ["inflammatoryBowelDisease", "bodyMassIndex", "intermittentSunExposure", "sunbedUse"])
+        let reminders = notification + "/v1/patients/p-skin/reminders"
         try await eventually("the self-check reminder is set") { try await HTTP.get(reminders).items().count == 1 }
         let reminder = try #require(try await HTTP.get(reminders).items().first)
         #expect(
             reminder["topic"] as? String == "skinCheck" && reminder["origin"] as? String == "melanomaRisk"
                 && reminder["repeats"] as? String == "monthly")
-        // A lower category: still one reminder, every three months.
-        let lower =
-            #"{"age": 30, "sex": "male", "fitzpatrickSkinType": 4, "eyeColour": "brownOrBlack", "hairColour": "darkBrownOrBlack", "commonMoles": "upTo15", "atypicalMoleCount": 0, "freckling": "noneOrFew", "familyHistory": "none", "personalHistory": "none", "immunosuppression": [], "sunburnHistory": false}"#
-        #expect(try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-skin/melanoma-risk-profiles/\(UUID())", json: lower).status == 201)
-        try await eventually("the reminder follows the new category") {
-            try await HTTP.get(reminders).items().map { $0["repeats"] as? String } == ["everyThreeMonths"]
+        try await eventually("the higher category is in the patient's inbox") {
+            try await HTTP.get(notification + "/v1/inbox", as: patient).items().count == 1
         }
+        // A lower category, with every optional factor answered (sex other): still one reminder, every six months.
+        let lower =
+            #"{"age": 30, "sex": "other", "fitzpatrickSkinType": 4, "eyeColour": "brownOrBlack", "hairColour": "darkBrownOrBlack", "commonMoles": "upTo15", "atypicalMoleCount": 0, "freckling": "noneOrFew", "familyHistory": "none", "personalHistory": "none", "immunosuppression": [], "sunburnHistory": false, "inflammatoryBowelDisease": "none", "bodyMassIndex": 31, "intermittentSunExposure": false, "sunbedUse": "never"}"#
+        let lowerID = UUID()
+        let lowerAnswer = try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-skin/melanoma-risk-profiles/\(lowerID)", json: lower)
+        #expect(lowerAnswer.status == 201)
+        #expect((try lowerAnswer.json() as? [String: Any])?["assessment"].flatMap { ($0 as? [String: Any])?["unansweredFactors"] as? [String] } == [])
+        try await eventually("the reminder follows the new category") {
+            try await HTTP.get(reminders).items().map { $0["repeats"] as? String } == ["everySixMonths"]
+        }
+
+        // Withdrawing the older (higher) profile: its alert is withdrawn, the reminder the newer one set stays.
+        #expect(try await HTTP.send(method: "DELETE", ingest + "/v1/patients/p-skin/melanoma-risk-profiles/\(higherID)").status == 200)
+        try await eventually("the higher category's alert is withdrawn") {
+            try await HTTP.get(notification + "/v1/inbox?withdrawn=true", as: patient).items().contains {
+                $0["withdrawn"] as? String == "profileWithdrawn"
+            }
+        }
+        #expect(try await HTTP.get(reminders).items().map { $0["repeats"] as? String } == ["everySixMonths"])
+        let scoring = stack.baseURL(ScoringService.name) + "/v1/patients/p-skin/melanoma-risk"
+        #expect(try await HTTP.get(scoring).items().count == 1)
+
+        // Withdrawing (resetting) the current profile cancels its reminder; an unknown profile is a 404, a second
+        // withdrawal answers the first's receipt.
+        #expect(try await HTTP.send(method: "DELETE", ingest + "/v1/patients/p-skin/melanoma-risk-profiles/\(lowerID)").status == 200)
+        try await eventually("the self-check reminder is cancelled") { try await HTTP.get(reminders).items().isEmpty }
+        try await eventually("no profile stands") { try await HTTP.get(scoring).items().isEmpty }
+        #expect(try await HTTP.send(method: "DELETE", ingest + "/v1/patients/p-skin/melanoma-risk-profiles/\(lowerID)").status == 200)
+        #expect(try await HTTP.send(method: "DELETE", ingest + "/v1/patients/p-skin/melanoma-risk-profiles/\(UUID())").status == 404)
         try await stack.shutdown()
     }
 }
