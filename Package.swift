@@ -63,6 +63,10 @@ let package = Package(
         .target(name: "CaretideCharts", dependencies: ["CaretideSchemas"]),
         // Food composition, meal totals and their reference values (pure): ingest resolves meals, scoring analyses days.
         .target(name: "CaretideNutrition", dependencies: ["CaretideDomain"]),
+        // Skin photos: checked, stripped of identifying metadata and thumbnailed with Debian's libjpeg-turbo, libpng and libheif,
+        // through C wrappers (libjpeg reports errors by longjmp, which Swift cannot cross).
+        .target(name: "CImageCodecs", linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("heif")]),
+        .target(name: "CaretideImaging", dependencies: ["CImageCodecs"]),
         // Wire types reuse the domain's value enums (units, contexts, sex, severity), so there is one spelling of each.
         .target(name: "CaretideSchemas", dependencies: ["CaretideSchemaFiles", "CaretideDomain", "CaretideNutrition"]),
         // The clinical rules applied to recorded events (pure): shared by ingest (validation), scoring and `caretide rescore`.
@@ -152,6 +156,7 @@ let package = Package(
         .testTarget(name: "CaretideChartsTests", dependencies: ["CaretideCharts", propertyBased]),
         .testTarget(
             name: "CaretideNutritionTests", dependencies: ["CaretideNutrition", "CaretideDomain", propertyBased], resources: [.copy("Fixtures")]),
+        .testTarget(name: "CaretideImagingTests", dependencies: ["CaretideImaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CaretideSchemasTests", dependencies: ["CaretideSchemas", "CaretideDomain", "CaretideNutrition", propertyBased]),
         .testTarget(name: "ClinicalAssessmentTests", dependencies: ["ClinicalAssessment", "CaretideSchemas", "CaretideDomain"]),
         .testTarget(

@@ -1,0 +1,61 @@
+#include "CImageCodecs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <png.h>
+
+// libpng's simplified API reports failures in the image's message (no longjmp reaches the caller).
+
+ct_status ct_png_size(const uint8_t *data, size_t size, int *width, int *height, char *message, size_t message_size) {
+    png_image image;
+    memset(&image, 0, sizeof(image));
+    image.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_memory(&image, data, size)) {
+        snprintf(message, message_size, "%s", image.message);
+        png_image_free(&image);
+        return CT_INVALID;
+    }
+    *width = (int)image.width;
+    *height = (int)image.height;
+    png_image_free(&image);
+    return CT_OK;
+}
+
+ct_status ct_png_decode(
+    const uint8_t *data, size_t size, int gray, long long max_pixels, ct_pixels *out, char *message, size_t message_size) {
+    png_image image;
+    memset(&image, 0, sizeof(image));
+    image.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_memory(&image, data, size)) {
+        snprintf(message, message_size, "%s", image.message);
+        png_image_free(&image);
+        return CT_INVALID;
+    }
+    if ((long long)image.width * (long long)image.height > max_pixels) {
+        snprintf(message, message_size, "%ux%u pixels", image.width, image.height);
+        png_image_free(&image);
+        return CT_TOO_MANY_PIXELS;
+    }
+    image.format = gray ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
+    size_t length = PNG_IMAGE_SIZE(image);
+    uint8_t *pixels = malloc(length);
+    if (pixels == NULL) {
+        png_image_free(&image);
+        return CT_NO_MEMORY;
+    }
+    // Transparent pixels are composited on white, as a viewer shows them.
+    png_color white = {255, 255, 255};
+    if (!png_image_finish_read(&image, &white, pixels, 0, NULL)) {
+        snprintf(message, message_size, "%s", image.message);
+        png_image_free(&image);
+        free(pixels);
+        return CT_INVALID;
+    }
+    out->pixels = pixels;
+    out->width = (int)image.width;
+    out->height = (int)image.height;
+    out->components = gray ? 1 : 3;
+    return CT_OK;
+}

@@ -1,0 +1,80 @@
+import CImageCodecs
+
+/// Swift over the C wrappers of libjpeg-turbo and libpng (`CImageCodecs`): sizes from headers, decoding with a pixel
+/// budget, JPEG encoding.
+public enum Codecs {
+    public enum Failure: Error, Equatable {
+        /// Not a decodable image of its format; the library's own words.
+        case invalid(String)
+        case tooManyPixels(String)
+        case tooManyScans
+        case noMemory
+    }
+
+    /// The width and height the header declares, read without decoding a pixel.
+    public static func size(of bytes: [UInt8], format: ImageFormat) throws(Failure) -> (width: Int, height: Int) {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let status = bytes.withUnsafeBufferPointer { data in
+            switch format {
+            case .jpeg: ct_jpeg_size(data.baseAddress, data.count, &width, &height, &message, message.count)
+            case .png: ct_png_size(data.baseAddress, data.count, &width, &height, &message, message.count)
+            case .heif: ct_heif_size(data.baseAddress, data.count, &width, &height, &message, message.count)
+            }
+        }
+        try check(status, message)
+        return (Int(width), Int(height))
+    }
+
+    /// The pixels, RGB, at 1/`scale` of the size for a JPEG (1, 2, 4 or 8; PNG and HEIF are always decoded whole;
+    /// HEIF comes out turned as the file declares). Refuses a
+    /// header of more than `maximumPixels` before decoding, and a JPEG of more than `maximumScans` scans.
+    public static func decodeRGB(_ bytes: [UInt8], format: ImageFormat, scale: Int = 1, maximumPixels: Int, maximumScans: Int) throws(Failure)
+        -> RasterImage
+    {
+        var decoded = ct_pixels()
+        var message = [CChar](repeating: 0, count: 256)
+        let status = bytes.withUnsafeBufferPointer { data in
+            switch format {
+            case .jpeg:
+                ct_jpeg_decode(
+                    data.baseAddress, data.count, 0, Int32(scale), Int64(maximumPixels), Int32(maximumScans), &decoded, &message, message.count)
+            case .png: ct_png_decode(data.baseAddress, data.count, 0, Int64(maximumPixels), &decoded, &message, message.count)
+            case .heif: ct_heif_decode(data.baseAddress, data.count, Int64(maximumPixels), &decoded, &message, message.count)
+            }
+        }
+        try check(status, message)
+        defer { ct_free(decoded.pixels) }
+        let count = Int(decoded.width) * Int(decoded.height) * Int(decoded.components)
+        return RasterImage(
+            width: Int(decoded.width), height: Int(decoded.height), channels: Int(decoded.components),
+            pixels: Array(UnsafeBufferPointer(start: decoded.pixels, count: count)))
+    }
+
+    /// A baseline JPEG of the pixels.
+    public static func encodeJPEG(_ image: RasterImage, quality: Int) throws(Failure) -> [UInt8] {
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let status = image.pixels.withUnsafeBufferPointer { pixels in
+            ct_jpeg_encode(
+                pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels), Int32(quality), &output, &length, &message,
+                message.count)
+        }
+        try check(status, message)
+        defer { ct_free(output) }
+        return Array(UnsafeBufferPointer(start: output, count: length))
+    }
+
+    private static func check(_ status: ct_status, _ message: [CChar]) throws(Failure) {
+        let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        switch status {
+        case CT_OK: return
+        case CT_TOO_MANY_PIXELS: throw .tooManyPixels(text)
+        case CT_TOO_MANY_SCANS: throw .tooManyScans
+        case CT_NO_MEMORY: throw .noMemory
+        default: throw .invalid(text)
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+
+@testable import CaretideImaging
+
+/// A fixture of `Fixtures/` (made by scripts/make-photo-fixtures), as bytes.
+func fixture(_ name: String) throws -> [UInt8] {
+    let url = try #require(Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures"))
+    return Array(try Data(contentsOf: url))
+}
+
+func refusal(_ bytes: [UInt8], limits: PhotoInspection.Limits = .standard) -> PhotoInspection.Refusal? {
+    do {
+        _ = try PhotoInspection(limits: limits).inspect(bytes)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+@Suite("Photo checks: real images through libjpeg-turbo and libpng")
+struct PhotoInspectionTests {
+    @Test("a sharp JPEG, a progressive JPEG and a PNG pass, with their size, a sharpness far above the threshold and a JPEG thumbnail")
+    func sharpPhotosPass() throws {
+        for (name, format, width, height) in [
+            ("sharp.jpg", ImageFormat.jpeg, 480, 400), ("progressive.jpg", .jpeg, 480, 400), ("sharp.png", .png, 360, 300),
+            ("png-named.jpg", .png, 360, 300),
+        ] {
+            let inspected = try PhotoInspection().inspect(try fixture(name))
+            #expect(inspected.format == format && inspected.width == width && inspected.height == height, "\(name)")
+            #expect(inspected.sharpness > 10 * PhotoInspection.Limits.standard.minimumSharpness, "\(name): \(inspected.sharpness)")
+            #expect(ImageFormat(signatureOf: inspected.thumbnail) == .jpeg)
+            let thumbnail = try Codecs.size(of: inspected.thumbnail, format: .jpeg)
+            #expect(max(thumbnail.width, thumbnail.height) <= PhotoInspection.thumbnailSide, "\(name)")
+            #expect(
+                thumbnail.width * height == thumbnail.height * width || abs(thumbnail.width * height - thumbnail.height * width) < width, "\(name)")
+        }
+    }
+
+    @Test("a HEIF photo is decoded by libheif and stored as a JPEG of its pixels, with no HEIF box left")
+    func heif() throws {
+        let heic = try fixture("sharp.heic")
+        #expect(ImageFormat(signatureOf: heic) == .heif)
+        let inspected = try PhotoInspection().inspect(heic)
+        #expect(inspected.format == .heif && inspected.storedFormat == .jpeg)
+        #expect(inspected.width == 480 && inspected.height == 400 && inspected.sharpness > 200)
+        #expect(ImageFormat(signatureOf: inspected.stored) == .jpeg)
+        #expect(try Codecs.size(of: inspected.stored, format: .jpeg) == (480, 400))
+        // Truncated, it does not decode.
+        #expect(refusal(Array(heic.prefix(heic.count / 2)))?.code == "doesNotDecode")
+    }
+
+    @Test("each refusal names its problem: not an image, too small, blurred, too many bytes, a decompression bomb refused from its header")
+    func refusals() throws {
+        #expect(refusal(try fixture("not-an-image.jpg")) == .notAnImage)
+        #expect(refusal(try fixture("too-small.jpg")) == .tooSmall(width: 298, height: 400, minimum: 299))
+        guard case .blurred(let sharpness, let minimum) = refusal(try fixture("blurred.jpg")) else {
+            Issue.record("the blurred photo passed")
+            return
+        }
+        #expect(sharpness < minimum / 10)
+        let sharp = try fixture("sharp.jpg")
+        var limits = PhotoInspection.Limits.standard
+        limits.maximumBytes = sharp.count - 1
+        #expect(refusal(sharp, limits: limits) == .tooLarge(bytes: sharp.count, maximum: sharp.count - 1))
+        // 20,000 × 20,000 pixels declared in 390 KB: refused from IHDR, never decoded (decoding would take 400 MB).
+        #expect(refusal(try fixture("bomb.png")) == .tooManyPixels(width: 20_000, height: 20_000, maximum: 50_000_000))
+        // At the limit itself a photo passes: the comparison is "more than".
+        limits = .standard
+        limits.maximumPixels = 480 * 400
+        #expect(refusal(sharp, limits: limits) == nil)
+        limits.maximumPixels = 480 * 400 - 1
+        #expect(refusal(sharp, limits: limits)?.code == "tooManyPixels")
+        limits = .standard
+        limits.minimumSide = 400
+        #expect(refusal(sharp, limits: limits) == nil)
+        limits.minimumSide = 401
+        #expect(refusal(sharp, limits: limits) == .tooSmall(width: 480, height: 400, minimum: 401))
+    }
+
+    @Test("a damaged file is refused by the decoder: truncated, corrupted in its entropy data, a JPEG signature on nothing")
+    func damaged() throws {
+        let sharp = try fixture("sharp.jpg")
+        let truncated = Array(sharp.prefix(sharp.count / 2))
+        #expect(refusal(truncated)?.code == "doesNotDecode")
+        #expect(refusal([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x02])?.code == "doesNotDecode")
+        let png = try fixture("sharp.png")
+        #expect(refusal(Array(png.prefix(png.count / 2)))?.code == "doesNotDecode")
+    }
+
+    @Test("EXIF GPS, the serial number, make and model are not stored; the pixels are the same bytes; the orientation survives")
+    func metadataStripped() throws {
+        let original = try fixture("gps-exif.jpg")
+        #expect(original.contains(subsequence: Array("SN-0042-TEST".utf8)))
+        let inspected = try PhotoInspection().inspect(original)
+        for identifying in ["SN-0042-TEST", "Caretide Test", "Fixture Cam", "Exif\0\0"] {
+            #expect(!inspected.stored.contains(subsequence: Array(identifying.utf8)), "\(identifying)")
+        }
+        // Only the APP1 segment went: the stored file is the original without it, and decodes to the same pixels.
+        let sharp = try fixture("sharp.jpg")
+        #expect(
+            try Codecs.decodeRGB(inspected.stored, format: .jpeg, maximumPixels: 1 << 30, maximumScans: 64)
+                == Codecs.decodeRGB(original, format: .jpeg, maximumPixels: 1 << 30, maximumScans: 64))
+        #expect(inspected.stored.count < original.count && abs(inspected.stored.count - sharp.count) < 64)
+
+        // An orientation other than 1 is kept as a minimal EXIF segment holding that tag alone, and the thumbnail is
+        // turned: orientation 6 (shown turned 90° clockwise) makes a 480 × 400 photo's thumbnail portrait.
+        let turned = replacingOrientation(in: original, with: 6)
+        let stripped = try MetadataStripping.stripped(turned, format: .jpeg)
+        #expect(stripped.orientation == 6)
+        #expect(!stripped.bytes.contains(subsequence: Array("SN-0042-TEST".utf8)))
+        let segment = try #require(MetadataStripping.segments(stripped.bytes).first { $0.marker == 0xE1 })
+        #expect(MetadataStripping.exifOrientation(stripped.bytes[segment.range]) == 6)
+        let thumbnail = try Codecs.size(of: try PhotoInspection().inspect(turned).thumbnail, format: .jpeg)
+        #expect(thumbnail.height > thumbnail.width)
+    }
+
+    @Test("a PNG keeps its critical and colour chunks and loses text, eXIf and time")
+    func pngChunks() throws {
+        let png = try fixture("sharp.png")
+        // Insert a tEXt chunk (keyword "Location", text "38.7N 9.1W") after IHDR: it must not be stored.
+        let text = Array(("Location\0" + "38.7N 9.1W").utf8)
+        var chunk = withLength(text.count) + Array("tEXt".utf8) + text
+        chunk += crc32(Array(chunk[4...]))
+        let ihdrEnd = 8 + 12 + 13
+        let tagged = Array(png[..<ihdrEnd]) + chunk + Array(png[ihdrEnd...])
+        let inspected = try PhotoInspection().inspect(tagged)
+        #expect(!inspected.stored.contains(subsequence: Array("38.7N".utf8)))
+        #expect(inspected.stored == png)
+    }
+
+    @Test("the sharpness measure: a flat image is 0, a checkerboard is high, shrinking by a box filter averages blocks")
+    func sharpnessMeasure() {
+        let flat = RasterImage(width: 8, height: 8, channels: 1, pixels: [UInt8](repeating: 128, count: 64))
+        #expect(Sharpness.varianceOfLaplacian(flat) == 0)
+        let board = RasterImage(width: 8, height: 8, channels: 1, pixels: (0..<64).map { ($0 / 8 + $0 % 8) % 2 == 0 ? 0 : 255 })
+        // Every interior Laplacian is ±4 × 255 = ±1020 alternating: mean 0, variance 1020².
+        #expect(Sharpness.varianceOfLaplacian(board) == 1020 * 1020)
+        #expect(board.shrunk(by: 2).pixels.allSatisfy { $0 == 128 })
+        let rgb = RasterImage(width: 1, height: 1, channels: 3, pixels: [255, 0, 0])
+        #expect(rgb.luma.pixels == [76])
+    }
+
+    @Test("orientations 1–8 map the corners as JEITA CP-3451 says")
+    func orientations() {
+        // A 3 × 2 image: top row 1 2 3, bottom row 4 5 6.
+        let image = RasterImage(width: 3, height: 2, channels: 1, pixels: [1, 2, 3, 4, 5, 6])
+        let expected: [Int: (Int, Int, [UInt8])] = [
+            1: (3, 2, [1, 2, 3, 4, 5, 6]), 2: (3, 2, [3, 2, 1, 6, 5, 4]), 3: (3, 2, [6, 5, 4, 3, 2, 1]), 4: (3, 2, [4, 5, 6, 1, 2, 3]),
+            5: (2, 3, [1, 4, 2, 5, 3, 6]), 6: (2, 3, [4, 1, 5, 2, 6, 3]), 7: (2, 3, [6, 3, 5, 2, 4, 1]), 8: (2, 3, [3, 6, 2, 5, 1, 4]),
+        ]
+        for (orientation, (width, height, pixels)) in expected {
+            let shown = image.oriented(orientation)
+            #expect(shown.width == width && shown.height == height && shown.pixels == pixels, "orientation \(orientation)")
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    func contains(subsequence: [UInt8]) -> Bool {
+        guard subsequence.count <= count else { return false }
+        return (0...(count - subsequence.count)).contains { Array(self[$0..<($0 + subsequence.count)]) == subsequence }
+    }
+}
+
+/// The JPEG with the orientation value of its EXIF IFD0 replaced (the fixture's EXIF holds orientation 1).
+func replacingOrientation(in jpeg: [UInt8], with orientation: UInt8) -> [UInt8] {
+    var bytes = jpeg
+    // The tag 0x0112, type SHORT (3), count 1, in either byte order; the value follows the 4-byte count.
+    for index in 0..<(bytes.count - 12) {
+        if bytes[index...].starts(with: [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01]) {
+            bytes[index + 9] = orientation
+            return bytes
+        }
+        if bytes[index...].starts(with: [0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00]) {
+            bytes[index + 8] = orientation
+            return bytes
+        }
+    }
+    return bytes
+}
+
+func withLength(_ length: Int) -> [UInt8] {
+    [UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+}
+
+/// The CRC-32 of the PNG specification (annex D), over a chunk's type and data.
+func crc32(_ bytes: [UInt8]) -> [UInt8] {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in bytes {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+    }
+    crc ^= 0xFFFF_FFFF
+    return withLength(Int(crc))
+}
