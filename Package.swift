@@ -95,7 +95,7 @@ let package = Package(
             name: "IngestService",
             dependencies: [
                 "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment", "CaretideCharts",
-                "CaretideNutrition", hummingbird, httpTypes, nioCore, postgres, logging,
+                "CaretideNutrition", "CaretideImaging", hummingbird, httpTypes, nioCore, postgres, logging, crypto,
             ]),
         .target(
             name: "ScoringService",

@@ -164,5 +164,32 @@ enum IngestMigrations {
                         PRIMARY KEY (release_number, food_id))
                     """,
                 ]),
+            // Skin photos (`PhotoStore`): the checked file without its identifying metadata, its thumbnail, and the
+            // digest of the bytes sent (the same upload again is a duplicate). Photos do not compress: stored out of
+            // line without trying.
+            Migration(
+                version: 7, name: "lesion photos",
+                statements: [
+                    """
+                    CREATE TABLE lesion_photos (
+                        photo_id uuid PRIMARY KEY,
+                        patient_id text NOT NULL,
+                        body_site text NOT NULL,
+                        side text,
+                        taken_at timestamptz NOT NULL,
+                        recorded_at timestamptz NOT NULL DEFAULT now(),
+                        sent_format text NOT NULL,
+                        media_type text NOT NULL,
+                        width integer NOT NULL,
+                        height integer NOT NULL,
+                        sharpness double precision NOT NULL,
+                        sent_sha256 bytea NOT NULL,
+                        image bytea NOT NULL CHECK (octet_length(image) <= 33554432),
+                        thumbnail bytea NOT NULL CHECK (octet_length(thumbnail) <= 1048576))
+                    """,
+                    "ALTER TABLE lesion_photos ALTER COLUMN image SET STORAGE EXTERNAL",
+                    "ALTER TABLE lesion_photos ALTER COLUMN thumbnail SET STORAGE EXTERNAL",
+                    "CREATE INDEX lesion_photos_timeline ON lesion_photos (patient_id, body_site, side, taken_at, photo_id)",
+                ]),
         ])
 }

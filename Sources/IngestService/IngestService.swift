@@ -15,9 +15,11 @@ public enum IngestService {
     /// - Parameters:
     ///   - releaseCheck: how often delayed exam reports are looked at for release.
     ///   - foodTableCheck: how often a newer food table release is looked for (`caretide foods import`).
-    public static func definition(sync: SyncSettings, releaseCheck: Duration = .seconds(30), foodTableCheck: Duration = .seconds(5))
-        -> ServiceDefinition
-    {
+    ///   - photos: the limits skin photos are checked against (`PHOTO_*`).
+    public static func definition(
+        sync: SyncSettings, photos: PhotoSettings = PhotoSettings(), releaseCheck: Duration = .seconds(30), foodTableCheck: Duration = .seconds(5)
+    ) -> ServiceDefinition {
+        let checker = PhotoChecker(settings: photos)
         // The food table this service instance holds in memory, loaded by its refresh job, read by its routes.
         let catalogue = FoodCatalogue()
         // Patients grant and revoke here, so ingest-service writes the grants it checks itself.
@@ -41,6 +43,7 @@ public enum IngestService {
                 CareTeamRoutes(context: context).register(on: routes)
                 EnvironmentRoutes(context: context).register(on: routes)
                 EnvironmentReads(context: context).register(on: routes)
+                PhotoRoutes(context: context, checker: checker).register(on: routes)
             },
             backgroundServices: { context in
                 [

@@ -1,7 +1,19 @@
 import CaretideRuntime
 import IngestService
 
-// The sync settings are ingest-service's own, checked with the rest of the configuration.
+// The sync and photo settings are ingest-service's own, checked with the rest of the configuration.
 await ServiceMain.run(name: IngestService.name, defaultPort: IngestService.defaultPort) { environment throws(InvalidConfiguration) in
-    IngestService.definition(sync: try SyncSettings.fromEnvironment(environment))
+    let sync: SyncSettings
+    let photos: PhotoSettings
+    var problems: [String] = []
+    do throws(InvalidConfiguration) { sync = try SyncSettings.fromEnvironment(environment) } catch {
+        problems += error.problems
+        sync = SyncSettings()
+    }
+    do throws(InvalidConfiguration) { photos = try PhotoSettings.fromEnvironment(environment) } catch {
+        problems += error.problems
+        photos = PhotoSettings()
+    }
+    guard problems.isEmpty else { throw InvalidConfiguration(problems: problems) }
+    return IngestService.definition(sync: sync, photos: photos)
 }

@@ -42,10 +42,16 @@ public struct RouteDocumentation: Sendable, Hashable {
     public let paged: Bool
     /// The media type the route reads and answers in, when not JSON (an HL7 standard's own: FHIR, v2 ER7).
     public let mediaType: String
+    /// Whether the body is bytes of a type the route judges by their content (a photo), answered in JSON.
+    public let readsBytes: Bool
     public static let json = "application/json"
     var speaksJSON: Bool { mediaType == Self.json }
 
-    public init(summary: String, bodySchemas: [RequestSchema] = [], query: [QueryParameter] = [], paged: Bool = false, mediaType: String = json) {
+    public init(
+        summary: String, bodySchemas: [RequestSchema] = [], query: [QueryParameter] = [], paged: Bool = false, mediaType: String = json,
+        readsBytes: Bool = false
+    ) {
+        self.readsBytes = readsBytes
         self.summary = summary
         self.bodySchemas = bodySchemas
         self.query = query
@@ -114,6 +120,13 @@ public struct APIRoutes {
         _ path: String, access: Access, summary: String, body: [RequestSchema], bodyLimit: Int = recordBodyLimit, _ handler: @escaping Handler
     ) {
         on(.put, path, access: access, bodyLimit: bodyLimit, RouteDocumentation(summary: summary, bodySchemas: body), handler)
+    }
+
+    /// A PUT whose body is bytes the handler judges by their content, whatever `Content-Type` says (a photo), with
+    /// what describes them in the query; it answers JSON.
+    public func put(_ path: String, access: Access, summary: String, query: [QueryParameter], bytesUpTo bodyLimit: Int, _ handler: @escaping Handler)
+    {
+        on(.put, path, access: access, bodyLimit: bodyLimit, RouteDocumentation(summary: summary, query: query, readsBytes: true), handler)
     }
 
     func on(

@@ -109,6 +109,14 @@ enum OpenAPIDocument {
                 "required": .bool(true),
                 "content": .object(["application/json": .object(["schema": schemas.count == 1 ? schemas[0] : .object(["oneOf": .array(schemas)])])]),
             ])
+        } else if route.documentation.readsBytes {
+            // Bytes judged by their content (a photo's own signature), whatever type the client names.
+            operation["requestBody"] = .object([
+                "required": .bool(true),
+                "content": .object([
+                    "application/octet-stream": .object(["schema": .object(["type": .string("string"), "format": .string("binary")])])
+                ]),
+            ])
         } else if !route.documentation.speaksJSON {
             // Checked by the standard's own rules, not a JSON Schema of ours.
             operation["requestBody"] = .object([
