@@ -137,7 +137,7 @@ let package = Package(
             name: "CaretideBench",
             dependencies: [
                 "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideIdentity", "CaretideSchemas", "CaretideDomain",
-                "PhenotypeRanking", "CaretideNutrition", "ScoringService", "DiagnosisService",
+                "PhenotypeRanking", "CaretideNutrition", "CaretideImaging", "ScoringService", "DiagnosisService",
                 argumentParser, logging, httpClient, nioCore, nioHTTP1, postgres, lifecycle,
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
