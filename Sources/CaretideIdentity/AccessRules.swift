@@ -29,13 +29,16 @@ public enum Access: Sendable, Hashable {
     /// Asking for the phenotype ontology to be checked for an update (a consultant, or an operator) and deciding the
     /// request (an operator: an import is administration).
     case ontologyUpdates(OntologyUpdateOperation)
+    /// A skin photo's file fetched through the signed, short-lived link its `lesion-photo.recorded` event carries (an
+    /// outside classifier): the link's signature is checked by the route, the caller's scope here.
+    case photoFiles
 
     /// Whether an allowed request is audited: everything that reads or writes a patient's data. (Every refused
     /// request is audited, whatever it touches.)
     public var isPatientData: Bool {
         switch self {
         // A consultant's inbox names patients and their findings.
-        case .patientData, .institutionResults, .ownInbox: true
+        case .patientData, .institutionResults, .ownInbox, .photoFiles: true
         case .consultantWorkspace, .clinicalTools, .referenceData, .calculators, .operatorFeeds, .broadcasts, .deliveryChannels, .ontologyUpdates:
             false
         }
@@ -44,7 +47,7 @@ public enum Access: Sendable, Hashable {
     /// The path parameter naming whose data it is, if any.
     public var ownerParameter: String? {
         switch self {
-        case .patientData: "patientId"
+        case .patientData, .photoFiles: "patientId"
         case .institutionResults: "institutionId"
         case .consultantWorkspace: "doctorId"
         case .clinicalTools, .referenceData, .calculators, .operatorFeeds, .ownInbox, .broadcasts, .deliveryChannels, .ontologyUpdates: nil
@@ -81,8 +84,10 @@ public enum ServiceScope {
     public static let environmentWrite = "environment:write"
     /// Broadcasts health information to patients' inboxes (a health-promotion system).
     public static let broadcastsWrite = "broadcasts:write"
+    /// Fetches skin photos through the signed links of `lesion-photo.recorded` (a hospital's validated classifier).
+    public static let photosClassify = "photos:classify"
 
-    public static let all = [patientsRead, patientsWrite, examResultsWrite, diagnosisRank, environmentWrite, broadcastsWrite]
+    public static let all = [patientsRead, patientsWrite, examResultsWrite, diagnosisRank, environmentWrite, broadcastsWrite, photosClassify]
 }
 
 /// The outcome of the rules for one caller and one route.
@@ -140,6 +145,8 @@ public enum AccessRules {
             return .allowed
         case (.service, .broadcasts):
             return identity.scopes.contains(ServiceScope.broadcastsWrite) ? .allowed : .refused
+        case (.service, .photoFiles):
+            return identity.scopes.contains(ServiceScope.photosClassify) ? .allowed : .refused
         case (.operator, .deliveryChannels):
             return .allowed
         case (.consultant, .ontologyUpdates(.ask)), (.operator, .ontologyUpdates):
@@ -151,7 +158,9 @@ public enum AccessRules {
             (.patient, .operatorFeeds), (.consultant, .operatorFeeds), (.institution, .operatorFeeds), (.service, .patientData(.advise)),
             (.service, .ownInbox), (.patient, .broadcasts), (.consultant, .broadcasts), (.institution, .broadcasts),
             (.patient, .deliveryChannels), (.consultant, .deliveryChannels), (.institution, .deliveryChannels), (.service, .deliveryChannels),
-            (.patient, .ontologyUpdates), (.institution, .ontologyUpdates), (.service, .ontologyUpdates), (.consultant, .ontologyUpdates(.decide)):
+            (.patient, .ontologyUpdates), (.institution, .ontologyUpdates), (.service, .ontologyUpdates), (.consultant, .ontologyUpdates(.decide)),
+            // The patient and their consultants read photos through their own routes; the links are for classifiers.
+            (.patient, .photoFiles), (.consultant, .photoFiles), (.institution, .photoFiles):
             return .refused
         }
     }

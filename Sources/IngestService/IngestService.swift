@@ -20,6 +20,7 @@ public enum IngestService {
         sync: SyncSettings, photos: PhotoSettings = PhotoSettings(), releaseCheck: Duration = .seconds(30), foodTableCheck: Duration = .seconds(5)
     ) -> ServiceDefinition {
         let checker = PhotoChecker(settings: photos)
+        let links = PhotoLinks(settings: photos)
         // The food table this service instance holds in memory, loaded by its refresh job, read by its routes.
         let catalogue = FoodCatalogue()
         // Patients grant and revoke here, so ingest-service writes the grants it checks itself.
@@ -43,7 +44,7 @@ public enum IngestService {
                 CareTeamRoutes(context: context).register(on: routes)
                 EnvironmentRoutes(context: context).register(on: routes)
                 EnvironmentReads(context: context).register(on: routes)
-                PhotoRoutes(context: context, checker: checker).register(on: routes)
+                PhotoRoutes(context: context, checker: checker, links: links).register(on: routes)
             },
             backgroundServices: { context in
                 [

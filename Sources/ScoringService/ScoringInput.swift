@@ -42,7 +42,9 @@ enum ScoringInput {
         case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .nutritionAssessed, .alertRaised, .alertWithdrawn,
             .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported,
             // Care-team events are applied by the runtime's projection before the handler.
-            .careTeamGranted, .careTeamRevoked, .accessRecorded:
+            .careTeamGranted, .careTeamRevoked, .accessRecorded,
+            // For outside classifiers: scoring keeps no photos.
+            .lesionPhotoRecorded, .lesionPhotoDeleted:
             self = .notConsumed(event.eventType)
         }
     }

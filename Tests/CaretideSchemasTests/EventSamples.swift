@@ -76,6 +76,16 @@ enum EventSamples {
                     intermittentSunExposure: true, sunbedUse: .firstBeforeAge35))),
         EventSample(MelanomaRiskProfileWithdrawn(profileID: UUID(), withdrawnAt: takenAt)),
         EventSample(
+            LesionPhotoRecorded(
+                photoID: UUID(), bodySite: .forearm, side: .left, takenAt: takenAt, mediaType: "image/jpeg", width: 480, height: 400,
+                imageURL: "/v1/patients/p-1/photos/1c3e5a7b-9d0f-4a2b-8c4d-6e8f0a1b2c3d/file?expires=1795600000&signature=00",
+                linkExpiresAt: takenAt)),
+        EventSample(
+            LesionPhotoRecorded(
+                photoID: UUID(), bodySite: .upperBack, side: nil, takenAt: takenAt, mediaType: "image/png", width: 299, height: 299,
+                imageURL: "https://ingest.example.org/v1/patients/p-1/photos/x/file", linkExpiresAt: takenAt)),
+        EventSample(LesionPhotoDeleted(photoID: UUID(), deletedAt: takenAt)),
+        EventSample(
             ExamResultRecorded(
                 examID: "LAB-7", institutionID: "st-mary", revision: 3, reportedAt: takenAt,
                 items: [

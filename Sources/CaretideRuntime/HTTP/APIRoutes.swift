@@ -176,7 +176,11 @@ struct AccessGuard: Sendable {
         // The authentication middleware ran before: no identity here means a route outside it, which is a bug.
         guard let identity = context.identity else { throw Forbidden() }
         // The route names a patient, or else an institution or doctor.
-        let isPatient = if case .patientData = route.access { true } else { false }
+        let isPatient =
+            switch route.access {
+            case .patientData, .photoFiles: true
+            default: false
+            }
         let base = AuditEntry(
             identity: identity, access: route.access, method: route.method, route: route.path, patientID: isPatient ? owner : nil,
             owner: isPatient ? nil : owner, outcome: .allowed, status: 0, requestID: context.requestID)

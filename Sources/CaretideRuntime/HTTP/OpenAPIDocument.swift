@@ -183,6 +183,7 @@ enum OpenAPIDocument {
         case .broadcasts: "broadcasts"
         case .deliveryChannels: "webhooks"
         case .ontologyUpdates: "ontology updates"
+        case .photoFiles: "photo files"
         }
     }
 

@@ -24,7 +24,7 @@ struct AuditEntry: Sendable {
 
     var action: AuditAction {
         switch access {
-        case .patientData(.read): .read
+        case .patientData(.read), .photoFiles: .read
         case .patientData(.write), .patientData(.advise), .institutionResults: .write
         // Reading one's inbox reads what it says about patients; marking it read or acknowledged writes.
         case .ownInbox: method == .get ? .read : .write

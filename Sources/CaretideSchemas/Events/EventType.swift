@@ -19,6 +19,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case examResultReleased = "exam-result.released"
     case mealRecorded = "meal.recorded"
     case mealDeleted = "meal.deleted"
+    case lesionPhotoRecorded = "lesion-photo.recorded"
+    case lesionPhotoDeleted = "lesion-photo.deleted"
     // Computed by scoring-service.
     case assessmentRecorded = "assessment.recorded"
     case assessmentWithdrawn = "assessment.withdrawn"
@@ -57,6 +59,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .melanomaRiskProfileRecorded, .melanomaRiskProfileWithdrawn: .riskProfiles
         case .examResultRecorded, .examResultEnteredInError, .examResultReleased: .examResults
         case .mealRecorded, .mealDeleted: .meals
+        case .lesionPhotoRecorded, .lesionPhotoDeleted: .photos
         case .nutritionAssessed: .nutrition
         case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged: .scores
         case .alertRaised, .alertWithdrawn: .alerts
@@ -85,6 +88,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .examResultReleased: ExamResultReleased.self
         case .mealRecorded: MealRecorded.self
         case .mealDeleted: MealDeleted.self
+        case .lesionPhotoRecorded: LesionPhotoRecorded.self
+        case .lesionPhotoDeleted: LesionPhotoDeleted.self
         case .nutritionAssessed: NutritionAssessed.self
         case .assessmentRecorded: AssessmentRecorded.self
         case .assessmentWithdrawn: AssessmentWithdrawn.self

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Where on the body a skin photo was taken: a fixed list, coarse enough that a patient picks the same site again
 /// months later, fine enough that two photos of one site show the same moles. Paired sites take a side.
 public enum BodySite: String, Sendable, Codable, CaseIterable {
@@ -16,4 +18,59 @@ public enum BodySite: String, Sendable, Codable, CaseIterable {
 /// The side of a paired body site, as the patient sees their own body (their left).
 public enum BodySide: String, Sendable, Codable, CaseIterable {
     case left, right
+}
+
+/// A skin photo was stored (`caretide.photos`): ids, the site and a short-lived signed link a service client with
+/// the `photos:classify` scope can fetch the image from. Never the pixels.
+public struct LesionPhotoRecorded: EventPayload {
+    public static let eventType = EventType.lesionPhotoRecorded
+    public var photoID: UUID
+    public var bodySite: BodySite
+    public var side: BodySide?
+    public var takenAt: Date
+    /// The media type the link answers in (a HEIF photo is stored as JPEG).
+    public var mediaType: String
+    public var width: Int
+    public var height: Int
+    /// Absolute when the operator set `PHOTO_LINK_BASE_URL`, else a path on ingest-service.
+    public var imageURL: String
+    public var linkExpiresAt: Date
+
+    public init(
+        photoID: UUID, bodySite: BodySite, side: BodySide?, takenAt: Date, mediaType: String, width: Int, height: Int, imageURL: String,
+        linkExpiresAt: Date
+    ) {
+        self.photoID = photoID
+        self.bodySite = bodySite
+        self.side = side
+        self.takenAt = takenAt
+        self.mediaType = mediaType
+        self.width = width
+        self.height = height
+        self.imageURL = imageURL
+        self.linkExpiresAt = linkExpiresAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case photoID = "photoId"
+        case imageURL = "imageUrl"
+        case bodySite, side, takenAt, mediaType, width, height, linkExpiresAt
+    }
+}
+
+/// A skin photo and its bytes were deleted (`caretide.photos`): a classifier drops what it holds of it.
+public struct LesionPhotoDeleted: EventPayload {
+    public static let eventType = EventType.lesionPhotoDeleted
+    public var photoID: UUID
+    public var deletedAt: Date
+
+    public init(photoID: UUID, deletedAt: Date) {
+        self.photoID = photoID
+        self.deletedAt = deletedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case photoID = "photoId"
+        case deletedAt
+    }
 }

@@ -11,6 +11,9 @@ public enum Topic: String, CaseIterable, Sendable, Codable {
     case examResults = "caretide.exam-results"
     /// What patients ate: meal records, their corrections and deletions (ingest-service → scoring-service).
     case meals = "caretide.meals"
+    /// Skin photos stored and deleted, with a signed link to each new one's file (ingest-service → outside
+    /// classifiers); never the pixels.
+    case photos = "caretide.photos"
     /// Each day of meals analysed again after a change (scoring-service → downstream consumers).
     case nutrition = "caretide.nutrition"
     /// Assessments, withdrawals, flagged exam reports and care-tracking flags (scoring-service → notification-service).

@@ -13,11 +13,15 @@ import Hummingbird
 /// - `GET /v1/patients/{patientId}/photos[?bodySite=&side=]`: the photos by site and side, each oldest first
 /// - `GET /v1/patients/{patientId}/photos/{photoId}`, `…/thumbnail`: the photo as stored, its thumbnail
 /// - `DELETE /v1/patients/{patientId}/photos/{photoId}`: the photo and its bytes are deleted
+/// - `GET /v1/patients/{patientId}/photos/{photoId}/file?expires=&signature=`: the file through the signed link of its
+///   `lesion-photo.recorded` event, for a service client with `photos:classify` (an outside classifier)
 /// The patient, or a consultant whose grant is in force for the reads; every request audited. The bytes go to the
-/// database and back to the caller, never to a log or a topic.
+/// database and back to the caller, never to a log or a topic: each new photo and each deletion is announced on
+/// `caretide.photos` with ids, the site and a link.
 struct PhotoRoutes: Sendable {
     let context: ServiceContext
     let checker: PhotoChecker
+    let links: PhotoLinks
 
     /// A photo stored or found again.
     struct Receipt: Encodable, Sendable {
@@ -52,9 +56,18 @@ struct PhotoRoutes: Sendable {
                     violations: [SchemaViolation(pointer: .root, message: refusal.message)])
             }
             let digest = Array(SHA256.hash(data: bytes))
-            let stored = try await context.transaction(auditing: requestContext.origin, status: Self.status) { handler in
-                try await PhotoStore(handler).insert(
+            let (links, origin) = (self.links, requestContext.origin)
+            let stored = try await context.transaction(auditing: origin, status: Self.status) { handler in
+                let stored = try await PhotoStore(handler).insert(
                     id: id, patientID: patientID, site: site, side: side, takenAt: takenAt, inspected: inspected, sentDigest: digest)
+                if case .created(let photo) = stored {
+                    let link = links.link(patientID: patientID, photoID: id, now: Date())
+                    let announcement = LesionPhotoRecorded(
+                        photoID: id, bodySite: site, side: side, takenAt: takenAt, mediaType: photo.mediaType, width: photo.width,
+                        height: photo.height, imageURL: link.url, linkExpiresAt: link.expiresAt)
+                    try await handler.publish(handler.envelope(of: announcement, patientID: patientID, traceID: origin.traceID))
+                }
+                return stored
             }
             switch stored {
             case .created(let photo): return try jsonResponse(Receipt(status: "created", photo: photo), status: .created)
@@ -73,6 +86,22 @@ struct PhotoRoutes: Sendable {
                 try await PhotoStore.timeline(
                     patientID: patientID, site: site, side: side, page: .from(request), on: context.database.client, logger: context.logger))
         }
+        routes.get(
+            "\(base)/:photoId/file", access: .photoFiles,
+            summary: "The photo's file through the signed, short-lived link of its lesion-photo.recorded event (an outside classifier)",
+            query: [
+                QueryParameter("expires", "the link's expiry, in seconds since 1970", required: true),
+                QueryParameter("signature", "the link's signature", required: true),
+            ], mediaType: "image/jpeg"
+        ) { request, requestContext in
+            let patientID = try PatientID.fromPath(requestContext)
+            let id = try requestContext.uuidParameter("photoId", label: "photo id")
+            let query = request.uri.queryParameters
+            guard links.isValid(patientID: patientID, photoID: id, expires: query.get("expires"), signature: query.get("signature"), now: Date())
+            // As for a photo that is not there: a wrong or stale link says nothing about whether the photo exists.
+            else { throw HTTPProblem(status: .notFound, error: "no such photo, or the link is not valid or has expired") }
+            return try await Self.file(id, patientID: patientID, thumbnail: false, context: context)
+        }
         for (suffix, thumbnail, summary) in [
             ("", false, "The photo as stored (its identifying metadata removed; a HEIF photo as JPEG)"),
             ("/thumbnail", true, "The photo's thumbnail: a JPEG at most 256 pixels on its longer side"),
@@ -80,22 +109,30 @@ struct PhotoRoutes: Sendable {
             routes.get("\(base)/:photoId\(suffix)", access: .patientData(.read), summary: summary, mediaType: "image/jpeg") { _, requestContext in
                 let patientID = try PatientID.fromPath(requestContext)
                 let id = try requestContext.uuidParameter("photoId", label: "photo id")
-                guard
-                    let (bytes, mediaType) = try await PhotoStore.file(
-                        id, patientID: patientID, thumbnail: thumbnail, on: context.database.client, logger: context.logger)
-                else { throw HTTPProblem(status: .notFound, error: "no such photo") }
-                return DocumentResponse.make(bytes, contentType: mediaType)
+                return try await Self.file(id, patientID: patientID, thumbnail: thumbnail, context: context)
             }
         }
         routes.delete("\(base)/:photoId", access: .patientData(.write), summary: "Delete a skin photo and its bytes") { _, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let id = try requestContext.uuidParameter("photoId", label: "photo id")
-            let deleted = try await context.transaction(auditing: requestContext.origin, status: { $0 ? 204 : 404 }) { handler in
-                try await PhotoStore(handler).delete(id, patientID: patientID)
+            let origin = requestContext.origin
+            let deleted = try await context.transaction(auditing: origin, status: { $0 ? 204 : 404 }) { handler in
+                guard try await PhotoStore(handler).delete(id, patientID: patientID) else { return false }
+                let deletion = LesionPhotoDeleted(photoID: id, deletedAt: Date())
+                try await handler.publish(handler.envelope(of: deletion, patientID: patientID, traceID: origin.traceID))
+                return true
             }
             guard deleted else { throw HTTPProblem(status: .notFound, error: "no such photo") }
             return Response(status: .noContent)
         }
+    }
+
+    static func file(_ id: UUID, patientID: String, thumbnail: Bool, context: ServiceContext) async throws -> Response {
+        guard
+            let (bytes, mediaType) = try await PhotoStore.file(
+                id, patientID: patientID, thumbnail: thumbnail, on: context.database.client, logger: context.logger)
+        else { throw HTTPProblem(status: .notFound, error: "no such photo") }
+        return DocumentResponse.make(bytes, contentType: mediaType)
     }
 
     static func status(_ stored: PhotoStore.Stored) -> Int {

@@ -1,4 +1,6 @@
 import CaretideIdentity
+import CaretideKafka
+import CaretideSchemas
 import CaretideStore
 import CaretideTestSupport
 import Foundation
@@ -105,6 +107,47 @@ struct PhotoTests {
                 "SELECT count(*)::int FROM lesion_photos WHERE photo_id = \(first)", as: Int.self, logger: logger)
             #expect(rows == [0])
         }
+        try await stack.shutdown()
+    }
+
+    @Test("each stored photo is announced with ids, its site and a signed link a classifier fetches it by; a deletion is announced too")
+    func announcedForClassifiers() async throws {
+        let stack = try await TestStack.start([IngestService.definition])
+        let ingest = stack.baseURL(IngestService.name)
+        let photos = ingest + "/v1/patients/p-classified/photos"
+        let announcements = try KafkaProbe(stack.kafka, topic: Topic.photos.name)
+        let id = UUID()
+        #expect(try await Self.upload(photos, id, "sharp.heic", query: "bodySite=thigh&side=right&takenAt=2026-10-01T08:00:00Z").status == 201)
+        let message = try #require(try await announcements.receive(1).first)
+        let event = try EventCodec().decode(message.value)
+        #expect(event.eventType == .lesionPhotoRecorded && event.patientID == "p-classified")
+        let recorded = try #require(try event.payload(as: LesionPhotoRecorded.self))
+        #expect(recorded.photoID == id && recorded.bodySite == .thigh && recorded.side == .right && recorded.mediaType == "image/jpeg")
+        #expect(recorded.width == 480 && recorded.height == 400 && recorded.linkExpiresAt > Date().addingTimeInterval(3000))
+        // The event holds no pixels (the photo is 96 KB): only the link leads to the file.
+        #expect(message.value.count < 2_048)
+
+        // A classifier with the photos:classify scope fetches the file through the link; the bytes are the stored ones.
+        let classifier = Caller.identity(Identity(subject: "classifier", role: .service, scopes: ["photos:classify"]))
+        let fetched = try await HTTP.get(ingest + recorded.imageURL, as: classifier)
+        #expect(fetched.status == 200 && fetched.header("Content-Type") == "image/jpeg")
+        #expect(fetched.body == (try await HTTP.get("\(photos)/\(id)")).body)
+        // Not without the scope, nor for the patient, nor with a changed signature or another photo's id.
+        #expect(
+            try await HTTP.get(ingest + recorded.imageURL, as: .identity(Identity(subject: "other", role: .service, scopes: ["patients:read"])))
+                .status == 403)
+        #expect(try await HTTP.get(ingest + recorded.imageURL, as: .identity(Identity(subject: "p-classified", role: .patient))).status == 403)
+        let tampered = String(recorded.imageURL.dropLast()) + (recorded.imageURL.hasSuffix("0") ? "1" : "0")
+        #expect(try await HTTP.get(ingest + tampered, as: classifier).status == 404)
+        let elsewhere = recorded.imageURL.replacingOccurrences(of: id.uuidString.lowercased(), with: UUID().uuidString.lowercased())
+        #expect(try await HTTP.get(ingest + elsewhere, as: classifier).status == 404)
+        #expect(try await HTTP.get(ingest + "/v1/patients/p-classified/photos/\(id)/file", as: classifier).status == 404)
+
+        #expect(try await HTTP.send(method: "DELETE", "\(photos)/\(id)").status == 204)
+        let deletion = try EventCodec().decode(try #require(try await announcements.receive(1).first).value)
+        #expect(try deletion.payload(as: LesionPhotoDeleted.self)?.photoID == id)
+        #expect(try await HTTP.get(ingest + recorded.imageURL, as: classifier).status == 404)
+        await announcements.close()
         try await stack.shutdown()
     }
 }
