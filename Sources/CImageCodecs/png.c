@@ -8,15 +8,22 @@
 
 // libpng's simplified API reports failures in the image's message (no longjmp reaches the caller).
 
-ct_status ct_png_size(const uint8_t *data, size_t size, int *width, int *height, char *message, size_t message_size) {
-    png_image image;
-    memset(&image, 0, sizeof(image));
-    image.version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_memory(&image, data, size)) {
-        snprintf(message, message_size, "%s", image.message);
-        png_image_free(&image);
+/// Reads the header into `image`; on failure fills `message` and releases what was read.
+static ct_status begin(const uint8_t *data, size_t size, png_image *image, char *message, size_t message_size) {
+    memset(image, 0, sizeof(*image));
+    image->version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_memory(image, data, size)) {
+        snprintf(message, message_size, "%s", image->message);
+        png_image_free(image);
         return CT_INVALID;
     }
+    return CT_OK;
+}
+
+ct_status ct_png_size(const uint8_t *data, size_t size, int *width, int *height, char *message, size_t message_size) {
+    png_image image;
+    ct_status status = begin(data, size, &image, message, message_size);
+    if (status != CT_OK) return status;
     *width = (int)image.width;
     *height = (int)image.height;
     png_image_free(&image);
@@ -26,13 +33,8 @@ ct_status ct_png_size(const uint8_t *data, size_t size, int *width, int *height,
 ct_status ct_png_decode(
     const uint8_t *data, size_t size, int gray, long long max_pixels, ct_pixels *out, char *message, size_t message_size) {
     png_image image;
-    memset(&image, 0, sizeof(image));
-    image.version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_memory(&image, data, size)) {
-        snprintf(message, message_size, "%s", image.message);
-        png_image_free(&image);
-        return CT_INVALID;
-    }
+    ct_status status = begin(data, size, &image, message, message_size);
+    if (status != CT_OK) return status;
     if ((long long)image.width * (long long)image.height > max_pixels) {
         snprintf(message, message_size, "%ux%u pixels", image.width, image.height);
         png_image_free(&image);

@@ -1,16 +1,9 @@
 -- wrk script: one meal record per request (a food of USDA SR28 by grams), each with a new mealId, spread over 1,000
--- patients and 30 days, so each meal changes a day that scoring analyses again.
+-- patients and 28 days, so each meal changes a day that scoring analyses again.
 -- Arguments: the bearer token (a service client with patients:write), and a run number that keeps the ids of
 -- successive runs apart.
-threads_started = 0
-threads = {}
+dofile("scripts/bench/wrk-answers.lua")
 foods = { "01001", "01009", "01077", "01123", "09003", "11124", "16043", "20045" }
-
-function setup(thread)
-  thread:set("thread_number", threads_started)
-  threads_started = threads_started + 1
-  table.insert(threads, thread)
-end
 
 function init(args)
   counter = 0
@@ -28,21 +21,4 @@ function request()
     '{"mealId":"%s","foodId":"%s","grams":%d,"meal":"lunch","eatenAt":"2026-10-%02dT12:30:00Z","timeZone":"Europe/Lisbon"}',
     id, foods[1 + counter % #foods], 50 + counter % 200, day)
   return wrk.format("POST", "/v1/patients/" .. patient .. "/meals", headers, body)
-end
-
-function response(status, headers, body)
-  answers = answers or {}
-  answers[status] = (answers[status] or 0) + 1
-end
-
-function done(summary, latency, requests)
-  local totals = {}
-  for _, thread in ipairs(threads) do
-    local answers = thread:get("answers") or {}
-    for status, count in pairs(answers) do totals[status] = (totals[status] or 0) + count end
-  end
-  local parts = {}
-  for status, count in pairs(totals) do table.insert(parts, status .. ": " .. count) end
-  table.sort(parts)
-  io.write("answers: " .. table.concat(parts, ", ") .. "\n")
 end

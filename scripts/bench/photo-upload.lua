@@ -1,14 +1,7 @@
 -- wrk script: one skin photo per request (the same ~4 MB JPEG), each under a new photoId, spread over 100 patients.
 -- Arguments: the bearer token (a service client with patients:write), the photo's path, and a run number that keeps
 -- the ids of successive runs apart (a re-sent id with the same bytes would be a cheaper duplicate).
-threads_started = 0
-threads = {}
-
-function setup(thread)
-  thread:set("thread_number", threads_started)
-  threads_started = threads_started + 1
-  table.insert(threads, thread)
-end
+dofile("scripts/bench/wrk-answers.lua")
 
 function init(args)
   counter = 0
@@ -26,21 +19,4 @@ function request()
   local patient = "bench-" .. (counter % 100)
   local path = "/v1/patients/" .. patient .. "/photos/" .. id .. "?bodySite=forearm&side=left&takenAt=2026-11-20T08:00:00Z"
   return wrk.format("PUT", path, headers, photo)
-end
-
-function response(status, headers, body)
-  answers = answers or {}
-  answers[status] = (answers[status] or 0) + 1
-end
-
-function done(summary, latency, requests)
-  local totals = {}
-  for _, thread in ipairs(threads) do
-    local answers = thread:get("answers") or {}
-    for status, count in pairs(answers) do totals[status] = (totals[status] or 0) + count end
-  end
-  local parts = {}
-  for status, count in pairs(totals) do table.insert(parts, status .. ": " .. count) end
-  table.sort(parts)
-  io.write("answers: " .. table.concat(parts, ", ") .. "\n")
 end

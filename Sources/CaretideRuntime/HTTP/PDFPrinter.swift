@@ -15,7 +15,8 @@ public struct PDFPrinter: Sendable {
     public let timeout: Duration
     /// Where each print's private directory is made.
     let workspace: URL
-    let slots: PrintSlots
+    /// How many prints may run at once: each is a browser, heavy beside a request.
+    let slots: Slots
 
     public init(browser: String?, timeout: Duration = .seconds(30), concurrency: Int = 2) {
         self.init(browser: browser, timeout: timeout, concurrency: concurrency, workspace: FileManager.default.temporaryDirectory)
@@ -25,7 +26,7 @@ public struct PDFPrinter: Sendable {
         self.browser = browser
         self.timeout = timeout
         self.workspace = workspace
-        self.slots = PrintSlots(available: concurrency)
+        self.slots = Slots(max(1, concurrency))
     }
 
     /// `REPORT_PDF_BROWSER`, or Debian's `/usr/bin/chromium` when it is installed; none otherwise.
@@ -59,7 +60,7 @@ public struct PDFPrinter: Sendable {
     /// The PDF of `html`.
     func print(_ html: String) async throws -> Data {
         guard let browser else { throw Unavailable() }
-        try await slots.take()
+        await slots.take()
         defer { Task { await slots.give() } }
         let directory = workspace.appendingPathComponent("caretide-report-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
@@ -129,25 +130,5 @@ extension PDFPrinter {
         }
 
         var isSettled: Bool { settled.withLock { $0 } }
-    }
-}
-
-/// How many prints may run at once: each is a browser, heavy beside a request.
-actor PrintSlots {
-    private var available: Int
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    init(available: Int) { self.available = max(1, available) }
-
-    func take() async throws {
-        if available > 0 {
-            available -= 1
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    func give() {
-        if waiting.isEmpty { available += 1 } else { waiting.removeFirst().resume() }
     }
 }

@@ -1,4 +1,5 @@
 import CaretideImaging
+import CaretideRuntime
 import Dispatch
 
 /// Runs ``PhotoInspection`` for uploads: at most `concurrentChecks` photos are decoded at once, on Dispatch's threads
@@ -6,11 +7,11 @@ import Dispatch
 /// memory than that many decodes need (``PhotoSettings``) nor the threads a reading's POST is waiting for.
 final class PhotoChecker: Sendable {
     let inspection: PhotoInspection
-    private let turns: Turns
+    private let turns: Slots
 
     init(settings: PhotoSettings) {
         inspection = PhotoInspection(limits: settings.limits)
-        turns = Turns(available: settings.concurrentChecks)
+        turns = Slots(settings.concurrentChecks)
     }
 
     func inspect(_ bytes: [UInt8]) async -> Result<PhotoInspection.Inspected, PhotoInspection.Refusal> {
@@ -23,25 +24,5 @@ final class PhotoChecker: Sendable {
         }
         await turns.give()
         return result
-    }
-
-    /// A counting semaphore for async callers: waiters are served in the order they came.
-    actor Turns {
-        private var available: Int
-        private var waiting: [CheckedContinuation<Void, Never>] = []
-
-        init(available: Int) { self.available = available }
-
-        func take() async {
-            if available > 0 {
-                available -= 1
-                return
-            }
-            await withCheckedContinuation { waiting.append($0) }
-        }
-
-        func give() {
-            if waiting.isEmpty { available += 1 } else { waiting.removeFirst().resume() }
-        }
     }
 }
