@@ -51,6 +51,10 @@ public enum TipKey: String, Sendable, Codable, CaseIterable {
     case melanomaMedium = "melanoma.medium"
     case melanomaHigher = "melanoma.higher"
 
+    case lesionPhotoSuspicious = "lesionPhoto.suspicious"
+    case lesionPhotoUncertain = "lesionPhoto.uncertain"
+    case lesionPhotoNotSuspicious = "lesionPhoto.notSuspicious"
+
     case labNormal = "lab.normal"
     case labLow = "lab.low"
     case labHigh = "lab.high"
@@ -110,6 +114,7 @@ extension HDLCholesterolCategory: LabelledCategory { public static var labelName
 extension TriglycerideCategory: LabelledCategory { public static var labelNamespace: String { "triglycerideCategory" } }
 extension NPIPrognosticGroup: LabelledCategory { public static var labelNamespace: String { "npiPrognosticGroup" } }
 extension MelanomaRiskCategory: LabelledCategory { public static var labelNamespace: String { "melanomaRiskCategory" } }
+extension LesionPhotoCategory: LabelledCategory { public static var labelNamespace: String { "lesionPhotoCategory" } }
 extension InterpretationCode: LabelledCategory { public static var labelNamespace: String { "interpretationCode" } }
 extension UVIndexCategory: LabelledCategory { public static var labelNamespace: String { "uvIndexCategory" } }
 extension AirQualityCategory: LabelledCategory { public static var labelNamespace: String { "airQualityCategory" } }
@@ -193,11 +198,18 @@ public enum Tips {
             "Your tumour results place you in a group that needs more intensive treatment. Your care team will talk with you about the options and support available.",
 
         .melanomaLower:
-            "Your risk profile for melanoma is lower. Check your skin every 3 months and show any new or changing mole to your doctor.",
+            "Your risk profile for melanoma is lower. Check your skin every 6 months and show any new or changing mole to your doctor.",
         .melanomaMedium:
             "Your risk profile for melanoma is medium. Check your skin once a month, protect it from the sun, and show any new or changing mole to your doctor.",
         .melanomaHigher:
             "Your risk profile for melanoma is higher. Check your skin once a month, protect it from the sun, and ask your doctor about a regular skin check every 6 to 12 months.",
+
+        .lesionPhotoSuspicious:
+            "The software that looked at this photo found signs that can belong to melanoma. Its result can be wrong, but please see a dermatologist soon; your care team has been told.",
+        .lesionPhotoUncertain:
+            "The software that looked at this photo could not tell with confidence whether this mole is harmless. Its result can be wrong: please show the mole to a dermatologist.",
+        .lesionPhotoNotSuspicious:
+            "The software that looked at this photo found no signs it associates with melanoma. Its result can be wrong: keep checking the mole, and see a doctor if it changes, itches or bleeds.",
 
         .labNormal: "This result is within the laboratory's reference range.",
         .labLow: "This result is below the laboratory's reference range. Your doctor will review it.",
@@ -316,6 +328,9 @@ public enum Tips {
         "melanomaRiskCategory.lower": "Lower",
         "melanomaRiskCategory.medium": "Medium",
         "melanomaRiskCategory.higher": "Higher",
+        "lesionPhotoCategory.suspicious": "Suspicious",
+        "lesionPhotoCategory.uncertain": "Uncertain",
+        "lesionPhotoCategory.notSuspicious": "Not suspicious",
 
         "interpretationCode.N": "Normal",
         "interpretationCode.L": "Low",

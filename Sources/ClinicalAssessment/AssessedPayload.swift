@@ -57,6 +57,10 @@ extension NPIInputsRecorded: AssessedPayload {
     public func assessment(now: Date) throws(DomainValidationError) -> Assessment { try AssessmentEngine.assessNPI(self, now: now) }
 }
 
+extension LesionPhotoClassified: AssessedPayload {
+    public func assessment(now: Date) throws(DomainValidationError) -> Assessment { try AssessmentEngine.assessLesionPhoto(self) }
+}
+
 extension MelanomaRiskProfileRecorded: AssessedPayload {
     public func assessment(now: Date) throws(DomainValidationError) -> Assessment { try AssessmentEngine.assessMelanoma(self) }
 }

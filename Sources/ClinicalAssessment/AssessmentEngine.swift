@@ -83,6 +83,18 @@ public enum AssessmentEngine {
             values: ["score": Double(result.score), "selfExaminationIntervalMonths": Double(result.selfExaminationIntervalMonths)])
     }
 
+    /// A classifier's answer about a skin photo. A later answer about the same photo (another model, or a new version)
+    /// replaces the standing one: its revision is the answer's time, in seconds.
+    static func assessLesionPhoto(_ answer: LesionPhotoClassified) throws(DomainValidationError) -> Assessment {
+        let result = try LesionClassification.assess(melanomaProbability: answer.melanomaProbability)
+        // Suspicious asks for the care team's attention at once; uncertain and not suspicious are the patient's to read.
+        let severity: Severity = result.category == .suspicious ? .attention : .normal
+        return Assessment(
+            subjectID: answer.photoID.uuidString.lowercased(), subjectRevision: Int(answer.classifiedAt.timeIntervalSince1970),
+            category: .lesionPhoto(result.category), severity: severity, tip: result.tip, observedAt: answer.classifiedAt,
+            values: ["melanomaProbability": answer.melanomaProbability, "certaintyPercent": result.certaintyPercent])
+    }
+
     static func assessExam(_ exam: ExamResultRecorded) throws(DomainValidationError) -> Assessment {
         let items = exam.items.map {
             ExamResultItem(

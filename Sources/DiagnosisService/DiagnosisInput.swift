@@ -18,7 +18,7 @@ enum DiagnosisInput {
             .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .alertRaised, .alertWithdrawn,
             .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported, .careTeamGranted, .careTeamRevoked, .accessRecorded,
             .areaRegistered, .uvIndexRecorded, .airQualityRecorded, .environmentSubscriptionChanged, .examResultReleased, .mealRecorded,
-            .mealDeleted, .nutritionAssessed, .lesionPhotoRecorded, .lesionPhotoDeleted:
+            .mealDeleted, .nutritionAssessed, .lesionPhotoRecorded, .lesionPhotoDeleted, .lesionPhotoClassified:
             self = .notConsumed(event.eventType)
         }
     }

@@ -19,6 +19,10 @@ enum ScoringInput {
     /// What a patient ate: the day it counts toward is analysed again (`NutritionStore`).
     case mealRecorded(MealRecorded)
     case mealDeleted(MealDeleted)
+    /// Which skin photos exist (`PhotoRegister`), and a classifier's answer about one, assessed once it is checked.
+    case lesionPhotoRecorded(LesionPhotoRecorded)
+    case lesionPhotoDeleted(LesionPhotoDeleted)
+    case lesionPhotoClassified(LesionPhotoClassified)
     /// A type scoring-service does not consume; arriving here it goes to the dead-letter topic with the reason.
     case notConsumed(EventType)
 
@@ -39,12 +43,13 @@ enum ScoringInput {
         case .environmentSubscriptionChanged: self = .environmentSubscriptionChanged(try event.payload())
         case .mealRecorded: self = .mealRecorded(try event.payload())
         case .mealDeleted: self = .mealDeleted(try event.payload())
+        case .lesionPhotoRecorded: self = .lesionPhotoRecorded(try event.payload())
+        case .lesionPhotoDeleted: self = .lesionPhotoDeleted(try event.payload())
+        case .lesionPhotoClassified: self = .lesionPhotoClassified(try event.payload())
         case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .nutritionAssessed, .alertRaised, .alertWithdrawn,
             .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported,
             // Care-team events are applied by the runtime's projection before the handler.
-            .careTeamGranted, .careTeamRevoked, .accessRecorded,
-            // For outside classifiers: scoring keeps no photos.
-            .lesionPhotoRecorded, .lesionPhotoDeleted:
+            .careTeamGranted, .careTeamRevoked, .accessRecorded:
             self = .notConsumed(event.eventType)
         }
     }

@@ -181,5 +181,10 @@ enum ScoringMigrations {
                         PRIMARY KEY (patient_id, day))
                     """,
                 ]),
+            // The skin photos `caretide.photos` announced (`PhotoRegister`): a classifier's answer about any other is
+            // refused.
+            Migration(
+                version: 9, name: "known photos",
+                statements: ["CREATE TABLE known_photos (photo_id uuid PRIMARY KEY, patient_id text NOT NULL)"]),
         ])
 }

@@ -5,6 +5,7 @@ import CaretideStore
 import Foundation
 
 /// scoring-service: assesses measurements, NPI inputs, melanoma risk profiles and exam reports with the clinical rules,
+/// and outside classifiers' answers about skin photos with their certainty,
 /// analyses each patient's days of meals against the dietary reference values,
 /// keeps every assessment (full history, never overwritten: corrections supersede, deletions withdraw), watches each
 /// patient's series for trends, and publishes all of it on `caretide.scores`.
@@ -21,10 +22,14 @@ public enum ScoringService {
     ///   - tips: the languages tips and labels are answered in (`Accept-Language`).
     ///   - printer: how PDF reports are printed (`REPORT_PDF_BROWSER`).
     ///   - shareKey: the key share links are checked with (`REPORT_SHARE_KEY`); none refuses shared links.
-    public static func definition(tips: TipCatalog, printer: PDFPrinter, shareKey: ShareKey? = nil) -> ServiceDefinition {
+    ///   - classifiers: the classifier models whose answers about skin photos are accepted (`CLASSIFIER_MODELS`).
+    public static func definition(
+        tips: TipCatalog, printer: PDFPrinter, shareKey: ShareKey? = nil, classifiers: ClassifierModels = ClassifierModels()
+    ) -> ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "scoring", migrations: ScoringMigrations.track,
-            consumedTopics: [.measurements, .npi, .riskProfiles, .examResults, .environment, .meals], handler: ScoringHandler(), careTeam: .projection
+            consumedTopics: [.measurements, .npi, .riskProfiles, .examResults, .environment, .meals, .photos, .photoClassifications],
+            handler: ScoringHandler(classifiers: classifiers), careTeam: .projection
         ) { routes, context in
             AssessmentRoutes(context: context, tips: tips).register(on: routes)
             ClinicalHistoryRoutes(context: context, tips: tips).register(on: routes)

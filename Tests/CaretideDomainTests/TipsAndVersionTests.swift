@@ -24,7 +24,8 @@ struct TipsAndVersionTests {
             + labelKeys(BodyMassIndexCategory.self) + labelKeys(GlucoseCategory.self)
             + labelKeys(TotalCholesterolCategory.self) + labelKeys(LDLCholesterolCategory.self)
             + labelKeys(HDLCholesterolCategory.self) + labelKeys(TriglycerideCategory.self)
-            + labelKeys(NPIPrognosticGroup.self) + labelKeys(MelanomaRiskCategory.self) + labelKeys(InterpretationCode.self)
+            + labelKeys(NPIPrognosticGroup.self) + labelKeys(MelanomaRiskCategory.self) + labelKeys(LesionPhotoCategory.self)
+            + labelKeys(InterpretationCode.self)
             + labelKeys(UVIndexCategory.self) + labelKeys(AirQualityCategory.self)
         for key in keys { #expect(Tips.categoryLabelsEnglish[key]?.isEmpty == false, "missing label \(key)") }
         #expect(Set(keys) == Set(Tips.categoryLabelsEnglish.keys))

@@ -16,6 +16,7 @@ import Testing
         .map(AssessmentCategory.lipids)
         + NPIPrognosticGroup.allCases.map(AssessmentCategory.nottinghamPrognosticIndex)
         + MelanomaRiskCategory.allCases.map(AssessmentCategory.melanomaRisk) + InterpretationCode.allCases.map(AssessmentCategory.examResult)
+        + LesionPhotoCategory.allCases.map(AssessmentCategory.lesionPhoto)
 
     @Test("every category reads back from its kind and word, and names its message key")
     func roundTrip() {

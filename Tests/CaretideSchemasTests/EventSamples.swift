@@ -86,6 +86,9 @@ enum EventSamples {
                 imageURL: "https://ingest.example.org/v1/patients/p-1/photos/x/file", linkExpiresAt: takenAt)),
         EventSample(LesionPhotoDeleted(photoID: UUID(), deletedAt: takenAt)),
         EventSample(
+            LesionPhotoClassified(
+                photoID: UUID(), model: "st-mary-dermatology-cnn", modelVersion: "2.4.1", melanomaProbability: 0.82, classifiedAt: takenAt)),
+        EventSample(
             ExamResultRecorded(
                 examID: "LAB-7", institutionID: "st-mary", revision: 3, reportedAt: takenAt,
                 items: [

@@ -277,7 +277,8 @@ public final class EventConsumerService: Service, Sendable {
             } catch  where TransientError.isTransient(error) || error is RetryLater {
                 guard !stopping.load(ordering: .acquiring) else { return false }
                 let delay = backoff.next()
-                logger.warning("database unavailable; retrying the message", metadata: error.logMetadata.merging([LogKey.retryIn: "\(delay)"]) { $1 })
+                logger.warning(
+                    "the message cannot be applied now; retrying it", metadata: error.logMetadata.merging([LogKey.retryIn: "\(delay)"]) { $1 })
                 try? await Task.sleep(for: delay)
             } catch {
                 // Not transient and not a known refusal: a defect or a constraint the message breaks. Park it in the

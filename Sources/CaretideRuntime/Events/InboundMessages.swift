@@ -43,8 +43,8 @@ public struct InboundMessage: Sendable {
     }
 }
 
-/// Part of the message could not be stored now (the database failed one of its reports): the whole message is
-/// applied again after a backoff, what was stored already answering as a duplicate.
+/// The message cannot be applied now (the database failed one of its reports): the whole message is applied again
+/// after a backoff, what was stored already answering as a duplicate.
 public struct RetryLater: Error, Sendable {
     public init() {}
 }

@@ -88,6 +88,8 @@ public enum AlertWithdrawalReason: String, Codable, Sendable, CaseIterable {
     case enteredInError
     /// The patient withdrew (reset) the melanoma risk profile the alert was about.
     case profileWithdrawn
+    /// The skin photo the alert was about was deleted.
+    case photoDeleted
 }
 
 /// An alert was withdrawn because what it was about was retracted (`caretide.alerts`): downstream consumers must

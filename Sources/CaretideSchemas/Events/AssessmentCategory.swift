@@ -14,6 +14,7 @@ public enum AssessmentCategory: Hashable, Sendable {
     case nottinghamPrognosticIndex(NPIPrognosticGroup)
     case melanomaRisk(MelanomaRiskCategory)
     case examResult(InterpretationCode)
+    case lesionPhoto(LesionPhotoCategory)
 
     public var kind: AssessmentKind {
         switch self {
@@ -26,6 +27,7 @@ public enum AssessmentCategory: Hashable, Sendable {
         case .nottinghamPrognosticIndex: .nottinghamPrognosticIndex
         case .melanomaRisk: .melanomaRisk
         case .examResult: .examResult
+        case .lesionPhoto: .lesionPhoto
         }
     }
 
@@ -40,6 +42,7 @@ public enum AssessmentCategory: Hashable, Sendable {
         case .nottinghamPrognosticIndex(let group): group.rawValue
         case .melanomaRisk(let category): category.rawValue
         case .examResult(let code): code.rawValue
+        case .lesionPhoto(let category): category.rawValue
         }
     }
 
@@ -73,6 +76,9 @@ public enum AssessmentCategory: Hashable, Sendable {
         case .examResult:
             guard let code = InterpretationCode(rawValue: rawValue) else { return nil }
             self = .examResult(code)
+        case .lesionPhoto:
+            guard let category = LesionPhotoCategory(rawValue: rawValue) else { return nil }
+            self = .lesionPhoto(category)
         }
     }
 

@@ -21,6 +21,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case mealDeleted = "meal.deleted"
     case lesionPhotoRecorded = "lesion-photo.recorded"
     case lesionPhotoDeleted = "lesion-photo.deleted"
+    // Answered by an outside classifier.
+    case lesionPhotoClassified = "lesion-photo.classified"
     // Computed by scoring-service.
     case assessmentRecorded = "assessment.recorded"
     case assessmentWithdrawn = "assessment.withdrawn"
@@ -60,6 +62,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .examResultRecorded, .examResultEnteredInError, .examResultReleased: .examResults
         case .mealRecorded, .mealDeleted: .meals
         case .lesionPhotoRecorded, .lesionPhotoDeleted: .photos
+        case .lesionPhotoClassified: .photoClassifications
         case .nutritionAssessed: .nutrition
         case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged: .scores
         case .alertRaised, .alertWithdrawn: .alerts
@@ -90,6 +93,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .mealDeleted: MealDeleted.self
         case .lesionPhotoRecorded: LesionPhotoRecorded.self
         case .lesionPhotoDeleted: LesionPhotoDeleted.self
+        case .lesionPhotoClassified: LesionPhotoClassified.self
         case .nutritionAssessed: NutritionAssessed.self
         case .assessmentRecorded: AssessmentRecorded.self
         case .assessmentWithdrawn: AssessmentWithdrawn.self

@@ -74,3 +74,28 @@ public struct LesionPhotoDeleted: EventPayload {
         case deletedAt
     }
 }
+
+/// An outside classifier's answer about a skin photo (`caretide.photo-classifications`, keyed by patient id): the
+/// model that answered and its probability of melanoma. scoring-service refuses (dead-letters) an answer from a model
+/// its operator has not registered, about a photo it does not know, or with a probability outside 0–1.
+public struct LesionPhotoClassified: EventPayload {
+    public static let eventType = EventType.lesionPhotoClassified
+    public var photoID: UUID
+    public var model: String
+    public var modelVersion: String
+    public var melanomaProbability: Double
+    public var classifiedAt: Date
+
+    public init(photoID: UUID, model: String, modelVersion: String, melanomaProbability: Double, classifiedAt: Date) {
+        self.photoID = photoID
+        self.model = model
+        self.modelVersion = modelVersion
+        self.melanomaProbability = melanomaProbability
+        self.classifiedAt = classifiedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case photoID = "photoId"
+        case model, modelVersion, melanomaProbability, classifiedAt
+    }
+}

@@ -4,6 +4,8 @@ public import Foundation
 /// What an assessment is of.
 public enum AssessmentKind: String, Codable, Sendable, CaseIterable {
     case bloodPressure, pulse, bodyMassIndex, glucose, hba1c, lipids, nottinghamPrognosticIndex, melanomaRisk, examResult
+    /// An outside classifier's answer about a skin photo (`lesion-photo.classified`), with its certainty.
+    case lesionPhoto
 }
 
 /// One assessment by scoring-service (`caretide.scores`). Assessments are never overwritten: a correction of the
@@ -94,6 +96,8 @@ public enum WithdrawalReason: String, Codable, Sendable, CaseIterable {
     case measurementDeleted, enteredInError
     /// The patient withdrew (reset) the melanoma risk profile assessed.
     case profileWithdrawn
+    /// The skin photo classified was deleted.
+    case photoDeleted
 }
 
 /// An assessment was withdrawn because its source was deleted or marked entered-in-error (`caretide.scores`).

@@ -14,6 +14,8 @@ public enum Topic: String, CaseIterable, Sendable, Codable {
     /// Skin photos stored and deleted, with a signed link to each new one's file (ingest-service → outside
     /// classifiers); never the pixels.
     case photos = "caretide.photos"
+    /// A hospital's validated classifier's answers about skin photos, keyed by patient id (outside → scoring-service).
+    case photoClassifications = "caretide.photo-classifications"
     /// Each day of meals analysed again after a change (scoring-service → downstream consumers).
     case nutrition = "caretide.nutrition"
     /// Assessments, withdrawals, flagged exam reports and care-tracking flags (scoring-service → notification-service).

@@ -93,6 +93,12 @@ struct AlertHandler: BatchEventHandler {
     static func intent(_ input: NotificationInput, event: ValidatedEvent) -> Intent? {
         switch input {
         case .assessmentRecorded(let assessment):
+            // A classifier's answer about a skin photo is the patient's to hear whatever it says (its tip carries the
+            // warning that it can be wrong); the care team hears of a suspicious one at once.
+            if case .lesionPhoto(let category) = assessment.category {
+                let notice = Notice(about: assessment.assessmentID, topic: .assessment(assessment.category), severity: assessment.severity)
+                return Intent(notice: notice, patient: true, careTeam: category == .suspicious)
+            }
             guard assessment.severity >= .attention else { return nil }
             let notice = Notice(about: assessment.assessmentID, topic: .assessment(assessment.category), severity: assessment.severity)
             return Intent(notice: notice, patient: true, careTeam: true)
@@ -132,6 +138,7 @@ struct AlertHandler: BatchEventHandler {
                 case .measurementDeleted: .measurementDeleted
                 case .enteredInError: .enteredInError
                 case .profileWithdrawn: .profileWithdrawn
+                case .photoDeleted: .photoDeleted
                 }
             try await withdraw(about: withdrawn.assessmentID, reason: reason, event: event, context: context)
             if withdrawn.kind == .melanomaRisk {

@@ -27,7 +27,7 @@ struct AssessmentRoutes: Sendable {
                 .init("standing", "true: only assessments neither superseded nor withdrawn"),
                 .init(
                     "kind",
-                    "only this kind (bloodPressure, pulse, bodyMassIndex, glucose, hba1c, lipids, nottinghamPrognosticIndex, melanomaRisk, examResult); repeatable"
+                    "only this kind (bloodPressure, pulse, bodyMassIndex, glucose, hba1c, lipids, nottinghamPrognosticIndex, melanomaRisk, examResult, lesionPhoto); repeatable"
                 ),
             ] + Period.queryParameters, paged: true
         ) { request, requestContext in

@@ -8,6 +8,9 @@ import Foundation
 /// Assesses what ingest recorded, withdraws what it retracted, and looks for trends after each new assessment.
 /// Everything it writes and publishes happens in the event's transaction.
 struct ScoringHandler: EventHandler {
+    /// The classifier models whose answers about skin photos are accepted (`CLASSIFIER_MODELS`).
+    var classifiers = ClassifierModels()
+
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
         // Areas and their readings are keyed by area; every other event belongs to a patient.
         func patientID() throws -> String {
@@ -45,6 +48,27 @@ struct ScoringHandler: EventHandler {
             try await NutritionAnalysis.recorded(meal, event: event, patientID: try patientID(), context: context)
         case .mealDeleted(let deletion):
             try await NutritionAnalysis.deleted(deletion, event: event, patientID: try patientID(), context: context)
+        case .lesionPhotoRecorded(let photo):
+            try await PhotoRegister(context).recorded(photo, patientID: try patientID())
+        case .lesionPhotoDeleted(let deletion):
+            let patientID = try patientID()
+            guard try await PhotoRegister(context).deleted(deletion.photoID, patientID: patientID) else { return }
+            try await withdraw(
+                AssessmentStore(context), patientID: patientID, kind: .lesionPhoto, subjectID: deletion.photoID.uuidString.lowercased(),
+                reason: .photoDeleted, event: event, context: context)
+        case .lesionPhotoClassified(let answer):
+            // Refused before anything is stored, each with its reason on the dead-letter topic. (A probability outside
+            // 0–1 never gets here: the event's schema refuses it.)
+            guard classifiers.contains(name: answer.model, version: answer.modelVersion) else {
+                throw UnprocessableEvent(
+                    "the classifier model \(answer.model) \(answer.modelVersion) is not registered (CLASSIFIER_MODELS)")
+            }
+            guard try await PhotoRegister(context).knows(answer.photoID, patientID: try patientID()) else {
+                // Not retried here: a retry would hold back the patient's other events, the announcement among them.
+                // An answer that outran the announcement is replayed from the dead-letter topic (docs/operations.md).
+                throw UnprocessableEvent("no photo \(answer.photoID.uuidString.lowercased()) of this patient is known (lesion-photo.recorded)")
+            }
+            try await assess([event], context: context)
         case .assess:
             // One event is a run of one: the same set-based path as a batch.
             try await assess([event], context: context)
