@@ -24,7 +24,7 @@ import Testing
     func otherKinds() {
         let others: [AssessmentCategory] = [
             .pulse(.normal), .bodyMassIndex(.normal), .glucose(.diabetesRange), .hba1c(.diabetesRange), .lipids(.veryHigh),
-            .nottinghamPrognosticIndex(.excellent), .melanomaRisk(.higher), .examResult(.HH),
+            .nottinghamPrognosticIndex(.excellent), .melanomaRisk(.higher), .examResult(.HH), .lesionPhoto(.suspicious),
         ]
         #expect(Set(others.map(\.kind)) == Set(AssessmentKind.allCases.filter { $0 != .bloodPressure }))
         for category in others {
