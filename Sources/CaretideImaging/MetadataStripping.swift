@@ -93,16 +93,13 @@ public enum MetadataStripping {
     static func strippedJPEG(_ bytes: [UInt8]) throws(Malformed) -> Stripped {
         let segments = try segments(bytes)
         let orientation = segments.lazy.filter { $0.marker == 0xE1 }.compactMap { exifOrientation(bytes[$0.range]) }.first
+        // The orientation goes after SOI, or after JFIF's APP0 when it follows SOI (JFIF wants APP0 first).
+        let anchor = segments.count > 1 && segments[1].marker == 0xE0 && identifier(of: segments[1], in: bytes, is: "JFIF\0") ? 1 : 0
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
-        for segment in segments where keeps(segment, in: bytes) {
+        for (index, segment) in segments.enumerated() where keeps(segment, in: bytes) {
             output += bytes[segment.range]
-            // After SOI, or after JFIF's APP0 when there is one (JFIF wants APP0 first).
-            let isJFIF = segment.marker == 0xE0 && identifier(of: segment, in: bytes, is: "JFIF\0")
-            let followedByJFIF = segments.count > 1 && segments[1].marker == 0xE0 && identifier(of: segments[1], in: bytes, is: "JFIF\0")
-            if let orientation, orientation != 1, (segment.marker == 0xD8 && !followedByJFIF) || isJFIF {
-                output += orientationSegment(orientation)
-            }
+            if index == anchor, let orientation, orientation != 1 { output += orientationSegment(orientation) }
         }
         return Stripped(bytes: output, orientation: orientation ?? 1)
     }

@@ -8,8 +8,7 @@ foods = { "01001", "01009", "01077", "01123", "09003", "11124", "16043", "20045"
 function init(args)
   counter = 0
   run = tonumber(args[2] or "0") or 0
-  headers = { ["Content-Type"] = "application/json" }
-  if args[1] and args[1] ~= "" then headers["Authorization"] = "Bearer " .. args[1] end
+  headers = headers_for(args[1], "application/json")
 end
 
 function request()

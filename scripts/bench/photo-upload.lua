@@ -9,8 +9,7 @@ function init(args)
   local file = assert(io.open(args[2], "rb"))
   photo = file:read("*a")
   file:close()
-  headers = { ["Content-Type"] = "image/jpeg" }
-  if args[1] and args[1] ~= "" then headers["Authorization"] = "Bearer " .. args[1] end
+  headers = headers_for(args[1], "image/jpeg")
 end
 
 function request()

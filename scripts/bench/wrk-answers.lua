@@ -1,8 +1,16 @@
--- Shared by the wrk scripts of scripts/bench (loaded with dofile from the repository's root): numbers each thread,
+-- Shared by the wrk scripts of scripts/bench (loaded with dofile from the repository's root): makes the headers, numbers each thread,
 -- so the ids a script makes differ between threads, and counts the answers by status across all threads.
 -- `thread_number` is a global, not a local: `setup` runs in the main state, and `thread:set` gives each thread's
 -- state its own value of the global (a local of the chunk would shadow it with 0 in every thread, and the threads
 -- would send the same ids).
+-- `headers_for(token, content_type)`: the request headers, with the bearer token when there is one (a build without
+-- authentication ignores it).
+function headers_for(token, content_type)
+  local headers = { ["Content-Type"] = content_type }
+  if token and token ~= "" then headers["Authorization"] = "Bearer " .. token end
+  return headers
+end
+
 threads_started = 0
 threads = {}
 

@@ -3,8 +3,10 @@ import Foundation
 
 /// The short-lived links to a photo's file that `lesion-photo.recorded` carries for an outside classifier:
 /// `/v1/patients/{patientId}/photos/{photoId}/file?expires=<unix seconds>&signature=<hex>`, the signature an
-/// HMAC-SHA256 (RFC 2104) of `patientId/photoId/expires` under the operator's key. The route checks the signature and
-/// the time as well as the caller's `photos:classify` scope: a link alone is not enough, nor a token alone.
+/// HMAC-SHA256 (RFC 2104) under the operator's key of the purpose and each field on a line of its own, as
+/// `ReportShareLink` signs (so a signature made for another purpose never verifies here). The route checks the
+/// signature and the time as well as the caller's `photos:classify` scope: a link alone is not enough, nor a token
+/// alone.
 struct PhotoLinks: Sendable {
     let key: SymmetricKey
     /// Prefixed to the path when set (`PHOTO_LINK_BASE_URL`): ingest's address as the classifier reaches it.
@@ -37,7 +39,12 @@ struct PhotoLinks: Sendable {
         return HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: message, using: key)
     }
 
-    static func message(_ patientID: String, _ photoID: String, _ expires: Int64) -> String { "\(patientID)/\(photoID)/\(expires)" }
+    /// Signed first, so a signature made for another purpose under the same key never verifies as a photo link.
+    static let purpose = "caretide.photo-file.v1"
+
+    static func message(_ patientID: String, _ photoID: String, _ expires: Int64) -> String {
+        [Self.purpose, patientID, photoID, "\(expires)"].joined(separator: "\n")
+    }
 
     static func bytes(hex: String) -> Data? {
         guard hex.count % 2 == 0 else { return nil }

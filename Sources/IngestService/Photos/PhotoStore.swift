@@ -97,16 +97,12 @@ struct PhotoStore: TransactionalStore {
     /// A photo's stored file or thumbnail with its media type; nil when the patient has no such photo.
     static func file(_ id: UUID, patientID: String, thumbnail: Bool, on client: PostgresClient, logger: Logger) async throws -> (ByteBuffer, String)?
     {
-        let rows =
-            thumbnail
-            ? try await client.fetchAll(
-                "SELECT thumbnail, 'image/jpeg' FROM lesion_photos WHERE photo_id = \(id) AND patient_id = \(patientID)",
-                as: (ByteBuffer, String).self,
-                logger: logger)
-            : try await client.fetchAll(
-                "SELECT image, media_type FROM lesion_photos WHERE photo_id = \(id) AND patient_id = \(patientID)", as: (ByteBuffer, String).self,
-                logger: logger)
-        return rows.first
+        // A thumbnail is always a JPEG; the photo is served in the type it was stored in.
+        let columns = thumbnail ? "thumbnail, 'image/jpeg'" : "image, media_type"
+        return try await client.fetchAll(
+            "SELECT \(unescaped: columns) FROM lesion_photos WHERE photo_id = \(id) AND patient_id = \(patientID)", as: (ByteBuffer, String).self,
+            logger: logger
+        ).first
     }
 
     static let columns =
