@@ -53,6 +53,13 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return LocalDate(year: parts.year!, month: parts.month!, day: parts.day!)!
     }
 
+    /// Completed years from this date (a date of birth) to `date`: a birthday on 29 February counts as passed on
+    /// 1 March in the years without one, as most laws count it.
+    public func completedYears(on date: LocalDate) -> Int {
+        let years = date.year - year
+        return (date.month, date.day) < (month, day) ? years - 1 : years
+    }
+
     /// The date of `instant` in `timeZone`.
     public init(_ instant: Date, in timeZone: TimeZone) {
         var calendar = Calendar(identifier: .gregorian)

@@ -16,6 +16,7 @@ public enum RequestSchema: String, CaseIterable, Sendable {
     case releaseRules = "release-rules.request"
     case syncChanges = "sync-changes.request"
     case meal = "meal.request"
+    case patientProfile = "patient-profile.request"
     // ingest-service: care team and environment
     case careTeamGrant = "care-team-grant.request"
     case area = "area.request"

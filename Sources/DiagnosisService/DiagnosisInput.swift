@@ -18,7 +18,7 @@ enum DiagnosisInput {
             .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .alertRaised, .alertWithdrawn,
             .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported, .careTeamGranted, .careTeamRevoked, .accessRecorded,
             .areaRegistered, .uvIndexRecorded, .airQualityRecorded, .environmentSubscriptionChanged, .examResultReleased, .mealRecorded,
-            .mealDeleted, .nutritionAssessed, .lesionPhotoRecorded, .lesionPhotoDeleted, .lesionPhotoClassified:
+            .mealDeleted, .nutritionAssessed, .lesionPhotoRecorded, .lesionPhotoDeleted, .lesionPhotoClassified, .patientDemographicsChanged:
             self = .notConsumed(event.eventType)
         }
     }

@@ -191,5 +191,20 @@ enum IngestMigrations {
                     "ALTER TABLE lesion_photos ALTER COLUMN thumbnail SET STORAGE EXTERNAL",
                     "CREATE INDEX lesion_photos_timeline ON lesion_photos (patient_id, body_site, side, taken_at, photo_id)",
                 ]),
+            Migration(
+                version: 8, name: "patient profiles",
+                statements: [
+                    // Every change is a row; the newest is the profile (ProfileStore). PHI: read by the profile's
+                    // routes and the patient's released reports alone.
+                    """
+                    CREATE TABLE patient_profile_revisions (
+                        patient_id text NOT NULL,
+                        revision integer NOT NULL CHECK (revision > 0),
+                        profile jsonb NOT NULL,
+                        source jsonb NOT NULL,
+                        changed_at timestamptz NOT NULL DEFAULT now(),
+                        PRIMARY KEY (patient_id, revision))
+                    """
+                ]),
         ])
 }

@@ -3,7 +3,8 @@ import CaretideSchemas
 import CaretideStore
 import Foundation
 
-/// ingest-service: accepts measurements, meals and clinical inputs from patients and institutions over HTTP, stores each
+/// ingest-service: accepts measurements, meals and clinical inputs from patients and institutions over HTTP, keeps each
+/// patient's profile, stores each record
 /// once (with its corrections as revisions), refuses values the clinical rules cannot assess, and announces every
 /// change through the outbox.
 public enum IngestService {
@@ -45,6 +46,7 @@ public enum IngestService {
                 EnvironmentRoutes(context: context).register(on: routes)
                 EnvironmentReads(context: context).register(on: routes)
                 PhotoRoutes(context: context, checker: checker, links: links).register(on: routes)
+                ProfileRoutes(context: context).register(on: routes)
             },
             backgroundServices: { context in
                 [

@@ -33,7 +33,7 @@ enum NotificationInput {
         case .examResultRecorded, .environmentSubscriptionChanged: self = .nothingToDo
         case .bloodPressureRecorded, .pulseRecorded, .bodyMeasurementRecorded, .glucoseRecorded, .hba1cRecorded, .lipidPanelRecorded,
             .measurementDeleted, .npiInputsRecorded, .melanomaRiskProfileRecorded, .melanomaRiskProfileWithdrawn, .mealRecorded, .mealDeleted,
-            .lesionPhotoRecorded, .lesionPhotoDeleted, .lesionPhotoClassified,
+            .lesionPhotoRecorded, .lesionPhotoDeleted, .lesionPhotoClassified, .patientDemographicsChanged,
             .nutritionAssessed,
             .alertRaised, .alertWithdrawn, .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused,
             .ontologyReleaseImported,

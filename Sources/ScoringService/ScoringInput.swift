@@ -23,6 +23,8 @@ enum ScoringInput {
     case lesionPhotoRecorded(LesionPhotoRecorded)
     case lesionPhotoDeleted(LesionPhotoDeleted)
     case lesionPhotoClassified(LesionPhotoClassified)
+    /// A patient's sex and date of birth, for the diet analysis's reference intakes (`DemographicsStore`).
+    case patientDemographicsChanged(PatientDemographicsChanged)
     /// A type scoring-service does not consume; arriving here it goes to the dead-letter topic with the reason.
     case notConsumed(EventType)
 
@@ -46,6 +48,7 @@ enum ScoringInput {
         case .lesionPhotoRecorded: self = .lesionPhotoRecorded(try event.payload())
         case .lesionPhotoDeleted: self = .lesionPhotoDeleted(try event.payload())
         case .lesionPhotoClassified: self = .lesionPhotoClassified(try event.payload())
+        case .patientDemographicsChanged: self = .patientDemographicsChanged(try event.payload())
         case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .nutritionAssessed, .alertRaised, .alertWithdrawn,
             .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported,
             // Care-team events are applied by the runtime's projection before the handler.

@@ -186,5 +186,18 @@ enum ScoringMigrations {
             Migration(
                 version: 9, name: "known photos",
                 statements: ["CREATE TABLE known_photos (photo_id uuid PRIMARY KEY, patient_id text NOT NULL)"]),
+            // Each patient's sex and date of birth from `patient-demographics.changed` (`DemographicsStore`): the
+            // reference intakes of the diet analysis. Never a name.
+            Migration(
+                version: 10, name: "patient demographics",
+                statements: [
+                    """
+                    CREATE TABLE patient_demographics (
+                        patient_id text PRIMARY KEY,
+                        sex text,
+                        birth_date date,
+                        profile_revision integer NOT NULL)
+                    """
+                ]),
         ])
 }

@@ -6,7 +6,8 @@ import Foundation
 
 /// scoring-service: assesses measurements, NPI inputs, melanoma risk profiles and exam reports with the clinical rules,
 /// and outside classifiers' answers about skin photos with their certainty,
-/// analyses each patient's days of meals against the dietary reference values,
+/// analyses each patient's days of meals against the dietary reference values (by the sex and age of the patient's
+/// profile, from `caretide.patients`),
 /// keeps every assessment (full history, never overwritten: corrections supersede, deletions withdraw), watches each
 /// patient's series for trends, and publishes all of it on `caretide.scores`.
 public enum ScoringService {
@@ -28,7 +29,9 @@ public enum ScoringService {
     ) -> ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "scoring", migrations: ScoringMigrations.track,
-            consumedTopics: [.measurements, .npi, .riskProfiles, .examResults, .environment, .meals, .photos, .photoClassifications],
+            consumedTopics: [
+                .measurements, .npi, .riskProfiles, .examResults, .environment, .meals, .photos, .photoClassifications, .patients,
+            ],
             handler: ScoringHandler(classifiers: classifiers), careTeam: .projection
         ) { routes, context in
             AssessmentRoutes(context: context, tips: tips).register(on: routes)

@@ -85,6 +85,7 @@ enum EventSamples {
                 photoID: UUID(), bodySite: .upperBack, side: nil, takenAt: takenAt, mediaType: "image/png", width: 299, height: 299,
                 imageURL: "https://ingest.example.org/v1/patients/p-1/photos/x/file", linkExpiresAt: takenAt)),
         EventSample(LesionPhotoDeleted(photoID: UUID(), deletedAt: takenAt)),
+        EventSample(PatientDemographicsChanged(sex: "female", birthDate: "1968-04-02", profileRevision: 3, changedAt: takenAt)),
         EventSample(
             LesionPhotoClassified(
                 photoID: UUID(), model: "st-mary-dermatology-cnn", modelVersion: "2.4.1", melanomaProbability: 0.82, classifiedAt: takenAt)),

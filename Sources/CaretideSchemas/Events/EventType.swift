@@ -21,6 +21,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case mealDeleted = "meal.deleted"
     case lesionPhotoRecorded = "lesion-photo.recorded"
     case lesionPhotoDeleted = "lesion-photo.deleted"
+    case patientDemographicsChanged = "patient-demographics.changed"
     // Answered by an outside classifier.
     case lesionPhotoClassified = "lesion-photo.classified"
     // Computed by scoring-service.
@@ -62,6 +63,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .examResultRecorded, .examResultEnteredInError, .examResultReleased: .examResults
         case .mealRecorded, .mealDeleted: .meals
         case .lesionPhotoRecorded, .lesionPhotoDeleted: .photos
+        case .patientDemographicsChanged: .patients
         case .lesionPhotoClassified: .photoClassifications
         case .nutritionAssessed: .nutrition
         case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged: .scores
@@ -93,6 +95,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .mealDeleted: MealDeleted.self
         case .lesionPhotoRecorded: LesionPhotoRecorded.self
         case .lesionPhotoDeleted: LesionPhotoDeleted.self
+        case .patientDemographicsChanged: PatientDemographicsChanged.self
         case .lesionPhotoClassified: LesionPhotoClassified.self
         case .nutritionAssessed: NutritionAssessed.self
         case .assessmentRecorded: AssessmentRecorded.self

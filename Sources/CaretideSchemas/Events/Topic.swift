@@ -14,6 +14,9 @@ public enum Topic: String, CaseIterable, Sendable, Codable {
     /// Skin photos stored and deleted, with a signed link to each new one's file (ingest-service → outside
     /// classifiers); never the pixels.
     case photos = "caretide.photos"
+    /// What other services may know of a patient's profile: sex and date of birth, never the name (ingest-service →
+    /// scoring-service).
+    case patients = "caretide.patients"
     /// A hospital's validated classifier's answers about skin photos, keyed by patient id (outside → scoring-service).
     case photoClassifications = "caretide.photo-classifications"
     /// Each day of meals analysed again after a change (scoring-service → downstream consumers).

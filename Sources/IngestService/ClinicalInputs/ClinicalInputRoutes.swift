@@ -2,6 +2,7 @@ import CaretideDomain
 import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
+import CaretideStore
 import ClinicalAssessment
 import Foundation
 import Hummingbird
@@ -45,13 +46,17 @@ struct ClinicalInputRoutes: Sendable {
             ) { request, context in
                 let patientID = try PatientID.fromPath(context)
                 let id = try context.uuidParameter(parameter, label: "id").uuidString.lowercased()
-                let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
+                var body = try await records.schemaValidBody(definition, request: request, requestContext: context)
+                var fromProfile: [String]?
+                if definition.kind == .melanomaRiskProfile {
+                    (body, fromProfile) = try await Self.completedFromProfile(body, patientID: patientID, records: records)
+                }
                 let write = try records.checked(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
                 let receipt = try await records.store(write, origin: context.origin)
                 return try jsonResponse(
                     RecordedWithRules(
                         id: receipt.id, revision: receipt.revision, eventId: receipt.eventId, status: receipt.status,
-                        assessment: try Self.answer(write.assessment, body: body)),
+                        assessment: try Self.answer(write.assessment, body: body, fromProfile: fromProfile)),
                     status: receipt.httpStatus)
             }
         }
@@ -80,10 +85,25 @@ struct ClinicalInputRoutes: Sendable {
 
     /// The NPI and the melanoma profile are assessed kinds: their rule answers whenever it refuses nothing. A melanoma
     /// answer names the optional factors the body left out, which carried no weight.
-    private static func answer(_ assessment: Assessment?, body: JSONValue) throws -> RuleAnswer {
+    private static func answer(_ assessment: Assessment?, body: JSONValue, fromProfile: [String]? = nil) throws -> RuleAnswer {
         guard let assessment else { throw HTTPError(.internalServerError) }
         let unanswered =
             assessment.kind == .melanomaRisk ? MelanomaRiskFactor.optional.map(\.rawValue).filter { body[$0] == nil } : nil
-        return RuleAnswer(assessment, unansweredFactors: unanswered)
+        return RuleAnswer(assessment, unansweredFactors: unanswered, fromProfile: fromProfile)
+    }
+
+    /// A melanoma risk profile without an age or a sex takes them from the patient's profile (the age today in the
+    /// profile's time zone; a sex of unknown gives none), so the app need not ask again what the patient told it once.
+    /// What neither gives is refused by the rule as missing. Answers the body and the factors it took.
+    static func completedFromProfile(_ body: JSONValue, patientID: String, records: RecordRoutes) async throws -> (JSONValue, [String]?) {
+        guard body["age"] == nil || body["sex"] == nil else { return (body, nil) }
+        let context = records.context
+        guard let profile = try await ProfileStore.current(patientID: patientID, on: context.database.client, logger: context.logger)?.profile
+        else { return (body, nil) }
+        var completed: [String: JSONValue] = [:]
+        if body["age"] == nil, let age = profile.age(at: Date()) { completed["age"] = .number(Double(age)) }
+        if body["sex"] == nil, let sex = profile.sex?.administrativeSex { completed["sex"] = .string(sex.rawValue) }
+        guard !completed.isEmpty else { return (body, nil) }
+        return (body.merging(completed), completed.keys.sorted())
     }
 }

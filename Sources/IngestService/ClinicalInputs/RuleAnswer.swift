@@ -21,9 +21,12 @@ struct RuleAnswer: Encodable, Sendable {
     /// For a melanoma risk profile: the optional factors left unanswered, which carry no weight (docs/clinical-rules.md
     /// §7); an app may ask for them rather than imply a lower risk.
     let unansweredFactors: [String]?
+    /// For a melanoma risk profile: the factors the request left out and the patient's profile gave (age, sex).
+    let fromProfile: [String]?
 
-    init(_ assessment: Assessment, unansweredFactors: [String]? = nil) {
+    init(_ assessment: Assessment, unansweredFactors: [String]? = nil, fromProfile: [String]? = nil) {
         self.unansweredFactors = unansweredFactors
+        self.fromProfile = fromProfile
         kind = assessment.kind
         category = assessment.category.rawValue
         severity = assessment.severity

@@ -15,7 +15,8 @@ import Foundation
 /// - Observation: `code.coding` (the LOINC one if any) gives the code and `display` (else `code.text`) the name;
 ///   `valueQuantity` the value and unit (UCUM `code`, else `unit`); `referenceRange[0].low/high.value` the range;
 ///   `note[].text` the comment. Only quantities are taken: an observation without `valueQuantity` is named.
-/// - Patient resources only say who a report is about; nothing of them is stored. Any other resource is named.
+/// - Patient resources say who a report is about; their name, gender and birthDate go to the patient's profile
+///   (`Registrations`). Any other resource is named.
 enum FHIRResults {
     struct Report: Equatable {
         let examID: String

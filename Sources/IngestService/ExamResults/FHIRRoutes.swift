@@ -88,6 +88,10 @@ struct FHIRRoutes: Sendable {
             }
         }
         guard issues.isEmpty else { return (.conflict, Self.outcome(issues)) }
+        // Who the patients are, from the bundle's Patient resources, into their profiles once the reports stand.
+        try await ProfileRegistration.register(
+            Registrations.fhir(bundle: bundle, reportedPatients: Set(reports.map(\.patientID))), institution: institution, format: "fhir",
+            origin: origin, context: records.context)
         let count = bundle["entry"]?.elements.count ?? 0
         let entries: [JSONValue] = (0..<count).map { index in
             var response: [String: JSONValue] = ["status": .string(outcomes[index]?.status ?? "200 OK")]

@@ -89,6 +89,13 @@ struct HL7v2Routes: Sendable {
                 problems.append(.init(segment: "OBR", sequence: report.reportSegment, field: 3, code: .applicationError, reason: refusal.error))
             }
         }
+        // Who the patient is, from PID-5/7/8, into their profile once the results stand.
+        if problems.isEmpty, let pid = message.segments.first(where: { $0.id == "PID" }),
+            let patientID = reports.first?.body["patientId"]?.stringValue
+        {
+            try await ProfileRegistration.register(
+                [patientID: Registrations.hl7v2(pid)], institution: institution, format: "hl7v2", origin: origin, context: records.context)
+        }
         return Acknowledgement(code: problems.isEmpty ? "AA" : "AE", to: message, institution: institution, problems: problems)
     }
 

@@ -56,6 +56,8 @@ struct ScoringHandler: EventHandler {
             try await withdraw(
                 AssessmentStore(context), patientID: patientID, kind: .lesionPhoto, subjectID: deletion.photoID.uuidString.lowercased(),
                 reason: .photoDeleted, event: event, context: context)
+        case .patientDemographicsChanged(let change):
+            try await DemographicsStore(context).apply(change, patientID: try patientID())
         case .lesionPhotoClassified(let answer):
             // Refused before anything is stored, each with its reason on the dead-letter topic. (A probability outside
             // 0–1 never gets here: the event's schema refuses it.)

@@ -21,10 +21,13 @@ enum NutritionAnalysis {
 
     private static func analyse(days: [String], event: ValidatedEvent, patientID: String, context: HandlerContext) async throws {
         let store = NutritionStore(context)
+        // The sex and age of the patient's profile, when ingest announced them; else the adult limits, and energy and
+        // protein left unknown.
+        let known = try await DemographicsStore(context).demographics(patientID: patientID)
         for day in days.sorted() {
             let analysed = try await store.analyse(patientID: patientID, day: day)
-            // The event carries no age or sex: the adult limits, and energy and protein left unknown.
-            let analysis = DayAnalysis(totals: analysed.totals, sex: nil, age: nil)
+            let age = LocalDate(day).flatMap(known.age(on:))
+            let analysis = DayAnalysis(totals: analysed.totals, sex: known.sex, age: age)
             try await context.publish(
                 context.envelope(
                     for: NutritionAssessed(
@@ -33,7 +36,7 @@ enum NutritionAnalysis {
                         severity: analysis.severity, tips: analysis.tips.map(\.rawValue), ruleSetVersion: RuleSetVersion.current,
                         sourceEventID: event.eventID),
                     causedBy: event))
-            let limit = DietaryReference.sodiumLimitMg(sex: nil, age: nil)
+            let limit = DietaryReference.sodiumLimitMg(sex: known.sex, age: age)
             if (analysed.totals.sums.sodiumMg ?? 0) >= limit {
                 try await lookForPattern(
                     day: day, limit: limit, analysisID: analysed.analysisID, event: event, patientID: patientID, context: context)

@@ -80,8 +80,11 @@ struct NutritionRoutes: Sendable {
 
     func register(on routes: APIRoutes) {
         let profile = [
-            QueryParameter("sex", "female or male: for the energy and protein references"),
-            QueryParameter("age", "age in years (0 to 120): for the energy and protein references, and a child's sodium limit"),
+            QueryParameter("sex", "female or male: for the energy and protein references; default the sex of the patient's profile"),
+            QueryParameter(
+                "age",
+                "age in years (0 to 120): for the energy and protein references, and a child's sodium limit; default the age on each day from the date of birth of the patient's profile"
+            ),
         ]
         routes.get(
             "v1/patients/:patientId/nutrition/days/:date", access: .patientData(.read),
@@ -93,10 +96,14 @@ struct NutritionRoutes: Sendable {
                     status: .badRequest, error: "the path is invalid",
                     violations: [SchemaViolation(pointer: JSONPointer(tokens: ["date"]), message: "must be a date (YYYY-MM-DD)")])
             }
-            let (sex, age) = try Self.profile(request)
+            let asked = try Self.profile(request)
+            let known = try await DemographicsStore.demographics(patientID: patientID, on: context.database.client, logger: context.logger)
             let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
             let entries = try await Self.entries(patientID: patientID, from: date, through: date, on: context.database.client, logger: context.logger)
-            var response = try jsonResponse(Self.day(date.description, entries: entries, sex: sex, age: age, texts: texts, withMeals: true))
+            var response = try jsonResponse(
+                Self.day(
+                    date.description, entries: entries, sex: asked.sex ?? known.sex, age: asked.age ?? known.age(on: date), texts: texts,
+                    withMeals: true))
             response.headers[.contentLanguage] = texts.language
             return response
         }
@@ -110,13 +117,16 @@ struct NutritionRoutes: Sendable {
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let (first, last) = try Self.days(request, today: LocalDate(Date(), in: TimeZone(identifier: "UTC")!))
-            let (sex, age) = try Self.profile(request)
+            let asked = try Self.profile(request)
+            let known = try await DemographicsStore.demographics(patientID: patientID, on: context.database.client, logger: context.logger)
             let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
             let entries = try await Self.entries(
                 patientID: patientID, from: first, through: last, on: context.database.client, logger: context.logger)
             let byDay = Dictionary(grouping: entries, by: \.day)
             let days = byDay.keys.sorted().map { day in
-                Self.day(day, entries: byDay[day] ?? [], sex: sex, age: age, texts: texts, withMeals: false)
+                Self.day(
+                    day, entries: byDay[day] ?? [], sex: asked.sex ?? known.sex, age: asked.age ?? LocalDate(day).flatMap(known.age(on:)),
+                    texts: texts, withMeals: false)
             }
             var response = try jsonResponse(Series(from: first.description, to: last.description, days: days))
             response.headers[.contentLanguage] = texts.language
@@ -172,7 +182,7 @@ struct NutritionRoutes: Sendable {
     }
 
     /// `?sex=` and `?age=`, each optional, or a 400 naming each one that is not one.
-    static func profile(_ request: Request) throws -> (Sex?, Int?) {
+    static func profile(_ request: Request) throws -> (sex: Sex?, age: Int?) {
         let parameters = request.uri.queryParameters
         var violations: [SchemaViolation] = []
         var sex: Sex?

@@ -11,7 +11,8 @@ import Hummingbird
 /// - `PUT|GET /v1/institutions/{institutionId}/release-rules`: the institution's rules, replaced as a whole
 /// - `POST /v1/institutions/{institutionId}/exam-results/{examId}/release`: a clinician releases a held (or delayed) report
 /// - `GET /v1/patients/{patientId}/exam-results`: the patient's released reports, newest first, each item with its flag
-///   and the institution's advice
+///   and the institution's advice, each report headed by the name, sex and age (then) of the patient's profile, so the
+///   patient can confirm the results are theirs
 struct ReleaseRoutes: Sendable {
     let records: RecordRoutes
     static let schema: RequestSchema = .releaseRules
@@ -82,8 +83,11 @@ struct ReleaseRoutes: Sendable {
             let period = try Period.from(request)
             let rows = try await ReleaseStore.released(
                 patientID: patientID, period: period, page: page, on: context.database.client, logger: context.logger)
+            let profile = try await ProfileStore.current(patientID: patientID, on: context.database.client, logger: context.logger)?.profile
             return try jsonResponse(
-                try Page(rows: rows, request: page, cursor: { .init(date: $0.reportedAt, id: $0.recordID) }, item: Self.patientView))
+                try Page(rows: rows, request: page, cursor: { .init(date: $0.reportedAt, id: $0.recordID) }) {
+                    try Self.patientView($0, profile: profile)
+                })
         }
         routes.get(
             "v1/patients/:patientId/exam-results/series/:code", access: .patientData(.read),
@@ -125,7 +129,25 @@ struct ReleaseRoutes: Sendable {
         let reportedAt: Date
         let releasedAt: Date
         let status: String?
+        /// Who the report is about, from the patient's profile: absent when there is none.
+        let patient: ReportPatient?
         let items: [PatientItem]
+    }
+
+    /// The heading of a released report, so that the patient can confirm it is theirs.
+    struct ReportPatient: Encodable, Sendable {
+        /// "Given Family".
+        let name: String?
+        let sex: ProfileSex?
+        /// Completed years when the report was made.
+        let age: Int?
+
+        init?(_ profile: PatientProfile?, at reportedAt: Date) {
+            guard let profile, profile.name != nil || profile.sex != nil || profile.birthDate != nil else { return nil }
+            name = profile.name?.text
+            sex = profile.sex
+            age = profile.age(at: reportedAt)
+        }
     }
 
     struct PatientItem: Encodable, Sendable {
@@ -160,13 +182,13 @@ struct ReleaseRoutes: Sendable {
         }
     }
 
-    static func patientView(_ row: ReleaseStore.ReleasedReport) throws -> PatientReport {
+    static func patientView(_ row: ReleaseStore.ReleasedReport, profile: PatientProfile?) throws -> PatientReport {
         let body = try CaretideJSON.parse(Array(row.body.utf8))
         let lines = try JSONValueDecoder.decode([ExamResultLine].self, from: body["items"] ?? .array([]))
         let exam = ExamResultRoutes.key(row.recordID)
         return PatientReport(
             examId: exam.examID, institutionId: exam.institutionID, revision: row.revision, reportedAt: row.reportedAt, releasedAt: row.releasedAt,
-            status: body["status"]?.stringValue ?? "final",
+            status: body["status"]?.stringValue ?? "final", patient: ReportPatient(profile, at: row.reportedAt),
             items: lines.map(PatientItem.init))
     }
 }
