@@ -177,7 +177,9 @@ let package = Package(
         // A target per service: its rules and state machines, without starting it.
         .testTarget(
             name: "IngestServiceTests",
-            dependencies: ["IngestService", "CaretideSchemas", "CaretideRuntime", "CaretideNutrition", "CaretideImaging", "CaretideDomain", propertyBased],
+            dependencies: [
+                "IngestService", "CaretideSchemas", "CaretideRuntime", "CaretideNutrition", "CaretideImaging", "CaretideDomain", propertyBased,
+            ],
             // HL7 v2 and FHIR messages written from the specifications, read by path (the integration tests read them too).
             exclude: ["Fixtures"]),
         .testTarget(

@@ -68,6 +68,12 @@ public enum PatientDataOperation: String, Sendable, Hashable {
     case manage
     /// Advice from the patient's consultant to the patient's inbox: consultants with an active grant alone.
     case advise
+    /// Clinical inputs a clinician may enter too (an NPI on a ward round): the patient, consultants with an active
+    /// grant, and service clients with `patients:write`.
+    case record
+    /// Messages between the patient and their care team: the patient, and consultants with an active grant (no
+    /// service, no institution: a conversation is between people).
+    case converse
 }
 
 /// The scopes a `service` token (a hospital pipeline) may carry, and what each allows.
@@ -116,7 +122,8 @@ public enum AccessRules {
             return .refused
         case (.patient, .patientData):
             return owner == identity.subject ? .allowed : .refused
-        case (.consultant, .patientData(.read)), (.consultant, .patientData(.advise)):
+        case (.consultant, .patientData(.read)), (.consultant, .patientData(.advise)), (.consultant, .patientData(.converse)),
+            (.consultant, .patientData(.record)):
             return .allowedWithActiveGrant
         case (.patient, .ownInbox), (.consultant, .ownInbox):
             return .allowed
@@ -125,7 +132,7 @@ public enum AccessRules {
             return identity.institutionID == nil ? .refused : .allowed
         case (.service, .patientData(.read)):
             return identity.scopes.contains(ServiceScope.patientsRead) ? .allowed : .refused
-        case (.service, .patientData(.write)):
+        case (.service, .patientData(.write)), (.service, .patientData(.record)):
             return identity.scopes.contains(ServiceScope.patientsWrite) ? .allowed : .refused
         case (.institution, .institutionResults):
             return owner != nil && owner == identity.institutionID ? .allowed : .refused
@@ -156,6 +163,7 @@ public enum AccessRules {
             (.patient, .consultantWorkspace), (.institution, .consultantWorkspace), (.service, .consultantWorkspace),
             (.patient, .clinicalTools), (.institution, .clinicalTools), (.institution, .patientData),
             (.patient, .operatorFeeds), (.consultant, .operatorFeeds), (.institution, .operatorFeeds), (.service, .patientData(.advise)),
+            (.service, .patientData(.converse)),
             (.service, .ownInbox), (.patient, .broadcasts), (.consultant, .broadcasts), (.institution, .broadcasts),
             (.patient, .deliveryChannels), (.consultant, .deliveryChannels), (.institution, .deliveryChannels), (.service, .deliveryChannels),
             (.patient, .ontologyUpdates), (.institution, .ontologyUpdates), (.service, .ontologyUpdates), (.consultant, .ontologyUpdates(.decide)),

@@ -24,6 +24,8 @@ public enum RequestSchema: String, CaseIterable, Sendable {
     case airQuality = "air-quality.request"
     // notification-service
     case advice = "advice.request"
+    case careThread = "care-thread.request"
+    case careMessage = "care-message.request"
     case appointment = "appointment.request"
     case slot = "slot.request"
     case broadcast = "broadcast.request"

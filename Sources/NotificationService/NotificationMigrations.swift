@@ -328,5 +328,34 @@ enum NotificationMigrations {
             // The assessment whose rule set a reminder (a melanoma category's self-check): withdrawing that
             // assessment cancels the reminder (`ReminderStore.cancel(setBy:)`).
             Migration(version: 14, name: "reminders set by an assessment", statements: ["ALTER TABLE reminders ADD COLUMN set_by uuid"]),
+            // Conversations between a patient and one consultant of their care team (`ThreadStore`). The text is
+            // kept here alone: never on a topic, in a log or a metric.
+            Migration(
+                version: 15, name: "care team threads",
+                statements: [
+                    """
+                    CREATE TABLE care_threads (
+                        thread_id uuid PRIMARY KEY,
+                        patient_id text NOT NULL,
+                        consultant_id text NOT NULL,
+                        subject text NOT NULL,
+                        started_by text NOT NULL CHECK (started_by IN ('patient', 'consultant')),
+                        started_at timestamptz NOT NULL DEFAULT now(),
+                        last_message_at timestamptz NOT NULL DEFAULT now())
+                    """,
+                    "CREATE INDEX care_threads_patient ON care_threads (patient_id, last_message_at DESC, thread_id)",
+                    "CREATE INDEX care_threads_consultant ON care_threads (consultant_id, last_message_at DESC, thread_id)",
+                    """
+                    CREATE TABLE care_messages (
+                        message_id uuid PRIMARY KEY,
+                        thread_id uuid NOT NULL REFERENCES care_threads ON DELETE CASCADE,
+                        sender_role text NOT NULL CHECK (sender_role IN ('patient', 'consultant')),
+                        sender_id text NOT NULL,
+                        text text NOT NULL CHECK (char_length(text) <= 4000),
+                        sent_at timestamptz NOT NULL DEFAULT now(),
+                        read_at timestamptz)
+                    """,
+                    "CREATE INDEX care_messages_thread ON care_messages (thread_id, sent_at, message_id)",
+                ]),
         ])
 }

@@ -30,6 +30,7 @@ public enum NotificationService {
             routes: { routes, context in
                 InboxRoutes(context: context).register(on: routes)
                 AdviceRoutes(context: context).register(on: routes)
+                ThreadRoutes(context: context).register(on: routes)
                 SubscriptionRoutes(context: context).register(on: routes)
                 ReminderRoutes(context: context).register(on: routes)
                 BroadcastRoutes(context: context).register(on: routes)

@@ -26,6 +26,9 @@ import Testing
         #expect(AccessRules.decide(Self.patient, .calculators, owner: nil) == .allowed)
         // Advice comes from the care team, not from the patient to themselves.
         #expect(AccessRules.decide(Self.patient, .patientData(.advise), owner: "p-1") == .refused)
+        // Messages with the care team: in the patient's own threads only.
+        #expect(AccessRules.decide(Self.patient, .patientData(.converse), owner: "p-1") == .allowed)
+        #expect(AccessRules.decide(Self.patient, .patientData(.converse), owner: "p-2") == .refused)
         #expect(AccessRules.decide(Self.patient, .ownInbox, owner: nil) == .allowed)
     }
 
@@ -34,7 +37,7 @@ import Testing
         #expect(AccessRules.decide(Self.staff, .institutionResults, owner: "st-mary") == .allowed)
         #expect(AccessRules.decide(Self.staff, .institutionResults, owner: "st-john") == .refused)
         #expect(AccessRules.decide(Self.staff, .institutionResults, owner: nil) == .refused)
-        for operation in [PatientDataOperation.read, .write, .manage, .advise] {
+        for operation in [PatientDataOperation.read, .write, .manage, .advise, .converse, .record] {
             #expect(AccessRules.decide(Self.staff, .patientData(operation), owner: "staff-1") == .refused)
         }
         #expect(AccessRules.decide(Self.staff, .ownInbox, owner: nil) == .allowed)
@@ -53,13 +56,17 @@ import Testing
         #expect(AccessRules.decide(Self.consultant, .clinicalTools, owner: nil) == .allowed)
         #expect(AccessRules.decide(Self.consultant, .institutionResults, owner: "st-mary") == .refused)
         #expect(AccessRules.decide(Self.consultant, .patientData(.advise), owner: "p-1") == .allowedWithActiveGrant)
+        #expect(AccessRules.decide(Self.consultant, .patientData(.converse), owner: "p-1") == .allowedWithActiveGrant)
+        // A ward round: an NPI entered by the care team.
+        #expect(AccessRules.decide(Self.consultant, .patientData(.record), owner: "p-1") == .allowedWithActiveGrant)
         #expect(AccessRules.decide(Self.consultant, .ownInbox, owner: nil) == .allowed)
     }
 
     @Test("an operator reads and writes no patient data, not even with their own id in the path")
     func operatorRole() {
         for access in [
-            Access.patientData(.read), .patientData(.write), .patientData(.manage), .patientData(.advise), .institutionResults, .consultantWorkspace,
+            Access.patientData(.read), .patientData(.write), .patientData(.manage), .patientData(.advise), .patientData(.converse),
+            .institutionResults, .consultantWorkspace,
             .clinicalTools, .ownInbox,
         ] {
             #expect(AccessRules.decide(Self.operatorIdentity, access, owner: "ops-1") == .refused)
@@ -96,7 +103,8 @@ import Testing
     @Test("a service client does exactly what its scopes name")
     func service() {
         for access in [
-            Access.patientData(.read), .patientData(.write), .patientData(.manage), .patientData(.advise), .institutionResults, .consultantWorkspace,
+            Access.patientData(.read), .patientData(.write), .patientData(.manage), .patientData(.advise), .patientData(.converse),
+            .institutionResults, .consultantWorkspace,
             .clinicalTools, .ownInbox,
         ] {
             #expect(AccessRules.decide(Self.bareService, access, owner: "x") == .refused)
@@ -104,6 +112,8 @@ import Testing
         #expect(AccessRules.decide(Self.service("patients:read"), .patientData(.read), owner: "p-1") == .allowed)
         #expect(AccessRules.decide(Self.service("patients:read"), .patientData(.write), owner: "p-1") == .refused)
         #expect(AccessRules.decide(Self.service("patients:write"), .patientData(.write), owner: "p-1") == .allowed)
+        #expect(AccessRules.decide(Self.service("patients:write"), .patientData(.record), owner: "p-1") == .allowed)
+        #expect(AccessRules.decide(Self.service("patients:read"), .patientData(.record), owner: "p-1") == .refused)
         #expect(AccessRules.decide(Self.service("patients:write", "patients:read"), .patientData(.manage), owner: "p-1") == .refused)
         #expect(AccessRules.decide(Self.service("exam-results:write"), .institutionResults, owner: "st-mary") == .allowed)
         #expect(AccessRules.decide(Self.service("diagnosis:rank"), .clinicalTools, owner: nil) == .allowed)

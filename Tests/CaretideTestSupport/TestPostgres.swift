@@ -67,10 +67,13 @@ private enum StopAtExit {
 }
 
 public enum TestLogging {
-    /// Quiet by default; `CARETIDE_TEST_LOG=debug` shows the services' logs.
+    /// Quiet by default (a run of every test wrote 8,000 lines of "request answered" before); `CARETIDE_TEST_LOG=debug`
+    /// shows the services' logs.
+    public static let level = ProcessInfo.processInfo.environment["CARETIDE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+
     public static func logger(_ label: String) -> Logger {
         var logger = Logger(label: "caretide.tests.\(label)")
-        logger.logLevel = ProcessInfo.processInfo.environment["CARETIDE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        logger.logLevel = level
         return logger
     }
 }

@@ -46,7 +46,7 @@ public final class TestStack: Sendable {
             for definition in definitions {
                 var configuration = ServiceConfiguration(
                     serviceName: definition.name, httpHost: "127.0.0.1", httpPort: 0, database: database, kafka: kafka,
-                    auth: try await TestIdentity.shared.configuration())
+                    auth: try await TestIdentity.shared.configuration(), logLevel: TestLogging.level)
                 configure(&configuration)
                 let assembly = try await ServiceAssembly(
                     definition: definition, configuration: configuration, logger: TestLogging.logger(definition.name), signals: false)

@@ -13,11 +13,15 @@ public struct NPIInputsRecorded: EventPayload {
     public var lymphNodeStage: Int?
     public var positiveNodes: Int?
     public var diagnosisDate: Date
+    /// Who entered the inputs: the patient, or a consultant of their care team on a ward round. Absent in events from
+    /// before it was recorded.
+    public var recordedBy: RecordedBy?
 
     public init(
         npiID: UUID, revision: Int = 1, tumourSizeCm: Double, histologicalGrade: Int, lymphNodeStage: Int?, positiveNodes: Int?,
-        diagnosisDate: Date
+        diagnosisDate: Date, recordedBy: RecordedBy? = nil
     ) {
+        self.recordedBy = recordedBy
         self.npiID = npiID
         self.revision = revision
         self.tumourSizeCm = tumourSizeCm
@@ -29,7 +33,19 @@ public struct NPIInputsRecorded: EventPayload {
 
     enum CodingKeys: String, CodingKey {
         case npiID = "npiId"
-        case revision, tumourSizeCm, histologicalGrade, lymphNodeStage, positiveNodes, diagnosisDate
+        case revision, tumourSizeCm, histologicalGrade, lymphNodeStage, positiveNodes, diagnosisDate, recordedBy
+    }
+}
+
+/// Who entered a clinical input, by role and id (never a name).
+public struct RecordedBy: Codable, Sendable, Equatable {
+    /// patient, consultant or service.
+    public var role: String
+    public var id: String
+
+    public init(role: String, id: String) {
+        self.role = role
+        self.id = id
     }
 }
 

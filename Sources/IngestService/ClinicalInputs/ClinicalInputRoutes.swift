@@ -8,7 +8,8 @@ import Foundation
 import Hummingbird
 
 /// Clinical inputs a patient or clinician enters:
-/// - `PUT /v1/patients/{patientId}/npi/{npiId}`: Nottingham Prognostic Index inputs (PUT again to correct)
+/// - `PUT /v1/patients/{patientId}/npi/{npiId}`: Nottingham Prognostic Index inputs (PUT again to correct), by the
+///   patient or a consultant of their care team (a ward round), marked with who entered them
 /// - `PUT /v1/patients/{patientId}/melanoma-risk-profiles/{profileId}`: melanoma risk factors (the newest profile is current)
 /// - `DELETE /v1/patients/{patientId}/melanoma-risk-profiles/{profileId}`: withdraw (reset) a profile
 struct ClinicalInputRoutes: Sendable {
@@ -34,15 +35,18 @@ struct ClinicalInputRoutes: Sendable {
         deletion: { id, at in MelanomaRiskProfileWithdrawn(profileID: UUID(uuidString: id)!, withdrawnAt: at) })
 
     func register(on routes: APIRoutes) {
-        for (path, parameter, definition, summary) in [
-            ("npi", "npiId", Self.npi, "Record or correct Nottingham Prognostic Index inputs; answers the NPI, its group and 5-year survival"),
+        for (path, parameter, definition, access, summary) in [
             (
-                "melanoma-risk-profiles", "profileId", Self.melanomaRiskProfile,
+                "npi", "npiId", Self.npi, Access.patientData(.record),
+                "Record or correct Nottingham Prognostic Index inputs (the patient, or a consultant of the care team on a ward round); answers the NPI, its group and 5-year survival"
+            ),
+            (
+                "melanoma-risk-profiles", "profileId", Self.melanomaRiskProfile, .patientData(.write),
                 "Record a melanoma risk-factor profile (the newest is current); answers its category and self-check interval"
             ),
         ] {
             routes.put(
-                "v1/patients/:patientId/\(path)/:\(parameter)", access: .patientData(.write), summary: summary, body: [definition.kind.requestSchema]
+                "v1/patients/:patientId/\(path)/:\(parameter)", access: access, summary: summary, body: [definition.kind.requestSchema]
             ) { request, context in
                 let patientID = try PatientID.fromPath(context)
                 let id = try context.uuidParameter(parameter, label: "id").uuidString.lowercased()
@@ -50,6 +54,9 @@ struct ClinicalInputRoutes: Sendable {
                 var fromProfile: [String]?
                 if definition.kind == .melanomaRiskProfile {
                     (body, fromProfile) = try await Self.completedFromProfile(body, patientID: patientID, records: records)
+                } else if let identity = context.identity {
+                    // Who entered it travels with it, so the patient's history shows a ward round's entry as such.
+                    body = body.merging(["recordedBy": .object(["role": .string(identity.role.rawValue), "id": .string(identity.subject)])])
                 }
                 let write = try records.checked(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
                 let receipt = try await records.store(write, origin: context.origin)

@@ -24,6 +24,9 @@ struct ClinicalHistoryRoutes: Sendable {
         let diagnosisDate: Date
         /// The inputs as recorded: tumour size, histological grade, lymph nodes.
         let inputs: JSONValue
+        /// Who entered them: the patient, or a consultant of their care team (a ward round); absent for entries from
+        /// before it was recorded.
+        let recordedBy: JSONValue?
         let npi: Double?
         let lymphNodeStage: Int?
         let group: String
@@ -61,7 +64,8 @@ struct ClinicalHistoryRoutes: Sendable {
                 guard let group = NPIPrognosticGroup(rawValue: entry.category) else { return nil }
                 return NPIEntry(
                     npiId: entry.subjectId, revision: entry.subjectRevision, diagnosisDate: entry.observedAt,
-                    inputs: Self.without(["npiId", "revision"], entry.inputs), npi: entry.values["npi"]?.numberValue,
+                    inputs: Self.without(["npiId", "revision", "recordedBy"], entry.inputs), recordedBy: entry.inputs["recordedBy"],
+                    npi: entry.values["npi"]?.numberValue,
                     lymphNodeStage: entry.values["lymphNodeStage"]?.numberValue.map { Int($0) }, group: entry.category,
                     fiveYearSurvivalPercent: entry.values["fiveYearSurvivalPercent"]?.numberValue.map { Int($0) }, tip: entry.tip,
                     tipText: entry.tipText, ruleSetVersion: entry.ruleSetVersion,
