@@ -49,6 +49,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // `caretide-bench pipeline`: latency percentiles without keeping every sample.
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        // Information pages (notification-service): Markdown into HTML, which CaretideArticles then sanitises.
+        .package(url: "https://github.com/JohnSundell/Ink", from: "0.6.0"),
     ],
     targets: [
         // Ground floor: pure modules, no I/O.
@@ -63,6 +65,8 @@ let package = Package(
         .target(name: "CaretideCharts", dependencies: ["CaretideSchemas"]),
         // Food composition, meal totals and their reference values (pure): ingest resolves meals, scoring analyses days.
         .target(name: "CaretideNutrition", dependencies: ["CaretideDomain"]),
+        // Information pages (pure): Markdown into sanitised HTML and plain text, nothing else allowed through.
+        .target(name: "CaretideArticles", dependencies: [.product(name: "Ink", package: "Ink")]),
         // Skin photos: checked, stripped of identifying metadata and thumbnailed with Debian's libjpeg-turbo, libpng and libheif,
         // through C wrappers (libjpeg reports errors by longjmp, which Swift cannot cross).
         .target(name: "CImageCodecs", linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("heif")]),
@@ -106,7 +110,7 @@ let package = Package(
         .target(
             name: "NotificationService",
             dependencies: [
-                "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity",
+                "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "CaretideArticles",
                 hummingbird, nioCore, nioHTTP1, nioPosix, nioSSL, postgres, logging, lifecycle, httpClient, crypto,
             ]),
         .target(
@@ -156,6 +160,7 @@ let package = Package(
         .testTarget(name: "CaretideChartsTests", dependencies: ["CaretideCharts", propertyBased]),
         .testTarget(
             name: "CaretideNutritionTests", dependencies: ["CaretideNutrition", "CaretideDomain", propertyBased], resources: [.copy("Fixtures")]),
+        .testTarget(name: "CaretideArticlesTests", dependencies: ["CaretideArticles", propertyBased]),
         .testTarget(name: "CaretideImagingTests", dependencies: ["CaretideImaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CaretideSchemasTests", dependencies: ["CaretideSchemas", "CaretideDomain", "CaretideNutrition", propertyBased]),
         .testTarget(name: "ClinicalAssessmentTests", dependencies: ["ClinicalAssessment", "CaretideSchemas", "CaretideDomain"]),

@@ -1,0 +1,105 @@
+import CaretideArticles
+import PropertyBased
+import Testing
+
+/// Information pages: Markdown keeps its formatting, and nothing that could run or load reaches the HTML.
+@Suite struct ArticleMarkupTests {
+    @Test("Markdown's own formatting comes through: headings, lists, emphasis, links, code, quotes")
+    func formatting() {
+        let rendered = ArticleMarkup.render(
+            """
+            # Checking your skin
+
+            Look at **every** mole once a month, *in good light*:
+
+            - the back, with a mirror
+            - the soles of the feet
+
+            See [the guide](https://www.example.org/abcde) or [help](/v1/articles/help.photos).
+
+            > Not sure? Ask your doctor.
+            """)
+        #expect(rendered.html.contains("<h1>Checking your skin</h1>"))
+        #expect(rendered.html.contains("<strong>every</strong>") && rendered.html.contains("<em>in good light</em>"))
+        #expect(rendered.html.contains("<ul><li>the back, with a mirror</li>"))
+        #expect(rendered.html.contains(#"<a href="https://www.example.org/abcde" rel="nofollow noopener">the guide</a>"#))
+        #expect(rendered.html.contains(#"<a href="/v1/articles/help.photos" rel="nofollow noopener">help</a>"#))
+        #expect(rendered.html.contains("<blockquote>"))
+        #expect(rendered.text.split(separator: "\n").first == "Checking your skin")
+        #expect(rendered.text.contains("Look at every mole once a month, in good light:") && !rendered.text.contains("<"))
+    }
+
+    @Test("no script, handler, frame, style, form or foreign image reaches the page; what was meant as markup shows as text")
+    func hostileMarkup() {
+        let cases = [
+            "<script>alert(1)</script>",
+            "Hello <SCRIPT src=//evil.example/x.js></SCRIPT>",
+            #"<img src="x" onerror="alert(1)">"#,
+            "![pixel](https://tracker.example/p.gif)",
+            "[click](javascript:alert(1))",
+            "[click](JaVaScRiPt&#58;alert(1))",
+            #"<a href="java&#x73;cript:alert(1)">x</a>"#,
+            #"<a href=" javascript:alert(1)">x</a>"#,
+            "[x](//evil.example/)",
+            #"<p onclick="alert(1)" style="color:red">hi</p>"#,
+            "<iframe src=https://evil.example></iframe>",
+            "<style>body{display:none}</style>",
+            "<form action=https://evil.example><input name=p></form>",
+            "<!-- <script>alert(1)</script> -->",
+            "<svg onload=alert(1)>",
+            "<a href='data:text/html,<script>alert(1)</script>'>x</a>",
+            "<scr<script>ipt>alert(1)</script>",
+        ]
+        for markdown in cases {
+            let html = ArticleMarkup.render(markdown).html
+            // What was meant as markup may show as text; no tag carries it.
+            for tag in Self.tags(in: html) {
+                #expect(Self.isSafe(tag), "\(markdown) → \(html)")
+            }
+            #expect(!html.lowercased().contains("href=\"javascript") && !html.lowercased().contains("href=\"data:"), "\(markdown) → \(html)")
+        }
+        #expect(ArticleMarkup.render("<script>alert(1)</script>").html.contains("&lt;script&gt;"))
+        #expect(ArticleMarkup.render(#"<p onclick="x">hi</p>"#).html == "<p>hi</p>")
+    }
+
+    /// Every `<…>` of a page.
+    static func tags(in html: String) -> [Substring] {
+        var found: [Substring] = []
+        var rest = Substring(html)
+        while let start = rest.firstIndex(of: "<") {
+            guard let end = rest[start...].firstIndex(of: ">") else {
+                found.append(rest[start...])
+                break
+            }
+            found.append(rest[start...end])
+            rest = rest[rest.index(after: end)...]
+        }
+        return found
+    }
+
+    /// An allowed tag, bare, or a link with a safe href and nothing else.
+    static func isSafe(_ tag: Substring) -> Bool {
+        let name = tag.dropFirst().drop { $0 == "/" }.prefix { $0.isLetter || $0.isNumber }
+        guard SafeHTML.allowedTags.contains(String(name)), tag.hasSuffix(">") else { return false }
+        guard tag.contains(" ") else { return true }
+        guard tag.hasPrefix("<a href=\""), tag.hasSuffix("\" rel=\"nofollow noopener\">") else { return false }
+        let href = tag.dropFirst("<a href=\"".count).dropLast("\" rel=\"nofollow noopener\">".count).lowercased()
+        return !href.contains("\"") && (href.hasPrefix("https://") || href.hasPrefix("http://") || href.hasPrefix("mailto:") || href.hasPrefix("#")
+            || (href.hasPrefix("/") && !href.hasPrefix("//")))
+    }
+
+    @Test("whatever the input, every tag in the output is an allowed one with no attribute but a safe href")
+    func onlyAllowedTags() async {
+        let pieces = ["<", ">", "&", "\"", "'", "a", "script", "img", "href=", "javascript:", "/", " ", "=", "#", "**", "[x](", ")", "\n", "&#60;", "p"]
+        await propertyCheck(input: Gen<String?>.element(of: pieces).map { $0 ?? "" }.array(of: 0...40)) { parts in
+            let html = SafeHTML.sanitize(parts.joined())
+            for tag in Self.tags(in: html) { #expect(Self.isSafe(tag), "\(tag) in \(html)") }
+        }
+    }
+
+    @Test("character references: valid ones kept, a bare ampersand escaped, the text decoded")
+    func entities() {
+        #expect(SafeHTML.sanitize("AT&T &amp; &#169; &#xA9; &copy; &#;") == "AT&amp;T &amp; &#169; &#xA9; &copy; &amp;#;")
+        #expect(SafeHTML.plainText("<p>Fish &amp; chips &#8212; &lt;3</p>") == "Fish & chips — <3")
+    }
+}
