@@ -29,6 +29,7 @@ public enum RequestSchema: String, CaseIterable, Sendable {
     case appointment = "appointment.request"
     case slot = "slot.request"
     case broadcast = "broadcast.request"
+    case article = "article.request"
     case environmentSubscription = "environment-subscription.request"
     case inboxPreferences = "inbox-preferences.request"
     case reminder = "reminder.request"

@@ -357,5 +357,40 @@ enum NotificationMigrations {
                     """,
                     "CREATE INDEX care_messages_thread ON care_messages (thread_id, sent_at, message_id)",
                 ]),
+            // Information pages (`ArticleStore`): every version of each article in each language, as written and as
+            // served (sanitised HTML, plain text), with its reviewer; and which tip of the day each reader was shown.
+            Migration(
+                version: 16, name: "information pages",
+                statements: [
+                    """
+                    CREATE TABLE articles (
+                        article_id text NOT NULL,
+                        language text NOT NULL,
+                        version integer NOT NULL CHECK (version > 0),
+                        topic text NOT NULL,
+                        kind text NOT NULL CHECK (kind IN ('article', 'tip')),
+                        title text NOT NULL,
+                        markdown text NOT NULL,
+                        html text NOT NULL,
+                        plain text NOT NULL,
+                        reviewer text NOT NULL,
+                        reviewed_on date NOT NULL,
+                        next_review_on date,
+                        published_by text NOT NULL,
+                        published_at timestamptz NOT NULL DEFAULT now(),
+                        words tsvector GENERATED ALWAYS AS (to_tsvector('simple', title || ' ' || plain)) STORED,
+                        PRIMARY KEY (article_id, language, version))
+                    """,
+                    "CREATE INDEX articles_words ON articles USING gin (words)",
+                    "CREATE INDEX articles_topic ON articles (topic, language)",
+                    """
+                    CREATE TABLE tips_shown (
+                        recipient_id text NOT NULL,
+                        recipient_role text NOT NULL,
+                        shown_on date NOT NULL,
+                        article_id text NOT NULL,
+                        PRIMARY KEY (recipient_id, recipient_role, shown_on))
+                    """,
+                ]),
         ])
 }

@@ -31,6 +31,7 @@ public enum NotificationService {
                 InboxRoutes(context: context).register(on: routes)
                 AdviceRoutes(context: context).register(on: routes)
                 ThreadRoutes(context: context).register(on: routes)
+                ArticleRoutes(context: context).register(on: routes)
                 SubscriptionRoutes(context: context).register(on: routes)
                 ReminderRoutes(context: context).register(on: routes)
                 BroadcastRoutes(context: context).register(on: routes)

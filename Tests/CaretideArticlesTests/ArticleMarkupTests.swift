@@ -84,13 +84,16 @@ import Testing
         guard tag.contains(" ") else { return true }
         guard tag.hasPrefix("<a href=\""), tag.hasSuffix("\" rel=\"nofollow noopener\">") else { return false }
         let href = tag.dropFirst("<a href=\"".count).dropLast("\" rel=\"nofollow noopener\">".count).lowercased()
-        return !href.contains("\"") && (href.hasPrefix("https://") || href.hasPrefix("http://") || href.hasPrefix("mailto:") || href.hasPrefix("#")
-            || (href.hasPrefix("/") && !href.hasPrefix("//")))
+        return !href.contains("\"")
+            && (href.hasPrefix("https://") || href.hasPrefix("http://") || href.hasPrefix("mailto:") || href.hasPrefix("#")
+                || (href.hasPrefix("/") && !href.hasPrefix("//")))
     }
 
     @Test("whatever the input, every tag in the output is an allowed one with no attribute but a safe href")
     func onlyAllowedTags() async {
-        let pieces = ["<", ">", "&", "\"", "'", "a", "script", "img", "href=", "javascript:", "/", " ", "=", "#", "**", "[x](", ")", "\n", "&#60;", "p"]
+        let pieces = [
+            "<", ">", "&", "\"", "'", "a", "script", "img", "href=", "javascript:", "/", " ", "=", "#", "**", "[x](", ")", "\n", "&#60;", "p",
+        ]
         await propertyCheck(input: Gen<String?>.element(of: pieces).map { $0 ?? "" }.array(of: 0...40)) { parts in
             let html = SafeHTML.sanitize(parts.joined())
             for tag in Self.tags(in: html) { #expect(Self.isSafe(tag), "\(tag) in \(html)") }

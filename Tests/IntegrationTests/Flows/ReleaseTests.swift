@@ -31,6 +31,8 @@ import Testing
         #expect(first.map { $0["examId"] as? String } == ["E1"])
         let item = try #require((first.first?["items"] as? [[String: Any]])?.first)
         #expect(item["flag"] as? String == "H" && item["advice"] as? String == "Repeat in 3 months")
+        // Each item links to the institution's explanation of its test (served by notification-service).
+        #expect(item["explanationPath"] as? String == "/v1/institutions/st-mary/exam-tests/2345-7/explanation")
 
         let rules =
             #"{"rules": [{"testCode": "*", "release": "after", "afterHours": 2}, {"testCode": "*", "abnormalOnly": true, "release": "hold", "reason": "discussed first"}, {"testCode": "2345-7", "release": "immediately"}]}"#

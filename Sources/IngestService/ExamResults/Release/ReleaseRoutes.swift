@@ -108,7 +108,7 @@ struct ReleaseRoutes: Sendable {
                     let exam = ExamResultRoutes.key(row.recordID)
                     return SeriesPoint(
                         reportedAt: row.reportedAt, examId: exam.examID, institutionId: exam.institutionID, revision: row.revision,
-                        item: PatientItem(row.line))
+                        item: PatientItem(row.line, institutionID: exam.institutionID))
                 })
         }
     }
@@ -162,9 +162,12 @@ struct ReleaseRoutes: Sendable {
         let severity: String
         /// The institution's advice on this item.
         let advice: String?
+        /// Where the institution's explanation of the test is read (notification-service's
+        /// `GET /v1/institutions/{institutionId}/exam-tests/{code}/explanation`; 404 until it publishes one).
+        let explanationPath: String?
 
-        /// A line of a released report, flagged by Caretide's reference-range rule.
-        init(_ line: ExamResultLine) {
+        /// A line of a released report of `institutionID`, flagged by Caretide's reference-range rule.
+        init(_ line: ExamResultLine, institutionID: String) {
             let flagged = try? ReferenceRangeFlag.flag(
                 ExamResultItem(
                     code: line.code, value: line.value, unit: line.unit,
@@ -179,6 +182,9 @@ struct ReleaseRoutes: Sendable {
             flag = flagged?.interpretation.rawValue ?? "N"
             severity = flagged?.severity.rawValue ?? "normal"
             advice = line.comment
+            explanationPath =
+                PatientID.isValid(line.code) && PatientID.isValid(institutionID)
+                ? "/v1/institutions/\(institutionID)/exam-tests/\(line.code)/explanation" : nil
         }
     }
 
@@ -189,6 +195,6 @@ struct ReleaseRoutes: Sendable {
         return PatientReport(
             examId: exam.examID, institutionId: exam.institutionID, revision: row.revision, reportedAt: row.reportedAt, releasedAt: row.releasedAt,
             status: body["status"]?.stringValue ?? "final", patient: ReportPatient(profile, at: row.reportedAt),
-            items: lines.map(PatientItem.init))
+            items: lines.map { PatientItem($0, institutionID: exam.institutionID) })
     }
 }
