@@ -130,10 +130,8 @@ struct ThreadRoutes: Sendable {
             let threadID = try requestContext.uuidParameter("threadId", label: "thread id")
             let viewer = try Self.viewer(requestContext)
             let page = try PageRequest.from(request)
-            let found = try await context.transaction { handler in
-                try await ThreadStore(handler).thread(threadID, patientID: patientID, viewer: viewer) != nil
-            }
-            guard found else { throw HTTPProblem(status: .notFound, error: "no such thread") }
+            guard try await ThreadStore.isVisible(threadID, patientID: patientID, viewer: viewer, on: context.database.client, logger: context.logger)
+            else { throw HTTPProblem(status: .notFound, error: "no such thread") }
             return try jsonResponse(try await ThreadStore.messages(threadID, page: page, on: context.database.client, logger: context.logger))
         }
         routes.post(

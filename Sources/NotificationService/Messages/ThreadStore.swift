@@ -107,6 +107,14 @@ struct ThreadStore: TransactionalStore {
         ).first.map(Self.thread)
     }
 
+    /// Whether the thread is the patient's and the viewer takes part in it (a read: nothing locked).
+    static func isVisible(_ threadID: UUID, patientID: String, viewer: Viewer, on client: PostgresClient, logger: Logger) async throws -> Bool {
+        try await !client.fetchAll(
+            threads(patientID: patientID, viewer: viewer, threadID: threadID, after: nil, unreadOnly: false, limit: 1, lock: false), as: Row.self,
+            logger: logger
+        ).isEmpty
+    }
+
     /// Marks the other side's messages in the thread read now; answers how many were newly read.
     func markRead(_ threadID: UUID, by viewer: Viewer) async throws -> Int {
         try await connection.fetchAll(
