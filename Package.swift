@@ -87,7 +87,7 @@ let package = Package(
         .target(
             name: "CaretideRuntime",
             dependencies: [
-                "CaretideCharts",
+                "CaretideCharts", "CaretideDomain",
                 "CaretideSchemas", "CaretideKafka", "CaretideStore", "CaretideIdentity",
                 hummingbird, httpTypes, nioCore, lifecycle, unixSignals, postgres, logging,
                 .product(name: "CoreMetrics", package: "swift-metrics"),

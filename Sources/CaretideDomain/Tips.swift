@@ -378,11 +378,11 @@ public struct TipTexts: Sendable, Equatable {
         self.texts = texts
     }
 
-    /// Every English text: tips, labels and the report's words.
+    /// Every English text: tips, labels, the report's words and the inbox's.
     public static let english = TipTexts(
         language: "en",
         texts: Dictionary(uniqueKeysWithValues: Tips.english.map { ($0.key.rawValue, $0.value) }).merging(Tips.categoryLabelsEnglish) { a, _ in a }
-            .merging(ReportWords.english) { a, _ in a })
+            .merging(ReportWords.english) { a, _ in a }.merging(InboxWords.english) { a, _ in a })
 
     /// Every key a translation may give.
     public static var keys: Set<String> { Set(english.texts.keys) }

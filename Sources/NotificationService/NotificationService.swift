@@ -20,15 +20,16 @@ public enum NotificationService {
     ///   - webhookRetry: when webhook deliveries are tried again, and how often at most.
     ///   - mail: the operator's SMTP relay for report e-mails (`SMTP_*`, `MAIL_*`); none sends no e-mail.
     ///   - shareKey: the key shared reports' links are signed with (`REPORT_SHARE_KEY`); none refuses sharing.
+    ///   - tips: the languages notifications' titles and sentences are answered in (`TIP_TRANSLATIONS_DIR`).
     public static func definition(
         reminderCheck: Duration = .seconds(30), escalationDelay: Duration = .seconds(30 * 60), webhookRetry: WebhookRetryPolicy = .standard,
-        mail: MailSettings? = nil, shareKey: ShareKey? = nil
+        mail: MailSettings? = nil, shareKey: ShareKey? = nil, tips: TipCatalog = TipCatalog()
     ) -> ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "notification", migrations: NotificationMigrations.track, consumedTopics: [.scores, .examResults, .environment],
             handler: AlertHandler(escalationDelay: escalationDelay), careTeam: .projection,
             routes: { routes, context in
-                InboxRoutes(context: context).register(on: routes)
+                InboxRoutes(context: context, tips: tips).register(on: routes)
                 AdviceRoutes(context: context).register(on: routes)
                 ThreadRoutes(context: context).register(on: routes)
                 ArticleRoutes(context: context).register(on: routes)

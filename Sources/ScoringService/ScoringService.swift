@@ -43,10 +43,8 @@ public enum ScoringService {
         }
     }
 
-    /// `TIP_TRANSLATIONS_DIR`: translations of the tips and labels, one `<language>.json` each (`TipCatalog`); English
-    /// alone without it. Throws naming the variable and every file that is not a translation.
+    /// `TIP_TRANSLATIONS_DIR`: translations of the tips and labels (`TipCatalog.configured`).
     public static func tips(_ environment: [String: String]) throws(InvalidConfiguration) -> TipCatalog {
-        guard let directory = environment["TIP_TRANSLATIONS_DIR"] else { return TipCatalog() }
-        return try TipCatalog.load(directory: URL(fileURLWithPath: directory))
+        try TipCatalog.configured(environment)
     }
 }

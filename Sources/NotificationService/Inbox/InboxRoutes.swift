@@ -1,3 +1,4 @@
+import CaretideDomain
 import CaretideIdentity
 import CaretideRuntime
 import CaretideSchemas
@@ -12,9 +13,12 @@ import PostgresNIO
 /// - `GET /v1/inbox/unread-count`: how many stand unread, and how many of those are urgent;
 /// - `POST /v1/inbox/{notificationId}/read` and `…/acknowledge`: marked on the server, so every device of the
 ///   recipient sees it (an acknowledged notification is not shown as new again).
-/// Withdrawn notifications are left out unless `?withdrawn=true`. Whose inbox it is comes from the token alone.
+/// Withdrawn notifications are left out unless `?withdrawn=true`. Whose inbox it is comes from the token alone. Each
+/// notification carries a `title` and `body` in the language `Accept-Language` asks for (`InboxWords`).
 struct InboxRoutes: Sendable {
     let context: ServiceContext
+    /// The languages notifications' titles and sentences are answered in (`Accept-Language`).
+    let tips: TipCatalog
 
     struct Unread: Encodable, Sendable {
         let unread: Int
@@ -122,8 +126,13 @@ struct InboxRoutes: Sendable {
         let query = NotificationStore.InboxQuery(
             includeWithdrawn: parameters.get("withdrawn") == "true", unreadOnly: parameters.get("unread") == "true", kinds: kinds, period: period)
         let page = try PageRequest.from(request)
-        return try jsonResponse(
-            try await NotificationStore.inbox(recipient, query: query, page: page, on: context.database.client, logger: context.logger))
+        let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
+        var response = try jsonResponse(
+            try await NotificationStore.inbox(recipient, query: query, page: page, on: context.database.client, logger: context.logger).compactMap {
+                $0.worded(texts)
+            })
+        response.headers[.contentLanguage] = texts.language
+        return response
     }
 
     /// A notification kind is a word of letters; any such word is a kind to filter by (one no notification has

@@ -167,6 +167,18 @@ extension NotificationStore {
         let withdrawn: String?
         /// A shared report's signed link (`reportShared`), for the consultant it was shared with.
         let link: String?
+        /// The notification's title and sentence in the reader's language (`InboxWords`), so an app need not ship a
+        /// string for each message key.
+        var title: String? = nil
+        var body: String? = nil
+
+        /// With its title and sentence in `texts`' language: a category's own sentence if it has one, else the kind's.
+        func worded(_ texts: TipTexts) -> Notification {
+            var worded = self
+            worded.title = texts.text("inbox.\(kind).title")
+            worded.body = texts.text("inbox.\(kind).\(category).body") ?? texts.text("inbox.\(kind).body")
+            return worded
+        }
     }
 
     /// Which of an inbox's notifications a page lists.

@@ -80,6 +80,9 @@ import Testing
         #expect(doctorInbox.contains { $0["kind"] as? String == "message" && $0["category"] as? String == "fromPatient" })
         let patientInbox = try await HTTP.get("\(notification)/v1/inbox", as: Self.patient).items()
         #expect(patientInbox.contains { $0["kind"] as? String == "message" && $0["category"] as? String == "fromConsultant" })
+        // In words the app need not ship: a title and a sentence, never the message itself.
+        let told = try #require(patientInbox.first { $0["kind"] as? String == "message" })
+        #expect(told["title"] as? String == "New message" && (told["body"] as? String)?.contains("conversation with your care team") == true)
         let published = try await alerts.receive(2)
         for message in published {
             let text = String(decoding: message.value, as: UTF8.self)

@@ -1,5 +1,4 @@
 public import CaretideDomain
-public import CaretideRuntime
 import CaretideSchemas
 public import Foundation
 
@@ -10,6 +9,13 @@ public struct TipCatalog: Sendable {
     public let languages: [TipTexts]
 
     public init(translations: [TipTexts] = []) { languages = [TipTexts.english] + translations }
+
+    /// `TIP_TRANSLATIONS_DIR`: translations of the tips, labels, report and inbox words, one `<language>.json` each;
+    /// English alone without it. Throws naming the variable and every file that is not a translation.
+    public static func configured(_ environment: [String: String]) throws(InvalidConfiguration) -> TipCatalog {
+        guard let directory = environment["TIP_TRANSLATIONS_DIR"] else { return TipCatalog() }
+        return try load(directory: URL(fileURLWithPath: directory))
+    }
 
     /// Reads every `<language>.json` of `directory`, or names each file that is not a flat object of known keys to
     /// texts.
