@@ -50,8 +50,12 @@ public final class TestStack: Sendable {
                 configure(&configuration)
                 let assembly = try await ServiceAssembly(
                     definition: definition, configuration: configuration, logger: TestLogging.logger(definition.name), signals: false)
-                let task = Task { try await assembly.group.run() }
-                let port = try await assembly.boundPort.wait()
+                let ended = Ended()
+                let task = Task {
+                    defer { ended.flag.store(true, ordering: .releasing) }
+                    try await assembly.group.run()
+                }
+                let port = try await Self.listening(assembly, name: definition.name, ended: ended, task: task)
                 running.append(RunningService(name: definition.name, baseURL: "http://127.0.0.1:\(port)", assembly: assembly, task: task))
             }
         } catch {
@@ -94,6 +98,24 @@ public final class TestStack: Sendable {
 
     /// Graceful shutdown of every service, as SIGTERM would do; rethrows a service's failure. Only the first call
     /// does anything.
+    /// The service's port once it listens. A service whose group ends first (it failed while starting) is an error
+    /// with the group's own, and so is one not listening after two minutes: a start never hangs a test.
+    static func listening(_ assembly: ServiceAssembly, name: String, ended: Ended, task: Task<Void, any Error>) async throws -> Int {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while true {
+            if let port = assembly.boundPort.value { return port }
+            if ended.flag.load(ordering: .acquiring) {
+                try await task.value
+                throw ServiceDidNotListen(service: name, reason: "its service group ended before the server listened")
+            }
+            guard ContinuousClock.now < deadline else {
+                await assembly.group.triggerGracefulShutdown()
+                throw ServiceDidNotListen(service: name, reason: "not listening after two minutes")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     public func shutdown() async throws {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var failure: (any Error)?
@@ -154,4 +176,16 @@ public final class Recorder<Value: Sendable>: Sendable {
     public init() {}
     public func append(_ value: Value) { storage.withLock { $0.append(value) } }
     public var values: [Value] { storage.withLock { $0 } }
+}
+
+/// Whether a service's group has ended.
+final class Ended: Sendable {
+    let flag = Atomic<Bool>(false)
+}
+
+/// A service of a test stack that never came to listen.
+public struct ServiceDidNotListen: Error, CustomStringConvertible {
+    public let service: String
+    public let reason: String
+    public var description: String { "\(service) did not start: \(reason)" }
 }
