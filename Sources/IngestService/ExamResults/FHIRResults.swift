@@ -164,10 +164,13 @@ enum FHIRResults {
     static func patient(of subject: JSONValue?, in resources: [String: (Int, JSONValue)]) -> String {
         if let value = subject?["identifier"]?["value"]?.stringValue { return value }
         guard let reference = subject?["reference"]?.stringValue else { return "" }
-        if let (_, patient) = resources[reference], patient["resourceType"]?.stringValue == "Patient" {
-            return patient["identifier"]?.firstElement?["value"]?.stringValue ?? patient["id"]?.stringValue ?? ""
-        }
+        if let (_, patient) = resources[reference], patient["resourceType"]?.stringValue == "Patient" { return patientID(of: patient) }
         return reference.hasPrefix("Patient/") ? String(reference.dropFirst("Patient/".count)) : ""
+    }
+
+    /// The patient id a Patient resource stands for: its first identifier, else its id.
+    static func patientID(of patient: JSONValue) -> String {
+        patient["identifier"]?.firstElement?["value"]?.stringValue ?? patient["id"]?.stringValue ?? ""
     }
 
     private static func item(_ observation: JSONValue, at path: String) -> Result<JSONValue, Issue> {

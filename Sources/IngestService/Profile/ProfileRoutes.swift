@@ -71,20 +71,19 @@ struct ProfileRoutes: Sendable {
                 try await ProfileRegistration.write(
                     profile, patientID: patientID, source: source, expected: expected, traceID: origin.traceID, handler: handler)
             }
+            let (status, stored): (String, ProfileStore.Revision)
             switch written {
-            case .changed(let stored, _):
-                var response = try jsonResponse(Written(status: "changed", revision: stored.revision), status: stored.revision == 1 ? .created : .ok)
-                response.headers[.eTag] = Self.etag(stored.revision)
-                return response
-            case .unchanged(let stored):
-                var response = try jsonResponse(Written(status: "unchanged", revision: stored.revision))
-                response.headers[.eTag] = Self.etag(stored.revision)
-                return response
+            case .changed(let revision, _): (status, stored) = ("changed", revision)
+            case .unchanged(let revision): (status, stored) = ("unchanged", revision)
             case .stale(let current):
                 throw HTTPProblem(
                     status: .preconditionFailed, error: "the profile changed since it was read (now revision \(current)): read it again",
                     violations: [SchemaViolation(pointer: JSONPointer(tokens: ["If-Match"]), message: "must be the ETag of the current profile")])
             }
+            var response = try jsonResponse(
+                Written(status: status, revision: stored.revision), status: HTTPResponse.Status(code: Self.status(written)))
+            response.headers[.eTag] = Self.etag(stored.revision)
+            return response
         }
         routes.get(
             "\(path)/revisions", access: .patientData(.read),

@@ -29,13 +29,13 @@ enum Registrations {
             birthDate: patient["birthDate"]?.stringValue.flatMap(LocalDate.init))
     }
 
-    /// The registrations of a FHIR Bundle's Patient resources, by the patient id they stand for (their first
-    /// identifier, else their id: `FHIRResults.patient(of:in:)`'s rule), for the patients its reports are about.
+    /// The registrations of a FHIR Bundle's Patient resources, by the patient id they stand for
+    /// (`FHIRResults.patientID(of:)`, the rule reports' subjects are read by), for the patients its reports are about.
     static func fhir(bundle: JSONValue, reportedPatients: Set<String>) -> [String: PatientProfile.Registration] {
         var found: [String: PatientProfile.Registration] = [:]
         for entry in bundle["entry"]?.elements ?? [] {
             guard let patient = entry["resource"], patient["resourceType"]?.stringValue == "Patient" else { continue }
-            let id = patient["identifier"]?.firstElement?["value"]?.stringValue ?? patient["id"]?.stringValue ?? ""
+            let id = FHIRResults.patientID(of: patient)
             let registration = fhir(patient)
             if reportedPatients.contains(id) && !registration.isEmpty { found[id] = registration }
         }

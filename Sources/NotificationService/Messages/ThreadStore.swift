@@ -160,20 +160,17 @@ struct ThreadStore: TransactionalStore {
     ) -> PostgresQuery {
         let maximum = Date(timeIntervalSince1970: 253_402_300_799)  // 9999-12-31: the first page starts after every row
         return """
-            SELECT t.thread_id, t.patient_id, t.consultant_id, t.subject, t.started_by, t.started_at, t.last_message_at,
-                   (SELECT count(*)::int FROM care_messages m
-                    WHERE m.thread_id = t.thread_id AND m.sender_role <> \(viewer.side.rawValue) AND m.read_at IS NULL),
-                   EXISTS (SELECT 1 FROM care_team_grants g
-                           WHERE g.patient_id = t.patient_id AND g.consultant_id = t.consultant_id AND g.revoked_at IS NULL
-                             AND (g.expires_at IS NULL OR g.expires_at > now()))
+            SELECT t.thread_id, t.patient_id, t.consultant_id, t.subject, t.started_by, t.started_at, t.last_message_at, u.unread,
+                   grant_in_force(t.patient_id, t.consultant_id)
             FROM care_threads t
+            CROSS JOIN LATERAL (SELECT count(*)::int AS unread FROM care_messages m
+                                WHERE m.thread_id = t.thread_id AND m.sender_role <> \(viewer.side.rawValue) AND m.read_at IS NULL) u
             WHERE (\(patientID)::text IS NULL OR t.patient_id = \(patientID))
               AND (\(viewer.side.rawValue) <> 'patient' OR t.patient_id = \(viewer.id))
               AND (\(viewer.consultantID)::text IS NULL OR t.consultant_id = \(viewer.consultantID))
               AND (\(threadID)::uuid IS NULL OR t.thread_id = \(threadID))
               AND (t.last_message_at, t.thread_id) < (\(after?.0 ?? maximum), \(after?.1 ?? Self.zero))
-              AND (NOT \(unreadOnly) OR EXISTS (SELECT 1 FROM care_messages m
-                    WHERE m.thread_id = t.thread_id AND m.sender_role <> \(viewer.side.rawValue) AND m.read_at IS NULL))
+              AND (NOT \(unreadOnly) OR u.unread > 0)
             ORDER BY t.last_message_at DESC, t.thread_id DESC LIMIT \(limit)
             \(unescaped: lock ? "FOR UPDATE OF t" : "")
             """

@@ -96,14 +96,11 @@ struct NutritionRoutes: Sendable {
                     status: .badRequest, error: "the path is invalid",
                     violations: [SchemaViolation(pointer: JSONPointer(tokens: ["date"]), message: "must be a date (YYYY-MM-DD)")])
             }
-            let asked = try Self.profile(request)
-            let known = try await DemographicsStore.demographics(patientID: patientID, on: context.database.client, logger: context.logger)
+            let person = try await reference(request, patientID: patientID)
             let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
             let entries = try await Self.entries(patientID: patientID, from: date, through: date, on: context.database.client, logger: context.logger)
             var response = try jsonResponse(
-                Self.day(
-                    date.description, entries: entries, sex: asked.sex ?? known.sex, age: asked.age ?? known.age(on: date), texts: texts,
-                    withMeals: true))
+                Self.day(date.description, entries: entries, sex: person.sex, age: person.age(on: date), texts: texts, withMeals: true))
             response.headers[.contentLanguage] = texts.language
             return response
         }
@@ -117,16 +114,14 @@ struct NutritionRoutes: Sendable {
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let (first, last) = try Self.days(request, today: LocalDate(Date(), in: TimeZone(identifier: "UTC")!))
-            let asked = try Self.profile(request)
-            let known = try await DemographicsStore.demographics(patientID: patientID, on: context.database.client, logger: context.logger)
+            let person = try await reference(request, patientID: patientID)
             let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
             let entries = try await Self.entries(
                 patientID: patientID, from: first, through: last, on: context.database.client, logger: context.logger)
             let byDay = Dictionary(grouping: entries, by: \.day)
             let days = byDay.keys.sorted().map { day in
                 Self.day(
-                    day, entries: byDay[day] ?? [], sex: asked.sex ?? known.sex, age: asked.age ?? LocalDate(day).flatMap(known.age(on:)),
-                    texts: texts, withMeals: false)
+                    day, entries: byDay[day] ?? [], sex: person.sex, age: LocalDate(day).flatMap(person.age(on:)), texts: texts, withMeals: false)
             }
             var response = try jsonResponse(Series(from: first.description, to: last.description, days: days))
             response.headers[.contentLanguage] = texts.language
@@ -179,6 +174,16 @@ struct NutritionRoutes: Sendable {
                     portion: try row.9.map { try JSONDecoder().decode(EatenPortion.self, from: Data($0.utf8)) },
                     nutrients: try NutritionStore.nutrients(row.10)))
         }
+    }
+
+    /// Whom a day is compared with: the sex and age the request states (`?sex=`, `?age=`), else those of the patient's
+    /// profile (`DemographicsStore`).
+    func reference(_ request: Request, patientID: String) async throws -> PatientDemographics {
+        let stated = try Self.profile(request)
+        var person = try await DemographicsStore.demographics(patientID: patientID, on: context.database.client, logger: context.logger)
+        person.sex = stated.sex ?? person.sex
+        person.statedAge = stated.age
+        return person
     }
 
     /// `?sex=` and `?age=`, each optional, or a 400 naming each one that is not one.

@@ -43,6 +43,8 @@ struct PatientDemographics: Sendable, Equatable {
     /// female or male; other and unknown give none (the reference tables are by sex).
     var sex: Sex?
     var birthDate: LocalDate?
+    /// An age a request states (`?age=`), which then holds on every day in place of the date of birth's.
+    var statedAge: Int?
 
     init(sex: Sex? = nil, birthDate: LocalDate? = nil) {
         self.sex = sex
@@ -53,6 +55,6 @@ struct PatientDemographics: Sendable, Equatable {
         self.init(sex: row?.0.flatMap(Sex.init(rawValue:)), birthDate: row?.1.flatMap(LocalDate.init))
     }
 
-    /// Completed years on `day`.
-    func age(on day: LocalDate) -> Int? { birthDate.map { $0.completedYears(on: day) } }
+    /// Completed years on `day` (the stated age, if any).
+    func age(on day: LocalDate) -> Int? { statedAge ?? birthDate.map { $0.completedYears(on: day) } }
 }

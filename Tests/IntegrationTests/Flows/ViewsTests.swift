@@ -320,8 +320,10 @@ import Testing
             #expect(try await HTTP.send(method: "POST", "\(ingest)/v1/areas/lisbon/\(path)", json: body, as: operatorCaller).status == 201)
         }
         let report = "\(scoring)/v1/patients/p-env/report?from=2026-10-01&to=2026-10-31"
+        // All five readings: the UV ones alone already make two days, and the air-quality ones come after them.
         try await eventually("the readings and the subscription reach scoring") {
-            try await HTTP.get(report).text.contains("Days with readings: 2.")
+            let page = try await HTTP.get(report).text
+            return page.contains("Days with readings: 2.") && page.contains("(US AQI): 160")
         }
         let html = try await HTTP.get(report).text
         #expect(html.contains("<h2>UV index and air quality: Lisbon</h2>"))
