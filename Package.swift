@@ -89,7 +89,7 @@ let package = Package(
             dependencies: [
                 "CaretideCharts", "CaretideDomain",
                 "CaretideSchemas", "CaretideKafka", "CaretideStore", "CaretideIdentity",
-                hummingbird, httpTypes, nioCore, lifecycle, unixSignals, postgres, logging,
+                hummingbird, httpTypes, nioCore, lifecycle, unixSignals, postgres, logging, crypto,
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
@@ -99,7 +99,7 @@ let package = Package(
             name: "IngestService",
             dependencies: [
                 "CaretideRuntime", "CaretideDomain", "CaretideSchemas", "CaretideStore", "CaretideIdentity", "ClinicalAssessment", "CaretideCharts",
-                "CaretideNutrition", "CaretideImaging", hummingbird, httpTypes, nioCore, postgres, logging, crypto,
+                "CaretideNutrition", "CaretideImaging", hummingbird, httpTypes, nioCore, postgres, logging, crypto, httpClient, nioHTTP1,
             ]),
         .target(
             name: "ScoringService",

@@ -99,11 +99,15 @@ struct DevCommand: AsyncParsableCommand {
 
         var startedChildren: [(key: String, process: ServiceProcess, baseURL: String)] = []
         let binaries = ServiceProcess.executableDirectory
-        for (key, name) in [
+        let services = [
             ("ingest", IngestService.name), ("scoring", ScoringService.name),
             ("notification", NotificationService.name), ("diagnosis", DiagnosisService.name),
-        ] {
-            let port = try FreePort.find()
+        ]
+        // Ports first: ingest-service gathers a patient's export from the others (EXPORT_SOURCES).
+        let ports = try services.map { _ in try FreePort.find() }
+        developmentEnvironment["EXPORT_SOURCES"] =
+            environment["EXPORT_SOURCES"] ?? ports.dropFirst().map { "http://127.0.0.1:\($0)" }.joined(separator: " ")
+        for ((key, name), port) in zip(services, ports) {
             var childEnvironment = environment
             childEnvironment["DATABASE_URL"] = databaseURL
             childEnvironment["KAFKA_BROKERS"] = kafka

@@ -74,6 +74,11 @@ public enum PatientDataOperation: String, Sendable, Hashable {
     /// Messages between the patient and their care team: the patient, and consultants with an active grant (no
     /// service, no institution: a conversation is between people).
     case converse
+    /// Erasing everything Caretide holds about the patient, and reading how far it went: the patient, or an operator
+    /// on their behalf (who reads none of the data).
+    case erase
+    /// A copy of everything Caretide holds about the patient: the patient alone.
+    case export
 }
 
 /// The scopes a `service` token (a hospital pipeline) may carry, and what each allows.
@@ -109,7 +114,8 @@ public enum AccessDecision: Sendable, Equatable {
 /// - a patient reads and writes only their own data, and alone grants or revokes access to it;
 /// - institution staff write exam reports only under their own institution id;
 /// - a consultant reads a patient's data only while that patient's grant is active, and owns their workspace;
-/// - an operator runs feeds, imports and administration and reads no patient data;
+/// - an operator runs feeds, imports and administration and reads no patient data (but may ask for a patient's
+///   erasure on their behalf);
 /// - a `service` client does what its scopes name.
 /// Reference data is open to every authenticated caller. Anything not listed is refused.
 public enum AccessRules {
@@ -122,6 +128,8 @@ public enum AccessRules {
             return .refused
         case (.patient, .patientData):
             return owner == identity.subject ? .allowed : .refused
+        case (.operator, .patientData(.erase)):
+            return .allowed
         case (.consultant, .patientData(.read)), (.consultant, .patientData(.advise)), (.consultant, .patientData(.converse)),
             (.consultant, .patientData(.record)):
             return .allowedWithActiveGrant
@@ -163,7 +171,8 @@ public enum AccessRules {
             (.patient, .consultantWorkspace), (.institution, .consultantWorkspace), (.service, .consultantWorkspace),
             (.patient, .clinicalTools), (.institution, .clinicalTools), (.institution, .patientData),
             (.patient, .operatorFeeds), (.consultant, .operatorFeeds), (.institution, .operatorFeeds), (.service, .patientData(.advise)),
-            (.service, .patientData(.converse)),
+            (.service, .patientData(.converse)), (.consultant, .patientData(.erase)), (.service, .patientData(.erase)),
+            (.consultant, .patientData(.export)), (.service, .patientData(.export)),
             (.service, .ownInbox), (.patient, .broadcasts), (.consultant, .broadcasts), (.institution, .broadcasts),
             (.patient, .deliveryChannels), (.consultant, .deliveryChannels), (.institution, .deliveryChannels), (.service, .deliveryChannels),
             (.patient, .ontologyUpdates), (.institution, .ontologyUpdates), (.service, .ontologyUpdates), (.consultant, .ontologyUpdates(.decide)),

@@ -18,7 +18,8 @@ enum DiagnosisInput {
             .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .alertRaised, .alertWithdrawn,
             .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported, .careTeamGranted, .careTeamRevoked, .accessRecorded,
             .areaRegistered, .uvIndexRecorded, .airQualityRecorded, .environmentSubscriptionChanged, .examResultReleased, .mealRecorded,
-            .mealDeleted, .nutritionAssessed, .lesionPhotoRecorded, .lesionPhotoDeleted, .lesionPhotoClassified, .patientDemographicsChanged:
+            .mealDeleted, .nutritionAssessed, .lesionPhotoRecorded, .lesionPhotoDeleted, .lesionPhotoClassified, .patientDemographicsChanged,
+            .patientErasureRequested, .patientErasureConfirmed:
             self = .notConsumed(event.eventType)
         }
     }

@@ -206,5 +206,46 @@ enum IngestMigrations {
                         PRIMARY KEY (patient_id, revision))
                     """
                 ]),
+            // Erasure requests (`ErasureStore`): one per patient, the services' confirmations, and the mark on the
+            // patient's change counter that refuses their writes from then on. Ids and times only.
+            Migration(
+                version: 9, name: "erasure requests",
+                statements: [
+                    """
+                    CREATE TABLE patient_erasures (
+                        erasure_id uuid PRIMARY KEY,
+                        patient_id text NOT NULL UNIQUE,
+                        requested_by text NOT NULL CHECK (requested_by IN ('patient', 'operator')),
+                        requested_at timestamptz NOT NULL,
+                        completed_at timestamptz)
+                    """,
+                    """
+                    CREATE TABLE patient_erasure_confirmations (
+                        erasure_id uuid NOT NULL REFERENCES patient_erasures,
+                        service text NOT NULL,
+                        erased_at timestamptz NOT NULL,
+                        PRIMARY KEY (erasure_id, service))
+                    """,
+                    "ALTER TABLE patient_changes ADD COLUMN erased_at timestamptz",
+                ]),
+            // Patients' exports (`ExportStore`): the JSON document and the FHIR Bundle a job assembled, until they expire.
+            Migration(
+                version: 10, name: "patient exports",
+                statements: [
+                    """
+                    CREATE TABLE patient_exports (
+                        export_id uuid PRIMARY KEY,
+                        patient_id text NOT NULL,
+                        status text NOT NULL CHECK (status IN ('assembling', 'ready', 'failed')),
+                        requested_at timestamptz NOT NULL,
+                        ready_at timestamptz,
+                        expires_at timestamptz,
+                        failure text,
+                        document bytea,
+                        bundle bytea)
+                    """,
+                    "CREATE INDEX patient_exports_by_patient ON patient_exports (patient_id)",
+                    "CREATE INDEX patient_exports_expiry ON patient_exports (expires_at)",
+                ]),
         ])
 }

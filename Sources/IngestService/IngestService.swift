@@ -18,7 +18,9 @@ public enum IngestService {
     ///   - foodTableCheck: how often a newer food table release is looked for (`caretide foods import`).
     ///   - photos: the limits skin photos are checked against (`PHOTO_*`).
     public static func definition(
-        sync: SyncSettings, photos: PhotoSettings = PhotoSettings(), releaseCheck: Duration = .seconds(30), foodTableCheck: Duration = .seconds(5)
+        sync: SyncSettings, photos: PhotoSettings = PhotoSettings(), exports: ExportSettings = ExportSettings(),
+        releaseCheck: Duration = .seconds(30),
+        foodTableCheck: Duration = .seconds(5)
     ) -> ServiceDefinition {
         let checker = PhotoChecker(settings: photos)
         let links = PhotoLinks(settings: photos)
@@ -27,9 +29,11 @@ public enum IngestService {
         // Patients grant and revoke here, so ingest-service writes the grants it checks itself.
         return ServiceDefinition(
             name: name, schema: "ingest", migrations: IngestMigrations.track,
+            // Erasure requests are made here; every service's confirmation comes back to count into their progress.
+            consumedTopics: [.patients, .erasureConfirmations], handler: ErasureProgressHandler(),
             // Hospital pipelines' result feeds on Kafka: the same checks and storage as the HTTP door.
             inbound: InboundTopics(topics: InboundResults.topics) { InboundResults(records: RecordRoutes(context: $0)) },
-            careTeam: .owner,
+            careTeam: .owner, patientData: IngestPatientData.patientData,
             routes: { routes, context in
                 let records = RecordRoutes(context: context)
                 MeasurementRoutes(records: records).register(on: routes)
@@ -47,11 +51,14 @@ public enum IngestService {
                 EnvironmentReads(context: context).register(on: routes)
                 PhotoRoutes(context: context, checker: checker, links: links).register(on: routes)
                 ProfileRoutes(context: context).register(on: routes)
+                ErasureRoutes(context: context).register(on: routes)
+                ExportRoutes(context: context, settings: exports).register(on: routes)
             },
             backgroundServices: { context in
                 [
                     TombstonePurge.job(settings: sync, context: context), ExamRelease.job(interval: releaseCheck, context: context),
                     catalogue.refreshJob(interval: foodTableCheck, context: context),
+                    ExportStore.purgeJob(interval: .seconds(60), context: context),
                 ]
             })
     }

@@ -34,6 +34,7 @@ enum NotificationInput {
         case .bloodPressureRecorded, .pulseRecorded, .bodyMeasurementRecorded, .glucoseRecorded, .hba1cRecorded, .lipidPanelRecorded,
             .measurementDeleted, .npiInputsRecorded, .melanomaRiskProfileRecorded, .melanomaRiskProfileWithdrawn, .mealRecorded, .mealDeleted,
             .lesionPhotoRecorded, .lesionPhotoDeleted, .lesionPhotoClassified, .patientDemographicsChanged,
+            .patientErasureRequested, .patientErasureConfirmed,
             .nutritionAssessed,
             .alertRaised, .alertWithdrawn, .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused,
             .ontologyReleaseImported,

@@ -51,8 +51,8 @@ enum ScoringInput {
         case .patientDemographicsChanged: self = .patientDemographicsChanged(try event.payload())
         case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .nutritionAssessed, .alertRaised, .alertWithdrawn,
             .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported,
-            // Care-team events are applied by the runtime's projection before the handler.
-            .careTeamGranted, .careTeamRevoked, .accessRecorded:
+            // Care-team events are applied by the runtime's projection before the handler, erasures by the runtime.
+            .careTeamGranted, .careTeamRevoked, .accessRecorded, .patientErasureRequested, .patientErasureConfirmed:
             self = .notConsumed(event.eventType)
         }
     }

@@ -32,7 +32,7 @@ public enum ScoringService {
             consumedTopics: [
                 .measurements, .npi, .riskProfiles, .examResults, .environment, .meals, .photos, .photoClassifications, .patients,
             ],
-            handler: ScoringHandler(classifiers: classifiers), careTeam: .projection
+            handler: ScoringHandler(classifiers: classifiers), careTeam: .projection, patientData: ScoringPatientData.patientData
         ) { routes, context in
             AssessmentRoutes(context: context, tips: tips).register(on: routes)
             ClinicalHistoryRoutes(context: context, tips: tips).register(on: routes)

@@ -1,10 +1,11 @@
 import CaretideRuntime
 import IngestService
 
-// The sync and photo settings are ingest-service's own, checked with the rest of the configuration.
+// The sync, photo and export settings are ingest-service's own, checked with the rest of the configuration.
 await ServiceMain.run(name: IngestService.name, defaultPort: IngestService.defaultPort) { environment throws(InvalidConfiguration) in
     let sync: SyncSettings
     let photos: PhotoSettings
+    let exports: ExportSettings
     var problems: [String] = []
     do throws(InvalidConfiguration) { sync = try SyncSettings.fromEnvironment(environment) } catch {
         problems += error.problems
@@ -14,6 +15,10 @@ await ServiceMain.run(name: IngestService.name, defaultPort: IngestService.defau
         problems += error.problems
         photos = PhotoSettings()
     }
+    do throws(InvalidConfiguration) { exports = try ExportSettings.fromEnvironment(environment) } catch {
+        problems += error.problems
+        exports = ExportSettings()
+    }
     guard problems.isEmpty else { throw InvalidConfiguration(problems: problems) }
-    return IngestService.definition(sync: sync, photos: photos)
+    return IngestService.definition(sync: sync, photos: photos, exports: exports)
 }

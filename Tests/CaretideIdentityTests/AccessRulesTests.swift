@@ -119,4 +119,26 @@ import Testing
         #expect(AccessRules.decide(Self.service("diagnosis:rank"), .clinicalTools, owner: nil) == .allowed)
         #expect(AccessRules.decide(Self.service("diagnosis:rank"), .consultantWorkspace, owner: "lab-feed") == .refused)
     }
+
+    @Test("an erasure is asked for by the patient for themselves or by an operator on their behalf, by nobody else")
+    func erasure() {
+        #expect(AccessRules.decide(Self.patient, .patientData(.erase), owner: "p-1") == .allowed)
+        #expect(AccessRules.decide(Self.patient, .patientData(.erase), owner: "p-2") == .refused)
+        #expect(AccessRules.decide(Self.operatorIdentity, .patientData(.erase), owner: "p-1") == .allowed)
+        // The operator reads none of what they ask to be erased.
+        #expect(AccessRules.decide(Self.operatorIdentity, .patientData(.read), owner: "p-1") == .refused)
+        #expect(AccessRules.decide(Self.consultant, .patientData(.erase), owner: "p-1") == .refused)
+        #expect(AccessRules.decide(Self.staff, .patientData(.erase), owner: "p-1") == .refused)
+        #expect(
+            AccessRules.decide(Self.service(ServiceScope.patientsRead, ServiceScope.patientsWrite), .patientData(.erase), owner: "p-1") == .refused)
+    }
+
+    @Test("a copy of everything is for the patient alone: not their consultant, not an operator, not a service client")
+    func export() {
+        #expect(AccessRules.decide(Self.patient, .patientData(.export), owner: "p-1") == .allowed)
+        #expect(AccessRules.decide(Self.patient, .patientData(.export), owner: "p-2") == .refused)
+        for identity in [Self.consultant, Self.operatorIdentity, Self.staff, Self.service(ServiceScope.patientsRead)] {
+            #expect(AccessRules.decide(identity, .patientData(.export), owner: "p-1") == .refused)
+        }
+    }
 }

@@ -86,6 +86,8 @@ enum EventSamples {
                 imageURL: "https://ingest.example.org/v1/patients/p-1/photos/x/file", linkExpiresAt: takenAt)),
         EventSample(LesionPhotoDeleted(photoID: UUID(), deletedAt: takenAt)),
         EventSample(PatientDemographicsChanged(sex: "female", birthDate: "1968-04-02", profileRevision: 3, changedAt: takenAt)),
+        EventSample(PatientErasureRequested(erasureID: UUID(), requestedBy: .operator, requestedAt: takenAt)),
+        EventSample(PatientErasureConfirmed(erasureID: UUID(), service: "scoring-service", erasedAt: takenAt)),
         EventSample(
             LesionPhotoClassified(
                 photoID: UUID(), model: "st-mary-dermatology-cnn", modelVersion: "2.4.1", melanomaProbability: 0.82, classifiedAt: takenAt)),

@@ -14,6 +14,8 @@ import Synchronization
 /// redelivery a no-op. While the database is unreachable the message is retried with backoff, never skipped.
 public final class EventConsumerService: Service, Sendable {
     let name: String
+    /// The service whose events this consumer's handler publishes (`producer` of each).
+    let producerName: String
     let topics: [Topic]
     let messages: ConsumedMessages
     let kafka: KafkaConfiguration
@@ -41,6 +43,7 @@ public final class EventConsumerService: Service, Sendable {
     /// the brokers.
     struct Subscription {
         let name: String
+        let producer: String
         let topics: [Topic]
         let messages: ConsumedMessages
         let kafka: KafkaConfiguration
@@ -48,6 +51,7 @@ public final class EventConsumerService: Service, Sendable {
 
     init(subscription: Subscription, parts: ServiceParts) {
         name = subscription.name
+        producerName = subscription.producer
         topics = subscription.topics
         messages = subscription.messages
         kafka = subscription.kafka
@@ -63,10 +67,11 @@ public final class EventConsumerService: Service, Sendable {
         deadLetters = DeadLetters(
             consumer: name, producer: producer, database: database, metrics: metrics, logger: logger,
             publishDeadline: limits.deadLetterPublishDeadline)
-        for lane in 0..<parallelism { progress.register(Self.laneName(lane), minimumThreshold: messages.transactionTimeout) }
+        for lane in 0..<parallelism { progress.register(laneName(lane), minimumThreshold: messages.transactionTimeout) }
     }
 
-    static func laneName(_ lane: Int) -> String { "consumer lane \(lane)" }
+    /// "consumer lane 2", or "ingest-service-events lane 2" beside a service's first consumer.
+    func laneName(_ lane: Int) -> String { name == producerName ? "consumer lane \(lane)" : "\(name) lane \(lane)" }
 
     /// True once the consumer has joined its group (part of `/readyz`).
     public var isConsuming: Bool { started.load(ordering: .acquiring) }
@@ -85,7 +90,7 @@ public final class EventConsumerService: Service, Sendable {
             let lanes = (0..<parallelism).map { _ in MessageLane(capacity: 2 * maxBatchSize) }
             let pollFailure = await withTaskGroup(of: Void.self, returning: (any Error)?.self) { group in
                 for (index, lane) in lanes.enumerated() {
-                    group.addTask { await self.work(lane, name: Self.laneName(index), consumer: consumer) }
+                    group.addTask { await self.work(lane, name: self.laneName(index), consumer: consumer) }
                 }
                 var failure: (any Error)?
                 do {
@@ -216,7 +221,7 @@ public final class EventConsumerService: Service, Sendable {
     @discardableResult
     private func applyInOneTransaction(_ events: [ValidatedEvent], logger: Logger) async throws -> Int {
         guard case .events(let handler) = messages else { return 0 }
-        let context = (codec: codec, producer: name, logger: logger, handler: handler)
+        let context = (codec: codec, producer: producerName, logger: logger, handler: handler)
         return try await database.transaction(timeout: handler.transactionTimeout ?? limits.transactionTimeout) { connection in
             let fresh = try await ProcessedEvents.claim(events.map(\.eventID), consumer: self.name, on: connection, logger: context.logger)
             var seen: Set<UUID> = []

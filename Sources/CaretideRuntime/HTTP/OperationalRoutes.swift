@@ -9,7 +9,7 @@ struct OperationalRoutes: Sendable {
     let database: Database
     let producer: KafkaProducer
     let readiness: ReadinessState
-    let consumer: EventConsumerService?
+    let consumers: [EventConsumerService]
     let metrics: ServiceMetrics
     let progress: ProgressMonitor
     let authenticator: Authenticator
@@ -53,7 +53,7 @@ struct OperationalRoutes: Sendable {
         var checks = [
             "database": await databaseUp, "broker": await brokerUp, "migrated": readiness.isMigrated, "authKeys": authenticator.isReady,
         ]
-        if let consumer { checks["consumer"] = consumer.isConsuming }
+        if !consumers.isEmpty { checks["consumer"] = consumers.allSatisfy(\.isConsuming) }
         return checks
     }
 }

@@ -24,10 +24,12 @@ struct AuditEntry: Sendable {
 
     var action: AuditAction {
         switch access {
-        case .patientData(.read), .photoFiles: .read
+        case .patientData(.read), .patientData(.export), .photoFiles: .read
         case .patientData(.write), .patientData(.advise), .patientData(.record), .institutionResults: .write
         // Reading a thread reads what the patient and the care team wrote; composing and marking read write.
         case .patientData(.converse): method == .get ? .read : .write
+        // Asking for an erasure writes (it deletes everything); reading its progress reads.
+        case .patientData(.erase): method == .get ? .read : .write
         // Reading one's inbox reads what it says about patients; marking it read or acknowledged writes.
         case .ownInbox: method == .get ? .read : .write
         // Reading one's own access log or care team is a read; granting and revoking are consent.

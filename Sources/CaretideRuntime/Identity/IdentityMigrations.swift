@@ -79,5 +79,16 @@ enum IdentityMigrations {
                 statements: [
                     "ALTER TABLE idempotency_keys ADD COLUMN content_type text"
                 ]),
+            // The patients whose data this service erased (`ErasedPatients`): the id and the erasure, nothing else.
+            Migration(
+                version: 5, name: "erased patients",
+                statements: [
+                    """
+                    CREATE TABLE erased_patients (
+                        patient_id text PRIMARY KEY,
+                        erasure_id uuid NOT NULL,
+                        erased_at timestamptz NOT NULL)
+                    """
+                ]),
         ])
 }

@@ -15,6 +15,7 @@ public enum LogKey {
     public static let seconds = "seconds"
     public static let bytes = "bytes"
     public static let count = "count"
+    public static let erasureID = "erasureId"
     public static let kind = "kind"
     public static let job = "job"
     public static let schema = StoreLogKey.schema

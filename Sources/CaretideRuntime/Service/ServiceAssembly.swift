@@ -29,7 +29,7 @@ public struct ServiceAssembly: Sendable {
 
         let parts = try ServiceParts(definition: definition, configuration: configuration, logger: logger)
         let context = parts.context(name: definition.name)
-        let consumer = Self.consumer(definition: definition, configuration: configuration, parts: parts, context: context)
+        let consumers = Self.consumers(definition: definition, configuration: configuration, parts: parts, context: context)
 
         let (authenticator, keyRefresh) = try await Authenticator.make(configuration.auth)
         if case .disabled = configuration.auth {
@@ -41,7 +41,7 @@ public struct ServiceAssembly: Sendable {
         router.add(middleware: ServerErrorMiddleware(logger: logger))
         // Open to every caller: probes and scrapers carry no token.
         let operational = OperationalRoutes(
-            database: parts.database, producer: parts.producer, readiness: parts.readiness, consumer: consumer, metrics: parts.metrics,
+            database: parts.database, producer: parts.producer, readiness: parts.readiness, consumers: consumers, metrics: parts.metrics,
             progress: parts.progress, authenticator: authenticator)
         operational.register(on: router, metrics: configuration.metricsPort == nil)
         let idempotency = IdempotencyKeys(database: parts.database, logger: logger, timeout: parts.limits.transactionTimeout)
@@ -67,7 +67,7 @@ public struct ServiceAssembly: Sendable {
                 .init(service: InboundMessages.expiry(database: parts.database, readiness: parts.readiness, metrics: parts.metrics, logger: logger)))
         }
         services += definition.backgroundServices(context).map { .init(service: $0) }
-        if let consumer { services.append(.init(service: consumer)) }
+        services += consumers.map { .init(service: $0) }
         services.append(
             .init(
                 service: Self.server(
@@ -96,24 +96,32 @@ public struct ServiceAssembly: Sendable {
         self.routes = routes
     }
 
-    /// The consumer of what the service consumes: Caretide events (through the care-team projection where the service
-    /// keeps one) or an outside pipeline's inbound topics; nil for a service that consumes nothing.
-    private static func consumer(
+    /// The consumers of what the service consumes: Caretide events (through the erasure of patients and, where the
+    /// service keeps one, the care-team projection), and an outside pipeline's inbound topics; none for a service that
+    /// consumes nothing.
+    private static func consumers(
         definition: ServiceDefinition, configuration: ServiceConfiguration, parts: ServiceParts, context: ServiceContext
-    ) -> EventConsumerService? {
-        let consumed = definition.topicsConsumed
-        var messages = definition.handler.map(ConsumedMessages.events)
-        if definition.careTeam == .projection, let handler = definition.handler {
-            messages = .events(CareTeamProjectingHandler(service: handler))
+    ) -> [EventConsumerService] {
+        var consumers: [EventConsumerService] = []
+        for consumer in definition.consumers {
+            parts.metrics.prepare(consumedTopics: consumer.topics.map(\.name))
+            let messages: ConsumedMessages
+            if let inbound = definition.inbound, consumer.name == definition.name {
+                messages = .inbound(inbound.handler(context))
+            } else if var handler = definition.handler {
+                if definition.careTeam == .projection { handler = CareTeamProjectingHandler(service: handler) }
+                messages = .events(
+                    ErasingHandler(service: handler, patientData: definition.patientData, ownTopics: Set(definition.consumedTopics + [.careTeam])))
+            } else {
+                continue
+            }
+            consumers.append(
+                EventConsumerService(
+                    subscription: .init(
+                        name: consumer.name, producer: definition.name, topics: consumer.topics, messages: messages, kafka: configuration.kafka),
+                    parts: parts))
         }
-        if let inbound = definition.inbound {
-            precondition(messages == nil, "\(definition.name): a service consumes Caretide events or inbound topics, not both")
-            messages = .inbound(inbound.handler(context))
-        }
-        parts.metrics.prepare(consumedTopics: consumed.map(\.name))
-        guard let messages, !consumed.isEmpty else { return nil }
-        return EventConsumerService(
-            subscription: .init(name: definition.name, topics: consumed, messages: messages, kafka: configuration.kafka), parts: parts)
+        return consumers
     }
 
     /// Registers the service's API routes, each behind the access it declares and audited, with the access log of
@@ -133,6 +141,8 @@ public struct ServiceAssembly: Sendable {
             idempotency: idempotency)
         definition.routes(apiRoutes, context)
         if definition.careTeam != .none { AccessLogRoutes(context: context).register(on: apiRoutes) }
+        // Every service that applies erasures answers its part of a patient's export.
+        if definition.handler != nil { PatientExportPartRoutes(context: context, data: definition.patientData).register(on: apiRoutes) }
         precondition(
             definition.careTeam != .none || !routes.routes.contains { $0.access == .patientData(.read) },
             "\(definition.name) serves patient data, so it must know care-team grants (ServiceDefinition.careTeam)")

@@ -23,10 +23,14 @@ public struct ServiceDefinition: Sendable {
     public var careTeam: CareTeamSource
     /// Long-running work of the service's own (e.g. reloading data), started after the relay and stopped before it.
     public var backgroundServices: @Sendable (ServiceContext) -> [any Service]
+    /// What the service holds about a patient: erased on `patient.erasure-requested` (beyond what the runtime erases in
+    /// every service) and copied into the patient's export (`PatientData`). Every service with a consumer applies
+    /// erasures and answers its export part.
+    public var patientData: PatientData
 
     public init(
         name: String, schema: String, migrations: MigrationTrack, consumedTopics: [Topic] = [], handler: (any EventHandler)? = nil,
-        inbound: InboundTopics? = nil, careTeam: CareTeamSource = .none,
+        inbound: InboundTopics? = nil, careTeam: CareTeamSource = .none, patientData: PatientData = PatientData(),
         routes: @escaping @Sendable (APIRoutes, ServiceContext) -> Void = { _, _ in },
         backgroundServices: @escaping @Sendable (ServiceContext) -> [any Service] = { _ in [] }
     ) {
@@ -37,6 +41,7 @@ public struct ServiceDefinition: Sendable {
         self.handler = handler
         self.inbound = inbound
         self.careTeam = careTeam
+        self.patientData = patientData
         self.backgroundServices = backgroundServices
         self.routes = routes
     }
@@ -47,12 +52,24 @@ extension ServiceDefinition {
     /// idempotency keys, inbound messages), then the service's own, which may build on it.
     public var migrationTracks: [MigrationTrack] { [IdentityMigrations.track, migrations] }
 
-    /// Every topic the service's consumer reads: its events' topics and, where it keeps a projection of grants,
-    /// `caretide.care-team`; or its inbound topics.
+    /// The service's consumers, each its group's name (`caretide-<name>`) and topics: the inbound topics under the
+    /// service's own name (the group that always read them), and its events' topics under the same name, or
+    /// `<name>-events` beside an inbound consumer.
+    public var consumers: [(name: String, topics: [Topic])] {
+        var consumers: [(name: String, topics: [Topic])] = []
+        if let inbound { consumers.append((name, inbound.topics)) }
+        if handler != nil { consumers.append((inbound == nil ? name : "\(name)-events", topicsConsumed)) }
+        return consumers
+    }
+
+    /// Every Caretide topic the service's event consumer reads: its events' topics, `caretide.patients` for erasure
+    /// requests and, where it keeps a projection of grants, `caretide.care-team`.
     public var topicsConsumed: [Topic] {
-        if let inbound { return inbound.topics }
         guard handler != nil else { return [] }
-        return careTeam == .projection ? consumedTopics + [.careTeam] : consumedTopics
+        var topics = consumedTopics
+        if !topics.contains(.patients) { topics.append(.patients) }
+        if careTeam == .projection { topics.append(.careTeam) }
+        return topics
     }
 }
 

@@ -90,6 +90,8 @@ public enum AlertWithdrawalReason: String, Codable, Sendable, CaseIterable {
     case profileWithdrawn
     /// The skin photo the alert was about was deleted.
     case photoDeleted
+    /// The patient the alert was about had their data erased at their request.
+    case patientErased
 }
 
 /// An alert was withdrawn because what it was about was retracted (`caretide.alerts`): downstream consumers must

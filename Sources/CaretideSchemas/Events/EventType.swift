@@ -22,6 +22,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case lesionPhotoRecorded = "lesion-photo.recorded"
     case lesionPhotoDeleted = "lesion-photo.deleted"
     case patientDemographicsChanged = "patient-demographics.changed"
+    case patientErasureRequested = "patient.erasure-requested"
+    case patientErasureConfirmed = "patient.erasure-confirmed"
     // Answered by an outside classifier.
     case lesionPhotoClassified = "lesion-photo.classified"
     // Computed by scoring-service.
@@ -63,7 +65,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .examResultRecorded, .examResultEnteredInError, .examResultReleased: .examResults
         case .mealRecorded, .mealDeleted: .meals
         case .lesionPhotoRecorded, .lesionPhotoDeleted: .photos
-        case .patientDemographicsChanged: .patients
+        case .patientDemographicsChanged, .patientErasureRequested: .patients
+        case .patientErasureConfirmed: .erasureConfirmations
         case .lesionPhotoClassified: .photoClassifications
         case .nutritionAssessed: .nutrition
         case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged: .scores
@@ -96,6 +99,8 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .lesionPhotoRecorded: LesionPhotoRecorded.self
         case .lesionPhotoDeleted: LesionPhotoDeleted.self
         case .patientDemographicsChanged: PatientDemographicsChanged.self
+        case .patientErasureRequested: PatientErasureRequested.self
+        case .patientErasureConfirmed: PatientErasureConfirmed.self
         case .lesionPhotoClassified: LesionPhotoClassified.self
         case .nutritionAssessed: NutritionAssessed.self
         case .assessmentRecorded: AssessmentRecorded.self

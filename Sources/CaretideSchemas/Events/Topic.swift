@@ -15,8 +15,10 @@ public enum Topic: String, CaseIterable, Sendable, Codable {
     /// classifiers); never the pixels.
     case photos = "caretide.photos"
     /// What other services may know of a patient's profile: sex and date of birth, never the name (ingest-service →
-    /// scoring-service).
+    /// scoring-service); and a patient's erasure request (ingest-service → every service).
     case patients = "caretide.patients"
+    /// Each service's confirmation that it erased its part of a patient's data (every service → ingest-service).
+    case erasureConfirmations = "caretide.erasure-confirmations"
     /// A hospital's validated classifier's answers about skin photos, keyed by patient id (outside → scoring-service).
     case photoClassifications = "caretide.photo-classifications"
     /// Each day of meals analysed again after a change (scoring-service → downstream consumers).

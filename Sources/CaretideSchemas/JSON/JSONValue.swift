@@ -71,3 +71,11 @@ extension JSONValue: Encodable {
         }
     }
 }
+
+/// Literals for documents built in code (a FHIR resource of an export): `["resourceType": "Patient", "id": .string(id)]`.
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByBooleanLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) { self = .object(Dictionary(elements, uniquingKeysWith: { $1 })) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}

@@ -34,6 +34,7 @@ struct CareTeamRoutes: Sendable {
             }
             let grant = CareTeamGranted(consultantID: consultantID, grantedAt: now, expiresAt: body.expiresAt)
             try await context.transaction(auditing: requestContext.origin, status: { 200 }) { handler in
+                try await ErasureStore(handler).refuseIfErased(patientID: patientID)
                 let envelope = EventEnvelope(producer: handler.producer, patientID: patientID, traceID: requestContext.requestID, payload: grant)
                 try await CareTeamStore.apply(grant, patientID: patientID, eventID: envelope.eventID, on: handler.connection, logger: handler.logger)
                 try await handler.publish(envelope)

@@ -19,7 +19,8 @@ struct ChangeFeedStore: TransactionalStore {
     let logger: Logger
 
     /// Takes `count` change numbers of each patient (0 only locks the counter) and returns each patient's newest: the
-    /// counters in patient order, so two writers of overlapping patients wait rather than deadlock.
+    /// counters in patient order, so two writers of overlapping patients wait rather than deadlock. A patient whose
+    /// data was erased is missing from the answer: their counter is marked, and takes no write (`ErasureStore`).
     func takeChanges(_ counts: [String: Int]) async throws -> [String: Int64] {
         guard !counts.isEmpty else { return [:] }
         let patients = counts.keys.sorted()
@@ -29,11 +30,12 @@ struct ChangeFeedStore: TransactionalStore {
         return newest
     }
 
-    /// Takes `count` change numbers of the patient (0 only locks the counter) and returns the newest.
+    /// Takes `count` change numbers of the patient (0 only locks the counter) and returns the newest; refuses (410)
+    /// a patient whose data was erased.
     @discardableResult
     func takeChanges(patientID: String, count: Int) async throws -> Int64 {
-        // The upsert always returns its row.
-        try await takeChanges([patientID: count])[patientID] ?? 0
+        guard let newest = try await takeChanges([patientID: count])[patientID] else { throw ErasureStore.erased }
+        return newest
     }
 
     /// Prepared: every write runs it.
@@ -42,7 +44,8 @@ struct ChangeFeedStore: TransactionalStore {
         static let sql = """
             INSERT INTO patient_changes AS counter (patient_id, last_seq)
             SELECT p, c FROM unnest($1::text[], $2::int8[]) AS t(p, c) ORDER BY p
-            ON CONFLICT (patient_id) DO UPDATE SET last_seq = counter.last_seq + excluded.last_seq RETURNING patient_id, last_seq
+            ON CONFLICT (patient_id) DO UPDATE SET last_seq = counter.last_seq + excluded.last_seq WHERE counter.erased_at IS NULL
+            RETURNING patient_id, last_seq
             """
         typealias Row = (String, Int64)
         let patients: [String]

@@ -58,6 +58,7 @@ struct PhotoRoutes: Sendable {
             let digest = Array(SHA256.hash(data: bytes))
             let (links, origin) = (self.links, requestContext.origin)
             let stored = try await context.transaction(auditing: origin, status: Self.status) { handler in
+                try await ErasureStore(handler).refuseIfErased(patientID: patientID)
                 let stored = try await PhotoStore(handler).insert(
                     id: id, patientID: patientID, site: site, side: side, takenAt: takenAt, inspected: inspected, sentDigest: digest)
                 if case .created(let photo) = stored {

@@ -10,6 +10,7 @@ enum ProfileRegistration {
     static func write(
         _ profile: PatientProfile, patientID: String, source: ProfileStore.Source, expected: Int?, traceID: String, handler: HandlerContext
     ) async throws -> ProfileStore.Written {
+        try await ErasureStore(handler).refuseIfErased(patientID: patientID)
         let written = try await ProfileStore(handler).write(profile, patientID: patientID, source: source, expected: expected)
         if case .changed(let stored, demographicsChanged: true) = written {
             let change = PatientDemographicsChanged(

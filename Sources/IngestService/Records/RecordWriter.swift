@@ -58,12 +58,20 @@ enum RecordWriter {
     }
 
     static func apply(_ writes: [RecordWrite], handler: HandlerContext) async throws -> [Result<RecordRoutes.Receipt, any Error>] {
+        guard !writes.isEmpty else { return [] }
         let store = RecordStore(handler)
         // The patients' change numbers first (the lock order of every writer), one for each write: one whose record
         // turns out unchanged leaves a gap in its patient's numbers, which the changes feed allows.
         var counts: [String: Int] = [:]
         for write in writes { counts[write.patientID, default: 0] += 1 }
         var next = try await ChangeFeedStore(handler).takeChanges(counts)
+        let erased = Set(counts.keys).subtracting(next.keys)
+        if !erased.isEmpty {
+            // A patient whose data was erased takes no write (410); the others go on as if alone (their counters taken
+            // twice leave a gap, which the changes feed allows).
+            var others = try await apply(writes.filter { !erased.contains($0.patientID) }, handler: handler).makeIterator()
+            return writes.map { erased.contains($0.patientID) ? .failure(ErasureStore.erased) : others.next()! }
+        }
         for (patient, count) in counts { next[patient, default: 0] -= Int64(count) }
         let changeSeqs = writes.map { write in
             next[write.patientID, default: 0] += 1

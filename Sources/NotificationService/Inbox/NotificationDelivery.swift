@@ -59,6 +59,21 @@ struct NotificationDelivery: TransactionalStore {
         about: UUID? = nil, subjectID: String? = nil, reason: AlertWithdrawalReason, cause: ValidatedEvent, context: HandlerContext
     ) async throws {
         let withdrawn = try await NotificationStore(context).withdraw(about: about, subjectID: subjectID, reason: reason)
+        try await announce(withdrawn, reason: reason, cause: cause, context: context)
+    }
+
+    /// Withdraws every standing notification of the patient and every one about them (their consultants'), and tells
+    /// their recipients: the patient's erasure (`NotificationPatientData`).
+    static func withdrawEverything(of patientID: String, cause: ValidatedEvent, context: HandlerContext) async throws {
+        let withdrawn = try await NotificationStore(context).withdrawEverything(of: patientID, reason: .patientErased)
+        try await announce(withdrawn, reason: .patientErased, cause: cause, context: context)
+    }
+
+    /// Tells the recipients of withdrawn notifications, unless a notification's message was still held.
+    private static func announce(
+        _ withdrawn: [(id: UUID, recipient: NotificationStore.Recipient, patientID: String?)], reason: AlertWithdrawalReason,
+        cause: ValidatedEvent, context: HandlerContext
+    ) async throws {
         let neverPublished = try await NotificationDelivery(context).forgetHeld(withdrawn.map(\.id))
         let now = Date()
         try await publish(

@@ -137,6 +137,19 @@ struct NotificationStore: TransactionalStore {
             """, as: (UUID, String, String, String?).self, logger: logger
         ).map { ($0.0, Recipient(id: $0.1, role: RecipientRole(rawValue: $0.2) ?? .patient), $0.3) }
     }
+
+    /// Withdraws the patient's standing notifications and those about them to others.
+    func withdrawEverything(of patientID: String, reason: AlertWithdrawalReason) async throws
+        -> [(id: UUID, recipient: Recipient, patientID: String?)]
+    {
+        try await connection.fetchAll(
+            """
+            UPDATE notifications SET withdrawn_at = now(), withdrawal_reason = \(reason.rawValue)
+            WHERE withdrawn_at IS NULL AND (patient_id = \(patientID) OR (recipient_role = 'patient' AND recipient_id = \(patientID)))
+            RETURNING notification_id, recipient_id, recipient_role, patient_id
+            """, as: (UUID, String, String, String?).self, logger: logger
+        ).map { ($0.0, Recipient(id: $0.1, role: RecipientRole(rawValue: $0.2) ?? .patient), $0.3) }
+    }
 }
 
 extension NotificationStore {

@@ -33,8 +33,11 @@ import Testing
         // One partition per topic: a message that stalled its partition would stall everything behind it.
         let stack = try await TestStack.start(Self.services, partitions: 1)
         let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
-        let consumers = Dictionary(grouping: Self.services.flatMap { service in service.topicsConsumed.map { ($0, service.name) } }, by: \.0)
-            .mapValues { $0.map(\.1) }
+        let consumers = Dictionary(
+            grouping: Self.services.flatMap { service in service.consumers.flatMap { consumer in consumer.topics.map { ($0, consumer.name) } } },
+            by: \.0
+        )
+        .mapValues { $0.map(\.1) }
         let topics = consumers.keys.sorted { $0.name < $1.name }
 
         let produced = try await corpus.produce(to: topics.map(\.name), brokers: stack.broker.bootstrapServers, kcat: kcat)
@@ -88,7 +91,7 @@ import Testing
         // No partition stalled: every consumer committed past the whole corpus, and every service is still ready.
         for service in Self.services {
             let baseURL = stack.baseURL(service.name)
-            for topic in service.topicsConsumed {
+            for topic in service.consumers.flatMap(\.topics) {
                 try await eventually("\(service.name) has committed all of \(topic.name)") {
                     try await HTTP.get(baseURL + "/metrics").text.contains(#"caretide_consumer_lag{topic="\#(topic.name)"} 0"#)
                 }

@@ -91,7 +91,7 @@ import Testing
         #expect(first.status == 0, "\(first.output)")
         #expect(
             first.output.contains(
-                "scoring: applied caretide/1 outbox and processed events, caretide/2 parked messages and outbox rows, identity/1 care-team grants and access audit, identity/2 idempotency keys, identity/3 inbound messages applied, identity/4 the media type of kept answers, scoring/1 blood pressure assessments, scoring/2 assessments of every kind, care-tracking flags"
+                "scoring: applied caretide/1 outbox and processed events, caretide/2 parked messages and outbox rows, identity/1 care-team grants and access audit, identity/2 idempotency keys, identity/3 inbound messages applied, identity/4 the media type of kept answers, identity/5 erased patients, scoring/1 blood pressure assessments, scoring/2 assessments of every kind, care-tracking flags"
             ), "\(first.output)")
         let second = try await Subprocess.run(Paths.executable("caretide").path, ["migrate"], environment: environment)
         #expect(second.output.components(separatedBy: "up to date").count - 1 == 4)

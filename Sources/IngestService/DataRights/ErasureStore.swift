@@ -1,0 +1,96 @@
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import HTTPTypes
+import Logging
+import PostgresNIO
+
+/// The SQL of erasure requests: one per patient (an erased id is retired for good), the confirmations of the services,
+/// and the mark on the patient's change counter that refuses every later write (`ChangeFeedStore`).
+struct ErasureStore: TransactionalStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// Records the patient's erasure request, or finds the one made before; `created` says which. Marks the patient's
+    /// change counter erased in the same transaction, so no write of theirs commits after the request.
+    func request(patientID: String, by requester: ErasureRequester, at requestedAt: Date) async throws -> (ErasureProgress, created: Bool) {
+        try await connection.query(
+            """
+            INSERT INTO patient_changes AS counter (patient_id, last_seq, erased_at) VALUES (\(patientID), 0, \(requestedAt))
+            ON CONFLICT (patient_id) DO UPDATE SET erased_at = coalesce(counter.erased_at, excluded.erased_at)
+            """, logger: logger)
+        let created = try await !connection.fetchAll(
+            """
+            INSERT INTO patient_erasures (erasure_id, patient_id, requested_by, requested_at)
+            VALUES (\(UUID()), \(patientID), \(requester.rawValue), \(requestedAt))
+            ON CONFLICT (patient_id) DO NOTHING RETURNING 1
+            """, as: Int.self, logger: logger
+        ).isEmpty
+        guard let progress = try await progress(patientID: patientID) else {
+            throw HTTPProblem(status: .conflict, error: "the erasure request changed concurrently; retry")
+        }
+        return (progress, created)
+    }
+
+    /// Records a service's confirmation (a repeated one changes nothing) and, when it is the last, the request done.
+    func confirm(_ confirmation: PatientErasureConfirmed) async throws {
+        try await connection.query(
+            """
+            INSERT INTO patient_erasure_confirmations (erasure_id, service, erased_at)
+            SELECT erasure_id, \(confirmation.service), \(confirmation.erasedAt) FROM patient_erasures WHERE erasure_id = \(confirmation.erasureID)
+            ON CONFLICT (erasure_id, service) DO NOTHING
+            """, logger: logger)
+        try await connection.query(
+            """
+            UPDATE patient_erasures e SET completed_at = (SELECT max(erased_at) FROM patient_erasure_confirmations c WHERE c.erasure_id = e.erasure_id)
+            WHERE erasure_id = \(confirmation.erasureID) AND completed_at IS NULL
+              AND (SELECT count(*) FROM patient_erasure_confirmations c WHERE c.erasure_id = e.erasure_id AND c.service = ANY(\(ErasureProgress.services)))
+                = \(ErasureProgress.services.count)
+            """, logger: logger)
+    }
+
+    /// Whether the patient's data was erased (their id retired): a write for them is refused with 410.
+    func isErased(patientID: String) async throws -> Bool {
+        try await !connection.fetchAll(
+            "SELECT 1 FROM patient_changes WHERE patient_id = \(patientID) AND erased_at IS NOT NULL", as: Int.self, logger: logger
+        ).isEmpty
+    }
+
+    /// Refuses a write for an erased patient.
+    func refuseIfErased(patientID: String) async throws {
+        if try await isErased(patientID: patientID) { throw Self.erased }
+    }
+
+    /// The answer to a write for a patient whose data was erased.
+    static let erased = HTTPProblem(
+        status: .gone, error: "this patient's data was erased at their request; the id takes no new data")
+
+    /// The patient's erasure request and how far it went; nil when none was made.
+    static func progress(patientID: String, on client: PostgresClient, logger: Logger) async throws -> ErasureProgress? {
+        progress(patientID: patientID, rows: try await client.fetchAll(progressQuery(patientID), as: ProgressRow.self, logger: logger))
+    }
+
+    func progress(patientID: String) async throws -> ErasureProgress? {
+        Self.progress(patientID: patientID, rows: try await connection.fetchAll(Self.progressQuery(patientID), as: ProgressRow.self, logger: logger))
+    }
+
+    private typealias ProgressRow = (UUID, String, Date, String?, Date?)
+
+    private static func progressQuery(_ patientID: String) -> PostgresQuery {
+        """
+        SELECT e.erasure_id, e.requested_by, e.requested_at, c.service, c.erased_at
+        FROM patient_erasures e LEFT JOIN patient_erasure_confirmations c USING (erasure_id)
+        WHERE e.patient_id = \(patientID)
+        """
+    }
+
+    private static func progress(patientID: String, rows: [ProgressRow]) -> ErasureProgress? {
+        guard let first = rows.first else { return nil }
+        var confirmations: [String: Date] = [:]
+        for row in rows { if let service = row.3, let erasedAt = row.4 { confirmations[service] = erasedAt } }
+        return ErasureProgress(
+            erasureID: first.0, patientID: patientID, requestedBy: ErasureRequester(rawValue: first.1) ?? .patient, requestedAt: first.2,
+            confirmations: confirmations)
+    }
+}

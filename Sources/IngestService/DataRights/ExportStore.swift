@@ -1,0 +1,91 @@
+import CaretideRuntime
+import CaretideStore
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The SQL of patients' exports: a row per request, assembling until its job stores the JSON document and the FHIR
+/// Bundle (or the reason it failed), downloadable until it expires, then deleted (`purgeJob`).
+enum ExportStore {
+    enum Status: String, Encodable, Sendable {
+        case assembling, ready, failed
+    }
+
+    struct Export: Encodable, Sendable {
+        let exportId: UUID
+        let status: Status
+        let requestedAt: Date
+        let readyAt: Date?
+        let expiresAt: Date?
+        /// Why it failed (a service that did not answer), for the patient to ask again.
+        let failure: String?
+    }
+
+    static func create(patientID: String, at requestedAt: Date, handler: HandlerContext) async throws -> Export {
+        let id = UUID()
+        try await handler.connection.query(
+            """
+            INSERT INTO patient_exports (export_id, patient_id, status, requested_at) VALUES (\(id), \(patientID), 'assembling', \(requestedAt))
+            """, logger: handler.logger)
+        return Export(exportId: id, status: .assembling, requestedAt: requestedAt, readyAt: nil, expiresAt: nil, failure: nil)
+    }
+
+    static func finish(
+        _ exportID: UUID, document: [UInt8], bundle: [UInt8], expiresAt: Date, database: Database, logger: Logger
+    ) async throws {
+        try await database.client.query(
+            """
+            UPDATE patient_exports SET status = 'ready', document = \(ByteBuffer(bytes: document)), bundle = \(ByteBuffer(bytes: bundle)), ready_at = now(), expires_at = \(expiresAt)
+            WHERE export_id = \(exportID) AND status = 'assembling'
+            """, logger: logger)
+    }
+
+    static func fail(_ exportID: UUID, reason: String, database: Database, logger: Logger) async throws {
+        try await database.client.query(
+            "UPDATE patient_exports SET status = 'failed', failure = \(reason) WHERE export_id = \(exportID) AND status = 'assembling'",
+            logger: logger)
+    }
+
+    static func find(patientID: String, exportID: UUID, database: Database, logger: Logger) async throws -> Export? {
+        try await database.client.fetchAll(
+            """
+            SELECT status, requested_at, ready_at, expires_at, failure FROM patient_exports
+            WHERE export_id = \(exportID) AND patient_id = \(patientID)
+            """, as: (String, Date, Date?, Date?, String?).self, logger: logger
+        ).first.map {
+            Export(exportId: exportID, status: Status(rawValue: $0.0) ?? .failed, requestedAt: $0.1, readyAt: $0.2, expiresAt: $0.3, failure: $0.4)
+        }
+    }
+
+    enum File: String, Sendable {
+        case document, bundle
+    }
+
+    /// A finished export's file, if it has not expired.
+    static func file(_ file: File, patientID: String, exportID: UUID, database: Database, logger: Logger) async throws -> ByteBuffer? {
+        try await database.client.fetchAll(
+            """
+            SELECT \(unescaped: file == .document ? "document" : "bundle") FROM patient_exports
+            WHERE export_id = \(exportID) AND patient_id = \(patientID) AND status = 'ready' AND expires_at > now()
+            """, as: ByteBuffer.self, logger: logger
+        ).first
+    }
+
+    /// Deletes what expired, and what stayed assembling for an hour (its job ended with the process that ran it).
+    static func purgeJob(interval: Duration, context: ServiceContext) -> PeriodicJob {
+        PeriodicJob(name: "export purge", interval: interval, fullBatch: 500, context: context) {
+            try await context.database.client.fetchAll(
+                """
+                WITH gone AS (
+                    DELETE FROM patient_exports WHERE ctid IN (
+                        SELECT ctid FROM patient_exports
+                        WHERE expires_at < now() OR (status = 'assembling' AND requested_at < now() - interval '1 hour')
+                        LIMIT 500)
+                    RETURNING 1)
+                SELECT count(*)::int FROM gone
+                """, as: Int.self, logger: context.logger
+            ).first ?? 0
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import CaretideRuntime
+import CaretideSchemas
+
+/// What ingest-service holds about a patient (`PatientData`): every record with its newest revision (measurements,
+/// meals, clinical inputs, exam reports), the devices that synced them, report releases, skin photos, the profile's
+/// revisions and the patient's grants. An erasure deletes them; the change counter stays, marked erased (ids only):
+/// it is what refuses later writes with 410, so a phone's offline queue cannot bring the data back. An export copies
+/// them (a photo's image and thumbnail are left out: they are read through the photo routes) and makes the Patient,
+/// Observation and DiagnosticReport resources of the FHIR Bundle (`IngestFHIR`).
+enum IngestPatientData {
+    static let patientData = PatientData(
+        tables: [
+            PatientTable("records"),
+            PatientTable("sync_devices"),
+            PatientTable("report_releases"),
+            PatientTable("lesion_photos", omitting: ["image", "thumbnail"]),
+            PatientTable("patient_profile_revisions"),
+            PatientTable("care_team_grants"),
+            PatientTable("patient_exports", omitting: ["document", "bundle"]),
+        ],
+        after: ["UPDATE patient_changes SET erased_at = coalesce(erased_at, now()) WHERE patient_id = $1"],
+        resources: IngestFHIR.resources)
+}
