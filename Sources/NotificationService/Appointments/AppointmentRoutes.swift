@@ -47,6 +47,12 @@ struct AppointmentRoutes: Sendable {
         ) { request, _ in
             let query = request.uri.queryParameters
             let from = query.get("from").flatMap { Timestamp.parse(String($0)) } ?? Date()
+            // PostgreSQL text holds no U+0000: such a filter is a bad request, not a server error (found by fuzzing).
+            for name in ["institution", "service"] where query.get(name)?.contains("\u{0}") == true {
+                throw HTTPProblem(
+                    status: .badRequest, error: "the query is invalid",
+                    violations: [SchemaViolation(pointer: JSONPointer(tokens: [name]), message: "must not contain U+0000")])
+            }
             return try jsonResponse(
                 try await Appointments.freeSlots(
                     institution: query.get("institution").map { String($0) }, service: query.get("service").map { String($0) }, from: from,
