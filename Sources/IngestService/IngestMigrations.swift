@@ -216,8 +216,7 @@ enum IngestMigrations {
                         erasure_id uuid PRIMARY KEY,
                         patient_id text NOT NULL UNIQUE,
                         requested_by text NOT NULL CHECK (requested_by IN ('patient', 'operator')),
-                        requested_at timestamptz NOT NULL,
-                        completed_at timestamptz)
+                        requested_at timestamptz NOT NULL)
                     """,
                     """
                     CREATE TABLE patient_erasure_confirmations (

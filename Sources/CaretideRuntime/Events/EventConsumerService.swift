@@ -92,6 +92,9 @@ public final class EventConsumerService: Service, Sendable {
                 for (index, lane) in lanes.enumerated() {
                     group.addTask { await self.work(lane, name: self.laneName(index), consumer: consumer) }
                 }
+                // Apart from the poll loop, which waits while the lanes are full: the lag must show most when the
+                // consumer is furthest behind.
+                group.addTask { await self.reportLagEverySecond(consumer) }
                 var failure: (any Error)?
                 do {
                     try await poll(consumer, into: lanes)
@@ -116,19 +119,22 @@ public final class EventConsumerService: Service, Sendable {
     /// Polls until shutdown or cancellation (a sibling service failed and the group is cancelled: a cancelled poll
     /// returns at once with nothing, so the flag alone would spin), putting each message on its partition's lane.
     private func poll(_ consumer: KafkaConsumer, into lanes: [MessageLane]) async throws {
-        var lastLagReport = ContinuousClock.now
         while !stopping.load(ordering: .acquiring), !Task.isCancelled {
             let messages = try await consumer.pollBatch(maxMessages: maxBatchSize, timeout: .milliseconds(100))
             if !messages.isEmpty {
                 var shares = [[IncomingMessage]](repeating: [], count: lanes.count)
                 for message in messages { shares[Int(message.partition) % lanes.count].append(message) }
-                inFlight.delivered(messages)
+                inFlight.delivered(messages, at: Date())
                 for (lane, share) in zip(lanes, shares) where !share.isEmpty { await lane.put(share) }
             }
-            if ContinuousClock.now - lastLagReport > .seconds(1) {
-                reportLag(consumer)
-                lastLagReport = .now
-            }
+        }
+    }
+
+    /// The lag once a second until the consumer stops.
+    private func reportLagEverySecond(_ consumer: KafkaConsumer) async {
+        while !stopping.load(ordering: .acquiring), !Task.isCancelled {
+            reportLag(consumer)
+            try? await Task.sleep(for: .seconds(1))
         }
     }
 
@@ -301,13 +307,19 @@ public final class EventConsumerService: Service, Sendable {
     }
 
     /// Lag per topic counted to the last committed offset, not the fetch position: what the broker holds beyond the
-    /// consumer's position, plus what the lanes hold but have not committed yet (a lane stuck on the database).
+    /// consumer's position, plus what the lanes hold but have not committed yet (a lane stuck on the database); and in
+    /// seconds, the age of the oldest message the lanes hold uncommitted. What the broker holds beyond that is younger,
+    /// since a partition's messages are delivered in order, and the lanes fill before the poll loop waits.
     private func reportLag(_ consumer: KafkaConsumer) {
-        var byTopic: [String: Int64] = [:]
+        let now = Date()
+        var byTopic: [String: (messages: Int64, seconds: Double)] = [:]
         for partition in consumer.lag() {
-            byTopic[partition.topic, default: 0] += partition.lag + inFlight.count(topic: partition.topic, partition: partition.partition)
+            let held = inFlight.held(topic: partition.topic, partition: partition.partition)
+            let age = held.oldest.map { max(0, now.timeIntervalSince($0)) } ?? 0
+            let sum = byTopic[partition.topic, default: (0, 0)]
+            byTopic[partition.topic] = (sum.messages + partition.lag + held.count, max(sum.seconds, age))
         }
-        for (topic, lag) in byTopic { metrics.consumerLag(topic: topic, lag) }
+        for (topic, lag) in byTopic { metrics.consumerLag(topic: topic, messages: lag.messages, seconds: lag.seconds) }
     }
 }
 
@@ -323,26 +335,62 @@ public enum ConsumedMessages: Sendable {
     }
 }
 
-/// Messages handed to the lanes whose offsets are not committed yet, per partition. A count rather than offsets, so a
-/// partition that moves to another instance and back is not misread.
+/// Messages handed to the lanes whose offsets are not committed yet, per partition: how many, and when the oldest was
+/// produced. Counted, not keyed by offset, so a partition that moves to another instance and back is not misread: a
+/// partition's messages are delivered, and committed, in offset order, so the oldest held is the first not committed.
 final class InFlightMessages: Sendable {
     private struct Partition: Hashable {
         var topic: String
         var partition: Int32
-    }
-    private let counts = Mutex<[Partition: Int64]>([:])
 
-    func delivered(_ messages: [IncomingMessage]) { add(messages, 1) }
+        init(topic: String, partition: Int32) {
+            self.topic = topic
+            self.partition = partition
+        }
 
-    func committed(_ messages: [IncomingMessage]) { add(messages, -1) }
-
-    func count(topic: String, partition: Int32) -> Int64 {
-        counts.withLock { $0[Partition(topic: topic, partition: partition)] ?? 0 }
+        init(_ message: IncomingMessage) { self.init(topic: message.topic, partition: message.partition) }
     }
 
-    private func add(_ messages: [IncomingMessage], _ sign: Int64) {
-        counts.withLock { counts in
-            for message in messages { counts[Partition(topic: message.topic, partition: message.partition), default: 0] += sign }
+    /// The produce times of a partition's held messages, oldest first, from `start` on (the front is dropped lazily).
+    private struct Held {
+        var times: [Date] = []
+        var start = 0
+
+        var count: Int { times.count - start }
+
+        mutating func drop(_ n: Int) {
+            start += min(n, count)
+            if start == times.count {
+                times.removeAll(keepingCapacity: true)
+                start = 0
+            } else if start > 1024, start * 2 > times.count {
+                times.removeFirst(start)
+                start = 0
+            }
+        }
+    }
+    private let partitions = Mutex<[Partition: Held]>([:])
+
+    /// Messages handed to the lanes; one without a broker timestamp counts from `now`, when it was handed over.
+    func delivered(_ messages: [IncomingMessage], at now: Date) {
+        partitions.withLock { partitions in
+            for message in messages { partitions[Partition(message), default: Held()].times.append(message.timestamp ?? now) }
+        }
+    }
+
+    func committed(_ messages: [IncomingMessage]) {
+        var counts: [Partition: Int] = [:]
+        for message in messages { counts[Partition(message), default: 0] += 1 }
+        partitions.withLock { partitions in
+            for (partition, count) in counts { partitions[partition]?.drop(count) }
+        }
+    }
+
+    /// How many of the partition's messages the lanes hold uncommitted, and the produce time of the oldest.
+    func held(topic: String, partition: Int32) -> (count: Int64, oldest: Date?) {
+        partitions.withLock { partitions in
+            guard let held = partitions[Partition(topic: topic, partition: partition)], held.count > 0 else { return (0, nil) }
+            return (Int64(held.count), held.times[held.start])
         }
     }
 }

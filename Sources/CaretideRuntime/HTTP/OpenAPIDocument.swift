@@ -152,12 +152,17 @@ enum OpenAPIDocument {
             responses["409"] = problem("the id is used by another record, or the record was deleted")
             responses["422"] = problem("values the clinical rules cannot assess, or a time in the future")
         }
-        if case .patientData = route.access, route.method != .get {
-            responses["410"] = problem("the patient's data was erased at their request: the id takes no new data")
-        }
-        if route.access == .patientData(.export) {
+        switch route.access {
+        case .patientData(.export) where route.method == .get:
             responses["409"] = problem("the export is still being assembled, or failed")
             responses["410"] = problem("the export expired; ask for a new one")
+        case .patientData(.export), .patientData(.erase):
+            // Asking for an export or an erasure again is answered, whatever was erased.
+            break
+        case .patientData where route.method != .get:
+            responses["410"] = problem("the patient's data was erased at their request: the id takes no new data")
+        default:
+            break
         }
         return responses
     }

@@ -84,7 +84,7 @@ public final class ServiceMetrics: Sendable {
                 _ = counter(label, topic: topic)
             }
             _ = timer("caretide_event_processing_seconds", dimensions: [("topic", topic)])
-            consumerLag(topic: topic, 0)
+            consumerLag(topic: topic, messages: 0, seconds: 0)
         }
     }
 
@@ -100,9 +100,11 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// Messages not yet applied and committed, summed over the partitions this instance owns: from the last committed
-    /// offset, not the fetch position, so messages fetched but stuck in a lane count.
-    public func consumerLag(topic: String, _ lag: Int64) {
-        gauge("caretide_consumer_lag", dimensions: [("topic", topic)]).record(lag)
+    /// offset, not the fetch position, so messages fetched but stuck in a lane count. And the lag in seconds: how long
+    /// ago the oldest of them was produced (0 when none is held), which the broker's retention is measured against.
+    public func consumerLag(topic: String, messages: Int64, seconds: Double) {
+        gauge("caretide_consumer_lag", dimensions: [("topic", topic)]).record(messages)
+        gauge("caretide_consumer_lag_seconds", dimensions: [("topic", topic)]).record(seconds)
     }
 
     /// Each worker's progress (consumer lanes, the outbox relay), refreshed when `/metrics` is read: seconds spent on

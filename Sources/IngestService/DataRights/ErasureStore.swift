@@ -33,7 +33,8 @@ struct ErasureStore: TransactionalStore {
         return (progress, created)
     }
 
-    /// Records a service's confirmation (a repeated one changes nothing) and, when it is the last, the request done.
+    /// Records a service's confirmation; a repeated one changes nothing. The request's completion is read off the
+    /// confirmations (`ErasureProgress`), not kept beside them.
     func confirm(_ confirmation: PatientErasureConfirmed) async throws {
         try await connection.query(
             """
@@ -41,25 +42,14 @@ struct ErasureStore: TransactionalStore {
             SELECT erasure_id, \(confirmation.service), \(confirmation.erasedAt) FROM patient_erasures WHERE erasure_id = \(confirmation.erasureID)
             ON CONFLICT (erasure_id, service) DO NOTHING
             """, logger: logger)
-        try await connection.query(
-            """
-            UPDATE patient_erasures e SET completed_at = (SELECT max(erased_at) FROM patient_erasure_confirmations c WHERE c.erasure_id = e.erasure_id)
-            WHERE erasure_id = \(confirmation.erasureID) AND completed_at IS NULL
-              AND (SELECT count(*) FROM patient_erasure_confirmations c WHERE c.erasure_id = e.erasure_id AND c.service = ANY(\(ErasureProgress.services)))
-                = \(ErasureProgress.services.count)
-            """, logger: logger)
     }
 
-    /// Whether the patient's data was erased (their id retired): a write for them is refused with 410.
-    func isErased(patientID: String) async throws -> Bool {
-        try await !connection.fetchAll(
+    /// Refuses (410) a write for a patient whose data was erased (their id retired).
+    func refuseIfErased(patientID: String) async throws {
+        let erased = try await !connection.fetchAll(
             "SELECT 1 FROM patient_changes WHERE patient_id = \(patientID) AND erased_at IS NOT NULL", as: Int.self, logger: logger
         ).isEmpty
-    }
-
-    /// Refuses a write for an erased patient.
-    func refuseIfErased(patientID: String) async throws {
-        if try await isErased(patientID: patientID) { throw Self.erased }
+        if erased { throw Self.erased }
     }
 
     /// The answer to a write for a patient whose data was erased.

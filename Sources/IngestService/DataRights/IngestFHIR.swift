@@ -46,7 +46,8 @@ enum IngestFHIR {
             guard let value = body[field]?.numberValue else { return nil }
             return (code, display, ["value": .number(value), "unit": .string(unit), "system": "http://unitsofmeasure.org", "code": .string(unit)])
         }
-        let glucoseUnit = body["unit"]?.stringValue == "mmolPerL" ? "mmol/L" : "mg/dL"
+        // Glucose and lipids come in the unit the request named (`mgPerDL` or `mmolPerL`).
+        let concentrationUnit = body["unit"]?.stringValue == "mmolPerL" ? "mmol/L" : "mg/dL"
         let values: [(String, String, JSONValue)]
         let panel: (code: String, display: String)?
         switch kind {
@@ -61,7 +62,7 @@ enum IngestFHIR {
             values = [quantity("beatsPerMinute", "8867-4", "Heart rate", "/min")].compactMap { $0 }
         case "glucose":
             panel = nil
-            values = [quantity("value", "2339-0", "Glucose [Mass/volume] in Blood", glucoseUnit)].compactMap { $0 }
+            values = [quantity("value", "2339-0", "Glucose [Mass/volume] in Blood", concentrationUnit)].compactMap { $0 }
         case "hba1c":
             panel = nil
             values = [quantity("percent", "4548-4", "Hemoglobin A1c/Hemoglobin.total in Blood", "%")].compactMap { $0 }
@@ -71,10 +72,10 @@ enum IngestFHIR {
         case "lipid-panel":
             panel = ("57698-3", "Lipid panel with direct LDL - Serum or Plasma")
             values = [
-                quantity("totalCholesterol", "2093-3", "Cholesterol [Mass/volume] in Serum or Plasma", glucoseUnit),
-                quantity("hdlCholesterol", "2085-9", "Cholesterol in HDL [Mass/volume] in Serum or Plasma", glucoseUnit),
-                quantity("ldlCholesterol", "13457-7", "Cholesterol in LDL [Mass/volume] in Serum or Plasma by calculation", glucoseUnit),
-                quantity("triglycerides", "2571-8", "Triglyceride [Mass/volume] in Serum or Plasma", glucoseUnit),
+                quantity("totalCholesterol", "2093-3", "Cholesterol [Mass/volume] in Serum or Plasma", concentrationUnit),
+                quantity("hdlCholesterol", "2085-9", "Cholesterol in HDL [Mass/volume] in Serum or Plasma", concentrationUnit),
+                quantity("ldlCholesterol", "13457-7", "Cholesterol in LDL [Mass/volume] in Serum or Plasma by calculation", concentrationUnit),
+                quantity("triglycerides", "2571-8", "Triglyceride [Mass/volume] in Serum or Plasma", concentrationUnit),
             ].compactMap { $0 }
         default:
             return []

@@ -3,6 +3,7 @@ import CaretideIdentity
 import CaretideNutrition
 import CaretideRuntime
 import CaretideSchemas
+import CaretideStore
 import Foundation
 import Hummingbird
 
@@ -39,13 +40,14 @@ struct MealRoutes: Sendable {
             summary: "Record what the patient ate (a food of the food table, grams or a portion); re-sending the same mealId stores nothing new",
             body: [.meal]
         ) { request, context in
-            try await records.create(definition, idField: "mealId", request: request, context: context)
+            try await records.create(definition, idField: "mealId", request: request, context: context, completing: inProfileTimeZone)
         }
         routes.put(
             "v1/patients/:patientId/meals/:mealId", access: .patientData(.write),
             summary: "Record or correct a meal record (a correction is the next revision)", body: [.meal]
         ) { request, context in
-            try await records.put(definition, id: try Self.mealID(context), idField: "mealId", request: request, context: context)
+            try await records.put(
+                definition, id: try Self.mealID(context), idField: "mealId", request: request, context: context, completing: inProfileTimeZone)
         }
         routes.delete(
             "v1/patients/:patientId/meals/:mealId", access: .patientData(.write),
@@ -62,6 +64,18 @@ struct MealRoutes: Sendable {
             let patientID = try PatientID.fromPath(context)
             return try jsonResponse(
                 try await records.list(patientID: patientID, kinds: [.meal], period: try Period.from(request), page: .from(request)))
+        }
+    }
+
+    /// A meal counts in the day of the time zone it was eaten in: the app's, when it sends one (as Apple Health and
+    /// Health Connect records carry theirs, which follows a patient who travels), else the patient's profile's, else
+    /// UTC. The zone taken is written into the record, so its day does not move if the profile changes later.
+    var inProfileTimeZone: RecordRoutes.Completion {
+        { [context = records.context] body, patientID in
+            guard body["timeZone"] == nil,
+                let zone = try await ProfileStore.current(patientID: patientID, on: context.database.client, logger: context.logger)?.profile.timeZone
+            else { return body }
+            return body.merging(["timeZone": .string(zone)])
         }
     }
 

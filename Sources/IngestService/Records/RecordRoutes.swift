@@ -129,10 +129,17 @@ struct RecordRoutes: Sendable {
         try await writer.submit(write, origin: origin)
     }
 
+    /// What a route adds to a body that passed its schema before it is checked, from what the service knows of the
+    /// patient (a meal without its time zone takes the profile's).
+    typealias Completion = @Sendable (_ body: JSONValue, _ patientID: String) async throws -> JSONValue
+
     /// A POST of one record: the body's own `idField` names it; re-sending it answers `duplicate`.
-    func create(_ definition: RecordDefinition, idField: String, request: Request, context: CaretideRequestContext) async throws -> Response {
+    func create(
+        _ definition: RecordDefinition, idField: String, request: Request, context: CaretideRequestContext, completing: Completion? = nil
+    ) async throws -> Response {
         let patientID = try PatientID.fromPath(context)
-        let body = try await schemaValidBody(definition, request: request, requestContext: context)
+        var body = try await schemaValidBody(definition, request: request, requestContext: context)
+        if let completing { body = try await completing(body, patientID) }
         let id = body[idField]?.stringValue?.lowercased() ?? ""
         let write = try checked(definition, mode: .create, patientID: patientID, recordID: id, body: body, origin: context.origin)
         let receipt = try await store(write, origin: context.origin)
@@ -140,11 +147,13 @@ struct RecordRoutes: Sendable {
     }
 
     /// A PUT of one record at `id`, the id in the path, which the body's `idField` must equal.
-    func put(_ definition: RecordDefinition, id: String, idField: String, request: Request, context: CaretideRequestContext) async throws
-        -> Response
-    {
+    func put(
+        _ definition: RecordDefinition, id: String, idField: String, request: Request, context: CaretideRequestContext,
+        completing: Completion? = nil
+    ) async throws -> Response {
         let patientID = try PatientID.fromPath(context)
-        let body = try await schemaValidBody(definition, request: request, requestContext: context)
+        var body = try await schemaValidBody(definition, request: request, requestContext: context)
+        if let completing { body = try await completing(body, patientID) }
         let write = try checked(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
         guard body[idField]?.stringValue?.lowercased() == id else {
             throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: [idField]), message: "must equal the id in the path")])

@@ -71,7 +71,7 @@ struct NotificationDelivery: TransactionalStore {
 
     /// Tells the recipients of withdrawn notifications, unless a notification's message was still held.
     private static func announce(
-        _ withdrawn: [(id: UUID, recipient: NotificationStore.Recipient, patientID: String?)], reason: AlertWithdrawalReason,
+        _ withdrawn: [NotificationStore.Withdrawn], reason: AlertWithdrawalReason,
         cause: ValidatedEvent, context: HandlerContext
     ) async throws {
         let neverPublished = try await NotificationDelivery(context).forgetHeld(withdrawn.map(\.id))

@@ -126,29 +126,33 @@ struct NotificationStore: TransactionalStore {
 
     /// Withdraws the standing notifications about `about` (an assessment or flag), or about the subject `subjectID`
     /// (an exam report); returns each with its recipient.
-    func withdraw(about: UUID? = nil, subjectID: String? = nil, reason: AlertWithdrawalReason) async throws
-        -> [(id: UUID, recipient: Recipient, patientID: String?)]
-    {
-        try await connection.fetchAll(
-            """
-            UPDATE notifications SET withdrawn_at = now(), withdrawal_reason = \(reason.rawValue)
-            WHERE withdrawn_at IS NULL AND (about_id = \(about) OR subject_id = \(subjectID))
-            RETURNING notification_id, recipient_id, recipient_role, patient_id
-            """, as: (UUID, String, String, String?).self, logger: logger
-        ).map { ($0.0, Recipient(id: $0.1, role: RecipientRole(rawValue: $0.2) ?? .patient), $0.3) }
+    func withdraw(about: UUID? = nil, subjectID: String? = nil, reason: AlertWithdrawalReason) async throws -> [Withdrawn] {
+        Self.withdrawn(
+            try await connection.fetchAll(
+                """
+                UPDATE notifications SET withdrawn_at = now(), withdrawal_reason = \(reason.rawValue)
+                WHERE withdrawn_at IS NULL AND (about_id = \(about) OR subject_id = \(subjectID))
+                RETURNING notification_id, recipient_id, recipient_role, patient_id
+                """, as: WithdrawnRow.self, logger: logger))
     }
 
     /// Withdraws the patient's standing notifications and those about them to others.
-    func withdrawEverything(of patientID: String, reason: AlertWithdrawalReason) async throws
-        -> [(id: UUID, recipient: Recipient, patientID: String?)]
-    {
-        try await connection.fetchAll(
-            """
-            UPDATE notifications SET withdrawn_at = now(), withdrawal_reason = \(reason.rawValue)
-            WHERE withdrawn_at IS NULL AND (patient_id = \(patientID) OR (recipient_role = 'patient' AND recipient_id = \(patientID)))
-            RETURNING notification_id, recipient_id, recipient_role, patient_id
-            """, as: (UUID, String, String, String?).self, logger: logger
-        ).map { ($0.0, Recipient(id: $0.1, role: RecipientRole(rawValue: $0.2) ?? .patient), $0.3) }
+    func withdrawEverything(of patientID: String, reason: AlertWithdrawalReason) async throws -> [Withdrawn] {
+        Self.withdrawn(
+            try await connection.fetchAll(
+                """
+                UPDATE notifications SET withdrawn_at = now(), withdrawal_reason = \(reason.rawValue)
+                WHERE withdrawn_at IS NULL AND (patient_id = \(patientID) OR (recipient_role = 'patient' AND recipient_id = \(patientID)))
+                RETURNING notification_id, recipient_id, recipient_role, patient_id
+                """, as: WithdrawnRow.self, logger: logger))
+    }
+
+    /// A withdrawn notification, its recipient and the patient it was about.
+    typealias Withdrawn = (id: UUID, recipient: Recipient, patientID: String?)
+    private typealias WithdrawnRow = (UUID, String, String, String?)
+
+    private static func withdrawn(_ rows: [WithdrawnRow]) -> [Withdrawn] {
+        rows.map { ($0.0, Recipient(id: $0.1, role: RecipientRole(rawValue: $0.2) ?? .patient), $0.3) }
     }
 }
 

@@ -186,7 +186,8 @@ import Testing
         let base = stack.baseURL(NotificationService.name)
         let port = try await stack.assembly(NotificationService.name).boundMetricsPort.wait()
         #expect(try await HTTP.get(base + "/metrics", as: .anonymous).status == 404)
-        #expect(try await HTTP.get(base + "/readyz", as: .anonymous).status == 200)
+        // Ready once its consumer has joined its group, which a loaded test run can take a while to grant.
+        try await eventually("/readyz answers 200 on the API port") { try await HTTP.get(base + "/readyz", as: .anonymous).status == 200 }
         let metrics = try await HTTP.get("http://127.0.0.1:\(port)/metrics", as: .anonymous)
         #expect(metrics.status == 200)
         #expect(metrics.text.contains(#"caretide_events_consumed_total{topic="caretide.scores"} 0"#))

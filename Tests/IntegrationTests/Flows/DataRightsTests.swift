@@ -14,10 +14,10 @@ import Testing
 /// A patient's data rights (issue 26 §2), end to end across the four services against the real database and broker.
 /// Export: a copy of everything, gathered from every service with the patient's token, as one JSON document and a FHIR
 /// R4 Bundle checked against the rules `FHIRBundleRules` encodes; for the patient alone; gone when it expires.
-/// Erasure: a patient with a profile, a consultant, an urgent reading, its alerts, a thread and a reminder asks for it;
-/// every service confirms; no row of any service's tables names the patient any more (a query per table), except the
-/// audit trail and the erasure's own bookkeeping, which keep ids; what left on the alerts topic is announced withdrawn;
-/// later writes are refused and a late event about the patient is dropped.
+/// Erasure: a patient with a profile, a consultant, an urgent reading, its alerts, a thread, a reminder, a skin photo and
+/// a meal asks for it; every service confirms; no row of any service's tables names the patient any more (a query per
+/// table), except the audit trail and the erasure's own bookkeeping, which keep ids; what left on the alerts topic is
+/// announced withdrawn; later writes are refused and a late event about the patient is dropped.
 @Suite(.serialized, .stoppingStacks) struct DataRightsTests {
     static let services = [IngestService.definition, ScoringService.definition, NotificationService.definition, DiagnosisService.definition]
     static let schemas = ["ingest", "scoring", "notification", "diagnosis"]
@@ -165,7 +165,22 @@ import Testing
             json: #"{"topic": "skinCheck", "repeats": "monthly", "startsOn": "2027-01-04", "at": "09:00", "timeZone": "Europe/Lisbon"}"#,
             as: patient)
         #expect(reminder.status == 201, "\(reminder.text)")
-        #expect(try await Self.tablesNaming(patientID, stack: stack).count >= 8)
+        // A skin photo (ingest keeps its bytes, scoring the announcement) and a meal (ingest's record, scoring's day).
+        let photo = try await PhotoTests.upload(
+            "\(ingest)/v1/patients/\(patientID)/photos", UUID(), "sharp.jpg", query: "bodySite=upperBack&takenAt=2026-11-20T10:00:00Z",
+            as: patient)
+        #expect(photo.status == 201, "\(photo.text)")
+        try await DietTests.importFoods(stack)
+        let meal = try await HTTP.post(
+            "\(ingest)/v1/patients/\(patientID)/meals", json: DietTests.meal(food: "01001", grams: 10, at: "2026-11-20T12:00:00Z"), as: patient)
+        #expect(meal.status == 201, "\(meal.text)")
+        let scoring = stack.baseURL(ScoringService.name)
+        try await eventually("scoring analysed the meal's day") {
+            try await HTTP.get("\(scoring)/v1/patients/\(patientID)/nutrition/days/2026-11-20", as: patient).status == 200
+        }
+        let named = try await Self.tablesNaming(patientID, stack: stack)
+        #expect(named.count >= 8, "\(named)")
+        #expect(Set(["ingest.lesion_photos", "scoring.meal_entries", "scoring.nutrition_days"]).isSubset(of: named), "\(named)")
 
         // Who may ask: the patient or an operator, never a consultant; no erasure yet reads as 404.
         let erasure = "\(ingest)/v1/patients/\(patientID)/erasure"

@@ -207,6 +207,37 @@ import Testing
         await nutrition.close()
     }
 
+    @Test("a meal sent without its time zone counts in the profile's, by POST and by offline upload; one that names its zone keeps it")
+    func mealInTheProfileTimeZone() async throws {
+        let stack = try await TestStack.start([Self.ingestDefinition(), ScoringService.definition])
+        try await Self.importFoods(stack)
+        let (ingest, scoring) = (stack.baseURL(IngestService.name), stack.baseURL(ScoringService.name))
+        let meals = "\(ingest)/v1/patients/p-diet-zone/meals"
+        #expect(
+            try await HTTP.send(method: "PUT", "\(ingest)/v1/patients/p-diet-zone/profile", json: #"{"timeZone": "Pacific/Auckland"}"#).status
+                == 201)
+        // 20:00 UTC on the 20th is 09:00 on the 21st in Auckland (UTC+13 in November).
+        #expect(try await HTTP.post(meals, json: Self.meal(food: "01001", grams: 10, meal: "breakfast", at: "2026-11-20T20:00:00Z")).status == 201)
+        let offline = UUID()
+        let upload = try await HTTP.send(
+            method: "POST", "\(ingest)/v1/patients/p-diet-zone/changes",
+            json:
+                #"{"changes": [{"kind": "meal", "id": "\#(offline)", "updatedAt": "2026-11-20T21:00:00Z", "record": \#(Self.meal(offline, food: "08120", grams: 40, meal: "breakfast", at: "2026-11-20T21:00:00Z"))}]}"#
+        )
+        #expect((try upload.json() as? [String: Any]).flatMap { $0["results"] as? [[String: Any]] }?.first?["status"] as? String == "recorded")
+        #expect(
+            try await HTTP.post(meals, json: Self.meal(food: "09003", portion: ("4", 1), meal: "snack", at: "2026-11-20T20:30:00Z", zone: "UTC"))
+                .status == 201)
+        let zones = try await HTTP.get(meals).items().compactMap { $0["timeZone"] as? String }
+        #expect(zones.sorted() == ["Pacific/Auckland", "Pacific/Auckland", "UTC"], "\(zones)")
+        try await eventually("both days analysed") {
+            let (twentyFirst, twentieth) = (
+                try await Self.day(scoring, "p-diet-zone", "2026-11-21"), try await Self.day(scoring, "p-diet-zone", "2026-11-20")
+            )
+            return twentyFirst["mealCount"] as? Int == 2 && twentieth["mealCount"] as? Int == 1
+        }
+    }
+
     @Test("sodium at or above the limit on 5 of 7 days flags a patient with stage 2 blood pressure once, however long it goes on")
     func persistentHighSodium() async throws {
         let stack = try await TestStack.start([Self.ingestDefinition(), ScoringService.definition, NotificationService.definition])

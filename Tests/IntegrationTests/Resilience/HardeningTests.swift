@@ -140,15 +140,23 @@ import Testing
             let reply = try await HTTP.get(scoring + "/readyz")
             return reply.status == 503 && reply.text.contains("consumer lane 0 has not finished its work in hand")
         }
-        // The lag gauge is refreshed once a second by the poll loop: wait for the report that counts the held message.
+        // The lag gauges are refreshed once a second: wait for the report that counts the held message.
         try await eventually("the lag counts the message the stuck lane holds") {
             try await HTTP.get(scoring + "/metrics").text.contains(#"caretide_consumer_lag{topic="caretide.measurements"} 1"#)
         }
         let metrics = try await HTTP.get(scoring + "/metrics").text
         #expect(metrics.contains(#"caretide_worker_busy_seconds{worker="consumer lane 0"}"#))
+        // The lag in seconds is the held message's age: it grows while the lane is stuck, and is 0 once it is applied.
+        func lagSeconds() async throws -> Double? {
+            let line = try await HTTP.get(scoring + "/metrics").text.split(separator: "\n")
+                .first { $0.hasPrefix(#"caretide_consumer_lag_seconds{topic="caretide.measurements"} "#) }
+            return line.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+        }
+        try await eventually("the lag in seconds counts the held message's age") { try await (lagSeconds() ?? 0) >= 2 }
         releaseSignal.yield()
         try await holder
         try await eventually("the reading assessed once the lock is gone") { try await Self.assessedEvents(stack) == [event] }
+        try await eventually("the lag in seconds back to 0") { try await lagSeconds() == 0 }
         try await eventually("/readyz ready again") { try await HTTP.get(scoring + "/readyz").status == 200 }
         await producer.shutdown()
         try await stack.shutdown()
