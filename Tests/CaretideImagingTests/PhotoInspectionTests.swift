@@ -37,6 +37,22 @@ struct PhotoInspectionTests {
         }
     }
 
+    @Test("a progressive JPEG of more scans than allowed is refused while it decodes (a file built to be slow); at the limit it passes")
+    func scanLimit() throws {
+        let progressive = try fixture("progressive.jpg")
+        // Its scans, counted by their start-of-scan markers (0xFF 0xDA; in entropy-coded data 0xFF is always stuffed).
+        let scans = zip(progressive, progressive.dropFirst()).filter { $0 == (0xFF, 0xDA) }.count
+        #expect(scans > 1, "not a progressive JPEG: \(scans) scan(s)")
+        var limits = PhotoInspection.Limits.standard
+        limits.maximumScans = scans
+        #expect(refusal(progressive, limits: limits) == nil)
+        limits.maximumScans = scans - 1
+        #expect(refusal(progressive, limits: limits) == .doesNotDecode("a progressive JPEG with more scans than allowed"))
+        // A baseline JPEG is one scan.
+        limits.maximumScans = 1
+        #expect(refusal(try fixture("sharp.jpg"), limits: limits) == nil)
+    }
+
     @Test("a HEIF photo is decoded by libheif and stored as a JPEG of its pixels, with no HEIF box left")
     func heif() throws {
         let heic = try fixture("sharp.heic")
