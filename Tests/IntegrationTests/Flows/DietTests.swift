@@ -4,10 +4,12 @@ import CaretideKafka
 import CaretideNutrition
 import CaretideRuntime
 import CaretideSchemas
+import CaretideStore
 import CaretideTestSupport
 import Foundation
 import IngestService
 import NotificationService
+import PostgresNIO
 import ScoringService
 import Testing
 
@@ -205,6 +207,43 @@ import Testing
         }
         #expect(try await HTTP.get(meals, as: consultant).items().count == 3)
         await nutrition.close()
+    }
+
+    @Test("a new import is swapped in while ingest serves, with no search refused; releases beyond the number kept are deleted")
+    func importWhileServing() async throws {
+        let stack = try await TestStack.start([Self.ingestDefinition()])
+        try await Self.importFoods(stack)
+        let ingest = stack.baseURL(IngestService.name)
+        func served() async throws -> Int? {
+            ((try await HTTP.get("\(ingest)/v1/foods?q=butter").json() as? [String: Any])?["release"] as? [String: Any])?["number"] as? Int
+        }
+        // Searches run throughout the imports below; each must be answered from one release or the next.
+        let searches = Task { () -> [Int] in
+            var statuses: [Int] = []
+            while !Task.isCancelled {
+                guard let status = try? await HTTP.get("\(ingest)/v1/foods?q=butter").status else { break }
+                statuses.append(status)
+            }
+            return statuses
+        }
+        let table = try StandardReference.load(directory: Self.fixture)
+        var reports: [FoodStore.ImportReport] = []
+        for _ in 0..<3 {
+            let report = try await stack.withDatabase(schema: "ingest") { database, logger in
+                try await FoodStore.importTable(table, keep: 3, database: database, logger: logger)
+            }
+            reports.append(report)
+            try await eventually("release \(report.releaseNumber) served") { try await served() == Int(report.releaseNumber) }
+        }
+        searches.cancel()
+        let statuses = await searches.value
+        #expect(!statuses.isEmpty && statuses.allSatisfy { $0 == 200 }, "\(Set(statuses))")
+        // The fourth import keeps three: the first is deleted with its foods.
+        #expect(reports.map(\.deletedReleases) == [0, 0, 1])
+        let kept = try await stack.withDatabase(schema: "ingest") { database, logger in
+            try await database.client.fetchAll("SELECT release_number FROM food_releases ORDER BY 1", as: Int64.self, logger: logger)
+        }
+        #expect(kept == reports.map(\.releaseNumber))
     }
 
     @Test("a meal sent without its time zone counts in the profile's, by POST and by offline upload; one that names its zone keeps it")
