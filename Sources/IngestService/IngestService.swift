@@ -27,7 +27,7 @@ public enum IngestService {
         // The food table this service instance holds in memory, loaded by its refresh job, read by its routes.
         let catalogue = FoodCatalogue()
         // Patients grant and revoke here, so ingest-service writes the grants it checks itself.
-        return ServiceDefinition(
+        var definition = ServiceDefinition(
             name: name, schema: "ingest", migrations: IngestMigrations.track,
             // Erasure requests are made here; every service's confirmation comes back to count into their progress.
             consumedTopics: [.patients, .erasureConfirmations], handler: ErasureProgressHandler(),
@@ -61,5 +61,9 @@ public enum IngestService {
                     ExportStore.purgeJob(interval: .seconds(60), context: context),
                 ]
             })
+        // Its writes take the patient's change number first, which marks an erased patient (`ErasureStore`): the single
+        // POST, its hottest path, asks nothing more.
+        definition.erasedPatientWrites = .refusedByTheServiceItself
+        return definition
     }
 }

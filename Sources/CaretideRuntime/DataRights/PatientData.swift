@@ -94,6 +94,13 @@ enum ErasedPatients {
             """, logger: context.logger)
     }
 
+    /// Whether the patient's data was erased here: a write for them is refused (`AccessGuard`).
+    static func contains(_ patientID: String, database: Database, logger: Logger) async throws -> Bool {
+        try await !database.client.fetchAll(
+            "SELECT 1 FROM erased_patients WHERE patient_id = \(patientID)", as: Int.self, logger: logger
+        ).isEmpty
+    }
+
     /// Which of `patientIDs` were erased here.
     static func among(_ patientIDs: [String], context: HandlerContext) async throws -> Set<String> {
         guard !patientIDs.isEmpty else { return [] }

@@ -1,5 +1,6 @@
 public import CaretideIdentity
 public import CaretideSchemas
+import CaretideStore
 public import HTTPTypes
 public import Hummingbird
 import Logging
@@ -16,6 +17,13 @@ public struct RouteDescription: Sendable, Hashable {
     public let bodyLimit: Int
     /// What the OpenAPI document says about it.
     public let documentation: RouteDocumentation
+
+    /// A write of a patient's data, an export's request included: refused (410) once the patient's data was erased.
+    /// Asking for the erasure again is answered whatever was erased.
+    var refusesErasedPatient: Bool {
+        guard method != .get, method != .head, case .patientData(let operation) = access else { return false }
+        return operation != .erase
+    }
 }
 
 /// A query parameter of a route, for its OpenAPI operation.
@@ -167,6 +175,9 @@ struct AccessGuard: Sendable {
     let enabled: Bool
     let grants: any CareTeamGrants
     let audit: AuditTrail
+    /// Where a write for a patient whose data was erased is refused (410) before its handler runs; nil where the
+    /// service's own transactions refuse it (`ServiceDefinition.erasedPatientWrites`).
+    let erasedPatients: Database?
     let logger: Logger
 
     func run(
@@ -194,6 +205,12 @@ struct AccessGuard: Sendable {
             throw Forbidden()
         }
         guard route.access.isPatientData else { return try await handler(context) }
+        if let erasedPatients, let owner, route.refusesErasedPatient,
+            try await ErasedPatients.contains(owner, database: erasedPatients, logger: logger)
+        {
+            try? await audit.record(entry(.allowed, 410))
+            throw HTTPProblem.patientErased
+        }
         var audited = context
         let requestAudit = RequestAudit(entry: base)
         audited.audit = requestAudit
@@ -241,4 +258,10 @@ struct Forbidden: HTTPResponseError {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         try HTTPProblem(status: .forbidden, error: "the caller may not do this").response(from: request, context: context)
     }
+}
+
+extension HTTPProblem {
+    /// The answer to a write for a patient whose data was erased.
+    public static let patientErased = HTTPProblem(
+        status: .gone, error: "this patient's data was erased at their request; the id takes no new data")
 }

@@ -152,17 +152,13 @@ enum OpenAPIDocument {
             responses["409"] = problem("the id is used by another record, or the record was deleted")
             responses["422"] = problem("values the clinical rules cannot assess, or a time in the future")
         }
-        switch route.access {
-        case .patientData(.export) where route.method == .get:
+        if route.refusesErasedPatient {
+            responses["410"] = problem("the patient's data was erased at their request: the id takes no new data")
+        }
+        // An export's files: its status answers what it is instead.
+        if route.access == .patientData(.export), route.method == .get, route.path.hasPrefix("/v1/patients/:patientId/exports/:exportId/") {
             responses["409"] = problem("the export is still being assembled, or failed")
             responses["410"] = problem("the export expired; ask for a new one")
-        case .patientData(.export), .patientData(.erase):
-            // Asking for an export or an erasure again is answered, whatever was erased.
-            break
-        case .patientData where route.method != .get:
-            responses["410"] = problem("the patient's data was erased at their request: the id takes no new data")
-        default:
-            break
         }
         return responses
     }

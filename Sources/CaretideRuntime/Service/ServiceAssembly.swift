@@ -137,7 +137,7 @@ public struct ServiceAssembly: Sendable {
             group: group, table: routes,
             access: AccessGuard(
                 enabled: configuration.auth != .disabled, grants: DatabaseCareTeamGrants(database: parts.database, logger: parts.logger),
-                audit: audit, logger: parts.logger),
+                audit: audit, erasedPatients: definition.erasedPatientWrites == .refusedByTheAccessGuard ? parts.database : nil, logger: parts.logger),
             idempotency: idempotency)
         definition.routes(apiRoutes, context)
         if definition.careTeam != .none { AccessLogRoutes(context: context).register(on: apiRoutes) }

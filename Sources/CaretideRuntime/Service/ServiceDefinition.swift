@@ -27,6 +27,15 @@ public struct ServiceDefinition: Sendable {
     /// every service) and copied into the patient's export (`PatientData`). Every service with a consumer applies
     /// erasures and answers its export part.
     public var patientData: PatientData
+    /// Who refuses (410) a write for a patient whose data was erased: the access guard, before the handler runs, with
+    /// a look-up of `erased_patients`; or the service's own write transactions, where they already read what marks an
+    /// erased patient (ingest's change numbers), so its hottest write pays no extra round trip.
+    public var erasedPatientWrites: ErasedPatientWrites = .refusedByTheAccessGuard
+
+    public enum ErasedPatientWrites: Sendable {
+        case refusedByTheAccessGuard
+        case refusedByTheServiceItself
+    }
 
     public init(
         name: String, schema: String, migrations: MigrationTrack, consumedTopics: [Topic] = [], handler: (any EventHandler)? = nil,

@@ -53,8 +53,7 @@ struct ErasureStore: TransactionalStore {
     }
 
     /// The answer to a write for a patient whose data was erased.
-    static let erased = HTTPProblem(
-        status: .gone, error: "this patient's data was erased at their request; the id takes no new data")
+    static var erased: HTTPProblem { .patientErased }
 
     /// The patient's erasure request and how far it went; nil when none was made.
     static func progress(patientID: String, on client: PostgresClient, logger: Logger) async throws -> ErasureProgress? {

@@ -30,7 +30,9 @@ struct ExportRoutes: Sendable {
                 throw HTTPProblem(status: .unauthorized, error: "an export is asked for with the patient's own token")
             }
             let export = try await context.transaction(auditing: requestContext.origin, status: { _ in 202 }) { handler in
-                try await ExportStore.create(patientID: patientID, at: Date(), handler: handler)
+                // Nothing is left to copy, and the request itself would be a new row about the patient.
+                try await ErasureStore(handler).refuseIfErased(patientID: patientID)
+                return try await ExportStore.create(patientID: patientID, at: Date(), handler: handler)
             }
             Task { await job.run(exportID: export.exportId, patientID: patientID, authorization: authorization) }
             var response = try jsonResponse(export, status: .accepted)

@@ -232,6 +232,15 @@ import Testing
         #expect(late.status == 410, "\(late.text)")
         #expect(try await HTTP.send(method: "PUT", "\(ingest)/v1/patients/\(patientID)/profile", json: profile, as: patient).status == 410)
         #expect(try await HTTP.get("\(ingest)/v1/patients/\(patientID)/profile", as: patient).status == 404)
+        // In every service: notification's writes (a reminder, a message) and a new export are refused alike.
+        let lateReminder = try await HTTP.post(
+            "\(notification)/v1/patients/\(patientID)/reminders",
+            json: #"{"topic": "skinCheck", "repeats": "monthly", "startsOn": "2027-01-04", "at": "09:00", "timeZone": "Europe/Lisbon"}"#,
+            as: patient)
+        #expect(lateReminder.status == 410, "\(lateReminder.text)")
+        #expect(try await HTTP.send(method: "POST", "\(ingest)/v1/patients/\(patientID)/exports", body: nil, as: patient).status == 410)
+        // Their refusals are audited, and the audit events leave through the outbox: then nothing names the patient.
+        try await eventually("no table names the patient after the refused writes") { try await Self.tablesNaming(patientID, stack: stack).isEmpty }
 
         // An event about the patient still in flight when the erasure ran is dropped: one about another patient,
         // sent after it on the same partition, is assessed; the erased patient's is not.
