@@ -89,10 +89,12 @@ struct Broadcasts: TransactionalStore {
                         messageKey: "alert.broadcast.\(kind)", raisedAt: now, recipientID: patient, recipientRole: .patient),
                     patientID: patient, subjectID: nil, text: text)
             }, traceID: nil, context: context)
+        // The cursor is a patient's id: kept only while the broadcast delivers, so that a completed one names nobody.
+        let completed = patients.count < batch
         try await context.connection.query(
             """
-            UPDATE broadcasts SET delivered_through = \(patients.last ?? after), delivered = delivered + \(patients.count),
-                   completed_at = CASE WHEN \(patients.count < batch) THEN now() END
+            UPDATE broadcasts SET delivered_through = \(completed ? "" : patients.last ?? after), delivered = delivered + \(patients.count),
+                   completed_at = CASE WHEN \(completed) THEN now() END
             WHERE broadcast_id = \(id)
             """, logger: context.logger)
         // A batch that reached nobody still moved the broadcast on (to completed).

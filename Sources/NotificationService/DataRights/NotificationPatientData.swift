@@ -35,7 +35,12 @@ enum NotificationPatientData {
             PatientTable("recipient_sequences", rows: "t.recipient_role = 'patient' AND t.recipient_id = $1"),
             PatientTable("tips_shown", rows: "t.recipient_role = 'patient' AND t.recipient_id = $1"),
         ],
-        after: ["UPDATE broadcasts SET patient_ids = array_remove(patient_ids, $1) WHERE $1 = ANY(patient_ids)"],
+        after: [
+            "UPDATE broadcasts SET patient_ids = array_remove(patient_ids, $1) WHERE $1 = ANY(patient_ids)",
+            // A completed broadcast of an earlier build may still hold the patient as its cursor; one delivering moves
+            // past them with its next batch, and clears its cursor when it completes.
+            "UPDATE broadcasts SET delivered_through = '' WHERE delivered_through = $1 AND completed_at IS NOT NULL",
+        ],
         resources: communications)
 
     /// A Communication per message between the patient and a consultant, and per entry of the patient's own inbox.

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CaretideRuntime
+import CaretideSchemas
 import CaretideStore
 import Foundation
 import Logging
@@ -172,6 +173,15 @@ struct WebhookSender: Service {
             FROM unnest(\(results.map(\.taken.webhookID)), \(results.map(\.taken.eventID)), \(status), \(delay), \(answered), \(problem))
                 AS r(webhook_id, event_id, status, delay, answered, problem)
             WHERE d.webhook_id = r.webhook_id AND d.event_id = r.event_id AND d.status = 'pending'
+            """, logger: context.logger)
+        // A withdrawal an erasure announced names the erased patient: once delivered it is forgotten at once rather
+        // than kept for 30 days. Undelivered, it stays (dead, for an operator to retry) until it reaches the consumer
+        // that holds the patient's alerts, or expires.
+        try await context.database.client.query(
+            """
+            DELETE FROM webhook_deliveries d USING unnest(\(results.map(\.taken.webhookID)), \(results.map(\.taken.eventID))) AS r(webhook_id, event_id)
+            WHERE d.webhook_id = r.webhook_id AND d.event_id = r.event_id AND d.status = 'delivered'
+              AND d.event_type = \(EventType.alertWithdrawn.rawValue) AND strpos(d.body, '"patientErased"') > 0
             """, logger: context.logger)
     }
 }

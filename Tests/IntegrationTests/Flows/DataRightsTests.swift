@@ -142,6 +142,11 @@ import Testing
         let consultant = Caller.identity(Identity(subject: "dr-erase", role: .consultant))
         let operatorCaller = Caller.identity(Identity(subject: "op-1", role: .operator))
 
+        // A downstream consumer of patients' alerts: it receives the urgent reading's alert, then its withdrawal.
+        let receiver = try await WebhookReceiver.start()
+        let hook = try await HTTP.post(
+            "\(notification)/v1/webhooks", json: #"{"recipientRole": "patient", "url": "\#(receiver.url("patients"))"}"#, as: operatorCaller)
+        #expect(hook.status == 201, "\(hook.text)")
         // What the patient leaves in every service: a profile, a grant, an urgent reading (an assessment, alerts to
         // both), a thread with their consultant and a reminder.
         let profile = #"{"name": {"given": ["Ada"], "family": "Erasmus"}, "sex": "female", "birthDate": "1970-01-02"}"#
@@ -224,6 +229,10 @@ import Testing
             return Set(raised.map(\.alertID)).isSubset(of: withdrawn.map(\.alertID))
         }
         #expect(withdrawn.allSatisfy { $0.reason == .patientErased })
+        // The webhook got the withdrawal too; once delivered, its delivery (which names the patient) is forgotten.
+        try await eventually("the webhook received the withdrawal") {
+            receiver.received("patients").contains { String(decoding: $0.body, as: UTF8.self).contains("patientErased") }
+        }
 
         // The id takes no new data: writes are refused with 410, and the profile is gone.
         let late = try await HTTP.post(
@@ -264,6 +273,7 @@ import Testing
         #expect(try await count(patientID) == 0)
         await producer.shutdown()
         await alerts.close()
+        try await receiver.stop()
     }
 
     /// "schema.table" for every table of every service that has a row naming `patientID` in a text, JSON, array or
