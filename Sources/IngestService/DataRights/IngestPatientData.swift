@@ -1,14 +1,27 @@
 import CaretideRuntime
 import CaretideSchemas
+import CaretideStore
+import Foundation
+import PostgresNIO
 
 /// What ingest-service holds about a patient (`PatientData`): every record with its newest revision (measurements,
 /// meals, clinical inputs, exam reports), the devices that synced them, report releases, skin photos, the profile's
 /// revisions and the patient's grants. An erasure deletes them; the change counter stays, marked erased (ids only):
 /// it is what refuses later writes with 410, so a phone's offline queue cannot bring the data back. An export copies
 /// them (a photo's image and thumbnail are left out: they are read through the photo routes) and makes the Patient,
-/// Observation and DiagnosticReport resources of the FHIR Bundle (`IngestFHIR`).
+/// Observation and DiagnosticReport resources of the FHIR Bundle (`IngestFHIR`). Outside classifiers were told of
+/// each photo (`lesion-photo.recorded`): the erasure first announces each deleted (`lesion-photo.deleted`), as the
+/// patient's own deletion of a photo does.
 enum IngestPatientData {
     static let patientData = PatientData(
+        first: { patientID, cause, context in
+            let photos = try await context.connection.fetchAll(
+                "SELECT photo_id FROM lesion_photos WHERE patient_id = \(patientID) ORDER BY recorded_at", as: UUID.self, logger: context.logger)
+            let now = Date()
+            for photo in photos {
+                try await context.publish(context.envelope(for: LesionPhotoDeleted(photoID: photo, deletedAt: now), causedBy: cause))
+            }
+        },
         tables: [
             PatientTable("records"),
             PatientTable("sync_devices"),

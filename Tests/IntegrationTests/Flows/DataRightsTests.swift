@@ -136,6 +136,7 @@ import Testing
     func erasureAcrossServices() async throws {
         let stack = try await TestStack.start(Self.services, partitions: 1)
         let alerts = try KafkaProbe(stack.kafka, topic: Topic.alerts.name)
+        let photos = try KafkaProbe(stack.kafka, topic: Topic.photos.name)
         let (ingest, notification) = (stack.baseURL(IngestService.name), stack.baseURL(NotificationService.name))
         let patientID = "p-erase-\(UUID().uuidString.lowercased().prefix(8))"
         let patient = Caller.identity(Identity(subject: patientID, role: .patient))
@@ -171,8 +172,9 @@ import Testing
             as: patient)
         #expect(reminder.status == 201, "\(reminder.text)")
         // A skin photo (ingest keeps its bytes, scoring the announcement) and a meal (ingest's record, scoring's day).
+        let photoID = UUID()
         let photo = try await PhotoTests.upload(
-            "\(ingest)/v1/patients/\(patientID)/photos", UUID(), "sharp.jpg", query: "bodySite=upperBack&takenAt=2026-11-20T10:00:00Z",
+            "\(ingest)/v1/patients/\(patientID)/photos", photoID, "sharp.jpg", query: "bodySite=upperBack&takenAt=2026-11-20T10:00:00Z",
             as: patient)
         #expect(photo.status == 201, "\(photo.text)")
         try await DietTests.importFoods(stack)
@@ -229,6 +231,12 @@ import Testing
             return Set(raised.map(\.alertID)).isSubset(of: withdrawn.map(\.alertID))
         }
         #expect(withdrawn.allSatisfy { $0.reason == .patientErased })
+        // Outside classifiers, told of the photo, are told it is deleted.
+        var photoEvents: [ValidatedEvent] = []
+        try await eventually("the photo announced deleted") {
+            photoEvents += try await photos.drain(for: .seconds(1)).map { try EventCodec().decode($0.value) }
+            return photoEvents.contains { $0.payload(as: LesionPhotoDeleted.self)?.photoID == photoID }
+        }
         // The webhook got the withdrawal too; once delivered, its delivery (which names the patient) is forgotten.
         try await eventually("the webhook received the withdrawal") {
             receiver.received("patients").contains { String(decoding: $0.body, as: UTF8.self).contains("patientErased") }
@@ -273,6 +281,7 @@ import Testing
         #expect(try await count(patientID) == 0)
         await producer.shutdown()
         await alerts.close()
+        await photos.close()
         try await receiver.stop()
     }
 
