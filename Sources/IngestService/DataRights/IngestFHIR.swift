@@ -112,7 +112,10 @@ enum IngestFHIR {
                 "coding": [["system": "urn:caretide:exam-code", "code": .string(code)]], "text": item["name"] ?? .string(code),
             ]
             if let value = item["value"]?.numberValue {
-                observation["valueQuantity"] = ["value": .number(value), "unit": item["unit"] ?? ""]
+                // FHIR forbids empty strings: a value without a unit leaves the unit out.
+                var quantity: [String: JSONValue] = ["value": .number(value)]
+                if let unit = item["unit"]?.stringValue, !unit.isEmpty { quantity["unit"] = .string(unit) }
+                observation["valueQuantity"] = .object(quantity)
             } else if let text = item["value"]?.stringValue {
                 observation["valueString"] = .string(text)
             }

@@ -5,7 +5,8 @@ import Foundation
 /// is a UUID equal to the resource's id (bdl-7: fullUrl unique); ids match `[A-Za-z0-9\-\.]{1,64}` (datatypes "id");
 /// each resource has its required elements with codes from their required value sets: Observation.status and .code,
 /// DiagnosticReport.status and .code, RiskAssessment.status and .subject, Communication.status, Patient.gender; and
-/// every `urn:uuid:` reference resolves to an entry of the Bundle.
+/// every `urn:uuid:` reference resolves to an entry of the Bundle; and no string is empty (JSON representation: "a
+/// string SHALL NOT be empty", leave the element out instead).
 enum FHIRBundleRules {
     static let observationStatus: Set = ["registered", "preliminary", "final", "amended", "corrected", "cancelled", "entered-in-error", "unknown"]
     static let reportStatus: Set = [
@@ -38,6 +39,7 @@ enum FHIRBundleRules {
             if fullUrl != "urn:uuid:\(id)" || UUID(uuidString: id) == nil { problems.append("\(at).fullUrl: must be urn:uuid: and the id") }
             if !fullUrls.insert(fullUrl).inserted { problems.append("\(at).fullUrl: not unique") }
             collectReferences(resource, at: at, into: &references)
+            problems += emptyStrings(resource, at: at)
             problems += required(type, resource, at: at)
         }
         for (at, reference) in references where reference.hasPrefix("urn:uuid:") && !fullUrls.contains(reference) {
@@ -83,6 +85,13 @@ enum FHIRBundleRules {
             problems.append("\(at): unexpected resource type \(type)")
         }
         return problems
+    }
+
+    private static func emptyStrings(_ value: Any, at: String) -> [String] {
+        if let string = value as? String { return string.isEmpty ? ["\(at): an empty string"] : [] }
+        if let object = value as? [String: Any] { return object.flatMap { emptyStrings($0.value, at: "\(at).\($0.key)") } }
+        if let array = value as? [Any] { return array.enumerated().flatMap { emptyStrings($0.element, at: "\(at)[\($0.offset)]") } }
+        return []
     }
 
     private static func collectReferences(_ value: Any, at: String, into references: inout [(String, String)]) {
