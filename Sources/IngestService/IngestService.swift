@@ -58,7 +58,7 @@ public enum IngestService {
                 [
                     TombstonePurge.job(settings: sync, context: context), ExamRelease.job(interval: releaseCheck, context: context),
                     catalogue.refreshJob(interval: foodTableCheck, context: context),
-                    ExportStore.purgeJob(interval: .seconds(60), context: context),
+                    ExportStore.purgeJob(interval: exports.purgeInterval, context: context),
                 ]
             })
         // Its writes take the patient's change number first, which marks an erased patient (`ErasureStore`): the single

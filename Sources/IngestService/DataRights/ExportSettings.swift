@@ -10,10 +10,13 @@ import Synchronization
 public final class ExportSettings: Sendable {
     private let sources: Mutex<[String]>
     public let retention: Duration
+    /// How often expired exports are deleted and interrupted assemblies marked failed (`ExportStore.purgeJob`).
+    public let purgeInterval: Duration
 
-    public init(sources: [String] = [], retention: Duration = .seconds(7 * 24 * 3600)) {
+    public init(sources: [String] = [], retention: Duration = .seconds(7 * 24 * 3600), purgeInterval: Duration = .seconds(60)) {
         self.sources = Mutex(sources)
         self.retention = retention
+        self.purgeInterval = purgeInterval
     }
 
     public var sourceURLs: [String] { sources.withLock { $0 } }

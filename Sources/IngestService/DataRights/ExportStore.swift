@@ -43,7 +43,10 @@ enum ExportStore {
 
     static func fail(_ exportID: UUID, reason: String, database: Database, logger: Logger) async throws {
         try await database.client.query(
-            "UPDATE patient_exports SET status = 'failed', failure = \(reason) WHERE export_id = \(exportID) AND status = 'assembling'",
+            """
+            UPDATE patient_exports SET status = 'failed', failure = \(reason), expires_at = now() + \(Self.failedKept)::interval
+            WHERE export_id = \(exportID) AND status = 'assembling'
+            """,
             logger: logger)
     }
 
@@ -73,15 +76,26 @@ enum ExportStore {
     }
 
     /// Deletes what expired, and what stayed assembling for an hour (its job ended with the process that ran it).
+    /// How long a failed request is kept, so the app can read why before asking again.
+    static let failedKept = "1 day"
+    /// An assembly takes seconds. One still going after this was cut off by a restart of the replica running it: it
+    /// cannot resume, since it reads every service with the patient's own token, which Caretide does not keep.
+    static let interruptedAfter = "10 minutes"
+    static let interrupted = "the export was interrupted (the service restarted while assembling it); ask again"
+
+    /// Marks interrupted assemblies failed, so the patient is told to ask again, and deletes expired exports and
+    /// failed requests.
     static func purgeJob(interval: Duration, context: ServiceContext) -> PeriodicJob {
         PeriodicJob(name: "export purge", interval: interval, fullBatch: 500, context: context) {
-            try await context.database.client.fetchAll(
+            try await context.database.client.query(
+                """
+                UPDATE patient_exports SET status = 'failed', failure = \(interrupted), expires_at = now() + \(failedKept)::interval
+                WHERE status = 'assembling' AND requested_at < now() - \(interruptedAfter)::interval
+                """, logger: context.logger)
+            return try await context.database.client.fetchAll(
                 """
                 WITH gone AS (
-                    DELETE FROM patient_exports WHERE ctid IN (
-                        SELECT ctid FROM patient_exports
-                        WHERE expires_at < now() OR (status = 'assembling' AND requested_at < now() - interval '1 hour')
-                        LIMIT 500)
+                    DELETE FROM patient_exports WHERE ctid IN (SELECT ctid FROM patient_exports WHERE expires_at < now() LIMIT 500)
                     RETURNING 1)
                 SELECT count(*)::int FROM gone
                 """, as: Int.self, logger: context.logger

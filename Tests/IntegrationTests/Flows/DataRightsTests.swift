@@ -130,6 +130,33 @@ import Testing
         }
     }
 
+    @Test("an assembly cut off by a restart cannot resume (it reads with the patient's token, which is not kept): it is marked failed, to ask again")
+    func interruptedExport() async throws {
+        let stack = try await TestStack.start([
+            IngestService.definition(sync: .init(), exports: ExportSettings(purgeInterval: .milliseconds(200)))
+        ])
+        let ingest = stack.baseURL(IngestService.name)
+        let patient = Caller.identity(Identity(subject: "p-export-cut", role: .patient))
+        let (stale, fresh) = (UUID(), UUID())
+        try await stack.withDatabase(schema: "ingest") { database, logger in
+            try await database.client.query(
+                """
+                INSERT INTO patient_exports (export_id, patient_id, status, requested_at)
+                VALUES (\(stale), 'p-export-cut', 'assembling', now() - interval '11 minutes'),
+                       (\(fresh), 'p-export-cut', 'assembling', now() - interval '9 minutes')
+                """, logger: logger)
+        }
+        func status(_ id: UUID) async throws -> [String: Any]? {
+            try await HTTP.get("\(ingest)/v1/patients/p-export-cut/exports/\(id)", as: patient).json() as? [String: Any]
+        }
+        try await eventually("the interrupted export reads failed") {
+            let stale = try await status(stale)
+            return stale?["status"] as? String == "failed" && (stale?["failure"] as? String)?.contains("ask again") == true
+        }
+        // One younger than the bound may still be assembling on another replica.
+        #expect(try await status(fresh)?["status"] as? String == "assembling")
+    }
+
     @Test(
         "an erasure removes the patient from every service's tables, each service confirming; the audit keeps ids; what left is withdrawn; later writes are refused"
     )
