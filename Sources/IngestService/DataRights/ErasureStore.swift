@@ -49,11 +49,8 @@ struct ErasureStore: TransactionalStore {
         let erased = try await !connection.fetchAll(
             "SELECT 1 FROM patient_changes WHERE patient_id = \(patientID) AND erased_at IS NOT NULL", as: Int.self, logger: logger
         ).isEmpty
-        if erased { throw Self.erased }
+        if erased { throw HTTPProblem.patientErased }
     }
-
-    /// The answer to a write for a patient whose data was erased.
-    static var erased: HTTPProblem { .patientErased }
 
     /// The patient's erasure request and how far it went; nil when none was made.
     static func progress(patientID: String, on client: PostgresClient, logger: Logger) async throws -> ErasureProgress? {

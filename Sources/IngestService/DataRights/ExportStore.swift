@@ -75,7 +75,6 @@ enum ExportStore {
         ).first
     }
 
-    /// Deletes what expired, and what stayed assembling for an hour (its job ended with the process that ran it).
     /// How long a failed request is kept, so the app can read why before asking again.
     static let failedKept = "1 day"
     /// An assembly takes seconds. One still going after this was cut off by a restart of the replica running it: it

@@ -72,11 +72,22 @@ struct MealRoutes: Sendable {
     /// UTC. The zone taken is written into the record, so its day does not move if the profile changes later.
     var inProfileTimeZone: RecordRoutes.Completion {
         { [context = records.context] body, patientID in
-            guard body["timeZone"] == nil,
-                let zone = try await ProfileStore.current(patientID: patientID, on: context.database.client, logger: context.logger)?.profile.timeZone
-            else { return body }
-            return body.merging(["timeZone": .string(zone)])
+            guard Self.lacksTimeZone(body), let zone = try await Self.profileTimeZone(patientID: patientID, context: context) else { return body }
+            return Self.body(body, inTimeZone: zone)
         }
+    }
+
+    /// Whether a meal's body names no time zone (and so takes the profile's).
+    static func lacksTimeZone(_ body: JSONValue) -> Bool { body["timeZone"] == nil }
+
+    /// The body with `zone` as its time zone, unless it names one.
+    static func body(_ body: JSONValue, inTimeZone zone: String) -> JSONValue {
+        lacksTimeZone(body) ? body.merging(["timeZone": .string(zone)]) : body
+    }
+
+    /// The patient's time zone from their profile, if they set one.
+    static func profileTimeZone(patientID: String, context: ServiceContext) async throws -> String? {
+        try await ProfileStore.current(patientID: patientID, on: context.database.client, logger: context.logger)?.profile.timeZone
     }
 
     static func mealID(_ context: some RequestContext) throws -> String {

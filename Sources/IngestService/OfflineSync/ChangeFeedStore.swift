@@ -34,7 +34,7 @@ struct ChangeFeedStore: TransactionalStore {
     /// a patient whose data was erased.
     @discardableResult
     func takeChanges(patientID: String, count: Int) async throws -> Int64 {
-        guard let newest = try await takeChanges([patientID: count])[patientID] else { throw ErasureStore.erased }
+        guard let newest = try await takeChanges([patientID: count])[patientID] else { throw HTTPProblem.patientErased }
         return newest
     }
 

@@ -175,14 +175,11 @@ struct SyncRoutes: Sendable {
         guard case .array(var items)? = body["changes"] else { throw HTTPProblem.invalidBody([]) }  // the schema requires it
         // A meal sent without its time zone takes the profile's, as a POST's does (`MealRoutes.inProfileTimeZone`):
         // the profile is read once for the upload, and only if a meal needs it.
-        if items.contains(where: { $0["kind"]?.stringValue == RecordKind.meal.family && $0["record"] != nil && $0["record"]?["timeZone"] == nil }),
-            let zone = try await ProfileStore.current(patientID: patientID, on: records.context.database.client, logger: context.logger)?
-                .profile.timeZone
+        func meal(_ item: JSONValue) -> JSONValue? { item["kind"]?.stringValue == RecordKind.meal.family ? item["record"] : nil }
+        if items.contains(where: { meal($0).map(MealRoutes.lacksTimeZone) == true }),
+            let zone = try await MealRoutes.profileTimeZone(patientID: patientID, context: records.context)
         {
-            items = items.map { item in
-                guard item["kind"]?.stringValue == RecordKind.meal.family, let record = item["record"], record["timeZone"] == nil else { return item }
-                return item.merging(["record": record.merging(["timeZone": .string(zone)])])
-            }
+            items = items.map { item in meal(item).map { item.merging(["record": MealRoutes.body($0, inTimeZone: zone)]) } ?? item }
         }
         for (index, item) in items.enumerated() {
             switch check(item, index: index, now: now, seen: &seen) {

@@ -70,7 +70,7 @@ enum RecordWriter {
             // A patient whose data was erased takes no write (410); the others go on as if alone (their counters taken
             // twice leave a gap, which the changes feed allows).
             var others = try await apply(writes.filter { !erased.contains($0.patientID) }, handler: handler).makeIterator()
-            return writes.map { erased.contains($0.patientID) ? .failure(ErasureStore.erased) : others.next()! }
+            return writes.map { erased.contains($0.patientID) ? .failure(HTTPProblem.patientErased) : others.next()! }
         }
         for (patient, count) in counts { next[patient, default: 0] -= Int64(count) }
         let changeSeqs = writes.map { write in
