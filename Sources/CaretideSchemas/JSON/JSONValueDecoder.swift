@@ -11,8 +11,24 @@ public enum JSONValueDecoder {
 
 private struct ValueDecoder: Decoder {
     let value: JSONValue
-    let codingPath: [any CodingKey]
+    /// The path to the container this value is in, and its own key there: the full path is only put together when
+    /// asked for (an error, a nested container), not for every member decoded.
+    private let parentPath: [any CodingKey]
+    private let key: (any CodingKey)?
+    var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(value: JSONValue, codingPath: [any CodingKey]) {
+        self.value = value
+        parentPath = codingPath
+        key = nil
+    }
+
+    init(value: JSONValue, in parentPath: [any CodingKey], at key: any CodingKey) {
+        self.value = value
+        self.parentPath = parentPath
+        self.key = key
+    }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let members) = value else { throw mismatch([String: JSONValue].self) }
@@ -27,12 +43,35 @@ private struct ValueDecoder: Decoder {
     func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleValueContainer(decoder: self) }
 
     /// Dates are the one type decoded by convention rather than by its own `init(from:)` (which expects a number).
+    /// UUIDs and the number maps of assessments are read directly: every event carries several, and their own
+    /// `init(from:)` went through Foundation's `sscanf` and a generic dictionary decoding (`caretide-bench codec`).
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
         if type == Date.self {
             guard case .string(let text) = value, let date = Timestamp.parse(text) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "expected an RFC 3339 date-time"))
             }
             return date as! T
+        }
+        if type == UUID.self {
+            guard case .string(let text) = value, let uuid = UUIDText.parse(text) else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: codingPath, debugDescription: "Attempted to decode UUID from invalid UUID string."))
+            }
+            return uuid as! T
+        }
+        if type == [String: Double].self {
+            guard case .object(let members) = value else { throw mismatch([String: Double].self) }
+            var numbers: [String: Double] = [:]
+            numbers.reserveCapacity(members.count)
+            for (name, member) in members {
+                guard case .number(let number) = member else {
+                    throw DecodingError.typeMismatch(
+                        Double.self,
+                        .init(codingPath: codingPath + [AnyCodingKey(name)], debugDescription: "found \(member.schemaTypeName)"))
+                }
+                numbers[name] = number
+            }
+            return numbers as! T
         }
         return try T(from: self)
     }
@@ -75,7 +114,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard let value = members[key.stringValue] else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no value for \(key.stringValue)"))
         }
-        return ValueDecoder(value: value, codingPath: codingPath + [key])
+        return ValueDecoder(value: value, in: codingPath, at: key)
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try decoder(for: key).value == .null }
@@ -106,7 +145,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        ValueDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key])
+        ValueDecoder(value: members[key.stringValue] ?? .null, in: codingPath, at: key)
     }
 }
 
@@ -128,7 +167,7 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
             throw DecodingError.valueNotFound(JSONValue.self, .init(codingPath: codingPath, debugDescription: "the array has no more elements"))
         }
         defer { currentIndex += 1 }
-        return ValueDecoder(value: elements[currentIndex], codingPath: codingPath + [ArrayIndexKey(currentIndex)])
+        return ValueDecoder(value: elements[currentIndex], in: codingPath, at: ArrayIndexKey(currentIndex))
     }
 
     mutating func decodeNil() throws -> Bool {
@@ -181,4 +220,71 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
     func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(type) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(type) }
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(type) }
+}
+
+/// A member name as a coding key, for the path of an error inside a map.
+private struct AnyCodingKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// A UUID to and from its 36-character text without Foundation's `sprintf` and `sscanf`: read in upper or lower case
+/// (what `UUID(uuidString:)` accepts), written in lower case (RFC 9562 §4, as the `event-id` header and PostgreSQL
+/// write them).
+enum UUIDText {
+    static func format(_ uuid: UUID) -> String {
+        withUnsafeBytes(of: uuid.uuid) { octets in
+            String(unsafeUninitializedCapacity: 36) { text in
+                var index = 0
+                for (position, octet) in octets.enumerated() {
+                    if position == 4 || position == 6 || position == 8 || position == 10 {
+                        text[index] = UInt8(ascii: "-")
+                        index += 1
+                    }
+                    text[index] = lowercaseHex(octet >> 4)
+                    text[index + 1] = lowercaseHex(octet & 0x0F)
+                    index += 2
+                }
+                return index
+            }
+        }
+    }
+
+    private static func lowercaseHex(_ digit: UInt8) -> UInt8 { digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10 }
+
+    static func parse(_ text: String) -> UUID? {
+        if let parsed = text.utf8.withContiguousStorageIfAvailable({ parse($0) }) { return parsed }
+        return Array(text.utf8).withUnsafeBufferPointer { parse($0) }
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> UUID? {
+        guard bytes.count == 36 else { return nil }
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let complete = withUnsafeMutableBytes(of: &uuid) { octets -> Bool in
+            var index = 0
+            for octet in 0..<16 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard bytes[index] == UInt8(ascii: "-") else { return false }
+                    index += 1
+                }
+                guard let high = hexDigit(bytes[index]), let low = hexDigit(bytes[index + 1]) else { return false }
+                octets[octet] = high << 4 | low
+                index += 2
+            }
+            return true
+        }
+        return complete ? UUID(uuid: uuid) : nil
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
 }

@@ -54,7 +54,10 @@ public enum OntologyImporter {
         kind: OntologyUpdateKind, ontologyFile: String, annotationFile: String?, updateID: String? = nil, database: Database,
         options: OntologyImportOptions = .init(), logger: Logger
     ) async throws -> OntologyImportReport {
-        let prepared = try prepareFiles(kind: kind, ontologyFile: ontologyFile, annotationFile: annotationFile, options: options, logger: logger)
+        // Seconds of parsing and sampling: on Dispatch's threads, not the cooperative ones the requests run on.
+        let prepared = try await runOffCooperativePool {
+            try prepareFiles(kind: kind, ontologyFile: ontologyFile, annotationFile: annotationFile, options: options, logger: logger)
+        }
         return try await database.transaction { connection in
             try await store(prepared, updateID: updateID, options: options, on: connection, logger: logger)
         }
@@ -66,7 +69,10 @@ public enum OntologyImporter {
         kind: OntologyUpdateKind, ontologyFile: String, annotationFile: String?, updateID: String? = nil, on connection: PostgresConnection,
         options: OntologyImportOptions = .init(), logger: Logger
     ) async throws -> OntologyImportReport {
-        let prepared = try prepareFiles(kind: kind, ontologyFile: ontologyFile, annotationFile: annotationFile, options: options, logger: logger)
+        // Seconds of parsing and sampling: on Dispatch's threads, not the cooperative ones the requests run on.
+        let prepared = try await runOffCooperativePool {
+            try prepareFiles(kind: kind, ontologyFile: ontologyFile, annotationFile: annotationFile, options: options, logger: logger)
+        }
         return try await store(prepared, updateID: updateID, options: options, on: connection, logger: logger)
     }
 

@@ -1,3 +1,4 @@
+import CaretideRuntime
 import CaretideSchemas
 import Foundation
 import Logging
@@ -44,8 +45,11 @@ final class ServingRelease: Sendable {
     /// Reads release `releaseID` from PostgreSQL and builds its in-memory structures; `nil` if it no longer exists.
     static func load(releaseID: Int, _ client: PostgresClient, logger: Logger) async throws -> ServingRelease? {
         guard let (reference, content, nulls) = try await ReleaseStore.load(releaseID: releaseID, client, logger: logger) else { return nil }
-        let ontology = try PhenotypeOntology(document: content.document)
-        let knowledgeBase = try content.annotations.map { try PhenotypeKnowledgeBase(ontology: ontology, annotations: $0) }
-        return try ServingRelease(reference: reference, ontology: ontology, knowledgeBase: knowledgeBase, nulls: nulls)
+        // Seconds of building indexes: on Dispatch's threads, not the cooperative ones the requests run on.
+        return try await runOffCooperativePool {
+            let ontology = try PhenotypeOntology(document: content.document)
+            let knowledgeBase = try content.annotations.map { try PhenotypeKnowledgeBase(ontology: ontology, annotations: $0) }
+            return try ServingRelease(reference: reference, ontology: ontology, knowledgeBase: knowledgeBase, nulls: nulls)
+        }
     }
 }

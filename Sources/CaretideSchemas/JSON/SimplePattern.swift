@@ -1,0 +1,186 @@
+/// A schema `pattern` made only of character classes and literals, each with a count: `^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$`,
+/// `^HP:[0-9]{7}$`, `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`, `\S`. Most of Caretide's patterns are of this kind, and every
+/// event and request checks one or more of them (the patient id at least), so they are matched here, without the
+/// allocations of `NSRegularExpression`, which took 2–3 % of a consumer's CPU; anything else (groups, alternatives,
+/// look-arounds) returns nil from `init` and stays with `NSRegularExpression`. `SimplePatternTests` holds the two to
+/// the same answers for every pattern the bundled schemas use.
+struct SimplePattern: Sendable {
+    /// One class or literal and how often it may repeat.
+    struct Atom: Sendable {
+        let accepts: ScalarClass
+        let minimum: Int
+        let maximum: Int?
+    }
+
+    /// The scalars a class or literal accepts.
+    enum ScalarClass: Sendable {
+        /// Inclusive ranges of scalar values; negated for `[^...]`.
+        case ranges([ClosedRange<UInt32>], negated: Bool)
+        /// ICU's `\S`: anything but `[\t\n\f\r\p{Z}]` (ICU's definition of `\s`, which `NSRegularExpression` uses).
+        case nonWhitespace
+
+        func contains(_ scalar: Unicode.Scalar) -> Bool {
+            switch self {
+            case .ranges(let ranges, let negated):
+                return ranges.contains { $0.contains(scalar.value) } != negated
+            case .nonWhitespace:
+                switch scalar.value {
+                case 0x09, 0x0A, 0x0C, 0x0D: return false
+                default:
+                    switch scalar.properties.generalCategory {
+                    case .spaceSeparator, .lineSeparator, .paragraphSeparator: return false
+                    default: return true
+                    }
+                }
+            }
+        }
+    }
+
+    let atoms: [Atom]
+    let anchoredAtStart: Bool
+    let anchoredAtEnd: Bool
+
+    /// The pattern's atoms, or nil if it uses anything beyond classes, literals, counts and the two anchors.
+    init?(_ source: String) {
+        var scalars = Array(source.unicodeScalars)[...]
+        anchoredAtStart = scalars.first == "^"
+        if anchoredAtStart { scalars = scalars.dropFirst() }
+        // A `$` at the very end anchors, unless it is escaped (`\$`): an odd count of backslashes before it.
+        let backslashesBeforeEnd = scalars.dropLast().reversed().prefix { $0 == "\\" }.count
+        anchoredAtEnd = scalars.last == "$" && backslashesBeforeEnd % 2 == 0
+        if anchoredAtEnd { scalars = scalars.dropLast() }
+        var atoms: [Atom] = []
+        while let first = scalars.first {
+            scalars = scalars.dropFirst()
+            let accepts: ScalarClass
+            switch first {
+            case "[":
+                guard let (parsed, rest) = Self.bracket(scalars) else { return nil }
+                accepts = parsed
+                scalars = rest
+            case "\\":
+                guard let escaped = scalars.first else { return nil }
+                scalars = scalars.dropFirst()
+                switch escaped {
+                case "S": accepts = .nonWhitespace
+                case _ where Self.isEscapableLiteral(escaped): accepts = .ranges([escaped.value...escaped.value], negated: false)
+                default: return nil
+                }
+            case _ where Self.isPlainLiteral(first): accepts = .ranges([first.value...first.value], negated: false)
+            default: return nil  // `(`, `|`, `.`, a count with nothing to count, anything not ASCII
+            }
+            guard let (minimum, maximum, rest) = Self.count(scalars) else { return nil }
+            scalars = rest
+            atoms.append(Atom(accepts: accepts, minimum: minimum, maximum: maximum))
+        }
+        self.atoms = atoms
+    }
+
+    /// True if the value matches; unanchored ends match anywhere, as JSON Schema's (ECMA-262) patterns do.
+    func matches(_ value: String) -> Bool {
+        let scalars = Array(value.unicodeScalars)
+        var failed = Set<Int>()
+        let starts = anchoredAtStart ? 0...0 : 0...scalars.count
+        return starts.contains { match(atom: 0, at: $0, in: scalars, failed: &failed) }
+    }
+
+    /// Whether atoms from `atom` on match from `position`, trying the longest run of each atom first. Positions that
+    /// failed for an atom are remembered (`failed`, keyed by atom and position), so no pair is tried twice: the work
+    /// is bounded by atoms × length × the longest run, whatever the pattern and value.
+    private func match(atom index: Int, at position: Int, in scalars: [Unicode.Scalar], failed: inout Set<Int>) -> Bool {
+        guard index < atoms.count else { return !anchoredAtEnd || position == scalars.count }
+        let key = index * (scalars.count + 1) + position
+        if failed.contains(key) { return false }
+        let atom = atoms[index]
+        var run = 0
+        let longest = atom.maximum.map { min($0, scalars.count - position) } ?? (scalars.count - position)
+        while run < longest, atom.accepts.contains(scalars[position + run]) { run += 1 }
+        if run >= atom.minimum {
+            for length in stride(from: run, through: atom.minimum, by: -1)
+            where match(atom: index + 1, at: position + length, in: scalars, failed: &failed) {
+                return true
+            }
+        }
+        failed.insert(key)
+        return false
+    }
+
+    /// `[...]` after its opening bracket: ranges and single scalars, `^` first to negate; nil for anything else
+    /// (nested classes, escapes other than literals, POSIX names).
+    private static func bracket(_ scalars: ArraySlice<Unicode.Scalar>) -> (ScalarClass, ArraySlice<Unicode.Scalar>)? {
+        var rest = scalars
+        let negated = rest.first == "^"
+        if negated { rest = rest.dropFirst() }
+        var ranges: [ClosedRange<UInt32>] = []
+        var first = true
+        while let scalar = rest.first {
+            rest = rest.dropFirst()
+            if scalar == "]" && !first { return (.ranges(ranges, negated: negated), rest) }
+            first = false
+            var low = scalar
+            if scalar == "\\" {
+                guard let escaped = rest.first, isEscapableLiteral(escaped) else { return nil }
+                low = escaped
+                rest = rest.dropFirst()
+            } else if !isPlainInBracket(scalar) {
+                // `[`, `&&`, `$` and the like have meanings of their own inside ICU's classes.
+                return nil
+            }
+            // `a-z` is a range; a `-` first, last or after a range is itself.
+            if rest.first == "-", let high = rest.dropFirst().first, high != "]" {
+                guard isPlainInBracket(high), high != "-", low.value <= high.value else { return nil }
+                ranges.append(low.value...high.value)
+                rest = rest.dropFirst(2)
+            } else {
+                ranges.append(low.value...low.value)
+            }
+        }
+        return nil
+    }
+
+    /// A count after an atom: none (exactly once), `?`, `*`, `+`, `{n}` or `{m,n}`; nil for `{m,}` written oddly, a
+    /// lazy or possessive count, or anything unreadable.
+    private static func count(_ scalars: ArraySlice<Unicode.Scalar>) -> (Int, Int?, ArraySlice<Unicode.Scalar>)? {
+        var rest = scalars
+        let counted: (Int, Int?)
+        switch rest.first {
+        case "?": counted = (0, 1)
+        case "*": counted = (0, nil)
+        case "+": counted = (1, nil)
+        case "{":
+            guard let close = rest.firstIndex(of: "}") else { return nil }
+            let inside = String(String.UnicodeScalarView(rest[rest.index(after: rest.startIndex)..<close]))
+            let bounds = inside.split(separator: ",", omittingEmptySubsequences: false)
+            guard bounds.count == 1 || bounds.count == 2, let minimum = Int(bounds[0]) else { return nil }
+            let maximum: Int? = bounds.count == 1 ? minimum : (bounds[1].isEmpty ? nil : Int(bounds[1]))
+            if bounds.count == 2, !bounds[1].isEmpty, maximum == nil { return nil }
+            if let maximum, maximum < minimum { return nil }
+            counted = (minimum, maximum)
+            rest = rest[close...]
+        default: return (1, 1, rest)
+        }
+        rest = rest.dropFirst()
+        // `??`, `*+` and the like are lazy or possessive: not read here.
+        if let next = rest.first, next == "?" || next == "+" { return nil }
+        return (counted.0, counted.1, rest)
+    }
+
+    /// Scalars that stand for themselves outside a class: ASCII letters, digits and punctuation without a meaning.
+    private static func isPlainLiteral(_ scalar: Unicode.Scalar) -> Bool {
+        isASCIIAlphanumeric(scalar) || "-:_/@,=%'\"!<>~#; ".unicodeScalars.contains(scalar)
+    }
+
+    /// Scalars that stand for themselves inside a class (besides `-` between two of them, a range).
+    private static func isPlainInBracket(_ scalar: Unicode.Scalar) -> Bool {
+        isASCIIAlphanumeric(scalar) || "-._:/@,+#~".unicodeScalars.contains(scalar)
+    }
+
+    private static func isASCIIAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+    }
+
+    /// Punctuation that an escape turns into itself.
+    private static func isEscapableLiteral(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII && scalar.value > 0x20 && scalar.value < 0x7F && !isASCIIAlphanumeric(scalar)
+    }
+}
