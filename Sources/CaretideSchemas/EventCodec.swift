@@ -88,8 +88,10 @@ public struct EventCodec: Sendable {
         guard payloadViolations.isEmpty else {
             throw EventRejection(reason: "invalid payload for \(type.rawValue)", violations: payloadViolations)
         }
+        // Only a next version's payload was cut down to the known members; otherwise the document is read as it is
+        // (replacing its payload would copy every member of the envelope for nothing).
         var read = document
-        if case .object(var members) = document {
+        if version == current + 1, case .object(var members) = document {
             members["payload"] = payload
             read = .object(members)
         }
