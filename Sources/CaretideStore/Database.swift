@@ -116,7 +116,7 @@ private final class LeasedConnection: Sendable {
 /// (cancelling the operation and calling `onTimeout`), or `CancellationError` as soon as the caller is cancelled.
 /// Unlike a task group, this never waits for an operation that ignores cancellation: the caller moves on, and the
 /// operation ends in the background.
-func withDeadline<Result: Sendable>(
+public func withDeadline<Result: Sendable>(
     _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> Result, onTimeout: @escaping @Sendable () -> Void = {}
 ) async throws -> Result {
     let race = DeadlineRace<Result>()

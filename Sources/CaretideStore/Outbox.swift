@@ -90,17 +90,30 @@ public enum Outbox {
             StorePreparedStatements.EnqueueOutboxAlongside(entries: entries, lockingKeys: ordering == .perKey, side: side), logger: logger)
     }
 
-    /// Takes the oldest `limit` records if no other relay of this schema is publishing, else nothing. The advisory
-    /// lock keeps a single publisher per schema, so one patient's events leave in the order they were written; the
-    /// rows are read in a second statement, whose snapshot sees every row the lock's last holder deleted (one
-    /// statement for both sent a batch twice now and then, two replicas' relays racing: `ScaleOutTests`).
-    public static func claimBatch(limit: Int, schema: String, on connection: PostgresConnection, logger: Logger) async throws -> [OutboxRecord] {
-        let locked = try await connection.execute(
-            StorePreparedStatements.TryOutboxPublisherLock(lockName: "caretide.outbox." + schema), logger: logger
-        ).collectAll()
-        guard locked.first == true else { return [] }
-        return try await connection.execute(StorePreparedStatements.ReadOutbox(limit: limit), logger: logger).collectAll()
+    /// Makes this connection's session the schema's only publisher, unless another holds the role: true if it now
+    /// does. The advisory lock keeps a single publisher per schema, so one patient's events leave in the order they
+    /// were written. It is the session's until `stopPublishing` or until the connection ends (a crash, a deadline
+    /// that closes it), so the relay takes it once rather than in a transaction per batch, and holds no transaction
+    /// open while the broker acknowledges (issue 23).
+    public static func tryToBecomePublisher(schema: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        try await connection.execute(StorePreparedStatements.TryOutboxPublisherLock(lockName: publisherLockName(schema)), logger: logger)
+            .collectAll().first == true
     }
+
+    /// Gives up the publisher role taken by `tryToBecomePublisher`, so the connection can go back to the pool.
+    public static func stopPublishing(schema: String, on connection: PostgresConnection, logger: Logger) async throws {
+        _ = try await connection.execute(StorePreparedStatements.ReleaseOutboxPublisherLock(lockName: publisherLockName(schema)), logger: logger)
+            .collectAll()
+    }
+
+    /// The oldest `limit` records, for the publisher. Read in a statement after the role was taken: its snapshot sees
+    /// every row the role's last holder deleted (one statement for both sent a batch twice now and then, two
+    /// replicas' relays racing: `ScaleOutTests`).
+    public static func readBatch(limit: Int, on connection: PostgresConnection, logger: Logger) async throws -> [OutboxRecord] {
+        try await connection.execute(StorePreparedStatements.ReadOutbox(limit: limit), logger: logger).collectAll()
+    }
+
+    private static func publisherLockName(_ schema: String) -> String { "caretide.outbox." + schema }
 
     /// Removes published records.
     public static func remove(_ records: [OutboxRecord], on connection: PostgresConnection, logger: Logger) async throws {

@@ -100,10 +100,27 @@ enum StorePreparedStatements {
         func decodeRow(_ row: PostgresRow) throws {}
     }
 
-    /// The schema's publisher lock, if no other relay holds it, until the transaction ends.
+    /// The schema's publisher lock, if no other relay holds it, until the session releases it or ends. (The same
+    /// lock as the transaction-level one relays took before: an older replica during an upgrade still defers to it.)
     struct TryOutboxPublisherLock: PostgresPreparedStatement {
-        static let name = "caretide.try-outbox-publisher-lock"
-        static let sql = "SELECT pg_try_advisory_xact_lock(hashtext($1))"
+        static let name = "caretide.try-outbox-publisher-session-lock"
+        static let sql = "SELECT pg_try_advisory_lock(hashtext($1))"
+        typealias Row = Bool
+        let lockName: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(lockName)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Bool { try row.decode(Bool.self) }
+    }
+
+    /// Releases the publisher lock `TryOutboxPublisherLock` took.
+    struct ReleaseOutboxPublisherLock: PostgresPreparedStatement {
+        static let name = "caretide.release-outbox-publisher-lock"
+        static let sql = "SELECT pg_advisory_unlock(hashtext($1))"
         typealias Row = Bool
         let lockName: String
 

@@ -62,7 +62,7 @@ import Testing
             try await secondTransaction
             #expect(committed.values == [first.eventID, second.eventID])
             let published = try await database.transaction { connection in
-                try await Outbox.claimBatch(limit: 10, schema: database.schema, on: connection, logger: logger).map(\.eventID)
+                try await Outbox.readBatch(limit: 10, on: connection, logger: logger).map(\.eventID)
             }
             #expect(published == [first.eventID, second.eventID])
         }

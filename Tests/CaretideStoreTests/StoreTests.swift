@@ -94,7 +94,7 @@ import Testing
                 }
             }
             let claimed = try await database.transaction { connection in
-                let records = try await Outbox.claimBatch(limit: 2, schema: database.schema, on: connection, logger: logger)
+                let records = try await Outbox.readBatch(limit: 2, on: connection, logger: logger)
                 try await Outbox.remove(records, on: connection, logger: logger)
                 return records
             }
@@ -117,13 +117,32 @@ import Testing
                         measurementID: UUID(), systolic: 120, diastolic: 80, takenAt: Date(), source: .patient))
                 try await Outbox.enqueue([Outbox.Entry(reading, codec: EventCodec())], ordering: .perKey, on: connection, logger: logger)
             }
-            try await database.transaction { first in
-                #expect(try await Outbox.claimBatch(limit: 10, schema: database.schema, on: first, logger: logger).count == 1)
-                let competing = try await database.transaction { second in
-                    try await Outbox.claimBatch(limit: 10, schema: database.schema, on: second, logger: logger)
+            let schema = database.schema
+            try await database.client.withConnection { first in
+                #expect(try await Outbox.tryToBecomePublisher(schema: schema, on: first, logger: logger))
+                try await database.client.withConnection { second in
+                    // Held by the first session, and across its transactions: the role is the session's.
+                    #expect(try await !Outbox.tryToBecomePublisher(schema: schema, on: second, logger: logger))
+                    try await first.query("BEGIN", logger: logger)
+                    try await first.query("COMMIT", logger: logger)
+                    #expect(try await !Outbox.tryToBecomePublisher(schema: schema, on: second, logger: logger))
+                    try await Outbox.stopPublishing(schema: schema, on: first, logger: logger)
+                    #expect(try await Outbox.tryToBecomePublisher(schema: schema, on: second, logger: logger))
+                    #expect(try await !Outbox.tryToBecomePublisher(schema: schema, on: first, logger: logger))
+                    try await Outbox.stopPublishing(schema: schema, on: second, logger: logger)
                 }
-                #expect(competing.isEmpty)
+                // A relay's transaction-level lock, as a replica of the build before takes it, is refused too while a
+                // session holds the role, and the other way round.
+                #expect(try await Outbox.tryToBecomePublisher(schema: schema, on: first, logger: logger))
+                let olderRelay = try await database.transaction { second in
+                    try await second.query("SELECT pg_try_advisory_xact_lock(hashtext(\("caretide.outbox." + schema)))", logger: logger)
+                        .decode(Bool.self).collectAll().first
+                }
+                #expect(olderRelay == false)
+                try await Outbox.stopPublishing(schema: schema, on: first, logger: logger)
             }
+            let pending = try await database.client.withConnection { try await Outbox.readBatch(limit: 10, on: $0, logger: logger).count }
+            #expect(pending == 1)
         }
     }
 

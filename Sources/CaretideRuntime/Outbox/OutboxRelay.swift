@@ -3,12 +3,16 @@ import CaretideSchemas
 public import CaretideStore
 import Foundation
 public import Logging
+import PostgresNIO
 public import ServiceLifecycle
 import Synchronization
 
-/// Publishes the service's outbox to Kafka: claims a batch in a transaction, sends it and awaits every acknowledgement,
-/// then deletes the batch and commits. A crash between send and commit publishes the batch again on restart, which
-/// consumers absorb because they are idempotent on event id; nothing is ever lost.
+/// Publishes the service's outbox to Kafka. On a connection of its own it takes the schema's publisher role (a
+/// session-level advisory lock: one relay of all the service's replicas publishes, so one patient's events leave in
+/// order), then, round after round, reads a batch, sends it, awaits every acknowledgement and deletes what was
+/// acknowledged in one statement. No transaction stays open while the broker answers, and a round costs two
+/// statements instead of five (issue 23). A crash between send and delete publishes the batch again, which consumers
+/// absorb because they are idempotent on event id; nothing is ever lost.
 public final class OutboxRelay: Service, Sendable {
     let database: Database
     let producer: KafkaProducer
@@ -18,8 +22,9 @@ public final class OutboxRelay: Service, Sendable {
     let batchSize: Int
     /// How long to sleep between checks when nothing woke the relay; covers rows written by other processes.
     let idleInterval: Duration
-    /// Bounds one publishing transaction: its statements and the broker's acknowledgements it waits for. A query on a
-    /// connection that died mid-statement can hang in the driver (seen during `pg_ctl restart`); this ends it.
+    /// Bounds one publishing round: its statements and the broker's acknowledgements it waits for. A query on a
+    /// connection that died mid-statement can hang in the driver (seen during `pg_ctl restart`); this ends it, by
+    /// closing the connection, which also gives up the publisher role.
     let transactionTimeout: Duration
     let progress: ProgressMonitor
     static let workerName = "outbox relay"
@@ -65,24 +70,83 @@ public final class OutboxRelay: Service, Sendable {
                 await publishUntilStopped()
                 group.cancelAll()
             }
-            // Last round so that events committed just before shutdown leave now rather than at the next start.
-            _ = try? await publishBatch()
         } onGracefulShutdown: {
             self.stopping.store(true, ordering: .releasing)
             self.wakeupSource.finish()
         }
     }
 
-    /// Publishes up to one batch; returns how many rows left the outbox (published or parked).
+    /// Takes the publisher role once, publishes one round (or none, if another relay holds the role) and gives the
+    /// role up: for a caller that is not the running relay (a command, a test).
+    @discardableResult
+    public func publishBatch() async throws -> Int {
+        try await database.client.withConnection { connection in
+            try await self.whilePublisher(on: connection) { try await self.publishRound(on: connection) } ?? 0
+        }
+    }
+
+    /// Holds a connection and, on it, the publisher role for as long as it can: rounds until stopped, then a last one
+    /// so that events committed just before shutdown leave now rather than at the next start. Without the role (another
+    /// replica publishes) it hands the connection back and asks again at the next wake-up.
+    private func publishUntilStopped() async {
+        var wakeups = self.wakeups.makeAsyncIterator()
+        var backoff = Backoff()
+        while true {
+            do {
+                let stillRunning = try await database.client.withConnection { connection in
+                    try await self.whilePublisher(on: connection) {
+                        while !self.stopping.load(ordering: .acquiring) {
+                            self.progress.began(Self.workerName)
+                            let published = try await self.publishRound(on: connection)
+                            self.progress.finished(Self.workerName)
+                            backoff.reset()
+                            // A full batch means more is waiting; otherwise sleep until a commit or the timer (nil:
+                            // stopping).
+                            if published < self.batchSize, await wakeups.next() == nil { break }
+                        }
+                        _ = try await self.publishRound(on: connection)
+                        return false
+                    } ?? true
+                }
+                guard stillRunning, !stopping.load(ordering: .acquiring) else { return }
+                // Another relay publishes: ask again at the next wake-up.
+                if await wakeups.next() == nil { return }
+            } catch {
+                // The round stays begun and unfinished: a relay that keeps failing shows as stalled (`/readyz`).
+                guard !stopping.load(ordering: .acquiring) else { return }
+                let delay = backoff.next()
+                logger.warning("outbox relay failed; retrying", metadata: error.logMetadata.merging([LogKey.retryIn: "\(delay)"]) { $1 })
+                try? await Task.sleep(for: delay)
+            }
+        }
+    }
+
+    /// Runs `body` holding the schema's publisher role on `connection`; nil without running it if another relay holds
+    /// the role. The role is given up when `body` returns; when it throws, the connection is closed instead, so that
+    /// no connection goes back to the pool still holding the role (a request would then hold it for as long as the
+    /// connection lived, and no relay could publish).
+    private nonisolated(nonsending) func whilePublisher<Result>(
+        on connection: PostgresConnection, _ body: () async throws -> Result
+    ) async throws -> Result? {
+        guard try await Outbox.tryToBecomePublisher(schema: database.schema, on: connection, logger: logger) else { return nil }
+        do {
+            let result = try await body()
+            try await Outbox.stopPublishing(schema: database.schema, on: connection, logger: logger)
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    /// One round: up to a batch read, sent and awaited, then deleted (or parked); how many rows left the outbox.
     ///
     /// A row the broker refuses for what it is (too large, malformed) is moved to `outbox_parked` with the reason, so
     /// the rows behind it still leave. Any other failure (broker down, a timeout, authorisation) keeps the whole batch
     /// for the next round: rows that did get through are sent again, and consumers drop them by event id.
-    @discardableResult
-    public func publishBatch() async throws -> Int {
-        let schema = database.schema
-        return try await database.transaction(timeout: transactionTimeout) { [batchSize, producer, metrics, logger] connection in
-            let records = try await Outbox.claimBatch(limit: batchSize, schema: schema, on: connection, logger: logger)
+    private func publishRound(on connection: PostgresConnection) async throws -> Int {
+        try await withDeadline(transactionTimeout) { [batchSize, producer, metrics, logger] in
+            let records = try await Outbox.readBatch(limit: batchSize, on: connection, logger: logger)
             guard !records.isEmpty else { return 0 }
             let results = await producer.sendEach(records.map(\.outgoingMessage))
             var refused: [(OutboxRecord, any Error)] = []
@@ -110,25 +174,9 @@ public final class OutboxRelay: Service, Sendable {
             for record in published { metrics.eventProduced(topic: record.topic) }
             logger.debug("published outbox batch", metadata: [LogKey.count: "\(published.count)", LogKey.lastPosition: "\(records.last!.position)"])
             return records.count
-        }
-    }
-
-    private func publishUntilStopped() async {
-        var wakeups = self.wakeups.makeAsyncIterator()
-        var backoff = Backoff()
-        while !stopping.load(ordering: .acquiring) {
-            progress.began(Self.workerName)
-            do {
-                let published = try await publishBatch()
-                progress.finished(Self.workerName)
-                backoff.reset()
-                // A full batch means more is waiting; otherwise sleep until a commit or the timer (nil: stopping).
-                if published < batchSize, await wakeups.next() == nil { return }
-            } catch {
-                let delay = backoff.next()
-                logger.warning("outbox relay failed; retrying", metadata: error.logMetadata.merging([LogKey.retryIn: "\(delay)"]) { $1 })
-                try? await Task.sleep(for: delay)
-            }
+        } onTimeout: {
+            // Ends a statement hung on a dead connection, and with the session the publisher role.
+            Task { try? await connection.close() }
         }
     }
 }

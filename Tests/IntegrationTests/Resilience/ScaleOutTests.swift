@@ -192,7 +192,7 @@ import Testing
             #expect(kept.first == keys.count, "one kept answer per key")
 
             // On the topic: one event per reading, the one its record names. The relay of each replica publishes
-            // only while it holds the schema's outbox lock (`Outbox.claimBatch`), and nothing fails here, so no
+            // only while it holds the schema's publisher role (`Outbox.tryToBecomePublisher`), and nothing fails here, so no
             // batch is sent twice.
             var published: [String: [String]] = [:]
             func read(_ messages: [IncomingMessage]) throws {
