@@ -20,7 +20,9 @@ public final class OutboxRelay: Service, Sendable {
     let metrics: ServiceMetrics
     let logger: Logger
     let batchSize: Int
-    /// How long to sleep between checks when nothing woke the relay; covers rows written by other processes.
+    /// How long to sleep between checks when nothing woke the relay; covers rows written by other processes: another
+    /// replica's (whose relay does not hold the publisher role, so the holder publishes them at its next check) and
+    /// `caretide rescore`'s. A check costs one statement, and so does asking for the role.
     let idleInterval: Duration
     /// Bounds one publishing round: its statements and the broker's acknowledgements it waits for. A query on a
     /// connection that died mid-statement can hang in the driver (seen during `pg_ctl restart`); this ends it, by
@@ -38,7 +40,7 @@ public final class OutboxRelay: Service, Sendable {
 
     public init(
         database: Database, producer: KafkaProducer, readiness: ReadinessState, metrics: ServiceMetrics, logger: Logger,
-        batchSize: Int = 5_000, idleInterval: Duration = .milliseconds(250), transactionTimeout: Duration, progress: ProgressMonitor
+        batchSize: Int = 5_000, idleInterval: Duration = .milliseconds(50), transactionTimeout: Duration, progress: ProgressMonitor
     ) {
         self.database = database
         self.producer = producer
