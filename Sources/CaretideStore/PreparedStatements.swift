@@ -102,35 +102,19 @@ enum StorePreparedStatements {
 
     /// The schema's publisher lock, if no other relay holds it, until the session releases it or ends. (The same
     /// lock as the transaction-level one relays took before: an older replica during an upgrade still defers to it.)
-    struct TryOutboxPublisherLock: PostgresPreparedStatement {
+    struct TryOutboxPublisherLock: OutboxPublisherLockStatement {
         static let name = "caretide.try-outbox-publisher-session-lock"
         static let sql = "SELECT pg_try_advisory_lock(hashtext($1))"
         typealias Row = Bool
         let lockName: String
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(lockName)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Bool { try row.decode(Bool.self) }
     }
 
     /// Releases the publisher lock `TryOutboxPublisherLock` took.
-    struct ReleaseOutboxPublisherLock: PostgresPreparedStatement {
+    struct ReleaseOutboxPublisherLock: OutboxPublisherLockStatement {
         static let name = "caretide.release-outbox-publisher-lock"
         static let sql = "SELECT pg_advisory_unlock(hashtext($1))"
         typealias Row = Bool
         let lockName: String
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(lockName)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Bool { try row.decode(Bool.self) }
     }
 
     /// The oldest outbox records. Read after the publisher lock is held, in a statement of its own: a statement's
@@ -175,4 +159,19 @@ enum StorePreparedStatements {
 
         func decodeRow(_ row: PostgresRow) throws {}
     }
+}
+
+/// A statement on the outbox publisher's advisory lock: the lock's name bound, whether it was taken or released read.
+protocol OutboxPublisherLockStatement: PostgresPreparedStatement where Row == Bool {
+    var lockName: String { get }
+}
+
+extension OutboxPublisherLockStatement {
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(lockName)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Bool { try row.decode(Bool.self) }
 }
