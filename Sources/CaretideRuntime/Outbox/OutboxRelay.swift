@@ -130,15 +130,27 @@ public final class OutboxRelay: Service, Sendable {
     private nonisolated(nonsending) func whilePublisher<Result>(
         on connection: PostgresConnection, _ body: () async throws -> Result
     ) async throws -> Result? {
-        guard try await Outbox.tryToBecomePublisher(schema: database.schema, on: connection, logger: logger) else { return nil }
+        let (schema, logger) = (database.schema, logger)
+        guard try await bounded(on: connection, { try await Outbox.tryToBecomePublisher(schema: schema, on: connection, logger: logger) }) else {
+            return nil
+        }
         do {
             let result = try await body()
-            try await Outbox.stopPublishing(schema: database.schema, on: connection, logger: logger)
+            try await bounded(on: connection) { try await Outbox.stopPublishing(schema: schema, on: connection, logger: logger) }
             return result
         } catch {
             try? await connection.close()
             throw error
         }
+    }
+
+    /// `operation` on `connection`, given up after the relay's deadline by closing the connection: a statement on a
+    /// connection that died mid-statement can hang in the driver, and the relay must not wait on it for ever. Closing
+    /// it ends the session, and with it the publisher role.
+    private func bounded<Result: Sendable>(
+        on connection: PostgresConnection, _ operation: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        try await withDeadline(transactionTimeout, operation) { Task { try? await connection.close() } }
     }
 
     /// One round: up to a batch read, sent and awaited, then deleted (or parked); how many rows left the outbox.
@@ -147,7 +159,7 @@ public final class OutboxRelay: Service, Sendable {
     /// the rows behind it still leave. Any other failure (broker down, a timeout, authorisation) keeps the whole batch
     /// for the next round: rows that did get through are sent again, and consumers drop them by event id.
     private func publishRound(on connection: PostgresConnection) async throws -> Int {
-        try await withDeadline(transactionTimeout) { [batchSize, producer, metrics, logger] in
+        try await bounded(on: connection) { [batchSize, producer, metrics, logger] in
             let records = try await Outbox.readBatch(limit: batchSize, on: connection, logger: logger)
             guard !records.isEmpty else { return 0 }
             let results = await producer.sendEach(records.map(\.outgoingMessage))
@@ -176,9 +188,6 @@ public final class OutboxRelay: Service, Sendable {
             for record in published { metrics.eventProduced(topic: record.topic) }
             logger.debug("published outbox batch", metadata: [LogKey.count: "\(published.count)", LogKey.lastPosition: "\(records.last!.position)"])
             return records.count
-        } onTimeout: {
-            // Ends a statement hung on a dead connection, and with the session the publisher role.
-            Task { try? await connection.close() }
         }
     }
 }
