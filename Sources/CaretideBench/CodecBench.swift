@@ -1,14 +1,14 @@
 import ArgumentParser
 import CaretideDomain
 import CaretideLocalStack
+import CaretideRuntime
 import CaretideSchemas
 import Foundation
 
 /// What one event costs the services in JSON alone, one core: ingest encodes a reading's event, scoring reads it back
 /// (parse, the envelope's and the payload's schema, typed decoding) and encodes its assessment, notification reads
 /// that. Every reading of the single POST pays each of these once, so a cut here shows in `scripts/bench/ingest-post`
-/// too, where the machine's noise hides it; run under `valgrind --tool=callgrind` for instruction counts that repeat
-/// exactly (BENCHMARKS.md, "JSON per event").
+/// too, where the machine's noise hides it (BENCHMARKS.md, "JSON per event"). `--only` narrows it for `perf record`.
 struct CodecBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "codec", abstract: "Microseconds per event to encode and to read back (parse, validate, decode) an event, one core.")
@@ -52,9 +52,7 @@ struct CodecBench: AsyncParsableCommand {
             for _ in 0..<rounds {
                 let start = clock.now
                 for _ in 0..<count { try operation() }
-                let elapsed = clock.now - start
-                perOperation.append(
-                    Double(elapsed.components.attoseconds) / 1e12 / Double(count) + Double(elapsed.components.seconds) * 1e6 / Double(count))
+                perOperation.append((clock.now - start).seconds * 1e6 / Double(count))
             }
             // The fastest round is the one the machine disturbed least: steadier on a shared machine than the median.
             let sorted = perOperation.sorted()

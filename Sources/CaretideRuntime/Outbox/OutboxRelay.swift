@@ -78,15 +78,6 @@ public final class OutboxRelay: Service, Sendable {
         }
     }
 
-    /// Takes the publisher role once, publishes one round (or none, if another relay holds the role) and gives the
-    /// role up: for a caller that is not the running relay (a command, a test).
-    @discardableResult
-    public func publishBatch() async throws -> Int {
-        try await database.client.withConnection { connection in
-            try await self.whilePublisher(on: connection) { try await self.publishRound(on: connection) } ?? 0
-        }
-    }
-
     /// Holds a connection and, on it, the publisher role for as long as it can: rounds until stopped, then a last one
     /// so that events committed just before shutdown leave now rather than at the next start. Without the role (another
     /// replica publishes) it hands the connection back and asks again at the next wake-up.

@@ -24,8 +24,7 @@ struct ServiceParts {
         var producerConfiguration = configuration.kafka
         producerConfiguration.properties["client.id"] = producerConfiguration.properties["client.id"] ?? definition.name
         // A message the broker has not acknowledged within a minute fails (librdkafka's default is five) and is
-        // sent again by whoever sent it; the relay's transaction, which waits for the acknowledgements, is bounded
-        // by it.
+        // sent again by whoever sent it; the relay's round, which waits for the acknowledgements, is bounded by it.
         producerConfiguration.properties["message.timeout.ms"] = producerConfiguration.properties["message.timeout.ms"] ?? "60000"
         let messageTimeout = Duration.milliseconds(Int64(producerConfiguration.properties["message.timeout.ms"] ?? "") ?? 300_000)
         producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)

@@ -145,10 +145,10 @@ private struct SchemaCompiler {
         node.maxLength = rules["maxLength"]?.numberValue
         if let pattern = rules["pattern"]?.stringValue {
             if let simple = SimplePattern(pattern) {
-                node.pattern = (pattern, Pattern(simple: simple))
+                node.pattern = (pattern, .simple(simple))
             } else {
                 if expressions[pattern] == nil { expressions[pattern] = .some(try? NSRegularExpression(pattern: pattern)) }
-                node.pattern = (pattern, Pattern(expression: expressions[pattern]!))
+                node.pattern = (pattern, .expression(expressions[pattern]!))
             }
         }
         node.format = rules["format"]?.stringValue
@@ -178,26 +178,19 @@ private struct SchemaCompiler {
 
 /// A compiled pattern: a `SimplePattern` where it can be one, else a regular expression. `@unchecked Sendable`:
 /// NSRegularExpression is immutable once made and documented as safe to share between threads.
-private struct Pattern: @unchecked Sendable {
-    let simple: SimplePattern?
-    let expression: NSRegularExpression?
-
-    init(simple: SimplePattern) {
-        self.simple = simple
-        expression = nil
-    }
-
-    init(expression: NSRegularExpression?) {
-        simple = nil
-        self.expression = expression
-    }
+private enum Pattern: @unchecked Sendable {
+    case simple(SimplePattern)
+    /// nil: the pattern does not compile.
+    case expression(NSRegularExpression?)
 
     /// JSON Schema patterns are unanchored (ECMA-262 semantics): a match anywhere counts. A pattern that does not
     /// compile matches nothing.
     func matches(_ value: String) -> Bool {
-        if let simple { return simple.matches(value) }
-        guard let expression else { return false }
-        return expression.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
+        switch self {
+        case .simple(let simple): simple.matches(value)
+        case .expression(let expression?): expression.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
+        case .expression(nil): false
+        }
     }
 }
 
