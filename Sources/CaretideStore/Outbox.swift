@@ -113,14 +113,35 @@ public enum Outbox {
         try await connection.execute(StorePreparedStatements.ReadOutbox(limit: limit), logger: logger).collectAll()
     }
 
+    /// Deletes the rows at `removing` (published by the round before) and reads the oldest `limit` of the rest, in one
+    /// statement: the relay's round trip and commit for the deletion shared with its next read. `removing` must hold
+    /// at most `foldedRemovalLimit` positions; a larger batch is removed on its own (`remove`).
+    public static func readBatch(
+        limit: Int, removingFirst removing: [Int64], on connection: PostgresConnection, logger: Logger
+    ) async throws -> [OutboxRecord] {
+        guard !removing.isEmpty else { return try await readBatch(limit: limit, on: connection, logger: logger) }
+        precondition(removing.count <= foldedRemovalLimit, "a folded removal compares every row read with each position")
+        return try await connection.execute(StorePreparedStatements.ReadOutboxRemoving(limit: limit, removing: removing), logger: logger)
+            .collectAll()
+    }
+
+    /// The most positions `readBatch(limit:removingFirst:)` deletes: every row it reads is compared with each, so a
+    /// fan-out's batch of thousands is removed by a statement of its own instead.
+    public static let foldedRemovalLimit = 64
+
     private static func publisherLockName(_ schema: String) -> String { "caretide.outbox." + schema }
 
     /// Removes published records.
     public static func remove(_ records: [OutboxRecord], on connection: PostgresConnection, logger: Logger) async throws {
-        guard !records.isEmpty else { return }
+        try await remove(positions: records.map(\.position), on: connection, logger: logger)
+    }
+
+    /// Removes published records by position.
+    public static func remove(positions: [Int64], on connection: PostgresConnection, logger: Logger) async throws {
+        guard !positions.isEmpty else { return }
         // By id, not by range: a transaction that took a lower position may commit after this batch was read,
         // and its row must stay for the next round.
-        _ = try await connection.execute(StorePreparedStatements.RemoveOutbox(positions: records.map(\.position)), logger: logger)
+        _ = try await connection.execute(StorePreparedStatements.RemoveOutbox(positions: positions), logger: logger)
     }
 
     /// Moves a record the broker refused for good to `outbox_parked`, with the reason, so the rows behind it leave.

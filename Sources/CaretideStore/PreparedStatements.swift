@@ -144,6 +144,30 @@ enum StorePreparedStatements {
         }
     }
 
+    /// The oldest outbox records but those at `removing`, which the statement deletes: the rows the relay's last
+    /// round published, so that a round is one statement. Its snapshot still shows the rows it deletes, hence the
+    /// filter; `removing` is kept short (`Outbox.foldedRemovalLimit`), since each row read is compared with all of it.
+    struct ReadOutboxRemoving: PostgresPreparedStatement {
+        static let name = "caretide.read-outbox-removing"
+        static let sql = """
+            WITH removed AS (DELETE FROM outbox WHERE position = ANY($2::int8[]))
+            SELECT position, event_id, topic, message_key, event_type, schema_version, trace_id, body
+            FROM outbox WHERE position <> ALL($2::int8[]) ORDER BY position LIMIT $1
+            """
+        typealias Row = OutboxRecord
+        let limit: Int
+        let removing: [Int64]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(limit)
+            bindings.append(removing)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> OutboxRecord { try ReadOutbox(limit: limit).decodeRow(row) }
+    }
+
     /// Removes published outbox rows, by position: every relay batch runs it.
     struct RemoveOutbox: PostgresPreparedStatement {
         static let name = "caretide.remove-outbox"

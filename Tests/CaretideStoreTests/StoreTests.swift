@@ -103,6 +103,23 @@ import Testing
             let decoded = try codec.decode(claimed[0].body)
             #expect(decoded.payload(as: BloodPressureRecorded.self)?.systolic == 121)
             #expect(try await Outbox.pendingCount(database, logger: logger) == 1)
+
+            // The relay's round: the last round's rows deleted by the statement that reads the next batch, which
+            // neither returns them nor skips a row behind them.
+            let more = [envelope(124), envelope(125)]
+            try await database.transaction { connection in
+                try await Outbox.enqueue(more.map { try Outbox.Entry($0, codec: codec) }, ordering: .perKey, on: connection, logger: logger)
+            }
+            try await database.client.withConnection { connection in
+                let first = try await Outbox.readBatch(limit: 2, removingFirst: [], on: connection, logger: logger)
+                #expect(first.map(\.eventID) == [written[2].eventID, more[0].eventID])
+                let next = try await Outbox.readBatch(limit: 2, removingFirst: first.map(\.position), on: connection, logger: logger)
+                #expect(next.map(\.eventID) == [more[1].eventID])
+                #expect(try await Outbox.pendingCount(database, logger: logger) == 1)
+                let none = try await Outbox.readBatch(limit: 2, removingFirst: next.map(\.position), on: connection, logger: logger)
+                #expect(none.isEmpty)
+            }
+            #expect(try await Outbox.pendingCount(database, logger: logger) == 0)
         }
     }
 

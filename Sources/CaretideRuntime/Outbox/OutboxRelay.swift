@@ -9,10 +9,11 @@ import Synchronization
 
 /// Publishes the service's outbox to Kafka. On a connection of its own it takes the schema's publisher role (a
 /// session-level advisory lock: one relay of all the service's replicas publishes, so one patient's events leave in
-/// order), then, round after round, reads a batch, sends it, awaits every acknowledgement and deletes what was
-/// acknowledged in one statement. No transaction stays open while the broker answers, and a round costs two
-/// statements instead of five (issue 23). A crash between send and delete publishes the batch again, which consumers
-/// absorb because they are idempotent on event id; nothing is ever lost.
+/// order), then, round after round, reads a batch, sends it and awaits every acknowledgement. What was acknowledged is
+/// deleted by the next round's read, in the same statement (a batch larger than `Outbox.foldedRemovalLimit` at once,
+/// by a statement of its own), and by the last round before the relay gives up the role. No transaction stays open
+/// while the broker answers, and a round costs one statement instead of five (issue 23). A crash before the delete
+/// publishes the batch again, which consumers absorb because they are idempotent on event id; nothing is ever lost.
 public final class OutboxRelay: Service, Sendable {
     let database: Database
     let producer: KafkaProducer
@@ -88,16 +89,22 @@ public final class OutboxRelay: Service, Sendable {
             do {
                 let stillRunning = try await database.client.withConnection { connection in
                     try await self.whilePublisher(on: connection) {
+                        // Published by the last round and not yet deleted: the next round's read deletes them.
+                        var published: [Int64] = []
                         while !self.stopping.load(ordering: .acquiring) {
                             self.progress.began(Self.workerName)
-                            let published = try await self.publishRound(on: connection)
+                            let round = try await self.publishRound(on: connection, removingFirst: published)
                             self.progress.finished(Self.workerName)
+                            published = round.published
                             backoff.reset()
                             // A full batch means more is waiting; otherwise sleep until a commit or the timer (nil:
                             // stopping).
-                            if published < self.batchSize, await wakeups.next() == nil { break }
+                            if round.read < self.batchSize, await wakeups.next() == nil { break }
                         }
-                        _ = try await self.publishRound(on: connection)
+                        let last = try await self.publishRound(on: connection, removingFirst: published)
+                        try await self.bounded(on: connection) { [logger] in
+                            try await Outbox.remove(positions: last.published, on: connection, logger: logger)
+                        }
                         return false
                     } ?? true
                 }
@@ -144,15 +151,19 @@ public final class OutboxRelay: Service, Sendable {
         try await withDeadline(transactionTimeout, operation) { Task { try? await connection.close() } }
     }
 
-    /// One round: up to a batch read, sent and awaited, then deleted (or parked); how many rows left the outbox.
+    /// One round: the rows at `removing` deleted, up to a batch read, sent and awaited; how many rows it read, and
+    /// the positions of those published and not yet deleted, for the next round to delete (a refused row is parked
+    /// at once; a batch too large to fold into the next read is deleted at once).
     ///
     /// A row the broker refuses for what it is (too large, malformed) is moved to `outbox_parked` with the reason, so
     /// the rows behind it still leave. Any other failure (broker down, a timeout, authorisation) keeps the whole batch
     /// for the next round: rows that did get through are sent again, and consumers drop them by event id.
-    private func publishRound(on connection: PostgresConnection) async throws -> Int {
+    private func publishRound(
+        on connection: PostgresConnection, removingFirst removing: [Int64]
+    ) async throws -> (read: Int, published: [Int64]) {
         try await bounded(on: connection) { [batchSize, producer, metrics, logger] in
-            let records = try await Outbox.readBatch(limit: batchSize, on: connection, logger: logger)
-            guard !records.isEmpty else { return 0 }
+            let records = try await Outbox.readBatch(limit: batchSize, removingFirst: removing, on: connection, logger: logger)
+            guard !records.isEmpty else { return (0, []) }
             let results = await producer.sendEach(records.map(\.outgoingMessage))
             var refused: [(OutboxRecord, any Error)] = []
             for (record, result) in zip(records, results) {
@@ -175,10 +186,11 @@ public final class OutboxRelay: Service, Sendable {
             }
             let refusedPositions = Set(refused.map(\.0.position))
             let published = records.filter { !refusedPositions.contains($0.position) }
-            try await Outbox.remove(published, on: connection, logger: logger)
             for record in published { metrics.eventProduced(topic: record.topic) }
             logger.debug("published outbox batch", metadata: [LogKey.count: "\(published.count)", LogKey.lastPosition: "\(records.last!.position)"])
-            return records.count
+            guard published.count > Outbox.foldedRemovalLimit else { return (records.count, published.map(\.position)) }
+            try await Outbox.remove(published, on: connection, logger: logger)
+            return (records.count, [])
         }
     }
 }
