@@ -142,7 +142,7 @@ let package = Package(
             dependencies: [
                 "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideIdentity", "CaretideSchemas", "CaretideDomain",
                 "PhenotypeRanking", "CaretideNutrition", "CaretideImaging", "ScoringService", "DiagnosisService",
-                argumentParser, logging, httpClient, nioCore, nioHTTP1, postgres, lifecycle,
+                argumentParser, logging, httpClient, nioCore, nioHTTP1, postgres, lifecycle, hummingbird, httpTypes,
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
 

@@ -27,6 +27,7 @@ struct ScoringBench: AsyncParsableCommand {
     @Option(help: "Readings per second in the latency phase.") var rate = 2_000
     @Option(help: "Seconds of the latency phase.") var seconds = 20
     @Flag(help: "Print PostgreSQL's time per statement in the throughput phase (pg_stat_statements).") var statementStats = false
+    @Option(help: "Consumer lanes (CONSUMER_LANES); the service's default when not given.") var lanes: Int?
 
     func run() async throws {
         let logger = BenchPostgres.logger
@@ -50,10 +51,11 @@ struct ScoringBench: AsyncParsableCommand {
         }
         readings.removeAll()
 
-        let configuration = ServiceConfiguration(
+        var configuration = ServiceConfiguration(
             serviceName: ScoringService.name, httpHost: "127.0.0.1", httpPort: 0, database: postgres.configuration, kafka: kafka,
             // The bench drives Kafka only; no HTTP request is made.
             auth: .disabled, logLevel: .warning)
+        if let lanes { configuration.limits.consumerLanes = lanes }
         let assembly = try await ServiceAssembly(definition: ScoringService.definition, configuration: configuration, logger: logger, signals: false)
         let service = Task { try await assembly.group.run() }
         // The superuser: it creates the pg_stat_statements extension and reads every role's statements.
