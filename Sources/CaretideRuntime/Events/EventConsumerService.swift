@@ -35,9 +35,11 @@ public final class EventConsumerService: Service, Sendable {
     private let started = Atomic<Bool>(false)
     /// Most messages taken from the consumer, or applied in one transaction, at once.
     let maxBatchSize = 1000
-    /// Lanes applied independently, each over its own share of the partitions, each in its own transactions
-    /// (`RuntimeLimits.consumerLanes`).
+    /// Lanes applied side by side, each in its own transactions, a partition in one lane at a time
+    /// (`RuntimeLimits.consumerLanes`, `MessageLanes`).
     var parallelism: Int { limits.consumerLanes }
+    /// Messages waiting for a lane while another is busy that bring a second lane in (`MessageLanes`).
+    static let laneSharingThreshold = 100
 
     /// What a consumer reads: its group is `caretide-<name>`, its topics, what applies their messages, and how to reach
     /// the brokers.
@@ -87,10 +89,10 @@ public final class EventConsumerService: Service, Sendable {
                 onOffsetReset: { [metrics] reset in metrics.offsetReset(topic: reset.topic) })
             started.store(true, ordering: .releasing)
             logger.info("consuming", metadata: [KafkaLogKey.topics: "\(topics.map(\.name).joined(separator: ","))"])
-            let lanes = (0..<parallelism).map { _ in MessageLane(capacity: 2 * maxBatchSize) }
+            let lanes = MessageLanes(capacity: 2 * maxBatchSize, sharingThreshold: Self.laneSharingThreshold)
             let pollFailure = await withTaskGroup(of: Void.self, returning: (any Error)?.self) { group in
-                for (index, lane) in lanes.enumerated() {
-                    group.addTask { await self.work(lane, name: self.laneName(index), consumer: consumer) }
+                for index in 0..<parallelism {
+                    group.addTask { await self.work(lanes, index, consumer: consumer) }
                 }
                 // Apart from the poll loop, which waits while the lanes are full: the lag must show most when the
                 // consumer is furthest behind.
@@ -103,7 +105,7 @@ public final class EventConsumerService: Service, Sendable {
                     failure = error
                     stopping.store(true, ordering: .releasing)
                 }
-                for lane in lanes { await lane.close() }
+                await lanes.close()
                 await group.waitForAll()
                 return failure
             }
@@ -117,15 +119,13 @@ public final class EventConsumerService: Service, Sendable {
     }
 
     /// Polls until shutdown or cancellation (a sibling service failed and the group is cancelled: a cancelled poll
-    /// returns at once with nothing, so the flag alone would spin), putting each message on its partition's lane.
-    private func poll(_ consumer: KafkaConsumer, into lanes: [MessageLane]) async throws {
+    /// returns at once with nothing, so the flag alone would spin), queueing the messages for the lanes.
+    private func poll(_ consumer: KafkaConsumer, into lanes: MessageLanes) async throws {
         while !stopping.load(ordering: .acquiring), !Task.isCancelled {
             let messages = try await consumer.pollBatch(maxMessages: maxBatchSize, timeout: .milliseconds(100))
             if !messages.isEmpty {
-                var shares = [[IncomingMessage]](repeating: [], count: lanes.count)
-                for message in messages { shares[Int(message.partition) % lanes.count].append(message) }
                 inFlight.delivered(messages, at: Date())
-                for (lane, share) in zip(lanes, shares) where !share.isEmpty { await lane.put(share) }
+                await lanes.put(messages)
             }
         }
     }
@@ -138,15 +138,18 @@ public final class EventConsumerService: Service, Sendable {
         }
     }
 
-    /// Applies what gathers on a lane, a batch per transaction, committing each batch's offsets once its effects are
-    /// durable. Stops when the lane is closed and empty, or when shutdown interrupts a retry: then nothing of that
-    /// batch is committed and the lane is closed, so its messages are redelivered to whoever consumes next.
-    private func work(_ lane: MessageLane, name: String, consumer: KafkaConsumer) async {
+    /// Applies batches from the lanes' queue as lane `lane`, a batch per transaction, committing each batch's offsets
+    /// once its effects are durable (before taking the next, which frees the batch's partitions for the other lanes).
+    /// Stops when the queue is closed and nothing is left for it, or when shutdown interrupts a retry: then nothing of
+    /// that batch is committed and the queue is closed, so its messages are redelivered to whoever consumes next.
+    private func work(_ lanes: MessageLanes, _ lane: Int, consumer: KafkaConsumer) async {
+        let name = laneName(lane)
         var offsetsToRetry: [IncomingMessage] = []
-        while let messages = await lane.take(upTo: maxBatchSize) {
+        while let messages = await lanes.take(lane: lane, upTo: maxBatchSize) {
             progress.began(name)
             guard await apply(messages) else {
-                await lane.close()
+                // The batch's partitions stay this lane's: no other lane may apply, and commit, what follows them.
+                await lanes.close()
                 break
             }
             do {

@@ -13,15 +13,12 @@ public struct RuntimeLimits: Sendable, Equatable {
     /// A connection that sends nothing for this long (an idle keep-alive, a half-sent request) is closed.
     /// `HTTP_IDLE_TIMEOUT_SECONDS`, default 30.
     public var httpIdleTimeout: Duration = .seconds(30)
-    /// How many lanes apply consumed events side by side, each a transaction at a time over its share of the
-    /// partitions. `CONSUMER_LANES`, default 1. Fewer lanes make larger batches: a batch's statements are shared by
-    /// its events, so one lane costs the least per event. More lanes keep one lane's long batch (an area's UV alert to
-    /// every subscriber) from holding up the partitions of the others, at that price. Measured on two cores
-    /// (BENCHMARKS.md, "One consumer lane"): the single POST took 2.23-2.36 ms of machine CPU per request with one
-    /// lane against 2.49-2.89 ms with two, and the pipeline at 1,000 events/s ended p99 2.8 s behind with one lane
-    /// and 5.4 s with two on a machine too slow to keep up; in a faster phase (2026-11-24) one lane's p99 was 267 ms
-    /// against 226 ms, in one run each.
-    public var consumerLanes = 1
+    /// How many lanes may apply consumed events side by side, each a transaction at a time, a partition in one lane
+    /// at a time. `CONSUMER_LANES`, default 2. A second lane starts only on a backlog (`MessageLanes`): under a light
+    /// load one lane applies everything in batches as large as the load makes them, since a batch's statements are
+    /// shared by its events; a backlog (a fan-out, a burst, a consumer catching up) brings the others in. Measured on
+    /// two cores (BENCHMARKS.md, "Consumer lanes that share the work").
+    public var consumerLanes = 2
 
     public init() {}
 }

@@ -17,7 +17,7 @@ public import Logging
 /// | `LOG_LEVEL` | trace, debug, info, notice, warning, error, critical | `info` |
 /// | `AUTH_*` | the identity provider's keys and token rules (`AuthConfiguration`); `AUTH_DISABLED=1` turns authentication off | required |
 /// | `CARETIDE_EXIT_WITH_PARENT` | `1`: stop when the parent process goes (set by `caretide dev`) | off |
-/// | `STALL_THRESHOLD_SECONDS`, `DATABASE_TRANSACTION_TIMEOUT_SECONDS`, `DATABASE_STATEMENT_TIMEOUT_SECONDS`, `DEAD_LETTER_PUBLISH_DEADLINE_SECONDS`, `HTTP_IDLE_TIMEOUT_SECONDS`, `CONSUMER_LANES` | see `RuntimeLimits` | 60, 30, 120, 30, 30, 1 |
+/// | `STALL_THRESHOLD_SECONDS`, `DATABASE_TRANSACTION_TIMEOUT_SECONDS`, `DATABASE_STATEMENT_TIMEOUT_SECONDS`, `DEAD_LETTER_PUBLISH_DEADLINE_SECONDS`, `HTTP_IDLE_TIMEOUT_SECONDS`, `CONSUMER_LANES` | see `RuntimeLimits` | 60, 30, 120, 30, 30, 2 |
 public struct ServiceConfiguration: Sendable {
     public var serviceName: String
     public var httpHost: String

@@ -29,11 +29,10 @@ import Testing
         // three each to two members, two each to three), so every replica has work and a departure moves partitions.
         let stack = try await TestStack.start([], partitions: 6)
         let alerts = try KafkaProbe(stack.kafka, topic: Topic.alerts.name)
-        // One environment for all: the replicas of a service share its schema and its consumer group. Two lanes
-        // each (the default is one), so that a partition's events keep their order across lanes while partitions
-        // move between members.
+        // One environment for all: the replicas of a service share its schema and its consumer group. Three lanes
+        // each, so that a partition's events keep their order across lanes while partitions move between members.
         var environment = try await stack.processEnvironment()
-        environment["CONSUMER_LANES"] = "2"
+        environment["CONSUMER_LANES"] = "3"
         let replicas = ServiceReplicas(environment: environment)
         try await replicas.stopAllOnFailure {
             for service in Self.services {

@@ -1,0 +1,109 @@
+import CaretideKafka
+
+/// The bounded queue between the consumer's poll loop and its lanes, the workers that apply batches side by side.
+///
+/// A lane takes every queued message it may, in order, up to a batch: a message may be taken unless another lane is
+/// still applying a message of its partition, so a partition's messages (a patient's events) are applied in order and
+/// never by two lanes at once. A lane takes only when no other lane is busy, or when at least `sharingThreshold`
+/// messages are there for it: under a light load one lane applies everything, in batches as large as the load makes
+/// them (two lanes splitting every batch cost a fifth more CPU per reading, since a batch's statements are shared by
+/// its events); a backlog brings the other lanes in (scoring alone drains a backlog about half again as fast with two
+/// lanes as with one). BENCHMARKS.md, "Consumer lanes that share the work".
+///
+/// When the queue is full, `put` waits: a slow database slows the polling instead of filling memory.
+actor MessageLanes {
+    private struct PartitionKey: Hashable {
+        let topic: String
+        let partition: Int32
+    }
+
+    private var queued: [IncomingMessage] = []
+    /// The partitions each lane is applying messages of, from its `take` until its next one.
+    private var applying: [Int: Set<PartitionKey>] = [:]
+    private var closed = false
+    private var takers: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var putters: [CheckedContinuation<Void, Never>] = []
+    let capacity: Int
+    let sharingThreshold: Int
+
+    init(capacity: Int, sharingThreshold: Int) {
+        self.capacity = capacity
+        self.sharingThreshold = max(1, sharingThreshold)
+    }
+
+    /// Appends messages, waiting while the queue is full. After `close()` the messages are dropped: nothing takes
+    /// them, and their offsets are never committed, so they are redelivered.
+    func put(_ messages: [IncomingMessage]) async {
+        while queued.count >= capacity, !closed {
+            await withCheckedContinuation { putters.append($0) }
+        }
+        guard !closed else { return }
+        queued += messages
+        wakeTakers()
+    }
+
+    /// The next batch for `lane`, waiting until there is one; nil once the queue is closed and nothing is left that
+    /// the lane may take. Calling it says that the lane's last batch is applied and its offsets committed: its
+    /// partitions are free for every lane again. A lane whose batch failed does not call it again, so what follows
+    /// its partitions is never taken (nor committed) and is redelivered to whoever consumes next.
+    func take(lane: Int, upTo maxMessages: Int) async -> [IncomingMessage]? {
+        release(lane)
+        while true {
+            let othersApplying = applying.values.reduce(into: Set<PartitionKey>()) { $0.formUnion($1) }
+            let batch = takeable(excluding: othersApplying, upTo: maxMessages)
+            if !batch.isEmpty, othersApplying.isEmpty || closed || batch.count >= min(sharingThreshold, maxMessages) {
+                return take(batch, lane: lane)
+            }
+            // Closed: what is left is taken whatever its size; what waits behind another lane's partitions is that
+            // lane's to take (or, if that lane's batch failed, nobody's: its offsets are not committed).
+            if closed { return nil }
+            await withCheckedContinuation { takers[lane] = $0 }
+        }
+    }
+
+    /// No more messages will come: the lanes take what is left, then `take` returns nil; waiting `put`s return.
+    func close() {
+        closed = true
+        wakeTakers()
+        let waiting = putters
+        putters = []
+        for putter in waiting { putter.resume() }
+    }
+
+    /// Positions in `queued` of the oldest messages not of `excluded` partitions, up to `maxMessages`.
+    private func takeable(excluding excluded: Set<PartitionKey>, upTo maxMessages: Int) -> [Int] {
+        var positions: [Int] = []
+        for (position, message) in queued.enumerated() where positions.count < maxMessages {
+            if excluded.isEmpty || !excluded.contains(PartitionKey(topic: message.topic, partition: message.partition)) {
+                positions.append(position)
+            }
+        }
+        return positions
+    }
+
+    private func take(_ positions: [Int], lane: Int) -> [IncomingMessage] {
+        let taken = positions.map { queued[$0] }
+        if positions.last == positions.count - 1 {
+            queued.removeFirst(positions.count)  // the oldest, as when no other lane is applying
+        } else {
+            let chosen = Set(positions)
+            queued = queued.enumerated().filter { !chosen.contains($0.offset) }.map(\.element)
+        }
+        applying[lane] = Set(taken.map { PartitionKey(topic: $0.topic, partition: $0.partition) })
+        let waiting = putters
+        putters = []
+        for putter in waiting { putter.resume() }
+        return taken
+    }
+
+    private func release(_ lane: Int) {
+        guard applying.removeValue(forKey: lane) != nil else { return }
+        wakeTakers()
+    }
+
+    private func wakeTakers() {
+        let waiting = takers
+        takers = [:]
+        for taker in waiting.values { taker.resume() }
+    }
+}
