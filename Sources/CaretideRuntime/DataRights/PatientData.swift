@@ -104,9 +104,23 @@ enum ErasedPatients {
     /// Which of `patientIDs` were erased here.
     static func among(_ patientIDs: [String], context: HandlerContext) async throws -> Set<String> {
         guard !patientIDs.isEmpty else { return [] }
-        return Set(
-            try await context.connection.fetchAll(
-                "SELECT patient_id FROM erased_patients WHERE patient_id = ANY(\(patientIDs))", as: String.self, logger: context.logger))
+        return Set(try await context.connection.execute(Among(patientIDs: patientIDs), logger: context.logger).collectAll())
+    }
+
+    /// Prepared: every consumed batch asks it (`ErasingHandler`), so it was parsed and planned many times a second.
+    struct Among: PostgresPreparedStatement {
+        static let name = "caretide.erased-patients-among"
+        static let sql = "SELECT patient_id FROM erased_patients WHERE patient_id = ANY($1::text[])"
+        typealias Row = String
+        let patientIDs: [String]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(patientIDs)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
     }
 }
 
