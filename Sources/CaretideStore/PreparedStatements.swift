@@ -135,7 +135,10 @@ enum StorePreparedStatements {
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> OutboxRecord {
+        func decodeRow(_ row: PostgresRow) throws -> OutboxRecord { try Self.record(row) }
+
+        /// A row of the outbox's columns in `sql`'s order, as `ReadOutboxRemoving` reads them too.
+        static func record(_ row: PostgresRow) throws -> OutboxRecord {
             let (position, eventID, topic, key, eventType, version, traceID, body) = try row.decode(
                 (Int64, UUID, String, String?, String, Int, String?, ByteBuffer).self)
             return OutboxRecord(
@@ -165,7 +168,7 @@ enum StorePreparedStatements {
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> OutboxRecord { try ReadOutbox(limit: limit).decodeRow(row) }
+        func decodeRow(_ row: PostgresRow) throws -> OutboxRecord { try ReadOutbox.record(row) }
     }
 
     /// Removes published outbox rows, by position: every relay batch runs it.

@@ -65,9 +65,7 @@ actor MessageLanes {
     func close() {
         closed = true
         wakeTakers()
-        let waiting = putters
-        putters = []
-        for putter in waiting { putter.resume() }
+        wakePutters()
     }
 
     /// Positions in `queued` of the oldest messages not of `excluded` partitions, up to `maxMessages`.
@@ -90,9 +88,7 @@ actor MessageLanes {
             queued = queued.enumerated().filter { !chosen.contains($0.offset) }.map(\.element)
         }
         applying[lane] = Set(taken.map { PartitionKey(topic: $0.topic, partition: $0.partition) })
-        let waiting = putters
-        putters = []
-        for putter in waiting { putter.resume() }
+        wakePutters()
         return taken
     }
 
@@ -105,5 +101,11 @@ actor MessageLanes {
         let waiting = takers
         takers = [:]
         for taker in waiting.values { taker.resume() }
+    }
+
+    private func wakePutters() {
+        let waiting = putters
+        putters = []
+        for putter in waiting { putter.resume() }
     }
 }
