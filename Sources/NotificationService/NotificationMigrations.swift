@@ -392,5 +392,17 @@ enum NotificationMigrations {
                         PRIMARY KEY (recipient_id, recipient_role, shown_on))
                     """,
                 ]),
+            // Alert fatigue's question (`NotificationStore.AlertedToday`) names all five columns. With only the inbox's
+            // and withdrawals' indexes, the prepared statement's generic plan, made while the table was nearly empty,
+            // walked the whole of `notifications_about` for every recipient asked, and kept doing so as the table grew
+            // until an ANALYZE replanned it (117 ms a call after 20 s of the single POST's load, BENCHMARKS.md).
+            Migration(
+                version: 17, name: "alert fatigue's index",
+                statements: [
+                    """
+                    CREATE INDEX notifications_fatigue ON notifications (recipient_id, recipient_role, patient_id, kind, category, created_at)
+                    WHERE withdrawn_at IS NULL
+                    """
+                ]),
         ])
 }
