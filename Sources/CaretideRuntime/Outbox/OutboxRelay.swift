@@ -21,10 +21,11 @@ public final class OutboxRelay: Service, Sendable {
     let metrics: ServiceMetrics
     let logger: Logger
     let batchSize: Int
-    /// How long to sleep between checks when nothing woke the relay; covers rows written by other processes: another
-    /// replica's (whose relay does not hold the publisher role, so the holder publishes them at its next check) and
-    /// `caretide rescore`'s. A check costs one statement, and so does asking for the role.
-    let idleInterval: Duration
+    /// Which wake-ups call for a check. The idle interval is the longest the relay goes without one when nothing woke
+    /// it; it covers rows written by other processes: another replica's (whose relay does not hold the publisher role,
+    /// so the holder publishes them at its next check) and `caretide rescore`'s. A check costs one statement, and so
+    /// does asking for the role.
+    let checks: RelayWakeups
     /// Bounds one publishing round: its statements and the broker's acknowledgements it waits for. A query on a
     /// connection that died mid-statement can hang in the driver (seen during `pg_ctl restart`); this ends it, by
     /// closing the connection, which also gives up the publisher role.
@@ -33,9 +34,10 @@ public final class OutboxRelay: Service, Sendable {
     static let workerName = "outbox relay"
 
     private let stopping = Atomic<Bool>(false)
-    /// Wake-ups: one per committed transaction (`wake()`) and one per `idleInterval`; at most one waits, so wakes that
-    /// come while a batch is out are answered by one more round, not one each. The relay sleeps until the next one
-    /// (it used to poll a flag every 2 ms, which kept an idle service at 5 % of a core).
+    /// Wake-ups: one per committed transaction (`wake()`) and one when the idle interval passes without a check; at
+    /// most one waits, so wakes that come while a batch is out are answered by one more round at most, not one each
+    /// (`checks` says whether they call for one). The relay sleeps until the next one (it used to poll a flag every
+    /// 2 ms, which kept an idle service at 5 % of a core).
     private let wakeups: AsyncStream<Void>
     private let wakeupSource: AsyncStream<Void>.Continuation
 
@@ -49,7 +51,7 @@ public final class OutboxRelay: Service, Sendable {
         self.metrics = metrics
         self.logger = logger
         self.batchSize = batchSize
-        self.idleInterval = idleInterval
+        self.checks = RelayWakeups(idleInterval: idleInterval)
         self.transactionTimeout = transactionTimeout
         self.progress = progress
         (wakeups, wakeupSource) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -57,17 +59,25 @@ public final class OutboxRelay: Service, Sendable {
     }
 
     /// Tells the relay that a transaction just committed outbox rows, so it publishes without waiting for its timer.
-    public func wake() { wakeupSource.yield() }
+    public func wake() {
+        checks.committed()
+        wakeupSource.yield()
+    }
 
     public func run() async {
         await withGracefulShutdownHandler {
             guard await readiness.waitUntilMigrated(unless: { stopping.load(ordering: .acquiring) }) else { return }
             await withDiscardingTaskGroup { group in
                 // Rows written by other processes (`caretide rescore`) wake nobody here: the timer covers them.
-                group.addTask { [idleInterval, wakeupSource] in
+                group.addTask { [checks, wakeupSource] in
                     while !Task.isCancelled {
-                        try? await Task.sleep(for: idleInterval)
+                        let wait = checks.untilTimerIsDue()
+                        guard wait == .zero else {
+                            try? await Task.sleep(for: wait)
+                            continue
+                        }
                         wakeupSource.yield()
+                        try? await Task.sleep(for: checks.idleInterval)
                     }
                 }
                 await publishUntilStopped()
@@ -87,19 +97,21 @@ public final class OutboxRelay: Service, Sendable {
         var backoff = Backoff()
         while true {
             do {
+                let askedForRole = checks.checkBegins()
                 let stillRunning = try await database.client.withConnection { connection in
                     try await self.whilePublisher(on: connection) {
                         // Published by the last round and not yet deleted: the next round's read deletes them.
                         var published: [Int64] = []
                         while !self.stopping.load(ordering: .acquiring) {
                             self.progress.began(Self.workerName)
+                            let check = self.checks.checkBegins()
                             let round = try await self.publishRound(on: connection, removingFirst: published)
                             self.progress.finished(Self.workerName)
                             published = round.published
                             backoff.reset()
-                            // A full batch means more is waiting; otherwise sleep until a commit or the timer (nil:
-                            // stopping).
-                            if round.read < self.batchSize, await wakeups.next() == nil { break }
+                            // A full batch means more is waiting; otherwise sleep until a commit the round did not see,
+                            // or the timer.
+                            if round.read < self.batchSize, await !self.wokenForCheck(after: check, publishing: true, &wakeups) { break }
                         }
                         let last = try await self.publishRound(on: connection, removingFirst: published)
                         try await self.bounded(on: connection) { [logger] in
@@ -109,8 +121,9 @@ public final class OutboxRelay: Service, Sendable {
                     } ?? true
                 }
                 guard stillRunning, !stopping.load(ordering: .acquiring) else { return }
-                // Another relay publishes: ask again at the next wake-up.
-                if await wakeups.next() == nil { return }
+                // Another relay publishes: ask again when the timer is due (this replica's commits change nothing
+                // about who holds the role; the holder publishes their rows at its next check).
+                if await !wokenForCheck(after: askedForRole, publishing: false, &wakeups) { return }
             } catch {
                 // The round stays begun and unfinished: a relay that keeps failing shows as stalled (`/readyz`).
                 guard !stopping.load(ordering: .acquiring) else { return }
@@ -119,6 +132,17 @@ public final class OutboxRelay: Service, Sendable {
                 try? await Task.sleep(for: delay)
             }
         }
+    }
+
+    /// Sleeps until a wake-up calls for a check after `check`: for the publisher, a commit counted since or the idle
+    /// interval passed; otherwise only the interval. False when the relay is stopping.
+    private nonisolated(nonsending) func wokenForCheck(
+        after check: RelayWakeups.Check, publishing: Bool, _ wakeups: inout AsyncStream<Void>.AsyncIterator
+    ) async -> Bool {
+        repeat {
+            guard await wakeups.next(isolation: #isolation) != nil else { return false }
+        } while !(publishing ? checks.callsForRead(after: check) : checks.timerIsDue(after: check))
+        return true
     }
 
     /// Runs `body` holding the schema's publisher role on `connection`; nil without running it if another relay holds
