@@ -173,6 +173,13 @@ public struct EventTooLarge: Error, Sendable, CustomStringConvertible {
 /// Records which events a consumer has already applied, inside the transaction that applies them: the primary key
 /// turns a redelivered event into a no-op, whatever the handler does.
 public enum ProcessedEvents {
+    /// The statement that claims events: the consumer's name is `$1`, the event ids `$2`; it returns the ids claimed
+    /// now. Also the first part of a consumed batch's claim in the runtime (`ErasedPatients.Claim`).
+    public static let claimingInsert = """
+        INSERT INTO processed_events (consumer, event_id) SELECT $1, id FROM unnest($2::uuid[]) AS ids(id)
+        ON CONFLICT DO NOTHING RETURNING event_id
+        """
+
     /// The ids among `eventIDs` that `consumer` sees for the first time (to apply); the others are duplicates.
     public static func claim(_ eventIDs: [UUID], consumer: String, on connection: PostgresConnection, logger: Logger) async throws -> Set<UUID> {
         let rows = try await connection.execute(StorePreparedStatements.ClaimEvents(consumer: consumer, eventIDs: eventIDs), logger: logger)

@@ -10,10 +10,7 @@ enum StorePreparedStatements {
     /// Records which of a batch's event ids a consumer sees for the first time.
     struct ClaimEvents: PostgresPreparedStatement {
         static let name = "caretide.claim-events"
-        static let sql = """
-            INSERT INTO processed_events (consumer, event_id) SELECT $1, id FROM unnest($2::uuid[]) AS ids(id)
-            ON CONFLICT DO NOTHING RETURNING event_id
-            """
+        static let sql = ProcessedEvents.claimingInsert
         typealias Row = UUID
         let consumer: String
         let eventIDs: [UUID]

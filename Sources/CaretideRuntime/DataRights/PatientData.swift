@@ -107,7 +107,47 @@ enum ErasedPatients {
         return Set(try await context.connection.execute(Among(patientIDs: patientIDs), logger: context.logger).collectAll())
     }
 
-    /// Prepared: every consumed batch asks it (`ErasingHandler`), so it was parsed and planned many times a second.
+    /// Claims a consumed batch's events (`ProcessedEvents`: the ids seen here for the first time) and names which of
+    /// `patientIDs` were erased here, in one statement: a batch's transaction used to ask the two in turn, a round trip
+    /// each (issue 23).
+    static func claim(
+        _ eventIDs: [UUID], patientIDs: [String], consumer: String, on connection: PostgresConnection, logger: Logger
+    ) async throws -> (fresh: Set<UUID>, erased: Set<String>) {
+        var claimed = (fresh: Set<UUID>(), erased: Set<String>())
+        for try await (eventID, patientID) in try await connection.execute(Claim(consumer: consumer, eventIDs: eventIDs, patientIDs: patientIDs), logger: logger) {
+            if let eventID { claimed.fresh.insert(eventID) }
+            if let patientID { claimed.erased.insert(patientID) }
+        }
+        return claimed
+    }
+
+    /// Prepared, as every consumed batch runs it. The data-modifying CTE runs to completion whatever the outer query
+    /// reads, and the erased patients are read from the same snapshot as a statement of their own would read them.
+    struct Claim: PostgresPreparedStatement {
+        static let name = "caretide.claim-events-noting-erased"
+        static let sql = """
+            WITH claimed AS (\(ProcessedEvents.claimingInsert))
+            SELECT event_id, NULL::text FROM claimed
+            UNION ALL
+            SELECT NULL::uuid, patient_id FROM erased_patients WHERE patient_id = ANY($3::text[])
+            """
+        typealias Row = (UUID?, String?)
+        let consumer: String
+        let eventIDs: [UUID]
+        let patientIDs: [String]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 3)
+            bindings.append(consumer)
+            bindings.append(eventIDs)
+            bindings.append(patientIDs)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> (UUID?, String?) { try row.decode((UUID?, String?).self) }
+    }
+
+    /// Prepared: a batch handled outside a consumer's transaction asks it (`ErasingHandler`).
     struct Among: PostgresPreparedStatement {
         static let name = "caretide.erased-patients-among"
         static let sql = "SELECT patient_id FROM erased_patients WHERE patient_id = ANY($1::text[])"
@@ -153,15 +193,22 @@ struct ErasingHandler: BatchEventHandler {
     /// Applies the erasure requests among `events` and returns the others, less those about an erased patient.
     /// Confirmations pass: they are about erasures (ingest-service counts them).
     private func erase(among events: [ValidatedEvent], context: HandlerContext) async throws -> [ValidatedEvent] {
+        // Known when the consumer's claim of the batch named them; else asked once the batch's requests are applied.
+        var erasedBefore = context.erasedAmongBatch
         var others: [ValidatedEvent] = []
         for event in events {
             if event.eventType == .patientErasureRequested {
                 try await patientData.apply(event, context: context)
+                // Applied without throwing: the patient is retired (`PatientData.apply` names one, or throws).
+                if let patientID = event.patientID { erasedBefore?.insert(patientID) }
             } else if event.eventType.topic != .patients || ownTopics.contains(.patients) {
                 others.append(event)
             }
         }
-        let erased = try await ErasedPatients.among(Array(Set(others.compactMap(\.patientID))), context: context)
+        let erased =
+            if let erasedBefore { erasedBefore } else {
+                try await ErasedPatients.among(Array(Set(others.compactMap(\.patientID))), context: context)
+            }
         guard !erased.isEmpty else { return others }
         let kept = others.filter { event in
             event.eventType == .patientErasureConfirmed || !(event.patientID.map(erased.contains) ?? false)

@@ -232,12 +232,15 @@ public final class EventConsumerService: Service, Sendable {
         guard case .events(let handler) = messages else { return 0 }
         let context = (codec: codec, producer: producerName, logger: logger, handler: handler)
         return try await database.transaction(timeout: handler.transactionTimeout ?? limits.transactionTimeout) { connection in
-            let fresh = try await ProcessedEvents.claim(events.map(\.eventID), consumer: self.name, on: connection, logger: context.logger)
+            let claimed = try await ErasedPatients.claim(
+                events.map(\.eventID), patientIDs: Array(Set(events.compactMap(\.patientID))), consumer: self.name, on: connection,
+                logger: context.logger)
             var seen: Set<UUID> = []
-            let newEvents = events.filter { fresh.contains($0.eventID) && seen.insert($0.eventID).inserted }
+            let newEvents = events.filter { claimed.fresh.contains($0.eventID) && seen.insert($0.eventID).inserted }
             guard !newEvents.isEmpty else { return 0 }
             let handlerContext = HandlerContext(
-                connection: connection, codec: context.codec, producer: context.producer, logger: context.logger, ordering: .consumerLane)
+                connection: connection, codec: context.codec, producer: context.producer, logger: context.logger, ordering: .consumerLane,
+                deferred: nil, erasedAmongBatch: claimed.erased)
             if let batchHandler = context.handler as? any BatchEventHandler {
                 try await batchHandler.handle(batch: newEvents, context: handlerContext)
             } else {

@@ -39,18 +39,25 @@ public struct HandlerContext: Sendable {
     /// When set, events wait here and are enqueued in one statement at the end of the transaction (with the
     /// request's audit row): see `ServiceContext.transaction(auditing:status:_:)`.
     let deferred: DeferredOutbox?
+    /// Which of a consumed batch's patients were erased here when its transaction claimed its events (read in the
+    /// same statement: `ErasedPatients.claim`); nil outside a consumed batch, for `ErasingHandler` to ask.
+    let erasedAmongBatch: Set<String>?
 
     public init(connection: PostgresConnection, codec: EventCodec, producer: String, logger: Logger, ordering: Outbox.Ordering) {
         self.init(connection: connection, codec: codec, producer: producer, logger: logger, ordering: ordering, deferred: nil)
     }
 
-    init(connection: PostgresConnection, codec: EventCodec, producer: String, logger: Logger, ordering: Outbox.Ordering, deferred: DeferredOutbox?) {
+    init(
+        connection: PostgresConnection, codec: EventCodec, producer: String, logger: Logger, ordering: Outbox.Ordering, deferred: DeferredOutbox?,
+        erasedAmongBatch: Set<String>? = nil
+    ) {
         self.connection = connection
         self.codec = codec
         self.producer = producer
         self.logger = logger
         self.ordering = ordering
         self.deferred = deferred
+        self.erasedAmongBatch = erasedAmongBatch
     }
 
     /// Adds an event to the outbox within the current transaction.
