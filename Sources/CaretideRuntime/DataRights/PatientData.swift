@@ -114,7 +114,8 @@ enum ErasedPatients {
         _ eventIDs: [UUID], patientIDs: [String], consumer: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> (fresh: Set<UUID>, erased: Set<String>) {
         var claimed = (fresh: Set<UUID>(), erased: Set<String>())
-        for try await (eventID, patientID) in try await connection.execute(Claim(consumer: consumer, eventIDs: eventIDs, patientIDs: patientIDs), logger: logger) {
+        let rows = try await connection.execute(Claim(consumer: consumer, eventIDs: eventIDs, patientIDs: patientIDs), logger: logger)
+        for try await (eventID, patientID) in rows {
             if let eventID { claimed.fresh.insert(eventID) }
             if let patientID { claimed.erased.insert(patientID) }
         }
