@@ -38,6 +38,22 @@ import Testing
         #expect(await lanes.take(lane: 0, upTo: 100) == nil)
     }
 
+    @Test("with no lane applying, the lowest-numbered waiting lane takes, whichever asked first")
+    func lowestWaitingLaneTakes() async throws {
+        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 2)
+        let laterLane = Task { await lanes.take(lane: 1, upTo: 100) }
+        while await lanes.idle != [1] { await Task.yield() }
+        let firstLane = Task { await lanes.take(lane: 0, upTo: 100) }
+        while await lanes.idle != [0, 1] { await Task.yield() }
+        await lanes.put(Self.messages(0, 0...2))
+        while await lanes.idle.count == 2 { await Task.yield() }
+        // Lane 1 waits on: lane 0 is applying, and nothing is there for it.
+        #expect(await lanes.idle == [1])
+        await lanes.close()
+        #expect(Self.taken(await firstLane.value) == ["0:0", "0:1", "0:2"])
+        #expect(await laterLane.value == nil)
+    }
+
     @Test("the same partition number of another topic is another partition")
     func partitionsAreTopicsPartitions() async throws {
         let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 2)

@@ -5,7 +5,8 @@ import CaretideKafka
 /// A lane takes every queued message it may, in order, up to a batch: a message may be taken unless another lane is
 /// still applying a message of its partition, so a partition's messages (a patient's events) are applied in order and
 /// never by two lanes at once. A lane takes only when no other lane is busy, or when at least `sharingThreshold`
-/// messages are there for it: under a light load one lane applies everything, in batches as large as the load makes
+/// messages are there for it: under a light load one lane (the lowest-numbered that waits, so that a light load and a
+/// stuck lane always show as `consumer lane 0`) applies everything, in batches as large as the load makes
 /// them (two lanes splitting every batch cost a fifth more CPU per reading, since a batch's statements are shared by
 /// its events); a backlog brings the other lanes in (scoring alone drains a backlog about half again as fast with two
 /// lanes as with one). BENCHMARKS.md, "Consumer lanes that share the work".
@@ -21,6 +22,8 @@ actor MessageLanes {
     /// The partitions each lane is applying messages of, from its `take` until its next one.
     private var applying: [Int: Set<PartitionKey>] = [:]
     private var closed = false
+    /// The lanes inside `take`: waiting, or about to look again.
+    private(set) var idle: Set<Int> = []
     private var takers: [Int: CheckedContinuation<Void, Never>] = [:]
     private var putters: [CheckedContinuation<Void, Never>] = []
     let capacity: Int
@@ -48,10 +51,15 @@ actor MessageLanes {
     /// its partitions is never taken (nor committed) and is redelivered to whoever consumes next.
     func take(lane: Int, upTo maxMessages: Int) async -> [IncomingMessage]? {
         release(lane)
+        idle.insert(lane)
+        defer { idle.remove(lane) }
         while true {
             let othersApplying = applying.values.reduce(into: Set<PartitionKey>()) { $0.formUnion($1) }
             let batch = takeable(excluding: othersApplying, upTo: maxMessages)
-            if !batch.isEmpty, othersApplying.isEmpty || closed || batch.count >= min(sharingThreshold, maxMessages) {
+            // With no other lane busy, the lowest waiting lane takes (the others are woken with it and wait again).
+            let mayTake =
+                closed || (othersApplying.isEmpty ? lane == idle.min() : batch.count >= min(sharingThreshold, maxMessages))
+            if !batch.isEmpty, mayTake {
                 return take(batch, lane: lane)
             }
             // Closed: what is left is taken whatever its size; what waits behind another lane's partitions is that
