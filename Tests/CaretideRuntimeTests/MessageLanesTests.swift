@@ -54,6 +54,22 @@ import Testing
         #expect(await laterLane.value == nil)
     }
 
+    @Test("a lane that waited while none applied looks again once the lowest has taken, and takes a backlog left for it")
+    func waitingLaneTakesWhatIsLeft() async throws {
+        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 2)
+        let laterLane = Task { await lanes.take(lane: 1, upTo: 100) }
+        while await lanes.idle != [1] { await Task.yield() }
+        let firstLane = Task { await lanes.take(lane: 0, upTo: 3) }
+        while await lanes.idle != [0, 1] { await Task.yield() }
+        await lanes.put(Self.messages(0, 0...2) + Self.messages(1, 0...2))
+        // Bounded, so that a lane left waiting fails the test instead of hanging it.
+        for _ in 0..<10_000 where await !lanes.idle.isEmpty { await Task.yield() }
+        #expect(await lanes.idle.isEmpty)
+        await lanes.close()
+        #expect(Self.taken(await firstLane.value) == ["0:0", "0:1", "0:2"])
+        #expect(Self.taken(await laterLane.value) == ["1:0", "1:1", "1:2"])
+    }
+
     @Test("the same partition number of another topic is another partition")
     func partitionsAreTopicsPartitions() async throws {
         let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 2)

@@ -32,6 +32,7 @@ import Testing
         #expect(wakeups.untilTimerIsDue(now: Self.start + .milliseconds(170)) == .zero)
         // A relay that is not the publisher wakes for the timer only: its own commits change nothing about the role.
         wakeups.committed()
+        #expect(wakeups.callsForRead(after: check, now: Self.start + .milliseconds(120)))
         #expect(!wakeups.timerIsDue(after: check, now: Self.start + .milliseconds(120)))
     }
 }

@@ -123,7 +123,7 @@ enum ErasedPatients {
     }
 
     /// Prepared, as every consumed batch runs it. The data-modifying CTE runs to completion whatever the outer query
-    /// reads, and the erased patients are read from the same snapshot as a statement of their own would read them.
+    /// reads, and the erased patients are read as a statement of their own sent in its place would read them.
     struct Claim: PostgresPreparedStatement {
         static let name = "caretide.claim-events-noting-erased"
         static let sql = """
@@ -194,14 +194,15 @@ struct ErasingHandler: BatchEventHandler {
     /// Applies the erasure requests among `events` and returns the others, less those about an erased patient.
     /// Confirmations pass: they are about erasures (ingest-service counts them).
     private func erase(among events: [ValidatedEvent], context: HandlerContext) async throws -> [ValidatedEvent] {
-        // Known when the consumer's claim of the batch named them; else asked once the batch's requests are applied.
+        // Known when the consumer's claim of the batch named them and the batch applied no erasure of its own; else
+        // asked once the batch's requests are applied, as late as can be: an erasure another lane or replica commits
+        // meanwhile is seen, which the claim, read before the requests' deletions ran, would miss.
         var erasedBefore = context.erasedAmongBatch
         var others: [ValidatedEvent] = []
         for event in events {
             if event.eventType == .patientErasureRequested {
                 try await patientData.apply(event, context: context)
-                // Applied without throwing: the patient is retired (`PatientData.apply` names one, or throws).
-                if let patientID = event.patientID { erasedBefore?.insert(patientID) }
+                erasedBefore = nil
             } else if event.eventType.topic != .patients || ownTopics.contains(.patients) {
                 others.append(event)
             }

@@ -40,7 +40,8 @@ public struct HandlerContext: Sendable {
     /// request's audit row): see `ServiceContext.transaction(auditing:status:_:)`.
     let deferred: DeferredOutbox?
     /// Which of a consumed batch's patients were erased here when its transaction claimed its events (read in the
-    /// same statement: `ErasedPatients.claim`); nil outside a consumed batch, for `ErasingHandler` to ask.
+    /// same statement: `ErasedPatients.claim`); nil outside a consumed batch, for `ErasingHandler` to ask (as it also
+    /// does when the batch erases a patient itself).
     let erasedAmongBatch: Set<String>?
 
     public init(connection: PostgresConnection, codec: EventCodec, producer: String, logger: Logger, ordering: Outbox.Ordering) {

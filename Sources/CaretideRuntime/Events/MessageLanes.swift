@@ -56,7 +56,8 @@ actor MessageLanes {
         while true {
             let othersApplying = applying.values.reduce(into: Set<PartitionKey>()) { $0.formUnion($1) }
             let batch = takeable(excluding: othersApplying, upTo: maxMessages)
-            // With no other lane busy, the lowest waiting lane takes (the others are woken with it and wait again).
+            // With no other lane busy, the lowest waiting lane takes; the others wait again, and look once more when it
+            // has taken (`take(_:lane:)`), for a backlog of other partitions.
             let mayTake =
                 closed || (othersApplying.isEmpty ? lane == idle.min() : batch.count >= min(sharingThreshold, maxMessages))
             if !batch.isEmpty, mayTake {
@@ -97,6 +98,8 @@ actor MessageLanes {
         }
         applying[lane] = Set(taken.map { PartitionKey(topic: $0.topic, partition: $0.partition) })
         wakePutters()
+        // What is left may now be a backlog for a lane that waited while none was applying: it looks again.
+        if !queued.isEmpty { wakeTakers() }
         return taken
     }
 

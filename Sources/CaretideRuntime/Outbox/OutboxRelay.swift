@@ -91,7 +91,7 @@ public final class OutboxRelay: Service, Sendable {
 
     /// Holds a connection and, on it, the publisher role for as long as it can: rounds until stopped, then a last one
     /// so that events committed just before shutdown leave now rather than at the next start. Without the role (another
-    /// replica publishes) it hands the connection back and asks again at the next wake-up.
+    /// replica publishes) it hands the connection back and asks again when the timer is due.
     private func publishUntilStopped() async {
         var wakeups = self.wakeups.makeAsyncIterator()
         var backoff = Backoff()
