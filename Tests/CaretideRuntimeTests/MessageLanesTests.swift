@@ -38,13 +38,21 @@ import Testing
         #expect(await lanes.take(lane: 0, upTo: 100) == nil)
     }
 
+    /// Lanes 1 and then 0 waiting in `take`, lane 1 having asked first; their tasks, lane 0's first.
+    static func waitingInReverse(
+        _ lanes: MessageLanes, lowestUpTo maxMessages: Int
+    ) async -> (Task<[IncomingMessage]?, Never>, Task<[IncomingMessage]?, Never>) {
+        let laterLane = Task { await lanes.take(lane: 1, upTo: 100) }
+        while await lanes.idle != [1] { await Task.yield() }
+        let firstLane = Task { await lanes.take(lane: 0, upTo: maxMessages) }
+        while await lanes.idle != [0, 1] { await Task.yield() }
+        return (firstLane, laterLane)
+    }
+
     @Test("with no lane applying, the lowest-numbered waiting lane takes, whichever asked first")
     func lowestWaitingLaneTakes() async throws {
         let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 2)
-        let laterLane = Task { await lanes.take(lane: 1, upTo: 100) }
-        while await lanes.idle != [1] { await Task.yield() }
-        let firstLane = Task { await lanes.take(lane: 0, upTo: 100) }
-        while await lanes.idle != [0, 1] { await Task.yield() }
+        let (firstLane, laterLane) = await Self.waitingInReverse(lanes, lowestUpTo: 100)
         await lanes.put(Self.messages(0, 0...2))
         while await lanes.idle.count == 2 { await Task.yield() }
         // Lane 1 waits on: lane 0 is applying, and nothing is there for it.
@@ -57,10 +65,7 @@ import Testing
     @Test("a lane that waited while none applied looks again once the lowest has taken, and takes a backlog left for it")
     func waitingLaneTakesWhatIsLeft() async throws {
         let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 2)
-        let laterLane = Task { await lanes.take(lane: 1, upTo: 100) }
-        while await lanes.idle != [1] { await Task.yield() }
-        let firstLane = Task { await lanes.take(lane: 0, upTo: 3) }
-        while await lanes.idle != [0, 1] { await Task.yield() }
+        let (firstLane, laterLane) = await Self.waitingInReverse(lanes, lowestUpTo: 3)
         await lanes.put(Self.messages(0, 0...2) + Self.messages(1, 0...2))
         // Bounded, so that a lane left waiting fails the test instead of hanging it.
         for _ in 0..<10_000 where await !lanes.idle.isEmpty { await Task.yield() }
