@@ -22,6 +22,15 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible, Comparab
 
     public func appending(_ index: Int) -> JSONPointer { appending(String(index)) }
 
+    /// `body` with `token` appended to this pointer, which is as it was afterwards: a walk down a document extends one
+    /// pointer in place instead of copying it for every member (a schema check of a valid event copied its path for
+    /// each member it looked at).
+    mutating func descending<Result>(into token: String, _ body: (inout JSONPointer) -> Result) -> Result {
+        tokens.append(token)
+        defer { tokens.removeLast() }
+        return body(&self)
+    }
+
     public var description: String {
         tokens.map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined()
     }

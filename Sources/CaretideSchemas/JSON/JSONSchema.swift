@@ -58,7 +58,8 @@ public struct JSONSchema: Sendable {
 
     public func validate(_ instance: JSONValue) -> [SchemaViolation] {
         var violations = ViolationSink(limit: Self.maximumViolations)
-        root.check(instance, at: .root, into: &violations)
+        var pointer = JSONPointer.root
+        root.check(instance, at: &pointer, into: &violations)
         // A `$ref` or `allOf` can find the same fault twice; it is listed once.
         var listed = Set(violations.kept).sorted { ($0.pointer, $0.message) < ($1.pointer, $1.message) }
         if violations.total > violations.kept.count {
@@ -254,7 +255,8 @@ private final class CompiledSchema: @unchecked Sendable {
     var oneOf: [CompiledSchema] = []
     var not: CompiledSchema?
 
-    func check(_ instance: JSONValue, at pointer: JSONPointer, into violations: inout ViolationSink) {
+    /// `pointer` names where `instance` sits; it is extended in place on the way down and is as it was on return.
+    func check(_ instance: JSONValue, at pointer: inout JSONPointer, into violations: inout ViolationSink) {
         if let allowed = booleanSchema {
             if !allowed { violations.append(SchemaViolation(pointer: pointer, message: "is not allowed")) }
             return
@@ -262,7 +264,7 @@ private final class CompiledSchema: @unchecked Sendable {
         func fail(_ message: String) { violations.append(SchemaViolation(pointer: pointer, message: message)) }
 
         switch reference {
-        case .resolved(let target)?: target.check(instance, at: pointer, into: &violations)
+        case .resolved(let target)?: target.check(instance, at: &pointer, into: &violations)
         case .unresolvable(let reference)?: fail("schema reference \(reference) cannot be resolved")
         case nil: break
         }
@@ -285,18 +287,18 @@ private final class CompiledSchema: @unchecked Sendable {
         }
 
         switch instance {
-        case .object(let members): checkObject(members, at: pointer, into: &violations)
-        case .array(let elements): checkArray(elements, at: pointer, into: &violations)
+        case .object(let members): checkObject(members, at: &pointer, into: &violations)
+        case .array(let elements): checkArray(elements, at: &pointer, into: &violations)
         case .number(let value): checkNumber(value, fail: fail)
         case .string(let value): checkString(value, fail: fail)
         case .null, .bool: break
         }
 
-        for subschema in allOf { subschema.check(instance, at: pointer, into: &violations) }
+        for subschema in allOf { subschema.check(instance, at: &pointer, into: &violations) }
         if !anyOf.isEmpty {
             let passing = anyOf.contains { subschema in
                 var scratch = ViolationSink(limit: 0)
-                subschema.check(instance, at: pointer, into: &scratch)
+                subschema.check(instance, at: &pointer, into: &scratch)
                 return scratch.isEmpty
             }
             if !passing { fail("must match at least one of the allowed shapes") }
@@ -306,7 +308,7 @@ private final class CompiledSchema: @unchecked Sendable {
             var closest: ViolationSink? = nil
             for subschema in oneOf {
                 var scratch = ViolationSink(limit: violations.limit)
-                subschema.check(instance, at: pointer, into: &scratch)
+                subschema.check(instance, at: &pointer, into: &scratch)
                 if scratch.isEmpty { passing += 1 } else if closest == nil || scratch.total < closest!.total { closest = scratch }
             }
             if passing == 0 {
@@ -318,12 +320,12 @@ private final class CompiledSchema: @unchecked Sendable {
         }
         if let negated = not {
             var scratch = ViolationSink(limit: 0)
-            negated.check(instance, at: pointer, into: &scratch)
+            negated.check(instance, at: &pointer, into: &scratch)
             if scratch.isEmpty { fail("must not match the excluded shape") }
         }
     }
 
-    private func checkObject(_ members: [String: JSONValue], at pointer: JSONPointer, into violations: inout ViolationSink) {
+    private func checkObject(_ members: [String: JSONValue], at pointer: inout JSONPointer, into violations: inout ViolationSink) {
         for name in required where members[name] == nil {
             violations.append(SchemaViolation(pointer: pointer.appending(name), message: "is required"))
         }
@@ -333,12 +335,12 @@ private final class CompiledSchema: @unchecked Sendable {
                 // Named at the object: the name itself is caller text.
                 violations.append(SchemaViolation(pointer: pointer, message: "has a member name containing U+0000, which cannot be stored"))
             } else if let propertySchema = properties[name] {
-                propertySchema.check(value, at: pointer.appending(name), into: &violations)
+                pointer.descending(into: name) { propertySchema.check(value, at: &$0, into: &violations) }
             } else {
                 switch additionalProperties {
                 case .forbidden?: unknownMembers += 1
                 // A map's keys are caller text too: what fails in its values is reported at the map.
-                case .schema(let additional)?: additional.check(value, at: pointer, into: &violations)
+                case .schema(let additional)?: additional.check(value, at: &pointer, into: &violations)
                 case nil: Self.checkUnconstrained(value, at: pointer, into: &violations)
                 }
             }
@@ -353,7 +355,7 @@ private final class CompiledSchema: @unchecked Sendable {
         }
     }
 
-    private func checkArray(_ elements: [JSONValue], at pointer: JSONPointer, into violations: inout ViolationSink) {
+    private func checkArray(_ elements: [JSONValue], at pointer: inout JSONPointer, into violations: inout ViolationSink) {
         if let minimum = minItems, Double(elements.count) < minimum {
             violations.append(SchemaViolation(pointer: pointer, message: "must have at least \(Int(minimum)) items"))
         }
@@ -367,7 +369,7 @@ private final class CompiledSchema: @unchecked Sendable {
         }
         if let itemSchema = items {
             for (index, element) in elements.enumerated() {
-                itemSchema.check(element, at: pointer.appending(index), into: &violations)
+                pointer.descending(into: String(index)) { itemSchema.check(element, at: &$0, into: &violations) }
             }
         } else {
             for element in elements { Self.checkUnconstrained(element, at: pointer, into: &violations) }
