@@ -48,7 +48,9 @@ private enum EncodedNode {
     /// cheaper than hashing every key into a dictionary.
     final class ObjectBox { var members: [(key: String, value: EncodedNode)] = [] }
 
-    static func make<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> EncodedNode {
+    /// `codingPath` is only built for a value that needs an encoder of its own: a date, string or id member costs no
+    /// copy of its path.
+    static func make<T: Encodable>(_ value: T, codingPath: @autoclosure () -> [any CodingKey]) throws -> EncodedNode {
         // The types with a convention of their own, and the common leaves without an encoder round trip. Metatype
         // comparisons, not casts: this runs for every value, and a dynamic cast per candidate type cost more than
         // encoding the value.
@@ -57,7 +59,7 @@ private enum EncodedNode {
         // RFC 9562 §4: lowercase on output, as the `event-id` header and PostgreSQL write them.
         if T.self == UUID.self { return .string(UUIDText.format(value as! UUID)) }
         if T.self == JSONValue.self { return node(value as! JSONValue) }
-        let encoder = TreeEncoder(codingPath: codingPath)
+        let encoder = TreeEncoder(codingPath: codingPath())
         try value.encode(to: encoder)
         // A type that encodes nothing at all is written as an empty object, as Foundation does.
         return encoder.node ?? .object(ObjectBox())
@@ -84,9 +86,9 @@ private enum EncodedNode {
         }
     }
 
-    static func double(_ value: Double, codingPath: [any CodingKey]) throws -> EncodedNode {
+    static func double(_ value: Double, codingPath: @autoclosure () -> [any CodingKey]) throws -> EncodedNode {
         guard value.isFinite else {
-            throw EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: "JSON has no non-finite numbers"))
+            throw EncodingError.invalidValue(value, .init(codingPath: codingPath(), debugDescription: "JSON has no non-finite numbers"))
         }
         return .double(value)
     }
@@ -274,17 +276,19 @@ private enum JSONTextWriter {
             output.append(UInt8(ascii: "]"))
         case .object(let box):
             output.append(UInt8(ascii: "{"))
-            // A stable sort keeps repeated keys in encoding order; the last one wins, as in a dictionary.
-            let members = box.members.enumerated().sorted { lhs, rhs in
-                lhs.element.key == rhs.element.key ? lhs.offset < rhs.offset : lhs.element.key.utf8.lexicographicallyPrecedes(rhs.element.key.utf8)
-            }.map(\.element)
+            // Positions sorted, not the members (one small array, no copies of keys and values); ties by position keep
+            // repeated keys in encoding order, and the last one wins, as in a dictionary.
+            let members = box.members
+            let order = members.indices.sorted { lhs, rhs in
+                members[lhs].key == members[rhs].key ? lhs < rhs : members[lhs].key.utf8.lexicographicallyPrecedes(members[rhs].key.utf8)
+            }
             var first = true
-            for (index, member) in members.enumerated() where index + 1 == members.count || members[index + 1].key != member.key {
+            for (rank, index) in order.enumerated() where rank + 1 == order.count || members[order[rank + 1]].key != members[index].key {
                 if !first { output.append(UInt8(ascii: ",")) }
                 first = false
-                writeString(member.key, into: &output)
+                writeString(members[index].key, into: &output)
                 output.append(UInt8(ascii: ":"))
-                write(member.value, into: &output)
+                write(members[index].value, into: &output)
             }
             output.append(UInt8(ascii: "}"))
         }
