@@ -33,17 +33,20 @@ struct SimplePatternTests {
     @Test("the patterns every event and request checks are matched without a regular expression")
     func commonPatternsAreSimple() {
         #expect(Self.bundledPatterns.count >= 15)
-        for pattern in [#"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"#, #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#, #"^HP:[0-9]{7}$"#, #"\S"#, #"^[A-Za-z0-9._~-]+$"#] {
+        for pattern in [
+            #"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"#, #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#, #"^HP:[0-9]{7}$"#, #"\S"#, #"^[A-Za-z0-9._~-]+$"#,
+            #"^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$"#,
+        ] {
             #expect(Self.bundledPatterns.contains(pattern), "\(pattern) is no longer in the schemas")
             #expect(SimplePattern(pattern) != nil, "\(pattern)")
         }
     }
 
     @Test(
-        "patterns with groups, alternatives, any-character, lazy counts or classes ICU reads its own way stay with the regular expression",
+        "alternatives, nested or special groups, any-character, lazy counts or classes ICU reads its own way stay with the regular expression",
         arguments: [
-            #"^([01][0-9]|2[0-3]):[0-5][0-9]$"#, "^a|b$", "^a.b$", "^a+?$", "^a*+$", "^[a&&b]$", "^[[:alpha:]]$", #"^\d+$"#, #"^\w$"#, "^a{2,1}$",
-            "^[z-a]$", "^é$", "(?i)a",
+            #"^([01][0-9]|2[0-3]):[0-5][0-9]$"#, "^((a)b)$", "^(?:a)$", "^(a$", "^a)$", "^a|b$", "^a.b$", "^a+?$", "^a*+$", "^[a&&b]$",
+            "^[[:alpha:]]$", #"^\d+$"#, #"^\w$"#, "^a{2,1}$", "^[z-a]$", "^é$", "(?i)a",
         ])
     func othersAreNotSimple(pattern: String) {
         #expect(SimplePattern(pattern) == nil)
@@ -62,6 +65,30 @@ struct SimplePatternTests {
         #expect(!id.matches("patiënt"))
         // ECMA-262, which JSON Schema's patterns follow: `$` is the end of the text, not a line break before it.
         #expect(!id.matches("patient-0042\n"))
+    }
+
+    @Test("a group with a count: the event type, a dotted name of lowercase words")
+    func groupPattern() throws {
+        let eventType = try #require(SimplePattern(#"^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$"#))
+        #expect(eventType.matches("assessment.recorded"))
+        #expect(eventType.matches("blood-pressure.recorded"))
+        #expect(eventType.matches("a.b.c.d"))
+        #expect(!eventType.matches("assessment"))
+        #expect(!eventType.matches("assessment."))
+        #expect(!eventType.matches("assessment..recorded"))
+        #expect(!eventType.matches(".recorded"))
+        #expect(!eventType.matches("Assessment.recorded"))
+        let counted = try #require(SimplePattern("^(ab){2,3}c?$"))
+        #expect(!counted.matches("ab"))
+        #expect(counted.matches("abab"))
+        #expect(counted.matches("abababc"))
+        #expect(!counted.matches("abababab"))
+        // An empty group counts towards a minimum, and does not loop.
+        let empty = try #require(SimplePattern("^(a?){3}b$"))
+        #expect(empty.matches("b"))
+        #expect(empty.matches("aaab"))
+        #expect(!empty.matches("aaaab"))
+        #expect(!empty.matches(String(repeating: "a", count: 2_000)))
     }
 
     @Test("an unanchored pattern matches anywhere: \\S is any character that is not white space")
