@@ -132,8 +132,10 @@ struct SimplePattern: Sendable {
     }
 
     /// Whether the parts from `state` on match, trying the longest run of each atom first. States that failed are
-    /// remembered (`failed`), so none is tried twice: the work is bounded by parts × length × repetitions told apart
-    /// (up to a group's minimum, or its maximum), whatever the pattern and value.
+    /// remembered (`failed`), so none is tried twice: at most parts × length × repetitions told apart (up to a group's
+    /// minimum, or its maximum) states, each trying at most as many ends as the value is long. Polynomial whatever the
+    /// pattern and value, never the exponential backtracking of a general engine; the schemas' groups start with a
+    /// delimiter (`\.`, `-`), so a repetition ends at the next one and each state tries few ends.
     private func match(_ state: State, in scalars: [Unicode.Scalar], failed: inout Set<State>) -> Bool {
         guard state.part < parts.count else { return !anchoredAtEnd || state.position == scalars.count }
         if failed.contains(state) { return false }
