@@ -64,16 +64,29 @@ public final class LocalPostgres: Sendable {
         let binDirectory = try findBinDirectory()
         let runAsPostgres = geteuid() == 0
         let dataDirectory = stateDirectory.appendingPathComponent("postgres", isDirectory: true)
-        let port = try FreePort.find()
         let credentials = try await initialiseIfNeeded(
             dataDirectory: dataDirectory, stateDirectory: stateDirectory, binDirectory: binDirectory, runAsPostgresUser: runAsPostgres,
             logger: logger)
-        let server = LocalPostgres(
-            dataDirectory: dataDirectory, port: port, credentials: credentials, binDirectory: binDirectory, runAsPostgresUser: runAsPostgres,
-            logger: logger)
-        try await server.startServer(fsync: fsync, settings: settings)
-        try await server.createDatabase("caretide")
-        return server
+        // A port found free stays free only until another socket binds it: the port is found after initdb, which takes
+        // seconds, and found again if the server could not bind it (tests open many connections side by side, and one
+        // took the port of the tests' cluster once, failing every test that needed it).
+        var attempt = 1
+        while true {
+            let server = LocalPostgres(
+                dataDirectory: dataDirectory, port: try FreePort.find(), credentials: credentials, binDirectory: binDirectory,
+                runAsPostgresUser: runAsPostgres, logger: logger)
+            let logged = server.serverLogSize()
+            do {
+                try await server.startServer(fsync: fsync, settings: settings)
+            } catch {
+                guard attempt < 3, server.serverLog(since: logged).contains("Address already in use") else { throw error }
+                logger.info("PostgreSQL's port was taken before it started; trying another", metadata: [StoreLogKey.port: "\(server.port)"])
+                attempt += 1
+                continue
+            }
+            try await server.createDatabase("caretide")
+            return server
+        }
     }
 
     init(dataDirectory: URL, port: Int, credentials: Credentials, binDirectory: URL, runAsPostgresUser: Bool, logger: Logger) {
@@ -224,12 +237,27 @@ public final class LocalPostgres: Sendable {
         try await run("/bin/sh", asPostgresUser: runAsPostgresUser, ["-c", command, postgres, dataDirectory.path, input.path])
     }
 
+    private var serverLogPath: String { dataDirectory.appendingPathComponent("server.log").path }
+
+    /// How long the server's log is: where the next start's lines begin.
+    private func serverLogSize() -> UInt64 {
+        ((try? FileManager.default.attributesOfItem(atPath: serverLogPath))?[.size] as? NSNumber)?.uint64Value ?? 0
+    }
+
+    /// The server's log from `offset` on, or nothing if it cannot be read.
+    private func serverLog(since offset: UInt64) -> String {
+        guard let file = FileHandle(forReadingAtPath: serverLogPath) else { return "" }
+        defer { try? file.close() }
+        guard (try? file.seek(toOffset: offset)) != nil, let data = try? file.readToEnd() else { return "" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     private func startServer(fsync: Bool, settings: [String: String]) async throws {
         // A server left running by an earlier run that was killed: stop it, then start on the new port.
         if (try? await pgTool("pg_ctl", ["-D", dataDirectory.path, "status"])) != nil {
             await stop()
         }
-        let logFile = dataDirectory.appendingPathComponent("server.log").path
+        let logFile = serverLogPath
         var options = "-p \(port) -c listen_addresses=127.0.0.1 -k \(dataDirectory.path) -c max_connections=200"
         if !fsync { options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
         for (name, value) in settings.sorted(by: { $0.key < $1.key }) { options += " -c \(name)=\(value)" }

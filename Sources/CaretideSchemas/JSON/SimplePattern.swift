@@ -139,7 +139,6 @@ struct SimplePattern: Sendable {
     private func match(_ state: State, in scalars: [Unicode.Scalar], failed: inout Set<State>) -> Bool {
         guard state.part < parts.count else { return !anchoredAtEnd || state.position == scalars.count }
         if failed.contains(state) { return false }
-        let next = State(part: state.part + 1, position: state.position, repetitions: 0)
         switch parts[state.part] {
         case .atom(let atom):
             let run = Self.run(of: atom, from: state.position, in: scalars)
@@ -150,7 +149,8 @@ struct SimplePattern: Sendable {
                 }
             }
         case .group(let atoms, let minimum, let maximum):
-            if state.repetitions >= minimum, match(next, in: scalars, failed: &failed) { return true }
+            let afterGroup = State(part: state.part + 1, position: state.position, repetitions: 0)
+            if state.repetitions >= minimum, match(afterGroup, in: scalars, failed: &failed) { return true }
             if maximum.map({ state.repetitions < $0 }) ?? true {
                 // Once the minimum is reached, further repetitions are told apart only up to a maximum; an empty one
                 // could repeat for ever and is taken only on the way to the minimum.
