@@ -97,10 +97,76 @@ import Testing
         #expect(await lanes.take(lane: 1, upTo: 100) == nil)
     }
 
-    @Test("lanes taking side by side: every message once, each partition in order and in one lane at a time")
-    func concurrentLanesKeepOrder() async throws {
+    /// Lane 0's next batch, asked for in a task, and whether it has it.
+    final class NextBatch: Sendable {
+        private let returned = Atomic<Bool>(false)
+
+        func take(from lanes: MessageLanes) -> Task<[IncomingMessage]?, Never> {
+            Task {
+                let batch = await lanes.take(lane: 0, upTo: 100)
+                self.returned.store(true, ordering: .releasing)
+                return batch
+            }
+        }
+
+        /// Whether the lane has its batch, after yielding until it has or a bound is reached (so that a lane left
+        /// waiting fails the test instead of hanging it).
+        func hasReturned() async -> Bool {
+            for _ in 0..<10_000 where !returned.load(ordering: .acquiring) { await Task.yield() }
+            return returned.load(ordering: .acquiring)
+        }
+    }
+
+    @Test("with a batch window, the first batch after a quiet spell goes at once, a small one soon after it waits, a backlog does not")
+    func smallBatchWaitsOutTheWindow() async throws {
+        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 5, batchWindow: .seconds(3_600))
+        await lanes.put(Self.messages(0, 0...1))
+        #expect(Self.taken(await lanes.take(lane: 0, upTo: 100)) == ["0:0", "0:1"])
+
+        let next = NextBatch()
+        let task = next.take(from: lanes)
+        await lanes.put(Self.messages(0, 2...3))
+        #expect(await !next.hasReturned())
+        #expect(await lanes.idle == [0])
+
+        // Five waiting: a backlog, handed out at once with what waited before it.
+        await lanes.put(Self.messages(0, 4...6))
+        #expect(await next.hasReturned())
+        #expect(Self.taken(await task.value) == (2...6).map { "0:\($0)" })
+    }
+
+    @Test("closing the queue hands out what waits for the window at once")
+    func closeEndsTheWindow() async throws {
+        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 5, batchWindow: .seconds(3_600))
+        await lanes.put(Self.messages(0, 0...0))
+        #expect(Self.taken(await lanes.take(lane: 0, upTo: 100)) == ["0:0"])
+        let next = NextBatch()
+        let task = next.take(from: lanes)
+        await lanes.put(Self.messages(0, 1...1))
+        #expect(await !next.hasReturned())
+        await lanes.close()
+        #expect(await next.hasReturned())
+        #expect(Self.taken(await task.value) == ["0:1"])
+        #expect(await lanes.take(lane: 0, upTo: 100) == nil)
+    }
+
+    @Test(
+        "a small batch goes once the window since the last batch has passed, with no new message to wake the lane",
+        .timeLimit(.minutes(1)))
+    func windowPasses() async throws {
+        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 5, batchWindow: .milliseconds(20))
+        await lanes.put(Self.messages(0, 0...0))
+        #expect(Self.taken(await lanes.take(lane: 0, upTo: 100)) == ["0:0"])
+        await lanes.put(Self.messages(0, 1...2))
+        #expect(Self.taken(await lanes.take(lane: 0, upTo: 100)) == ["0:1", "0:2"])
+    }
+
+    @Test(
+        "lanes taking side by side: every message once, each partition in order and in one lane at a time",
+        arguments: [Duration.zero, .milliseconds(1)])
+    func concurrentLanesKeepOrder(batchWindow: Duration) async throws {
         let recorder = Recorder()
-        let lanes = MessageLanes(capacity: 300, sharingThreshold: 8)
+        let lanes = MessageLanes(capacity: 300, sharingThreshold: 8, batchWindow: batchWindow)
         var generator = SystemRandomNumberGenerator()
         let partitions: [(String, Int32)] = (0..<12).map { (["caretide.measurements", "caretide.scores"][$0 % 2], Int32($0 / 2)) }
         var next: [Int: Int64] = [:]

@@ -114,6 +114,7 @@ import Testing
             base.merging([
                 "STALL_THRESHOLD_SECONDS": "5", "DATABASE_TRANSACTION_TIMEOUT_SECONDS": "2.5", "HTTP_IDLE_TIMEOUT_SECONDS": "1",
                 "DEAD_LETTER_PUBLISH_DEADLINE_SECONDS": "3", "DATABASE_STATEMENT_TIMEOUT_SECONDS": "7", "CONSUMER_LANES": "3",
+                "CONSUMER_BATCH_WINDOW_MS": "20",
             ]) { $1 }, serviceName: "scoring-service", defaultPort: 8081)
         #expect(configuration.limits.stallThreshold == .seconds(5))
         #expect(configuration.limits.transactionTimeout == .milliseconds(2500))
@@ -121,9 +122,19 @@ import Testing
         #expect(configuration.limits.deadLetterPublishDeadline == .seconds(3))
         #expect(configuration.database.statementTimeout == .seconds(7))
         #expect(configuration.limits.consumerLanes == 3)
+        #expect(configuration.limits.consumerBatchWindow == .milliseconds(20))
+        let withoutWindow = try ServiceConfiguration.fromEnvironment(
+            base.merging(["CONSUMER_BATCH_WINDOW_MS": "0"]) { $1 }, serviceName: "s", defaultPort: 1)
+        #expect(withoutWindow.limits.consumerBatchWindow == .zero)
         #expect(try ServiceConfiguration.fromEnvironment(base, serviceName: "s", defaultPort: 1).limits == RuntimeLimits())
         #expect(throws: InvalidConfiguration.self) {
             try ServiceConfiguration.fromEnvironment(base.merging(["STALL_THRESHOLD_SECONDS": "-1"]) { $1 }, serviceName: "s", defaultPort: 1)
+        }
+        for window in ["-1", "1001", "2.5", "soon"] {
+            #expect(throws: InvalidConfiguration.self) {
+                try ServiceConfiguration.fromEnvironment(
+                    base.merging(["CONSUMER_BATCH_WINDOW_MS": window]) { $1 }, serviceName: "s", defaultPort: 1)
+            }
         }
         for lanes in ["0", "65", "two"] {
             #expect(throws: InvalidConfiguration.self) {

@@ -89,7 +89,8 @@ public final class EventConsumerService: Service, Sendable {
                 onOffsetReset: { [metrics] reset in metrics.offsetReset(topic: reset.topic) })
             started.store(true, ordering: .releasing)
             logger.info("consuming", metadata: [KafkaLogKey.topics: "\(topics.map(\.name).joined(separator: ","))"])
-            let lanes = MessageLanes(capacity: 2 * maxBatchSize, sharingThreshold: Self.laneSharingThreshold)
+            let lanes = MessageLanes(
+                capacity: 2 * maxBatchSize, sharingThreshold: Self.laneSharingThreshold, batchWindow: messages.batchWindow(limits))
             let pollFailure = await withTaskGroup(of: Void.self, returning: (any Error)?.self) { group in
                 for index in 0..<parallelism {
                     group.addTask { await self.work(lanes, index, consumer: consumer) }
@@ -338,6 +339,12 @@ public enum ConsumedMessages: Sendable {
 
     var transactionTimeout: Duration? {
         if case .events(let handler) = self { handler.transactionTimeout } else { nil }
+    }
+
+    /// Events share a batch's statements, so a trickle of them waits for company; inbound messages are applied one
+    /// by one whatever the batch, so waiting would only delay them.
+    func batchWindow(_ limits: RuntimeLimits) -> Duration {
+        if case .events = self { limits.consumerBatchWindow } else { .zero }
     }
 }
 

@@ -28,10 +28,17 @@ actor MessageLanes {
     private var putters: [CheckedContinuation<Void, Never>] = []
     let capacity: Int
     let sharingThreshold: Int
+    /// The shortest time between two batches smaller than `sharingThreshold` (`RuntimeLimits.consumerBatchWindow`).
+    let batchWindow: Duration
+    /// When the last batch was handed to a lane.
+    private var lastTaken: ContinuousClock.Instant?
+    /// Wakes the lanes when the window since `lastTaken` has passed.
+    private var windowTimer: Task<Void, Never>?
 
-    init(capacity: Int, sharingThreshold: Int) {
+    init(capacity: Int, sharingThreshold: Int, batchWindow: Duration = .zero) {
         self.capacity = capacity
         self.sharingThreshold = max(1, sharingThreshold)
+        self.batchWindow = batchWindow
     }
 
     /// Appends messages, waiting while the queue is full. After `close()` the messages are dropped: nothing takes
@@ -61,7 +68,14 @@ actor MessageLanes {
             let mayTake =
                 closed || (othersApplying.isEmpty ? lane == idle.min() : batch.count >= min(sharingThreshold, maxMessages))
             if !batch.isEmpty, mayTake {
-                return take(batch, lane: lane)
+                // A small batch soon after the last one waits out the window, gathering what arrives meanwhile: a
+                // batch's statements are shared by its events. The first batch after a quiet spell goes at once.
+                if let opens = windowOpens(for: batch.count, upTo: maxMessages) {
+                    wakeTakers(at: opens)
+                } else {
+                    lastTaken = .now
+                    return take(batch, lane: lane)
+                }
             }
             // Closed: what is left is taken whatever its size; what waits behind another lane's partitions is that
             // lane's to take (or, if that lane's batch failed, nobody's: its offsets are not committed).
@@ -70,9 +84,32 @@ actor MessageLanes {
         }
     }
 
+    /// When a batch of `count` messages may be handed out, if not now: a backlog, or anything once the queue is
+    /// closed, goes at once.
+    private func windowOpens(for count: Int, upTo maxMessages: Int) -> ContinuousClock.Instant? {
+        guard batchWindow > .zero, !closed, count < min(sharingThreshold, maxMessages), let lastTaken else { return nil }
+        let opens = lastTaken + batchWindow
+        return ContinuousClock.now < opens ? opens : nil
+    }
+
+    /// Wakes the waiting lanes at `instant` (they look again, as after a `put`), unless a wake-up is already set.
+    private func wakeTakers(at instant: ContinuousClock.Instant) {
+        guard windowTimer == nil else { return }
+        windowTimer = Task {
+            try? await Task.sleep(until: instant, clock: .continuous)
+            self.windowClosed()
+        }
+    }
+
+    private func windowClosed() {
+        windowTimer = nil
+        wakeTakers()
+    }
+
     /// No more messages will come: the lanes take what is left, then `take` returns nil; waiting `put`s return.
     func close() {
         closed = true
+        windowTimer?.cancel()
         wakeTakers()
         wakePutters()
     }

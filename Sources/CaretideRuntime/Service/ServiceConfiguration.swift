@@ -17,7 +17,7 @@ public import Logging
 /// | `LOG_LEVEL` | trace, debug, info, notice, warning, error, critical | `info` |
 /// | `AUTH_*` | the identity provider's keys and token rules (`AuthConfiguration`); `AUTH_DISABLED=1` turns authentication off | required |
 /// | `CARETIDE_EXIT_WITH_PARENT` | `1`: stop when the parent process goes (set by `caretide dev`) | off |
-/// | `STALL_THRESHOLD_SECONDS`, `DATABASE_TRANSACTION_TIMEOUT_SECONDS`, `DATABASE_STATEMENT_TIMEOUT_SECONDS`, `DEAD_LETTER_PUBLISH_DEADLINE_SECONDS`, `HTTP_IDLE_TIMEOUT_SECONDS`, `CONSUMER_LANES` | see `RuntimeLimits` | 60, 30, 120, 30, 30, 2 |
+/// | `STALL_THRESHOLD_SECONDS`, `DATABASE_TRANSACTION_TIMEOUT_SECONDS`, `DATABASE_STATEMENT_TIMEOUT_SECONDS`, `DEAD_LETTER_PUBLISH_DEADLINE_SECONDS`, `HTTP_IDLE_TIMEOUT_SECONDS`, `CONSUMER_LANES`, `CONSUMER_BATCH_WINDOW_MS` | see `RuntimeLimits` | 60, 30, 120, 30, 30, 2, 50 |
 public struct ServiceConfiguration: Sendable {
     public var serviceName: String
     public var httpHost: String
@@ -116,6 +116,13 @@ public struct ServiceConfiguration: Sendable {
                 limits.consumerLanes = lanes
             } else {
                 problems.append("CONSUMER_LANES must be a whole number from 1 to 64")
+            }
+        }
+        if let text = environment["CONSUMER_BATCH_WINDOW_MS"] {
+            if let milliseconds = Int(text), (0...1000).contains(milliseconds) {
+                limits.consumerBatchWindow = .milliseconds(milliseconds)
+            } else {
+                problems.append("CONSUMER_BATCH_WINDOW_MS must be a whole number from 0 to 1000")
             }
         }
         var statementTimeout = Duration.seconds(120)
