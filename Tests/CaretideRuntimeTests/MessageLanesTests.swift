@@ -119,7 +119,7 @@ import Testing
 
     @Test("with a batch window, the first batch after a quiet spell goes at once, a small one soon after it waits, a backlog does not")
     func smallBatchWaitsOutTheWindow() async throws {
-        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 5, batchWindow: .seconds(3_600))
+        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 5, batchWindow: .seconds(3_600), busyBatch: 1)
         await lanes.put(Self.messages(0, 0...1))
         #expect(Self.taken(await lanes.take(lane: 0, upTo: 100)) == ["0:0", "0:1"])
 
@@ -137,7 +137,7 @@ import Testing
 
     @Test("closing the queue hands out what waits for the window at once")
     func closeEndsTheWindow() async throws {
-        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 5, batchWindow: .seconds(3_600))
+        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 5, batchWindow: .seconds(3_600), busyBatch: 1)
         await lanes.put(Self.messages(0, 0...0))
         #expect(Self.taken(await lanes.take(lane: 0, upTo: 100)) == ["0:0"])
         let next = NextBatch()
@@ -150,11 +150,30 @@ import Testing
         #expect(await lanes.take(lane: 0, upTo: 100) == nil)
     }
 
+    @Test("after a batch under the busy size, the next small batch goes at once: a light load pays no window")
+    func lightLoadPaysNoWindow() async throws {
+        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 5, batchWindow: .seconds(3_600), busyBatch: 3)
+        await lanes.put(Self.messages(0, 0...1))
+        #expect(Self.taken(await lanes.take(lane: 0, upTo: 100)) == ["0:0", "0:1"])
+        let second = NextBatch()
+        let secondTask = second.take(from: lanes)
+        await lanes.put(Self.messages(0, 2...4))
+        #expect(await second.hasReturned())
+        #expect(Self.taken(await secondTask.value) == ["0:2", "0:3", "0:4"])
+        // Three: the busy size, so the window holds the next small batch.
+        let next = NextBatch()
+        let task = next.take(from: lanes)
+        await lanes.put(Self.messages(0, 5...5))
+        #expect(await !next.hasReturned())
+        await lanes.close()
+        #expect(Self.taken(await task.value) == ["0:5"])
+    }
+
     @Test(
         "a small batch goes once the window since the last batch has passed, with no new message to wake the lane",
         .timeLimit(.minutes(1)))
     func windowPasses() async throws {
-        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 5, batchWindow: .milliseconds(20))
+        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 5, batchWindow: .milliseconds(20), busyBatch: 1)
         await lanes.put(Self.messages(0, 0...0))
         #expect(Self.taken(await lanes.take(lane: 0, upTo: 100)) == ["0:0"])
         await lanes.put(Self.messages(0, 1...2))
@@ -166,7 +185,7 @@ import Testing
         arguments: [Duration.zero, .milliseconds(1)])
     func concurrentLanesKeepOrder(batchWindow: Duration) async throws {
         let recorder = Recorder()
-        let lanes = MessageLanes(capacity: 300, sharingThreshold: 8, batchWindow: batchWindow)
+        let lanes = MessageLanes(capacity: 300, sharingThreshold: 8, batchWindow: batchWindow, busyBatch: 2)
         var generator = SystemRandomNumberGenerator()
         let partitions: [(String, Int32)] = (0..<12).map { (["caretide.measurements", "caretide.scores"][$0 % 2], Int32($0 / 2)) }
         var next: [Int: Int64] = [:]

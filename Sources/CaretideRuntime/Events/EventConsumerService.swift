@@ -40,6 +40,9 @@ public final class EventConsumerService: Service, Sendable {
     var parallelism: Int { limits.consumerLanes }
     /// Messages waiting for a lane while another is busy that bring a second lane in (`MessageLanes`).
     static let laneSharingThreshold = 100
+    /// The smallest batch after which the next small one waits out `RuntimeLimits.consumerBatchWindow`: a load that
+    /// batches by itself. After a smaller one (a light load) the next goes at once and pays no latency.
+    static let busyBatch = 8
 
     /// What a consumer reads: its group is `caretide-<name>`, its topics, what applies their messages, and how to reach
     /// the brokers.
@@ -90,7 +93,8 @@ public final class EventConsumerService: Service, Sendable {
             started.store(true, ordering: .releasing)
             logger.info("consuming", metadata: [KafkaLogKey.topics: "\(topics.map(\.name).joined(separator: ","))"])
             let lanes = MessageLanes(
-                capacity: 2 * maxBatchSize, sharingThreshold: Self.laneSharingThreshold, batchWindow: messages.batchWindow(limits))
+                capacity: 2 * maxBatchSize, sharingThreshold: Self.laneSharingThreshold, batchWindow: messages.batchWindow(limits),
+                busyBatch: Self.busyBatch)
             let pollFailure = await withTaskGroup(of: Void.self, returning: (any Error)?.self) { group in
                 for index in 0..<parallelism {
                     group.addTask { await self.work(lanes, index, consumer: consumer) }

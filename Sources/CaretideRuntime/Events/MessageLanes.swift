@@ -28,17 +28,21 @@ actor MessageLanes {
     private var putters: [CheckedContinuation<Void, Never>] = []
     let capacity: Int
     let sharingThreshold: Int
-    /// The shortest time between two batches smaller than `sharingThreshold` (`RuntimeLimits.consumerBatchWindow`).
+    /// The shortest time between two batches smaller than `sharingThreshold` (`RuntimeLimits.consumerBatchWindow`),
+    /// kept only after a batch of at least `busyBatch` messages: a load that batches by itself already. A light load,
+    /// an event or two a batch, goes at once and pays no latency for a saving it would not make.
     let batchWindow: Duration
-    /// When the last batch was handed to a lane.
-    private var lastTaken: ContinuousClock.Instant?
+    let busyBatch: Int
+    /// When the last batch was handed to a lane, and its size.
+    private var lastTaken: (at: ContinuousClock.Instant, count: Int)?
     /// Wakes the lanes when the window since `lastTaken` has passed.
     private var windowTimer: Task<Void, Never>?
 
-    init(capacity: Int, sharingThreshold: Int, batchWindow: Duration = .zero) {
+    init(capacity: Int, sharingThreshold: Int, batchWindow: Duration = .zero, busyBatch: Int = 1) {
         self.capacity = capacity
         self.sharingThreshold = max(1, sharingThreshold)
         self.batchWindow = batchWindow
+        self.busyBatch = busyBatch
     }
 
     /// Appends messages, waiting while the queue is full. After `close()` the messages are dropped: nothing takes
@@ -68,12 +72,13 @@ actor MessageLanes {
             let mayTake =
                 closed || (othersApplying.isEmpty ? lane == idle.min() : batch.count >= min(sharingThreshold, maxMessages))
             if !batch.isEmpty, mayTake {
-                // A small batch soon after the last one waits out the window, gathering what arrives meanwhile: a
-                // batch's statements are shared by its events. The first batch after a quiet spell goes at once.
+                // Under a load, a small batch soon after the last one waits out the window, gathering what arrives
+                // meanwhile: a batch's statements are shared by its events. The first batch after a quiet spell goes
+                // at once.
                 if let opens = windowOpens(for: batch.count, upTo: maxMessages) {
                     wakeTakers(at: opens)
                 } else {
-                    lastTaken = .now
+                    lastTaken = (.now, batch.count)
                     return take(batch, lane: lane)
                 }
             }
@@ -84,11 +89,12 @@ actor MessageLanes {
         }
     }
 
-    /// When a batch of `count` messages may be handed out, if not now: a backlog, or anything once the queue is
-    /// closed, goes at once.
+    /// When a batch of `count` messages may be handed out, if not now: a backlog, anything once the queue is closed,
+    /// and anything after a batch under `busyBatch` goes at once.
     private func windowOpens(for count: Int, upTo maxMessages: Int) -> ContinuousClock.Instant? {
-        guard batchWindow > .zero, !closed, count < min(sharingThreshold, maxMessages), let lastTaken else { return nil }
-        let opens = lastTaken + batchWindow
+        guard batchWindow > .zero, !closed, count < min(sharingThreshold, maxMessages), let lastTaken, lastTaken.count >= busyBatch
+        else { return nil }
+        let opens = lastTaken.at + batchWindow
         return ContinuousClock.now < opens ? opens : nil
     }
 
