@@ -117,15 +117,27 @@ import Testing
         }
     }
 
-    @Test("with a batch window, the first batch after a quiet spell goes at once, a small one soon after it waits, a backlog does not")
-    func smallBatchWaitsOutTheWindow() async throws {
-        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 5, batchWindow: .seconds(3_600), busyBatch: 1)
-        await lanes.put(Self.messages(0, 0...1))
-        #expect(Self.taken(await lanes.take(lane: 0, upTo: 100)) == ["0:0", "0:1"])
+    /// Lanes with an hour's window (so it never passes during a test) whose first batch, `offsets` of partition 0, is
+    /// taken: it goes at once, whatever its size, the queue having been quiet.
+    static func windowedLanes(busyBatch: Int, firstBatch offsets: ClosedRange<Int64>) async -> MessageLanes {
+        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 5, batchWindow: .seconds(3_600), busyBatch: busyBatch)
+        await lanes.put(messages(0, offsets))
+        #expect(taken(await lanes.take(lane: 0, upTo: 100)) == offsets.map { "0:\($0)" })
+        return lanes
+    }
 
+    /// Lane 0 asks for its next batch, then `offsets` of partition 0 arrive.
+    static func nextBatch(of lanes: MessageLanes, arriving offsets: ClosedRange<Int64>) async -> (NextBatch, Task<[IncomingMessage]?, Never>) {
         let next = NextBatch()
         let task = next.take(from: lanes)
-        await lanes.put(Self.messages(0, 2...3))
+        await lanes.put(messages(0, offsets))
+        return (next, task)
+    }
+
+    @Test("with a batch window, the first batch after a quiet spell goes at once, a small one soon after it waits, a backlog does not")
+    func smallBatchWaitsOutTheWindow() async throws {
+        let lanes = await Self.windowedLanes(busyBatch: 1, firstBatch: 0...1)
+        let (next, task) = await Self.nextBatch(of: lanes, arriving: 2...3)
         #expect(await !next.hasReturned())
         #expect(await lanes.idle == [0])
 
@@ -137,12 +149,8 @@ import Testing
 
     @Test("closing the queue hands out what waits for the window at once")
     func closeEndsTheWindow() async throws {
-        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 5, batchWindow: .seconds(3_600), busyBatch: 1)
-        await lanes.put(Self.messages(0, 0...0))
-        #expect(Self.taken(await lanes.take(lane: 0, upTo: 100)) == ["0:0"])
-        let next = NextBatch()
-        let task = next.take(from: lanes)
-        await lanes.put(Self.messages(0, 1...1))
+        let lanes = await Self.windowedLanes(busyBatch: 1, firstBatch: 0...0)
+        let (next, task) = await Self.nextBatch(of: lanes, arriving: 1...1)
         #expect(await !next.hasReturned())
         await lanes.close()
         #expect(await next.hasReturned())
@@ -152,18 +160,12 @@ import Testing
 
     @Test("after a batch under the busy size, the next small batch goes at once: a light load pays no window")
     func lightLoadPaysNoWindow() async throws {
-        let lanes = MessageLanes(capacity: 1_000, sharingThreshold: 5, batchWindow: .seconds(3_600), busyBatch: 3)
-        await lanes.put(Self.messages(0, 0...1))
-        #expect(Self.taken(await lanes.take(lane: 0, upTo: 100)) == ["0:0", "0:1"])
-        let second = NextBatch()
-        let secondTask = second.take(from: lanes)
-        await lanes.put(Self.messages(0, 2...4))
+        let lanes = await Self.windowedLanes(busyBatch: 3, firstBatch: 0...1)
+        let (second, secondTask) = await Self.nextBatch(of: lanes, arriving: 2...4)
         #expect(await second.hasReturned())
         #expect(Self.taken(await secondTask.value) == ["0:2", "0:3", "0:4"])
         // Three: the busy size, so the window holds the next small batch.
-        let next = NextBatch()
-        let task = next.take(from: lanes)
-        await lanes.put(Self.messages(0, 5...5))
+        let (next, task) = await Self.nextBatch(of: lanes, arriving: 5...5)
         #expect(await !next.hasReturned())
         await lanes.close()
         #expect(Self.taken(await task.value) == ["0:5"])

@@ -21,7 +21,8 @@ public struct RuntimeLimits: Sendable, Equatable {
     public var consumerLanes = 2
     /// The shortest time between two small batches (under 100 events) a service's consumer applies, so that a
     /// steady trickle is applied in batches of what arrived meanwhile rather than an event or two at a time; the first
-    /// batch after a quiet spell, a backlog and a shutdown's last batch go at once (`MessageLanes`).
+    /// batch after a quiet spell, every batch after one of fewer than 8 events (a light load), a backlog and a
+    /// shutdown's last batch go at once (`MessageLanes`).
     /// `CONSUMER_BATCH_WINDOW_MS`, default 50, 0 turns it off. A batch's statements and round trips are shared by its
     /// events, so under a steady load of single readings the whole stack spends about a quarter less CPU a reading
     /// with it, each hop waiting at most the window (BENCHMARKS.md, "A window for small batches").
