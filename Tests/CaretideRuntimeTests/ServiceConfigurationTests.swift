@@ -107,7 +107,7 @@ import Testing
         }
     }
 
-    @Test("the limits that bound waits and stalls are read in seconds, and a bad one is named")
+    @Test("the limits that bound waits and stalls are read (in seconds, the batch window in milliseconds), and a bad one is named")
     func readsTheLimits() throws {
         let base = ["DATABASE_URL": "postgres://caretide@db/caretide", "KAFKA_BROKERS": "k:9092", "AUTH_DISABLED": "1"]
         let configuration = try ServiceConfiguration.fromEnvironment(
