@@ -258,7 +258,11 @@ public final class LocalPostgres: Sendable {
             await stop()
         }
         let logFile = serverLogPath
+        // autovacuum looks at each database every 5 s instead of every minute: a new table's first statistics come
+        // within seconds of its first writes, not after a minute of plans made without any (docs/operations.md,
+        // "PostgreSQL settings"). A setting given explicitly replaces it.
         var options = "-p \(port) -c listen_addresses=127.0.0.1 -k \(dataDirectory.path) -c max_connections=200"
+        if settings["autovacuum_naptime"] == nil { options += " -c autovacuum_naptime=5" }
         if !fsync { options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
         for (name, value) in settings.sorted(by: { $0.key < $1.key }) { options += " -c \(name)=\(value)" }
         try await pgTool("pg_ctl", ["-D", dataDirectory.path, "-l", logFile, "-w", "-t", "60", "-o", options, "start"])
