@@ -28,12 +28,19 @@ struct ScoringBench: AsyncParsableCommand {
     @Option(help: "Seconds of the latency phase.") var seconds = 20
     @Flag(help: "Print PostgreSQL's time per statement in the throughput phase (pg_stat_statements).") var statementStats = false
     @Option(help: "Consumer lanes (CONSUMER_LANES); the service's default when not given.") var lanes: Int?
+    @Option(name: .customLong("postgres-setting"), help: "A PostgreSQL server setting, name=value (repeatable), e.g. autovacuum_naptime=60.")
+    var postgresSettings: [String] = []
 
     func run() async throws {
         let logger = BenchPostgres.logger
         // Commit timestamps give each assessment row the moment its transaction committed: event-to-commit exactly.
         var settings = ["track_commit_timestamp": "on"]
         if statementStats { settings["shared_preload_libraries"] = "pg_stat_statements" }
+        for setting in postgresSettings {
+            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--postgres-setting \(setting): expected name=value") }
+            settings[parts[0]] = parts[1]
+        }
         let bench = try await BenchPostgres.start(settings: settings, logger: logger)
         defer { bench.stop() }
         let postgres = bench.server

@@ -199,5 +199,11 @@ enum ScoringMigrations {
                         profile_revision integer NOT NULL)
                     """
                 ]),
+            // No statistics for the documents: no question filters on them, and sampling 30,000 rows of JSON took
+            // ANALYZE of `assessments` about a second, every few seconds while the table grows under load with
+            // autovacuum looking every 5 s (docs/operations.md, "PostgreSQL settings").
+            Migration(
+                version: 11, name: "no statistics for assessment documents",
+                statements: ["ALTER TABLE assessments ALTER COLUMN inputs SET STATISTICS 0, ALTER COLUMN result SET STATISTICS 0"]),
         ])
 }
