@@ -175,6 +175,16 @@ import Testing
         }
     }
 
+    @Test("the local cluster (caretide dev's, the tests') runs autovacuum every 5 s: a new table has statistics within seconds")
+    func autovacuumLooksEveryFiveSeconds() async throws {
+        try await withDatabase { database, logger in
+            let naptime = try await database.transaction { connection in
+                try await connection.query("SHOW autovacuum_naptime", logger: logger).collect().first?.decode(String.self)
+            }
+            #expect(naptime == "5s")
+        }
+    }
+
     @Test("errors thrown inside a transaction come out unwrapped")
     func transactionErrorsAreUnwrapped() async throws {
         struct Refusal: Error, Equatable {}
