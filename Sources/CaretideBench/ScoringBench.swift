@@ -31,16 +31,18 @@ struct ScoringBench: AsyncParsableCommand {
     @Option(name: .customLong("postgres-setting"), help: "A PostgreSQL server setting, name=value (repeatable), e.g. autovacuum_naptime=60.")
     var postgresSettings: [String] = []
 
+    func validate() throws {
+        for setting in postgresSettings where LocalPostgres.setting(parsing: setting) == nil {
+            throw ValidationError("--postgres-setting \(setting): expected name=value")
+        }
+    }
+
     func run() async throws {
         let logger = BenchPostgres.logger
         // Commit timestamps give each assessment row the moment its transaction committed: event-to-commit exactly.
         var settings = ["track_commit_timestamp": "on"]
         if statementStats { settings["shared_preload_libraries"] = "pg_stat_statements" }
-        for setting in postgresSettings {
-            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--postgres-setting \(setting): expected name=value") }
-            settings[parts[0]] = parts[1]
-        }
+        for case (let name, let value)? in postgresSettings.map(LocalPostgres.setting(parsing:)) { settings[name] = value }
         let bench = try await BenchPostgres.start(settings: settings, logger: logger)
         defer { bench.stop() }
         let postgres = bench.server

@@ -33,15 +33,9 @@ struct DevCommand: AsyncParsableCommand {
     var foodData: String?
 
     func validate() throws {
-        for setting in postgresSettings where Self.setting(setting) == nil {
+        for setting in postgresSettings where LocalPostgres.setting(parsing: setting) == nil {
             throw ValidationError("--postgres-setting \(setting): expected name=value")
         }
-    }
-
-    /// `name=value` split at its first `=`; nil unless both sides are there.
-    static func setting(_ text: String) -> (String, String)? {
-        guard let equals = text.firstIndex(of: "="), equals != text.startIndex, text.index(after: equals) != text.endIndex else { return nil }
-        return (String(text[..<equals]), String(text[text.index(after: equals)...]))
     }
 
     func run() async throws {
@@ -72,7 +66,7 @@ struct DevCommand: AsyncParsableCommand {
             databaseURL = url
             databaseForDisplay = (try? DatabaseURLRedaction.redact(url)) ?? "DATABASE_URL"
         } else {
-            let settings = Dictionary(postgresSettings.compactMap(Self.setting), uniquingKeysWith: { _, last in last })
+            let settings = Dictionary(postgresSettings.compactMap(LocalPostgres.setting(parsing:)), uniquingKeysWith: { _, last in last })
             let server = try await LocalPostgres.start(in: stateDirectory, settings: settings, logger: logger)
             postgres = server
             databaseURL = server.configuration.url

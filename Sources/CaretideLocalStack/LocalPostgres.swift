@@ -252,19 +252,29 @@ public final class LocalPostgres: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// The server settings every cluster starts with; a setting given to `start` replaces its default.
+    /// - autovacuum looks at each database every 5 s instead of every minute: a new table's first statistics come
+    ///   within seconds of its first writes, not after a minute of plans made without any (docs/operations.md,
+    ///   "PostgreSQL settings").
+    static let defaultSettings = ["max_connections": "200", "autovacuum_naptime": "5"]
+
+    /// A server setting as a command line gives it, `name=value`, split at its first `=`; nil unless both sides are
+    /// there (`caretide dev --postgres-setting`, the benches).
+    public static func setting(parsing text: String) -> (name: String, value: String)? {
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex, text.index(after: equals) != text.endIndex else { return nil }
+        return (String(text[..<equals]), String(text[text.index(after: equals)...]))
+    }
+
     private func startServer(fsync: Bool, settings: [String: String]) async throws {
         // A server left running by an earlier run that was killed: stop it, then start on the new port.
         if (try? await pgTool("pg_ctl", ["-D", dataDirectory.path, "status"])) != nil {
             await stop()
         }
         let logFile = serverLogPath
-        // autovacuum looks at each database every 5 s instead of every minute: a new table's first statistics come
-        // within seconds of its first writes, not after a minute of plans made without any (docs/operations.md,
-        // "PostgreSQL settings"). A setting given explicitly replaces it.
-        var options = "-p \(port) -c listen_addresses=127.0.0.1 -k \(dataDirectory.path) -c max_connections=200"
-        if settings["autovacuum_naptime"] == nil { options += " -c autovacuum_naptime=5" }
+        var options = "-p \(port) -c listen_addresses=127.0.0.1 -k \(dataDirectory.path)"
         if !fsync { options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
-        for (name, value) in settings.sorted(by: { $0.key < $1.key }) { options += " -c \(name)=\(value)" }
+        let chosen = Self.defaultSettings.merging(settings) { _, given in given }
+        for (name, value) in chosen.sorted(by: { $0.key < $1.key }) { options += " -c \(name)=\(value)" }
         try await pgTool("pg_ctl", ["-D", dataDirectory.path, "-l", logFile, "-w", "-t", "60", "-o", options, "start"])
         logger.info("PostgreSQL started", metadata: [StoreLogKey.port: "\(port)"])
     }
