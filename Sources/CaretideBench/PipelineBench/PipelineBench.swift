@@ -91,12 +91,14 @@ struct PipelineBench: AsyncParsableCommand {
         )
         let cpuBefore = ProcessCPU.snapshot()
         let start = ContinuousClock.now
+        ledger.loadStarts()
         let loadEnd = start + .seconds(seconds)
         let load = Task { await traffic.run(lanes: connections, until: loadEnd) }
         let progress = Task { await Self.progress(ledger: ledger, traffic: traffic, start: start) }
         await load.value
         let loadStopped = ContinuousClock.now
-        let cpu = ProcessCPU.snapshot().cores(since: cpuBefore, seconds: (loadStopped - start).seconds)
+        let cpuAfter = ProcessCPU.snapshot()
+        let cpu = cpuAfter.cores(since: cpuBefore, seconds: (loadStopped - start).seconds)
 
         // Whatever is still on its way: until every accepted request is complete, or nothing arrived for `settle` s.
         var lastCount = ledger.counters.downstream
@@ -109,7 +111,9 @@ struct PipelineBench: AsyncParsableCommand {
         // Redeliveries and anything extra a little longer.
         try await Task.sleep(for: .seconds(2))
         progress.cancel()
-        _ = await progress.value
+        // Each second of the load's CPU, by process, for the report's timeline.
+        let snapshots = [cpuBefore] + (await progress.value).prefix(seconds)
+        let cpuBySecond = zip(snapshots, snapshots.dropFirst()).map { $1.cores(since: $0, seconds: 1) }
         watching.cancel()
         await watching.value
         await watcher.close()
@@ -117,7 +121,7 @@ struct PipelineBench: AsyncParsableCommand {
         let report = PipelineReport(
             state: ledger.snapshot, start: start, loadStopped: loadStopped, seconds: seconds, rate: rate, connections: connections,
             patients: patients,
-            cpu: cpu)
+            cpu: cpu, cpuBySecond: cpuBySecond)
         Console.write("\n" + report.text)
         if !report.reconciled { throw ExitCode(1) }
     }
@@ -182,10 +186,15 @@ struct PipelineBench: AsyncParsableCommand {
 
     /// One line, rewritten every second: accepted events per second (last second and overall), requests in flight,
     /// what has arrived downstream and what is still awaited.
-    static func progress(ledger: PipelineLedger, traffic: PipelineTraffic, start: ContinuousClock.Instant) async {
+    /// Prints the counters every second until cancelled; returns the processes' CPU taken at each of those seconds.
+    static func progress(ledger: PipelineLedger, traffic: PipelineTraffic, start: ContinuousClock.Instant) async -> [ProcessCPU] {
         var previous = 0
+        var snapshots: [ProcessCPU] = []
+        var tick = start
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
+            tick += .seconds(1)
+            try? await Task.sleep(until: tick, clock: .continuous)
+            snapshots.append(ProcessCPU.snapshot())
             let counters = ledger.counters
             let elapsed = (ContinuousClock.now - start).seconds
             Console.write(
@@ -195,5 +204,6 @@ struct PipelineBench: AsyncParsableCommand {
                     traffic.inFlight.load(ordering: .relaxed), counters.downstream, counters.awaited, counters.errors))
             previous = counters.acceptedEvents
         }
+        return snapshots
     }
 }

@@ -1,3 +1,4 @@
+import CaretideRuntime
 import Foundation
 import Histogram
 import Synchronization
@@ -31,6 +32,17 @@ final class PipelineLedger: Sendable {
         var traces: [String: Trace] = [:]
         /// End-to-end latency per kind, in microseconds.
         var endToEnd: [PipelineKind: Histogram<UInt64>] = [:]
+        /// Every end's latency by the second of the run its request was accepted in: shows whether the tail is
+        /// spread over the run (queueing) or gathered in a few seconds (a stall, and what happened then).
+        var endToEndBySecond: [Int: Histogram<UInt64>] = [:]
+        /// Every end's latency in three stages, by the same seconds, from the producers' clocks on the messages: the
+        /// request's acceptance to ingest's event on its topic, that event to the end's message (scoring's and
+        /// notification's work), and the end's message to the bench's receipt (the broker's and the bench's).
+        var stagesBySecond: [Int: [PipelineStage: Histogram<UInt64>]] = [:]
+        /// When ingest published each trace's first event.
+        var ingestPublished: [String: Date] = [:]
+        /// When the load began, on either clock: the origin of the seconds above.
+        var loadStart = (instant: ContinuousClock.now, date: Date())
         /// The HTTP answer's latency per kind, in microseconds.
         var answered: [PipelineKind: Histogram<UInt64>] = [:]
         var acceptedEvents: [PipelineKind: Int] = [:]
@@ -98,7 +110,7 @@ final class PipelineLedger: Sendable {
             record.acceptedAt = now
             if let recorded { record.expectedAssessments = recorded }
             // What arrived before the answer was faster than the answer: no latency after acceptance.
-            for _ in record.early { state.endToEnd[request.kind, default: Self.histogram()].record(0) }
+            for _ in record.early { state.recordEnd(request.kind, latency: 0, acceptedAt: now) }
             record.early = []
             state.traces[trace] = record
         }
@@ -121,7 +133,18 @@ final class PipelineLedger: Sendable {
         case followOn(eventID: UUID, alertID: UUID, purpose: String)
     }
 
-    func arrived(_ arrival: Arrival, trace: String, at now: ContinuousClock.Instant) {
+    /// The load begins now: the seconds of the timelines count from here.
+    func loadStarts() { state.withLock { $0.loadStart = (.now, Date()) } }
+
+    /// One of ingest's events with one of the bench's trace ids, produced at `producedAt` (its message's timestamp).
+    func ingestPublished(trace: String, producedAt: Date) {
+        state.withLock { state in
+            if state.ingestPublished[trace].map({ producedAt < $0 }) ?? true { state.ingestPublished[trace] = producedAt }
+        }
+    }
+
+    /// `producedAt`: the arrival's message timestamp (its producer's clock).
+    func arrived(_ arrival: Arrival, trace: String, at now: ContinuousClock.Instant, producedAt: Date?) {
         state.withLock { state in
             let eventID: UUID
             switch arrival {
@@ -151,7 +174,18 @@ final class PipelineLedger: Sendable {
             if ends {
                 state.lastArrival = now
                 if let acceptedAt = record.acceptedAt {
-                    state.endToEnd[record.kind, default: Self.histogram()].record(Self.microseconds(now - acceptedAt))
+                    state.recordEnd(record.kind, latency: Self.microseconds(now - acceptedAt), acceptedAt: acceptedAt)
+                    if let producedAt, let published = state.ingestPublished[trace], record.kind.flowsThroughPipeline {
+                        let second = state.second(of: acceptedAt)
+                        let accepted = state.date(of: acceptedAt)
+                        let arrivedAt = state.date(of: now)
+                        for (stage, interval) in [
+                            (PipelineStage.ingest, published.timeIntervalSince(accepted)),
+                            (.services, producedAt.timeIntervalSince(published)), (.lastHop, arrivedAt.timeIntervalSince(producedAt)),
+                        ] {
+                            state.stagesBySecond[second, default: [:]][stage, default: Self.histogram()].record(UInt64(max(0, interval * 1_000_000)))
+                        }
+                    }
                 } else {
                     record.early.append(now)
                 }
@@ -173,6 +207,28 @@ final class PipelineLedger: Sendable {
                 awaited: state.traces.values.count { $0.acceptedAt != nil && !$0.complete })
         }
     }
+}
+
+/// The stages of an end's latency (`PipelineLedger.State.stagesBySecond`).
+enum PipelineStage: String, CaseIterable {
+    case ingest = "acceptance to ingest's event"
+    case services = "ingest's event to the end's message"
+    case lastHop = "the end's message to the bench"
+}
+
+extension PipelineLedger.State {
+    /// One end's latency (µs), by kind and, for the kinds that flow through the pipeline, by second of acceptance.
+    mutating func recordEnd(_ kind: PipelineKind, latency: UInt64, acceptedAt: ContinuousClock.Instant) {
+        endToEnd[kind, default: PipelineLedger.histogram()].record(latency)
+        guard kind.flowsThroughPipeline else { return }
+        endToEndBySecond[second(of: acceptedAt), default: PipelineLedger.histogram()].record(latency)
+    }
+
+    /// The second of the load `instant` fell in (0 for the first).
+    func second(of instant: ContinuousClock.Instant) -> Int { max(0, Int((instant - loadStart.instant).components.seconds)) }
+
+    /// `instant` on the wall clock (the clock of the messages' timestamps).
+    func date(of instant: ContinuousClock.Instant) -> Date { loadStart.date.addingTimeInterval((instant - loadStart.instant).seconds) }
 }
 
 extension PipelineKind {

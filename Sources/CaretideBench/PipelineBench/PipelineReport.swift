@@ -9,7 +9,7 @@ struct PipelineReport {
 
     init(
         state: PipelineLedger.State, start: ContinuousClock.Instant, loadStopped: ContinuousClock.Instant, seconds: Int, rate: Int, connections: Int,
-        patients: Int, cpu: [(name: String, cores: Double)]
+        patients: Int, cpu: [(name: String, cores: Double)], cpuBySecond: [[(name: String, cores: Double)]]
     ) {
         let loadSeconds = (loadStopped - start).seconds
         let pipelineEvents = state.pipelineEvents
@@ -54,6 +54,7 @@ struct PipelineReport {
                 "every end (\(every.totalCount) assessments and alerts awaited)".padding(toLength: 55, withPad: " ", startingAt: 0)
                     + Self.percentiles(every))
         }
+        if let timeline = Self.timeline(state.endToEndBySecond, stages: state.stagesBySecond, cpu: cpuBySecond) { lines.append(timeline) }
         let refused = state.refused.flatMap { kind, statuses in statuses.map { "\(kind.rawValue) \($0.key): \($0.value)" } }.sorted()
         let failed = state.failed.map { "\($0.key.rawValue): \($0.value)" }.sorted()
         if !refused.isEmpty { lines.append("refused: " + refused.joined(separator: ", ")) }
@@ -97,6 +98,36 @@ struct PipelineReport {
                 : "NOT RECONCILED: \(reconciliation.lost) missing, \(reconciliation.duplicated) twice, \(reconciliation.extra) unexpected, "
                     + "\(reconciliation.refused) refused, \(reconciliation.unanswered) unanswered")
         text = lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Every end's p99 for each second of the run (by when its request was accepted), and the worst seconds' share of
+    /// the run's tail: a tail spread over every second is queueing; one gathered in a few seconds is a stall.
+    private static func timeline(
+        _ bySecond: [Int: Histogram<UInt64>], stages: [Int: [PipelineStage: Histogram<UInt64>]], cpu: [[(name: String, cores: Double)]]
+    ) -> String? {
+        guard let last = bySecond.keys.max() else { return nil }
+        var every = PipelineLedger.histogram()
+        for histogram in bySecond.values { every.add(histogram) }
+        let runP99 = every.valueAtPercentile(99)
+        let slowest = bySecond.mapValues { $0.count(within: runP99...UInt64.max) }
+        let tail = slowest.values.reduce(0, +)
+        let worst = slowest.sorted { $0.value > $1.value }.prefix(3)
+        let worstShare = tail == 0 ? 0 : 100 * Double(worst.reduce(0) { $0 + $1.value }) / Double(tail)
+        let seconds = (0...last).map { bySecond[$0].map { ms($0, 99) } ?? "-" }
+        let stageLines = PipelineStage.allCases.map { stage in
+            "  p99 of \(stage.rawValue): " + (0...last).map { stages[$0]?[stage].map { ms($0, 99) } ?? "-" }.joined(separator: " ") + "\n"
+        }
+        // The cores every process together, and each busy one, kept busy in each second.
+        let busiest = Set(cpu.flatMap { $0.filter { $0.cores >= 0.1 }.map(\.name) }).sorted()
+        let coreLines = ([nil] + busiest.map(Optional.some)).map { (name: String?) in
+            "  cores busy, \(name ?? "every process"): "
+                + cpu.map { second in String(format: "%.2f", second.filter { name == nil || $0.name == name }.reduce(0) { $0 + $1.cores }) }
+                .joined(separator: " ") + "\n"
+        }
+        return "every end's p99 by second of acceptance (ms): " + seconds.joined(separator: " ") + "\n" + stageLines.joined() + coreLines.joined()
+            + String(
+                format: "  the slowest 1 %% (over %.1f ms): %.0f %% of it accepted in the worst three seconds (%@)", Double(runP99) / 1000,
+                worstShare, worst.map { "s\($0.key): \($0.value)" }.joined(separator: ", "))
     }
 
     /// p50 / p90 / p99 / max in milliseconds.

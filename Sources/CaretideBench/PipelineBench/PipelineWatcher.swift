@@ -19,10 +19,14 @@ struct PipelineWatcher: Sendable {
         configuration.properties["enable.auto.commit"] = "false"
         consumer = try KafkaConsumer(
             configuration: configuration, groupID: "caretide-bench-\(UUID().uuidString.lowercased())",
-            topics: [Topic.scores.name, Topic.alerts.name], logger: logger)
+            topics: ([Topic.scores, .alerts] + Self.ingestTopics).map(\.name), logger: logger)
         self.ledger = ledger
         self.tracePrefix = tracePrefix
     }
+
+    /// The topics ingest publishes the load's events on: their messages' timestamps split each end's latency into
+    /// stages (the envelope is not read).
+    static let ingestTopics: [Topic] = [.measurements, .npi, .riskProfiles, .examResults, .environment]
 
     /// Only the members the bench reads.
     private struct Envelope: Decodable {
@@ -50,16 +54,22 @@ struct PipelineWatcher: Sendable {
                 guard let header = message.headerFields.first(where: { $0.name == EventHeader.traceID }), let value = header.value,
                     value.starts(with: prefix)
                 else { continue }
+                let trace = String(decoding: value, as: UTF8.self)
+                if message.topic != Topic.scores.name, message.topic != Topic.alerts.name {
+                    if let producedAt = message.timestamp { ledger.ingestPublished(trace: trace, producedAt: producedAt) }
+                    continue
+                }
                 guard let envelope = try? decoder.decode(Envelope.self, from: Data(message.value)) else {
                     ledger.unreadable()
                     continue
                 }
-                let trace = String(decoding: value, as: UTF8.self)
                 let payload = envelope.payload
                 switch envelope.eventType {
                 case EventType.assessmentRecorded.rawValue:
                     guard let assessment = payload.assessmentId, let subject = payload.subjectId else { continue }
-                    ledger.arrived(.assessment(eventID: envelope.eventId, assessmentID: assessment, subjectID: subject), trace: trace, at: now)
+                    ledger.arrived(
+                        .assessment(eventID: envelope.eventId, assessmentID: assessment, subjectID: subject), trace: trace, at: now,
+                        producedAt: message.timestamp)
                 case EventType.alertRaised.rawValue:
                     guard let alert = payload.alertId, let source = payload.sourceEventId else { continue }
                     let purpose = "\(source.lowercased)|\(payload.recipientId ?? "")|\(payload.category ?? "")"
@@ -68,7 +78,7 @@ struct PipelineWatcher: Sendable {
                         payload.kind == "careTracking"
                         ? .followOn(eventID: envelope.eventId, alertID: alert, purpose: purpose)
                         : .alert(eventID: envelope.eventId, alertID: alert, purpose: purpose)
-                    ledger.arrived(arrival, trace: trace, at: now)
+                    ledger.arrived(arrival, trace: trace, at: now, producedAt: message.timestamp)
                 default:
                     continue
                 }
