@@ -254,7 +254,7 @@ enum IngestMigrations {
             // A sample of 3,000 rows, not 30,000, as for scoring's assessments (its migration 12): records are asked
             // for by key, by patient and by change number, and ANALYZE at the default target took 0.15 s of CPU
             // every 5 to 10 s while a fresh table grew under load. A new column must be given the same target
-            // (IngestStoreTests checks every column).
+            // (StatisticsSampleTests checks every column).
             Migration(
                 version: 12, name: "a small statistics sample for records",
                 statements: [
