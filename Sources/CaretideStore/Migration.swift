@@ -13,6 +13,13 @@ public struct Migration: Sendable {
         self.name = name
         self.statements = statements
     }
+
+    /// One statement giving `columns` of `table` the statistics target `target`: how many rows ANALYZE samples (300
+    /// per unit of the largest target among a table's columns) and how long its lists of common values are.
+    /// Shipped migrations use it, so what it writes must never change.
+    public static func statisticsTarget(_ target: Int, table: String, columns: [String]) -> String {
+        "ALTER TABLE \(table) " + columns.map { "ALTER COLUMN \($0) SET STATISTICS \(target)" }.joined(separator: ", ")
+    }
 }
 
 /// A named, ordered list of migrations. The store's own tables (outbox, processed events) form the track "caretide";

@@ -258,15 +258,12 @@ enum IngestMigrations {
             Migration(
                 version: 12, name: "a small statistics sample for records",
                 statements: [
-                    """
-                    ALTER TABLE records
-                        ALTER COLUMN record_type SET STATISTICS 10, ALTER COLUMN record_id SET STATISTICS 10,
-                        ALTER COLUMN patient_id SET STATISTICS 10, ALTER COLUMN revision SET STATISTICS 10,
-                        ALTER COLUMN observed_at SET STATISTICS 10, ALTER COLUMN deleted_at SET STATISTICS 10,
-                        ALTER COLUMN last_event_id SET STATISTICS 10, ALTER COLUMN created_at SET STATISTICS 10,
-                        ALTER COLUMN updated_at SET STATISTICS 10, ALTER COLUMN change_seq SET STATISTICS 10,
-                        ALTER COLUMN client_updated_at SET STATISTICS 10
-                    """
+                    Migration.statisticsTarget(
+                        10, table: "records",
+                        columns: [
+                            "record_type", "record_id", "patient_id", "revision", "observed_at", "deleted_at", "last_event_id", "created_at",
+                            "updated_at", "change_seq", "client_updated_at",
+                        ])
                 ]),
         ])
 }

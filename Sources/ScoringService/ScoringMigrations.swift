@@ -212,17 +212,13 @@ enum ScoringMigrations {
             Migration(
                 version: 12, name: "a small statistics sample for assessments",
                 statements: [
-                    """
-                    ALTER TABLE assessments
-                        ALTER COLUMN assessment_id SET STATISTICS 10, ALTER COLUMN source_event_id SET STATISTICS 10,
-                        ALTER COLUMN source_event_type SET STATISTICS 10, ALTER COLUMN patient_id SET STATISTICS 10,
-                        ALTER COLUMN kind SET STATISTICS 10, ALTER COLUMN subject_id SET STATISTICS 10,
-                        ALTER COLUMN subject_revision SET STATISTICS 10, ALTER COLUMN category SET STATISTICS 10,
-                        ALTER COLUMN severity SET STATISTICS 10, ALTER COLUMN tip SET STATISTICS 10,
-                        ALTER COLUMN rule_set_version SET STATISTICS 10, ALTER COLUMN observed_at SET STATISTICS 10,
-                        ALTER COLUMN assessed_at SET STATISTICS 10, ALTER COLUMN superseded_by SET STATISTICS 10,
-                        ALTER COLUMN withdrawn_at SET STATISTICS 10, ALTER COLUMN withdrawal_reason SET STATISTICS 10
-                    """
+                    Migration.statisticsTarget(
+                        10, table: "assessments",
+                        columns: [
+                            "assessment_id", "source_event_id", "source_event_type", "patient_id", "kind", "subject_id", "subject_revision",
+                            "category", "severity", "tip", "rule_set_version", "observed_at", "assessed_at", "superseded_by", "withdrawn_at",
+                            "withdrawal_reason",
+                        ])
                 ]),
         ])
 }
