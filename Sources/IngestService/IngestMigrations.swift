@@ -250,7 +250,7 @@ enum IngestMigrations {
             // of what ANALYZE of scoring's `assessments` cost (scoring's migration 11); `records` is analysed as often.
             Migration(
                 version: 11, name: "no statistics for record bodies",
-                statements: ["ALTER TABLE records ALTER COLUMN body SET STATISTICS 0"]),
+                statements: [Migration.statisticsTarget(0, table: "records", columns: ["body"])]),
             // A sample of 3,000 rows, not 30,000, as for scoring's assessments (its migration 12): records are asked
             // for by key, by patient and by change number, and ANALYZE at the default target took 0.15 s of CPU
             // every 5 to 10 s while a fresh table grew under load. A new column must be given the same target

@@ -204,7 +204,7 @@ enum ScoringMigrations {
             // autovacuum looking every 5 s (docs/operations.md, "PostgreSQL settings").
             Migration(
                 version: 11, name: "no statistics for assessment documents",
-                statements: ["ALTER TABLE assessments ALTER COLUMN inputs SET STATISTICS 0, ALTER COLUMN result SET STATISTICS 0"]),
+                statements: [Migration.statisticsTarget(0, table: "assessments", columns: ["inputs", "result"])]),
             // A sample of 3,000 rows, not 30,000: every question about assessments goes by a key or a patient, which a
             // small sample estimates as well (the plans did not change), and ANALYZE at the default target took 0.25 to
             // 0.5 s of CPU each time, every 5 to 10 s while a fresh table grew under load (BENCHMARKS.md, "A small

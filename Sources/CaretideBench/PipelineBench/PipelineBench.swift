@@ -97,8 +97,7 @@ struct PipelineBench: AsyncParsableCommand {
         let progress = Task { await Self.progress(ledger: ledger, traffic: traffic, start: start) }
         await load.value
         let loadStopped = ContinuousClock.now
-        let cpuAfter = ProcessCPU.snapshot()
-        let cpu = cpuAfter.cores(since: cpuBefore, seconds: (loadStopped - start).seconds)
+        let cpu = ProcessCPU.snapshot().cores(since: cpuBefore, seconds: (loadStopped - start).seconds)
 
         // Whatever is still on its way: until every accepted request is complete, or nothing arrived for `settle` s.
         var lastCount = ledger.counters.downstream
@@ -184,9 +183,9 @@ struct PipelineBench: AsyncParsableCommand {
         return response.status.code == 200
     }
 
-    /// One line, rewritten every second: accepted events per second (last second and overall), requests in flight,
-    /// what has arrived downstream and what is still awaited.
-    /// Prints the counters every second until cancelled; returns the processes' CPU taken at each of those seconds.
+    /// One line, rewritten every second until cancelled: accepted events per second (last second and overall),
+    /// requests in flight, what has arrived downstream and what is still awaited. Returns the processes' CPU taken at
+    /// each of those seconds, for the report's timeline.
     static func progress(ledger: PipelineLedger, traffic: PipelineTraffic, start: ContinuousClock.Instant) async -> [ProcessCPU] {
         var previous = 0
         var snapshots: [ProcessCPU] = []
