@@ -35,6 +35,8 @@ final class PipelineLedger: Sendable {
         /// Every end's latency by the second of the run its request was accepted in: shows whether the tail is
         /// spread over the run (queueing) or gathered in a few seconds (a stall, and what happened then).
         var endToEndBySecond: [Int: Histogram<UInt64>] = [:]
+        /// The same by kind, so that a slow second says which ends it held back.
+        var kindsBySecond: [Int: [PipelineKind: Histogram<UInt64>]] = [:]
         /// Every end's latency in three stages, by the same seconds, from the producers' clocks on the messages: the
         /// request's acceptance to ingest's event on its topic, that event to the end's message (scoring's and
         /// notification's work), and the end's message to the bench's receipt (the broker's and the bench's).
@@ -221,7 +223,9 @@ extension PipelineLedger.State {
     mutating func recordEnd(_ kind: PipelineKind, latency: UInt64, acceptedAt: ContinuousClock.Instant) {
         endToEnd[kind, default: PipelineLedger.histogram()].record(latency)
         guard kind.flowsThroughPipeline else { return }
-        endToEndBySecond[second(of: acceptedAt), default: PipelineLedger.histogram()].record(latency)
+        let second = second(of: acceptedAt)
+        endToEndBySecond[second, default: PipelineLedger.histogram()].record(latency)
+        kindsBySecond[second, default: [:]][kind, default: PipelineLedger.histogram()].record(latency)
     }
 
     /// The second of the load `instant` fell in (0 for the first).

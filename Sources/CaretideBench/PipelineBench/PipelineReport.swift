@@ -54,7 +54,9 @@ struct PipelineReport {
                 "every end (\(every.totalCount) assessments and alerts awaited)".padding(toLength: 55, withPad: " ", startingAt: 0)
                     + Self.percentiles(every))
         }
-        if let timeline = Self.timeline(state.endToEndBySecond, stages: state.stagesBySecond, cpu: cpuBySecond) { lines.append(timeline) }
+        if let timeline = Self.timeline(state.endToEndBySecond, kinds: state.kindsBySecond, stages: state.stagesBySecond, cpu: cpuBySecond) {
+            lines.append(timeline)
+        }
         let refused = state.refused.flatMap { kind, statuses in statuses.map { "\(kind.rawValue) \($0.key): \($0.value)" } }.sorted()
         let failed = state.failed.map { "\($0.key.rawValue): \($0.value)" }.sorted()
         if !refused.isEmpty { lines.append("refused: " + refused.joined(separator: ", ")) }
@@ -103,7 +105,8 @@ struct PipelineReport {
     /// Every end's p99 for each second of the run (by when its request was accepted), and the worst seconds' share of
     /// the run's tail: a tail spread over every second is queueing; one gathered in a few seconds is a stall.
     private static func timeline(
-        _ bySecond: [Int: Histogram<UInt64>], stages: [Int: [PipelineStage: Histogram<UInt64>]], cpu: [[(name: String, cores: Double)]]
+        _ bySecond: [Int: Histogram<UInt64>], kinds: [Int: [PipelineKind: Histogram<UInt64>]], stages: [Int: [PipelineStage: Histogram<UInt64>]],
+        cpu: [[(name: String, cores: Double)]]
     ) -> String? {
         guard let last = bySecond.keys.max() else { return nil }
         var every = PipelineLedger.histogram()
@@ -124,10 +127,15 @@ struct PipelineReport {
                 + cpu.map { second in String(format: "%.2f", second.filter { name == nil || $0.name == name }.reduce(0) { $0 + $1.cores }) }
                 .joined(separator: " ") + "\n"
         }
+        // Which ends each of the worst seconds held back: their kinds' p99 in that second.
+        let worstKinds = worst.map { second, _ in
+            "\n    s\(second): "
+                + (kinds[second] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \(ms($0.value, 99))" }.joined(separator: ", ")
+        }
         return "every end's p99 by second of acceptance (ms): " + seconds.joined(separator: " ") + "\n" + stageLines.joined() + coreLines.joined()
             + String(
-                format: "  the slowest 1 %% (over %.1f ms): %.0f %% of it accepted in the worst three seconds (%@)", Double(runP99) / 1000,
-                worstShare, worst.map { "s\($0.key): \($0.value)" }.joined(separator: ", "))
+                format: "  the slowest 1 %% (over %.1f ms): %.0f %% of it accepted in the worst three seconds (%@); their kinds' p99 (ms):",
+                Double(runP99) / 1000, worstShare, worst.map { "s\($0.key): \($0.value)" }.joined(separator: ", ")) + worstKinds.joined()
     }
 
     /// p50 / p90 / p99 / max in milliseconds.

@@ -42,9 +42,13 @@ final class PipelineTraffic: Sendable {
                 group.addTask { [self] in
                     var generator = SplitMix64(seed: seed &+ UInt64(lane) &* 0x9E37_79B9_7F4A_7C15)
                     var environmentSequence = 0
-                    // Each lane sends one request of every kind first, then draws by weight: a short run (the tests'
-                    // few seconds on a busy machine) still sends, and reconciles, every kind.
-                    var firsts = PipelineKind.allCases.filter { $0 != .diagnosis || diagnosis }[...]
+                    // One request of every kind first, dealt among the lanes (lane i takes the kinds i, i + lanes, ...),
+                    // then draws by weight: a short run (the tests' few seconds on a busy machine) still sends, and
+                    // reconciles, every kind. Not every kind from every lane: 32 lanes then sent 32 reports and 32 UV
+                    // readings (320 alerts) within a fraction of a second, once their syncs were paced out, a burst
+                    // the mix never sends that made the tail of the run's second second.
+                    var firsts = PipelineKind.allCases.filter { $0 != .diagnosis || diagnosis }.enumerated()
+                        .filter { $0.offset % lanes == lane }.map(\.element)[...]
                     while ContinuousClock.now < deadline {
                         let kind = firsts.popFirst() ?? mix.kind(using: &generator, diagnosis: diagnosis)
                         let request = mix.request(kind, lane: lane, environmentSequence: environmentSequence, using: &generator)
