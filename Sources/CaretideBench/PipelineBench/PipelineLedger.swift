@@ -22,6 +22,8 @@ final class PipelineLedger: Sendable {
         var followOns: [String: Set<UUID>] = [:]
         /// Arrivals seen before the request's answer reached the bench (the relay can beat the HTTP answer).
         var early: [ContinuousClock.Instant] = []
+        /// When the first of its assessments was produced (its message's timestamp), for the alert hop's stage.
+        var assessedAt: Date?
 
         /// Every assessment and alert id that arrived (subjects and purposes count each id once).
         var arrivedIDs: Int { (Array(assessments.values) + Array(alerts.values)).reduce(0) { $0 + $1.count } }
@@ -166,6 +168,7 @@ final class PipelineLedger: Sendable {
             case .assessment(_, let assessment, let subject):
                 ends = record.kind.endsAtAssessment
                 record.assessments[subject, default: []].insert(assessment)
+                if let producedAt { record.assessedAt = min(record.assessedAt ?? producedAt, producedAt) }
             case .alert(_, let alert, let purpose):
                 ends = !record.kind.endsAtAssessment
                 record.alerts[purpose, default: []].insert(alert)
@@ -181,10 +184,15 @@ final class PipelineLedger: Sendable {
                         let second = state.second(of: acceptedAt)
                         let accepted = state.date(of: acceptedAt)
                         let arrivedAt = state.date(of: now)
-                        for (stage, interval) in [
+                        var stages = [
                             (PipelineStage.ingest, published.timeIntervalSince(accepted)),
                             (.services, producedAt.timeIntervalSince(published)), (.lastHop, arrivedAt.timeIntervalSince(producedAt)),
-                        ] {
+                        ]
+                        // An alert that follows an assessment of the same trace (an urgent reading's): notification's part.
+                        if let assessedAt = record.assessedAt, !record.kind.endsAtAssessment {
+                            stages.append((.alertHop, producedAt.timeIntervalSince(assessedAt)))
+                        }
+                        for (stage, interval) in stages {
                             state.stagesBySecond[second, default: [:]][stage, default: Self.histogram()].record(UInt64(max(0, interval * 1_000_000)))
                         }
                     }
@@ -216,6 +224,9 @@ enum PipelineStage: String, CaseIterable {
     case ingest = "acceptance to ingest's event"
     case services = "ingest's event to the end's message"
     case lastHop = "the end's message to the bench"
+    /// Part of `services`, for the alerts that follow an assessment (urgent readings): the assessment's message to
+    /// the alert's, notification's work. Recorded when the assessment reached the bench first.
+    case alertHop = "an assessment to its alert (within the services)"
 }
 
 extension PipelineLedger.State {
