@@ -175,6 +175,7 @@ struct ErasingHandler: BatchEventHandler {
     let ownTopics: Set<Topic>
 
     var transactionTimeout: Duration? { service.transactionTimeout }
+    var batchWindow: Duration? { service.batchWindow }
 
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
         guard let kept = try await erase(among: [event], context: context).first else { return }

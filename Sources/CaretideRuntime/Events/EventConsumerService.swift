@@ -346,9 +346,14 @@ public enum ConsumedMessages: Sendable {
     }
 
     /// Events share a batch's statements, so a trickle of them waits for company; inbound messages are applied one
-    /// by one whatever the batch, so waiting would only delay them.
+    /// by one whatever the batch, so waiting would only delay them. The operator's window, else the handler's own,
+    /// else the runtime's default.
     func batchWindow(_ limits: RuntimeLimits) -> Duration {
-        if case .events = self { limits.consumerBatchWindow } else { .zero }
+        if case .events(let handler) = self {
+            limits.consumerBatchWindow ?? handler.batchWindow ?? RuntimeLimits.defaultConsumerBatchWindow
+        } else {
+            .zero
+        }
     }
 }
 

@@ -13,10 +13,16 @@ public protocol EventHandler: Sendable {
     /// How long one of its transactions may take before it is given up and retried; nil for the service's
     /// `DATABASE_TRANSACTION_TIMEOUT_SECONDS`. A handler whose work is long by nature (an ontology import) says so.
     var transactionTimeout: Duration? { get }
+
+    /// The shortest time between two small batches of its consumer (`MessageLanes`) when the operator sets none
+    /// (`CONSUMER_BATCH_WINDOW_MS`); nil for `RuntimeLimits.defaultConsumerBatchWindow`. A handler whose events end in
+    /// an alert takes a shorter one: the wait is a hop's latency, the batch its CPU.
+    var batchWindow: Duration? { get }
 }
 
 extension EventHandler {
     public var transactionTimeout: Duration? { nil }
+    public var batchWindow: Duration? { nil }
 }
 
 /// A handler that applies many events at once (set-based SQL), for throughput. The consumer loop gives it the new

@@ -138,6 +138,7 @@ struct CareTeamProjectingHandler: BatchEventHandler {
     let service: any EventHandler
 
     var transactionTimeout: Duration? { service.transactionTimeout }
+    var batchWindow: Duration? { service.batchWindow }
 
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
         if try await project(event, context: context) { return }

@@ -23,10 +23,12 @@ public struct RuntimeLimits: Sendable, Equatable {
     /// steady trickle is applied in batches of what arrived meanwhile rather than an event or two at a time; the first
     /// batch after a quiet spell, every batch after one of fewer than 8 events (a light load), a backlog and a
     /// shutdown's last batch go at once (`MessageLanes`).
-    /// `CONSUMER_BATCH_WINDOW_MS`, default 50, 0 turns it off. A batch's statements and round trips are shared by its
-    /// events, so under a steady load of single readings the whole stack spends about a quarter less CPU a reading
-    /// with it, each hop waiting at most the window (BENCHMARKS.md, "A window for small batches").
-    public var consumerBatchWindow: Duration = .milliseconds(50)
+    /// `CONSUMER_BATCH_WINDOW_MS`, 0 turns it off; unset (nil), the handler's own window (`EventHandler.batchWindow`:
+    /// notification-service's is 20 ms) or else `defaultConsumerBatchWindow`. A batch's statements and round trips are
+    /// shared by its events, so under a steady load of single readings the whole stack spends about a quarter less CPU
+    /// a reading with it, each hop waiting at most the window (BENCHMARKS.md, "A window for small batches").
+    public var consumerBatchWindow: Duration?
+    public static let defaultConsumerBatchWindow = Duration.milliseconds(50)
 
     public init() {}
 }
