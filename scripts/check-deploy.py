@@ -85,6 +85,7 @@ deliberately_unset = {
     "REPORT_PDF_BROWSER": "the image installs chromium at its default path, /usr/bin/chromium",
     "SMTP_CA_FILE": "the system's roots verify the relay unless it has a private CA",
     "MAIL_SERVICE_TOKEN_FILE": "only with MAIL_ATTACH_REPORT_PDF=true, which is off: the operator then mounts a service token",
+    "CONSUMER_BATCH_WINDOW_MS": "unset, each service keeps its own window (notification-service's is shorter than the rest)",
 }
 readme = (root / "README.md").read_text()
 for variable in sorted(shared_variables.union(*service_variables.values())):
