@@ -29,6 +29,13 @@ let package = Package(
         .executable(name: "scoring-service", targets: ["scoring-service"]),
         .executable(name: "notification-service", targets: ["notification-service"]),
         .executable(name: "diagnosis-service", targets: ["diagnosis-service"]),
+        // The modules whose parsers FuzzTesting/ (a package of its own, built with libFuzzer) reads arbitrary bytes with.
+        .library(name: "CaretideSchemas", targets: ["CaretideSchemas"]),
+        .library(name: "CaretideArticles", targets: ["CaretideArticles"]),
+        .library(name: "PhenotypeRanking", targets: ["PhenotypeRanking"]),
+        .library(name: "CaretideNutrition", targets: ["CaretideNutrition"]),
+        .library(name: "CaretideImaging", targets: ["CaretideImaging"]),
+        .library(name: "IngestService", targets: ["IngestService"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),

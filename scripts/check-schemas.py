@@ -20,6 +20,32 @@ for path in sorted(root.rglob("*.schema.json")):
     except Exception as error:  # report every file, then fail
         failures += 1
         print(f"{path.relative_to(root)}: {error}", file=sys.stderr)
+
+
+# Every number a client sends is bounded in its request schema, below and above: code downstream formats, charts and
+# converts what the schema let through, and an unbounded number reaches it as 1e308.
+def unbounded_numbers(node, pointer=""):
+    if isinstance(node, dict):
+        kinds = node.get("type")
+        kinds = kinds if isinstance(kinds, list) else [kinds]
+        if "number" in kinds or "integer" in kinds:
+            below = "minimum" in node or "exclusiveMinimum" in node
+            above = "maximum" in node or "exclusiveMaximum" in node
+            if not (below and above):
+                yield pointer or "/", "minimum" if not below else "maximum"
+        for key, value in node.items():
+            if key not in ("examples", "default", "const", "enum"):
+                yield from unbounded_numbers(value, f"{pointer}/{key}")
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            yield from unbounded_numbers(item, f"{pointer}/{index}")
+
+
+for path in sorted((root / "api").glob("*.schema.json")):
+    for pointer, missing in unbounded_numbers(json.loads(path.read_text())):
+        failures += 1
+        print(f"{path.relative_to(root)}: the number at {pointer} has no {missing} (every number a client sends is bounded)", file=sys.stderr)
+
 # The AsyncAPI catalogue: every reference resolves, to a file beside it or to a place inside it.
 import yaml  # noqa: E402
 

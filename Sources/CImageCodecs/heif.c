@@ -1,12 +1,226 @@
 #include "CImageCodecs.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <libde265/de265.h>
 #include <libheif/heif.h>
+#include <libheif/heif_plugin.h>
 
 // libheif reports failures as heif_error values; nothing longjmps.
+
+// MARK: HEVC decoding that reports damage
+
+// libde265 conceals damage and carries on, keeping a warning where it notices it (a substream whose end bit is not
+// set, a CTB past the picture, a header out of range: de265_get_warning). libheif's own libde265 plugin never reads
+// those warnings, so heif_decode_image succeeds on a file with flipped bytes in its coded data, strict_decoding or
+// not, and the garbage blocks raise the sharpness measure. The plugin below makes the same libde265 calls as
+// libheif's, but treats each warning as heif_decoding_options documents strict_decoding: an error when strict, a
+// decoding warning on the image otherwise. ct_heif_decode registers it once and asks for it by name, strictly.
+//
+// Damage libde265 does not notice still passes: garbage that happens to decode as the end of the slice leaves the
+// rest of the picture undecoded without a warning, and libde265 1.0 says nothing public about which CTBs it decoded.
+
+static const char strict_hevc_id[] = "caretide-libde265-strict";
+static const char corrupt_hevc[] = "Corrupt HEVC data";
+
+typedef struct {
+    de265_decoder_context *context;
+    int strict;
+} strict_hevc_decoder;
+
+/// The text of the plugin's error, per thread: libheif copies a plugin's message only after freeing the decoder.
+static _Thread_local char strict_hevc_message[200];
+
+static struct heif_error strict_hevc_ok(void) { return (struct heif_error){heif_error_Ok, heif_suberror_Unspecified, "Success"}; }
+
+static struct heif_error strict_hevc_failure(const char *what) {
+    snprintf(strict_hevc_message, sizeof strict_hevc_message, "%s: %s", corrupt_hevc, what);
+    return (struct heif_error){heif_error_Decoder_plugin_error, heif_suberror_Unspecified, strict_hevc_message};
+}
+
+static struct heif_error strict_hevc_no_memory(void) {
+    return (struct heif_error){heif_error_Memory_allocation_error, heif_suberror_Unspecified, "no memory to decode HEVC"};
+}
+
+static const char *strict_hevc_name(void) { return "libde265, damage reported"; }
+static void strict_hevc_init(void) { de265_init(); }
+static void strict_hevc_deinit(void) { de265_free(); }
+
+/// Above the priority of libheif's own libde265 plugin (100): HEVC never falls back to the plugin that hides damage.
+static int strict_hevc_supports(enum heif_compression_format format) { return format == heif_compression_HEVC ? 1000 : 0; }
+
+static struct heif_error strict_hevc_new(void **decoder) {
+    strict_hevc_decoder *created = calloc(1, sizeof *created);
+    if (created != NULL) created->context = de265_new_decoder();
+    if (created == NULL || created->context == NULL) {
+        free(created);
+        return strict_hevc_no_memory();
+    }
+    *decoder = created;
+    return strict_hevc_ok();
+}
+
+static void strict_hevc_free(void *decoder) {
+    strict_hevc_decoder *self = decoder;
+    de265_free_decoder(self->context);
+    free(self);
+}
+
+static void strict_hevc_set_strict(void *decoder, int flag) { ((strict_hevc_decoder *)decoder)->strict = flag; }
+
+/// NAL units, each after a 4-byte big-endian length: the hvcC headers, then the item's data (as libheif pushes them).
+static struct heif_error strict_hevc_push(void *decoder, const void *data, size_t size) {
+    strict_hevc_decoder *self = decoder;
+    const uint8_t *bytes = data;
+    size_t at = 0;
+    while (at < size) {
+        if (size - at < 4) return strict_hevc_failure("a NAL unit length is cut off");
+        size_t length = (size_t)bytes[at] << 24 | (size_t)bytes[at + 1] << 16 | (size_t)bytes[at + 2] << 8 | (size_t)bytes[at + 3];
+        at += 4;
+        if (length > size - at || length > INT32_MAX) return strict_hevc_failure("a NAL unit runs past the end of the data");
+        de265_error error = de265_push_NAL(self->context, bytes + at, (int)length, 0, NULL);
+        if (!de265_isOK(error)) return strict_hevc_failure(de265_get_error_text(error));
+        at += length;
+    }
+    return strict_hevc_ok();
+}
+
+/// A problem found while decoding: returned when strict, else kept as a warning on the image and Ok returned.
+static struct heif_error strict_hevc_note(const strict_hevc_decoder *self, struct heif_image *image, struct heif_error problem) {
+    if (problem.code == heif_error_Ok || self->strict) return problem;
+    heif_image_add_decoding_warning(image, problem);
+    return strict_hevc_ok();
+}
+
+static int strict_hevc_planes_of(const struct de265_image *picture) { return de265_get_chroma_format(picture) == de265_chroma_mono ? 1 : 3; }
+
+static const enum heif_channel strict_hevc_channels[3] = {heif_channel_Y, heif_channel_Cb, heif_channel_Cr};
+
+/// The decoded planes copied into a new heif_image (YCbCr or monochrome, at the stream's bit depth).
+static struct heif_error strict_hevc_copy(const struct de265_image *picture, struct heif_image **out) {
+    int planes = strict_hevc_planes_of(picture);
+    struct heif_image *image = NULL;
+    struct heif_error error = heif_image_create(
+        de265_get_image_width(picture, 0), de265_get_image_height(picture, 0), planes == 1 ? heif_colorspace_monochrome : heif_colorspace_YCbCr,
+        (enum heif_chroma)de265_get_chroma_format(picture), &image);
+    if (error.code != heif_error_Ok) return error;
+    int depth = de265_get_bits_per_pixel(picture, 0);
+    for (int plane = 0; plane < planes; plane++) {
+        int stride = 0;
+        const uint8_t *source = de265_get_image_plane(picture, plane, &stride);
+        int width = de265_get_image_width(picture, plane), height = de265_get_image_height(picture, plane);
+        if (de265_get_bits_per_pixel(picture, plane) != depth) {
+            error = strict_hevc_failure("planes of different bit depths");
+        } else if (source == NULL || width <= 0 || height <= 0) {
+            error = strict_hevc_failure("a plane is missing");
+        } else {
+            error = heif_image_add_plane(image, strict_hevc_channels[plane], width, height, depth);
+        }
+        if (error.code != heif_error_Ok) {
+            heif_image_release(image);
+            return error;
+        }
+        int target_stride = 0;
+        uint8_t *target = heif_image_get_plane(image, strict_hevc_channels[plane], &target_stride);
+        size_t row_bytes = (size_t)width * (size_t)((depth + 7) / 8);
+        for (int row = 0; row < height; row++) {
+            memcpy(target + (size_t)row * (size_t)target_stride, source + (size_t)row * (size_t)stride, row_bytes);
+        }
+    }
+    *out = image;
+    return strict_hevc_ok();
+}
+
+/// The colour description of the stream's VUI, which libheif uses where the file has no nclx colr box.
+static struct heif_error strict_hevc_colour(const strict_hevc_decoder *self, const struct de265_image *picture, struct heif_image *image) {
+    struct heif_color_profile_nclx *nclx = heif_nclx_color_profile_alloc();
+    if (nclx == NULL) return strict_hevc_no_memory();
+    struct heif_error settings[3] = {
+        heif_nclx_color_profile_set_color_primaries(nclx, (uint16_t)de265_get_image_colour_primaries(picture)),
+        heif_nclx_color_profile_set_transfer_characteristics(nclx, (uint16_t)de265_get_image_transfer_characteristics(picture)),
+        heif_nclx_color_profile_set_matrix_coefficients(nclx, (uint16_t)de265_get_image_matrix_coefficients(picture)),
+    };
+    nclx->full_range_flag = (uint8_t)de265_get_image_full_range_flag(picture);
+    struct heif_error result = strict_hevc_ok();
+    for (int index = 0; index < 3 && result.code == heif_error_Ok; index++) result = strict_hevc_note(self, image, settings[index]);
+    if (result.code == heif_error_Ok) heif_image_set_nclx_color_profile(image, nclx);
+    heif_nclx_color_profile_free(nclx);
+    return result;
+}
+
+/// The decoder's warnings, each but the two about threads (which say only how it decoded) damage it concealed.
+static struct heif_error strict_hevc_warnings(const strict_hevc_decoder *self, struct heif_image *image) {
+    for (de265_error warning = de265_get_warning(self->context); warning != DE265_OK; warning = de265_get_warning(self->context)) {
+        if (warning == DE265_WARNING_NO_WPP_CANNOT_USE_MULTITHREADING || warning == DE265_WARNING_NUMBER_OF_THREADS_LIMITED_TO_MAXIMUM) continue;
+        // A warning kept on the image needs a message that lives as long as it: libde265's texts are static.
+        struct heif_error problem = self->strict
+            ? strict_hevc_failure(de265_get_error_text(warning))
+            : (struct heif_error){heif_error_Decoder_plugin_error, heif_suberror_Unspecified, de265_get_error_text(warning)};
+        problem = strict_hevc_note(self, image, problem);
+        if (problem.code != heif_error_Ok) return problem;
+    }
+    return strict_hevc_ok();
+}
+
+static struct heif_error strict_hevc_decode(void *decoder, struct heif_image **out) {
+    strict_hevc_decoder *self = decoder;
+    *out = NULL;
+    de265_flush_data(self->context);
+    struct heif_image *image = NULL;
+    struct heif_error error = strict_hevc_ok();
+    de265_error status = DE265_OK;
+    int more = 1;
+    while (more && error.code == heif_error_Ok) {
+        more = 0;
+        status = de265_decode(self->context, &more);
+        if (status != DE265_OK) break;
+        // libde265 keeps a picture only until its next call: it is copied at once.
+        const struct de265_image *picture = de265_get_next_picture(self->context);
+        if (picture == NULL) continue;
+        // One picture is expected; should there be more, the last is kept, as libheif's plugin does.
+        if (image != NULL) heif_image_release(image);
+        image = NULL;
+        error = strict_hevc_copy(picture, &image);
+        if (error.code == heif_error_Ok) error = strict_hevc_colour(self, picture, image);
+    }
+    if (error.code == heif_error_Ok && !de265_isOK(status) && status != DE265_ERROR_WAITING_FOR_INPUT_DATA) {
+        error = strict_hevc_failure(de265_get_error_text(status));
+    }
+    if (error.code == heif_error_Ok && image == NULL) error = strict_hevc_failure("no picture was decoded");
+    if (error.code == heif_error_Ok) error = strict_hevc_warnings(self, image);
+    if (error.code != heif_error_Ok) {
+        if (image != NULL) heif_image_release(image);
+        return error;
+    }
+    *out = image;
+    return strict_hevc_ok();
+}
+
+static const struct heif_decoder_plugin strict_hevc_plugin = {
+    .plugin_api_version = 3,
+    .get_plugin_name = strict_hevc_name,
+    .init_plugin = strict_hevc_init,
+    .deinit_plugin = strict_hevc_deinit,
+    .does_support_format = strict_hevc_supports,
+    .new_decoder = strict_hevc_new,
+    .free_decoder = strict_hevc_free,
+    .push_data = strict_hevc_push,
+    .decode_image = strict_hevc_decode,
+    .set_strict_decoding = strict_hevc_set_strict,
+    .id_name = strict_hevc_id,
+};
+
+static pthread_once_t strict_hevc_once = PTHREAD_ONCE_INIT;
+static struct heif_error strict_hevc_registration;
+
+/// Once, before this file's first decode: libheif's list of plugins has no lock.
+static void strict_hevc_register(void) { strict_hevc_registration = heif_register_decoder_plugin(&strict_hevc_plugin); }
+
+// MARK: Reading HEIF
 
 /// Opens the file and its primary image; on failure fills `message` and releases what was opened.
 static ct_status open_primary(
@@ -36,8 +250,21 @@ ct_status ct_heif_size(const uint8_t *data, size_t size, int *width, int *height
     return CT_OK;
 }
 
+/// A failed decode's message: the plugin's own words when it was the plugin that refused (libheif puts its error
+/// category in front of them), else libheif's.
+static void copy_decode_error(const char *text, char *message, size_t message_size) {
+    const char *ours = text == NULL ? NULL : strstr(text, corrupt_hevc);
+    snprintf(message, message_size, "%s", ours != NULL ? ours : text != NULL ? text : "");
+}
+
 ct_status ct_heif_decode(
     const uint8_t *data, size_t size, long long max_pixels, ct_pixels *out, char *message, size_t message_size) {
+    pthread_once(&strict_hevc_once, strict_hevc_register);
+    if (strict_hevc_registration.code != heif_error_Ok) {
+        // libheif's own plugin would hide damage: better no HEIF at all.
+        snprintf(message, message_size, "the HEVC decoder could not be set up: %s", strict_hevc_registration.message);
+        return CT_INVALID;
+    }
     struct heif_context *context;
     struct heif_image_handle *handle;
     ct_status status = open_primary(data, size, &context, &handle, message, message_size);
@@ -49,12 +276,31 @@ ct_status ct_heif_decode(
         heif_context_free(context);
         return CT_TOO_MANY_PIXELS;
     }
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    if (options == NULL) {
+        heif_image_handle_release(handle);
+        heif_context_free(context);
+        return CT_NO_MEMORY;
+    }
+    // Strict: damage the decoder had to conceal is an error, as a libjpeg warning is in jpeg.c. The plugin is named
+    // as well as ranked first, so that HEVC is never decoded by one that hides damage.
+    options->strict_decoding = 1;
+    options->decoder_id = strict_hevc_id;
     // The rotation and mirroring the file declares are applied: the pixels come out as the photo is shown.
     struct heif_image *image = NULL;
-    struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, NULL);
+    struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options);
+    heif_decoding_options_free(options);
     heif_image_handle_release(handle);
     if (error.code != heif_error_Ok) {
-        snprintf(message, message_size, "%s", error.message);
+        copy_decode_error(error.message, message, message_size);
+        heif_context_free(context);
+        return CT_INVALID;
+    }
+    // Strict decoding should leave none; a warning kept by any other step is still damage.
+    struct heif_error warning;
+    if (heif_image_get_decoding_warnings(image, 0, &warning, 1) > 0) {
+        copy_decode_error(warning.message, message, message_size);
+        heif_image_release(image);
         heif_context_free(context);
         return CT_INVALID;
     }

@@ -72,18 +72,15 @@ ct_status ct_jpeg_size(const uint8_t *data, size_t size, int *width, int *height
 }
 
 ct_status ct_jpeg_decode(
-    const uint8_t *data, size_t size, int gray, int scale_denominator, long long max_pixels, int max_scans, ct_pixels *out,
-    char *message, size_t message_size) {
+    const uint8_t *data, size_t size, int gray, int scale_denominator, long long max_pixels, int max_scans, uint8_t *pixels,
+    size_t capacity, int *width, int *height, char *message, size_t message_size) {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_progress_mgr progress;
     guarded_errors errors;
-    // volatile: assigned after setjmp and read after the longjmp back.
-    uint8_t *volatile pixels = NULL;
     install(&cinfo, &errors, max_scans);
     if (setjmp(errors.escape)) {
         if (errors.status == CT_INVALID) copy_message((j_common_ptr)&cinfo, message, message_size);
         jpeg_destroy_decompress(&cinfo);
-        free(pixels);
         return errors.status;
     }
     jpeg_create_decompress(&cinfo);
@@ -101,20 +98,20 @@ ct_status ct_jpeg_decode(
     cinfo.scale_denom = (unsigned int)scale_denominator;
     jpeg_start_decompress(&cinfo);
     size_t stride = (size_t)cinfo.output_width * (size_t)cinfo.output_components;
-    pixels = malloc(stride * cinfo.output_height);
-    if (pixels == NULL) {
+    if (pixels == NULL || capacity != stride * cinfo.output_height) {
+        snprintf(
+            message, message_size, "%ux%u pixels need %zu bytes, not %zu", cinfo.output_width, cinfo.output_height, stride * cinfo.output_height,
+            capacity);
         jpeg_destroy_decompress(&cinfo);
-        return CT_NO_MEMORY;
+        return CT_INVALID;
     }
     while (cinfo.output_scanline < cinfo.output_height) {
         JSAMPROW row = pixels + stride * cinfo.output_scanline;
         jpeg_read_scanlines(&cinfo, &row, 1);
     }
     jpeg_finish_decompress(&cinfo);
-    out->pixels = pixels;
-    out->width = (int)cinfo.output_width;
-    out->height = (int)cinfo.output_height;
-    out->components = cinfo.output_components;
+    *width = (int)cinfo.output_width;
+    *height = (int)cinfo.output_height;
     jpeg_destroy_decompress(&cinfo);
     return CT_OK;
 }

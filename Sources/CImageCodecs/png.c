@@ -31,7 +31,8 @@ ct_status ct_png_size(const uint8_t *data, size_t size, int *width, int *height,
 }
 
 ct_status ct_png_decode(
-    const uint8_t *data, size_t size, int gray, long long max_pixels, ct_pixels *out, char *message, size_t message_size) {
+    const uint8_t *data, size_t size, int gray, long long max_pixels, uint8_t *pixels, size_t capacity, int *width, int *height,
+    char *message, size_t message_size) {
     png_image image;
     ct_status status = begin(data, size, &image, message, message_size);
     if (status != CT_OK) return status;
@@ -41,23 +42,20 @@ ct_status ct_png_decode(
         return CT_TOO_MANY_PIXELS;
     }
     image.format = gray ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
-    size_t length = PNG_IMAGE_SIZE(image);
-    uint8_t *pixels = malloc(length);
-    if (pixels == NULL) {
+    size_t needed = (size_t)image.width * (size_t)image.height * (gray ? 1 : 3);
+    if (pixels == NULL || capacity != needed) {
+        snprintf(message, message_size, "%ux%u pixels need %zu bytes, not %zu", image.width, image.height, needed, capacity);
         png_image_free(&image);
-        return CT_NO_MEMORY;
+        return CT_INVALID;
     }
     // Transparent pixels are composited on white, as a viewer shows them.
     png_color white = {255, 255, 255};
     if (!png_image_finish_read(&image, &white, pixels, 0, NULL)) {
         snprintf(message, message_size, "%s", image.message);
         png_image_free(&image);
-        free(pixels);
         return CT_INVALID;
     }
-    out->pixels = pixels;
-    out->width = (int)image.width;
-    out->height = (int)image.height;
-    out->components = gray ? 1 : 3;
+    *width = (int)image.width;
+    *height = (int)image.height;
     return CT_OK;
 }

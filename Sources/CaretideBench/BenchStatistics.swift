@@ -10,6 +10,7 @@ struct LatencySummary {
     /// The sample at quantile `p` (nearest rank), or nil without samples.
     private func quantile(_ p: Double) -> Duration? {
         guard !sorted.isEmpty else { return nil }
+        // bounded: p is a percentile in 0...1 the bench itself chose.
         return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
     }
 

@@ -87,6 +87,7 @@ struct ScoringBench: AsyncParsableCommand {
                 """, as: (Int, Double, Double, Int).self, logger: logger)[0]
             // The first transaction's rows are not counted: the span starts at its commit.
             let elapsed = span.2 - span.1
+            // bounded: a count of rows over the seconds that committed them, both measured here.
             Console.write(
                 "throughput: \(span.0 - span.3) rows committed in \(String(format: "%.2f", elapsed)) s = \(Int(Double(span.0 - span.3) / elapsed)) events/s\n"
             )
@@ -163,6 +164,7 @@ struct ScoringBench: AsyncParsableCommand {
         }
         let commitLatencies = LatencySummary(
             commits.compactMap { id, committed in
+                // bounded: two clock readings of this run, a few seconds apart.
                 sent[id].map { Duration.microseconds(Int64(((committed - $0.timeIntervalSince1970) * 1_000_000).rounded())) }
             })
         Console.write(

@@ -31,10 +31,15 @@ public enum Downsampling {
         var kept: [Int] = []
         kept.reserveCapacity(bucketCount * 2 * valueCount)
         var bucketStart = 0
+        // A point's bucket, clamped before it becomes an Int: a point far outside the period must not trap.
+        func index(of point: Point) -> Int {
+            let position = ((time(point) - start) / width).rounded(.down)
+            return position >= Double(bucketCount - 1) ? bucketCount - 1 : position > 0 ? Int(position) : 0
+        }
         while bucketStart < points.count {
-            let bucket = min(bucketCount - 1, max(0, Int((time(points[bucketStart]) - start) / width)))
+            let bucket = index(of: points[bucketStart])
             var bucketEnd = bucketStart + 1
-            while bucketEnd < points.count, min(bucketCount - 1, max(0, Int((time(points[bucketEnd]) - start) / width))) == bucket {
+            while bucketEnd < points.count, index(of: points[bucketEnd]) == bucket {
                 bucketEnd += 1
             }
             kept.append(contentsOf: extremes(in: bucketStart..<bucketEnd, of: points, valueCount: valueCount, values: values))

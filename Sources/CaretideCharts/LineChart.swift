@@ -133,7 +133,8 @@ public struct LineChart: Sendable {
         }
         // Axes with their labels: five value ticks, and dates at the start, the middle and the end.
         svg += "<g font-size=\"11\" fill=\"#222222\">"
-        for tick in 0...Int(((high - low) / step).rounded()) {
+        // niceRange gives four to eight ticks; values that overflow its arithmetic get none rather than a trap.
+        for tick in 0...min(Int(exactly: ((high - low) / step).rounded()) ?? 0, 10) {
             let value = low + Double(tick) * step
             svg += "<line x1=\"\(f(Self.left - 4))\" x2=\"\(f(Self.left))\" y1=\"\(f(y(value)))\" y2=\"\(f(y(value)))\" stroke=\"#222222\"/>"
             svg += "<text x=\"\(f(Self.left - 6))\" y=\"\(f(y(value) + 4))\" text-anchor=\"end\">\(Markup.number(value))</text>"

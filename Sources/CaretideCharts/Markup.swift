@@ -1,3 +1,5 @@
+import Foundation
+
 /// Text made safe for the place it goes in a page or an SVG: every text that reaches a report (item names,
 /// institutions' comments, the patient's own words) passes through here, so markup in it stays text.
 public enum Markup {
@@ -28,9 +30,10 @@ public enum Markup {
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }
         let rounded = (value * scale).rounded() / scale
-        if rounded == rounded.rounded() { return String(Int(rounded)) }
-        var text = String(rounded)
-        if text.contains("e") { text = String(Int(rounded)) }
-        return text
+        // Every digit of a whole number, however large: a value a client sent may exceed what Int holds, and a
+        // report must render whatever was stored.
+        if rounded == rounded.rounded() || !rounded.isFinite { return Int(exactly: rounded).map(String.init) ?? String(format: "%.0f", rounded) }
+        let text = String(rounded)
+        return text.contains("e") ? String(format: "%.*f", decimals, rounded) : text
     }
 }

@@ -114,6 +114,7 @@ public enum AirQualityIndex {
         // 35.4 × 10 is 353.99999999999994 in binary floating point: a value that is an integer but for that error is
         // that integer, anything else is cut down.
         let nearest = scaled.rounded()
+        // bounded: concentrations are checked finite and within the schema's maximum before they are truncated.
         return Int(abs(scaled - nearest) < 1e-9 ? nearest : scaled.rounded(.down))
     }
 
@@ -144,6 +145,7 @@ public enum AirQualityIndex {
         if reported == nil, pm25 == nil, pm10 == nil, o3 == nil { issues.add("", "must give an AQI value or at least one concentration") }
         try issues.throwIfAny()
 
+        // bounded: a reported AQI passed the checks above (finite, 0...500).
         var best: (aqi: Int, pollutant: AirPollutant?) = (reported.map { Int($0.rounded()) } ?? -1, nil)
         for (pollutant, concentration) in [(AirPollutant.pm25, pm25), (.pm10, pm10), (.o3, o3)] {
             guard let concentration else { continue }

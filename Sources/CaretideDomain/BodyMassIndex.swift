@@ -55,6 +55,7 @@ public enum BodyMassIndex {
         issues.check(heightCm, in: plausibleHeightCm, "/heightCm", unit: "cm", decimals: 0)
         try issues.throwIfAny()
 
+        // bounded: both were checked finite and plausible above.
         let hundredths = Int((weightKg * 1_000_000 / (heightCm * heightCm)).rounded(.toNearestOrAwayFromZero))
         let category = category(hundredths: hundredths)
         let (severity, tip): (Severity, TipKey) =

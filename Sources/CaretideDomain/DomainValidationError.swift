@@ -108,6 +108,7 @@ enum DecimalFormat {
         precondition((0...6).contains(decimals))
         var scale = 1
         for _ in 0..<decimals { scale *= 10 }
+        // bounded: only the rules' own range limits are written with it, never a value a client sent.
         let scaled = Int((value * Double(scale)).rounded(.toNearestOrAwayFromZero))
         return fixed(scaledInteger: scaled, decimals: decimals)
     }

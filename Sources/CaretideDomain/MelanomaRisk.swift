@@ -428,6 +428,7 @@ public enum MelanomaRisk {
             if rr > 1 { raising.append(factor) }
         }
         let doublings = (sumLog / log(2.0)).rounded(.down)
+        // bounded: a sum of logarithms of the weight table's finite relative risks, clamped to the score's range.
         let score = Int(min(Double(maximumScore), max(0, doublings)))
         var category: MelanomaRiskCategory =
             switch score {

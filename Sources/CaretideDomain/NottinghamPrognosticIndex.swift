@@ -178,6 +178,7 @@ public enum NottinghamPrognosticIndex {
 
     /// NPI × 100, exactly, with the size term rounded half-up to 0.01 (see the type documentation).
     static func npiHundredths(tumourSizeCm: Double, grade: Int, nodeStage: Int) -> Int {
+        // bounded: the size was checked finite and plausible before the index is computed.
         let sizeHundredths = Int((tumourSizeCm * 100).rounded(.toNearestOrAwayFromZero))
         // 0.2 × size in NPI-hundredths = sizeHundredths / 5; remainders 0...4 → fraction 0, .2, .4, .6, .8;
         // adding 2 before integer division rounds .6 and .8 up and .2 and .4 down (no exact halves exist).

@@ -178,6 +178,18 @@ public struct ReminderSchedule: Sendable, Equatable {
         return nil
     }
 
+    /// An occurrence delivered more than this after it fell due is late, and says so: after an outage every missed
+    /// occurrence still fires (none is dropped), and the recipient should not read one three weeks old as today's.
+    /// Five minutes is well above the scheduler's interval (30 s by default), so the round that finds an occurrence
+    /// due fires it on time; it is also the mark at which the scheduler-overdue alert fires.
+    public static let lateAfter: TimeInterval = 5 * 60
+
+    /// Whether an occurrence that fell due at `dueAt` and fired at `firedAt` is late: a function of those two instants
+    /// alone, so the same firing is judged the same whichever replica fires it and however often the scheduler looks.
+    public static func isLate(dueAt: Date, firedAt: Date) -> Bool {
+        firedAt.timeIntervalSince(dueAt) > lateAfter
+    }
+
     /// The instant a wall-clock time on a local date falls at in `timeZone` (the clock-change rules above).
     public static func instant(of date: LocalDate, at time: LocalTime, in timeZone: TimeZone) -> Date {
         var utc = Calendar(identifier: .gregorian)

@@ -42,8 +42,8 @@ public struct ReportShareLink: Sendable, Equatable {
     /// field is missing or malformed, or the signature does not match. Expiry is the caller's to check.
     public static func verified(patientID: String, shareID: UUID, query: [String: String], key: ShareKey) -> ReportShareLink? {
         guard let consultant = query["consultant"], !consultant.isEmpty,
-            let from = query["from"].flatMap(Int64.init), let to = query["to"].flatMap(Int64.init),
-            let expires = query["expires"].flatMap(Int64.init),
+            let from = query["from"].flatMap(Self.seconds(text:)), let to = query["to"].flatMap(Self.seconds(text:)),
+            let expires = query["expires"].flatMap(Self.seconds(text:)),
             let signature = query["signature"].flatMap(Self.bytes(base64URL:))
         else { return nil }
         let link = ReportShareLink(
@@ -73,7 +73,18 @@ public struct ReportShareLink: Sendable, Equatable {
         return Data(base64Encoded: base64)
     }
 
-    private static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
+    /// The latest second a link's times may name (9999-12-31T23:59:59Z, the last an RFC 3339 timestamp can write):
+    /// anyone can put a number in a query, and 2^63 − 1 seconds made a date whose second traps on the way back.
+    static let latestSecond: Int64 = 253_402_300_799
+
+    static func seconds(text: String) -> Int64? {
+        Int64(text).flatMap { (0...latestSecond).contains($0) ? $0 : nil }
+    }
+
+    private static func seconds(_ date: Date) -> Int64 {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        return Int64(exactly: seconds) ?? (seconds > 0 ? .max : 0)
+    }
     private static func second(_ date: Date) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds(date))) }
     private static func escaped(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .urlUnreservedCharacters) ?? text

@@ -33,16 +33,49 @@ public enum Codecs {
     public static func decodeRGB(_ bytes: [UInt8], format: ImageFormat, scale: Int = 1, maximumPixels: Int, maximumScans: Int) throws(Failure)
         -> RasterImage
     {
+        if format == .heif { return try decodeHEIF(bytes, maximumPixels: maximumPixels) }
+        // A JPEG or PNG is decoded straight into the array the image keeps: its size follows from the header (libjpeg
+        // divides each side by the scale, rounding up), so the pixels are never held twice, as a C buffer and its copy.
+        let scale = format == .jpeg ? max(scale, 1) : 1
+        let declared = try size(of: bytes, format: format)
+        guard declared.width * declared.height <= maximumPixels else { throw .tooManyPixels("\(declared.width)x\(declared.height) pixels") }
+        let width = (declared.width + scale - 1) / scale
+        let height = (declared.height + scale - 1) / scale
+        let count = width * height * 3
+        var decodedWidth: Int32 = 0
+        var decodedHeight: Int32 = 0
+        var message = [CChar](repeating: 0, count: 256)
+        var status = CT_INVALID
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            status = bytes.withUnsafeBufferPointer { data in
+                switch format {
+                case .jpeg:
+                    ct_jpeg_decode(
+                        data.baseAddress, data.count, 0, Int32(scale), Int64(maximumPixels), Int32(maximumScans), buffer.baseAddress, count,
+                        &decodedWidth, &decodedHeight, &message, message.count)
+                default:
+                    ct_png_decode(
+                        data.baseAddress, data.count, 0, Int64(maximumPixels), buffer.baseAddress, count, &decodedWidth, &decodedHeight,
+                        &message, message.count)
+                }
+            }
+            // The C side fills every byte or fails.
+            initialized = status == CT_OK ? count : 0
+        }
+        try check(status, message)
+        guard Int(decodedWidth) == width, Int(decodedHeight) == height else {
+            throw .invalid("it decoded to \(decodedWidth)x\(decodedHeight) pixels, not the \(width)x\(height) its header declares")
+        }
+        return RasterImage(width: width, height: height, channels: 3, pixels: pixels)
+    }
+
+    /// HEIF's size is certain only once decoded (a clean aperture's rounding), so libheif's pixels are copied here;
+    /// the C side has let go of its own before.
+    static func decodeHEIF(_ bytes: [UInt8], maximumPixels: Int) throws(Failure) -> RasterImage {
         var decoded = ct_pixels()
         var message = [CChar](repeating: 0, count: 256)
         let status = bytes.withUnsafeBufferPointer { data in
-            switch format {
-            case .jpeg:
-                ct_jpeg_decode(
-                    data.baseAddress, data.count, 0, Int32(scale), Int64(maximumPixels), Int32(maximumScans), &decoded, &message, message.count)
-            case .png: ct_png_decode(data.baseAddress, data.count, 0, Int64(maximumPixels), &decoded, &message, message.count)
-            case .heif: ct_heif_decode(data.baseAddress, data.count, Int64(maximumPixels), &decoded, &message, message.count)
-            }
+            ct_heif_decode(data.baseAddress, data.count, Int64(maximumPixels), &decoded, &message, message.count)
         }
         try check(status, message)
         defer { ct_free(decoded.pixels) }

@@ -1,11 +1,15 @@
 /// Removes what can identify a place, a person or a device from an image file without decoding it again: the
 /// pixels stored are the pixels sent, byte for byte.
 ///
-/// - JPEG (ITU-T T.81 Annex B): every segment is kept except APP1 (EXIF with its GPS IFD and serial numbers, XMP),
-///   APP2 other than an ICC profile (MPF's secondary images, FlashPix), APP3–APP13, APP15 and comments; anything after
-///   EOI (phone makers' trailers) is dropped. JFIF (APP0), the ICC profile (APP2) and Adobe's colour transform
-///   (APP14) stay: the colours depend on them. The EXIF orientation survives as a new minimal EXIF segment holding
-///   that one tag (JEITA CP-3451, tag 0x0112), so the photo still shows the right way up.
+/// - JPEG (ITU-T T.81 Annex B): only what decoding needs is kept: the frame and scan headers, the quantisation,
+///   Huffman and arithmetic tables, the restart interval, the entropy-coded data, and three segments the colours
+///   depend on: the first well-formed JFIF APP0, rewritten without its thumbnail (a picture of its own, which a JFXX
+///   APP0 also carries, with EXIF and GPS inside it if the camera put them there); an ICC profile (APP2); and Adobe's
+///   APP14 cut to its 12 bytes (the colour transform libjpeg reads), the last one, as libjpeg uses the last. Every
+///   other APPn (EXIF with its GPS IFD and serial numbers, XMP, JFXX, MPF's secondary images), comments, markers
+///   libjpeg does not use, and anything after EOI (phone makers' trailers) are dropped. The EXIF orientation survives
+///   as a new minimal EXIF segment holding that one tag (JEITA CP-3451, tag 0x0112), so the photo still shows the
+///   right way up.
 /// - PNG (PNG specification 5.3–5.4): the critical chunks and those that define colour (tRNS, cHRM, gAMA, iCCP, sBIT,
 ///   sRGB, pHYs, bKGD) are kept; text chunks, eXIf, tIME and every other ancillary chunk are dropped.
 public enum MetadataStripping {
@@ -30,16 +34,18 @@ public enum MetadataStripping {
 
     // MARK: JPEG
 
-    /// One marker segment of a JPEG file: its marker byte and where its bytes (marker included) lie; for SOS, the
-    /// entropy-coded data that follows is part of the segment.
+    /// One marker segment of a JPEG file: its marker byte, where its bytes (fill bytes and marker included) lie, and
+    /// where its data after the length field lies (empty for a marker without one); for SOS, the entropy-coded data
+    /// that follows is part of the segment and of its data.
     struct Segment {
         let marker: UInt8
         let range: Range<Int>
+        let data: Range<Int>
     }
 
     static func segments(_ bytes: [UInt8]) throws(Malformed) -> [Segment] {
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { throw Malformed(reason: "no JPEG start-of-image marker") }
-        var segments = [Segment(marker: 0xD8, range: 0..<2)]
+        var segments = [Segment(marker: 0xD8, range: 0..<2, data: 2..<2)]
         var position = 2
         while position < bytes.count {
             // Fill bytes (0xFF) may precede a marker (T.81 B.1.1.2).
@@ -49,11 +55,11 @@ public enum MetadataStripping {
             guard markerAt + 1 < bytes.count else { throw Malformed(reason: "the JPEG file ends inside a marker") }
             let marker = bytes[markerAt + 1]
             if marker == 0xD9 {
-                segments.append(Segment(marker: marker, range: position..<(markerAt + 2)))
+                segments.append(Segment(marker: marker, range: position..<(markerAt + 2), data: (markerAt + 2)..<(markerAt + 2)))
                 return segments
             }
             if marker == 0x01 || (0xD0...0xD7).contains(marker) {
-                segments.append(Segment(marker: marker, range: position..<(markerAt + 2)))
+                segments.append(Segment(marker: marker, range: position..<(markerAt + 2), data: (markerAt + 2)..<(markerAt + 2)))
                 position = markerAt + 2
                 continue
             }
@@ -68,37 +74,76 @@ public enum MetadataStripping {
                 }
                 if end + 1 >= bytes.count { end = bytes.count }
             }
-            segments.append(Segment(marker: marker, range: position..<end))
+            segments.append(Segment(marker: marker, range: position..<end, data: (markerAt + 4)..<end))
             position = end
         }
         // No EOI: libjpeg decides whether the data is whole; nothing more to strip.
         return segments
     }
 
-    static func keeps(_ segment: Segment, in bytes: [UInt8]) -> Bool {
-        switch segment.marker {
-        case 0xE1, 0xE3...0xED, 0xEF, 0xFE: false
-        case 0xE2: identifier(of: segment, in: bytes, is: "ICC_PROFILE\0")
-        default: true
+    /// Whether a segment is one of the image itself, kept as it is (T.81 Table B.1): SOI and EOI, the frame headers
+    /// SOF0–SOF15 with the Huffman (DHT) and arithmetic (DAC) tables among them, a scan with its entropy-coded data,
+    /// the restart markers, the quantisation tables (DQT) and the restart interval (DRI). Not JPG (0xC8), DNL, the
+    /// hierarchical markers or the extensions, which libjpeg does not use (DNL it skips, whatever its length holds).
+    static func isImageData(_ marker: UInt8) -> Bool {
+        switch marker {
+        case 0xC0...0xC7, 0xC9...0xCF, 0xD0...0xDB, 0xDD: true
+        default: false
         }
     }
 
     static func identifier(of segment: Segment, in bytes: [UInt8], is expected: String) -> Bool {
-        let start = segment.range.lowerBound + 4
-        let identifier = Array(expected.utf8)
-        guard start + identifier.count <= segment.range.upperBound else { return false }
-        return Array(bytes[start..<(start + identifier.count)]) == identifier
+        bytes[segment.data].starts(with: Array(expected.utf8))
+    }
+
+    /// A JFIF APP0 segment (JFIF 1.02: "JFIF\0", version 2 bytes, units 1, X and Y density 2 each, thumbnail width
+    /// and height 1 each, then 3 × width × height bytes of RGB thumbnail) rewritten with a thumbnail of 0 × 0 and no
+    /// thumbnail data; nil unless the segment is a whole one.
+    static func jfifWithoutThumbnail(_ segment: Segment, in bytes: [UInt8]) -> [UInt8]? {
+        let data = bytes[segment.data]
+        guard segment.marker == 0xE0, data.count >= 14, identifier(of: segment, in: bytes, is: "JFIF\0") else { return nil }
+        let fields = Array(data.prefix(14))
+        guard data.count >= 14 + 3 * Int(fields[12]) * Int(fields[13]) else { return nil }
+        let header: [UInt8] = [0xFF, 0xE0, 0x00, 16]
+        let noThumbnail: [UInt8] = [0, 0]
+        return header + Array(fields.prefix(12)) + noThumbnail
+    }
+
+    /// An Adobe APP14 segment ("Adobe", then version, flags0 and flags1 of 2 bytes each and the colour transform: 0
+    /// none, 1 YCbCr, 2 YCCK; Adobe Technical Note 5116, "Supporting the DCT Filters in PostScript Level 2") cut to
+    /// those 12 bytes; nil unless the segment is one.
+    static func adobeTransform(_ segment: Segment, in bytes: [UInt8]) -> [UInt8]? {
+        let data = bytes[segment.data]
+        guard segment.marker == 0xEE, data.count >= 12, identifier(of: segment, in: bytes, is: "Adobe") else { return nil }
+        let header: [UInt8] = [0xFF, 0xEE, 0x00, 14]
+        return header + Array(data.prefix(12))
     }
 
     static func strippedJPEG(_ bytes: [UInt8]) throws(Malformed) -> Stripped {
         let segments = try segments(bytes)
         let orientation = segments.lazy.filter { $0.marker == 0xE1 }.compactMap { exifOrientation(bytes[$0.range]) }.first
+        // One JFIF APP0 at most, the first whole one; one Adobe APP14, the last (libjpeg applies the last one's transform).
+        let jfif = segments.indices.first { jfifWithoutThumbnail(segments[$0], in: bytes) != nil }
+        let adobe = segments.indices.last { adobeTransform(segments[$0], in: bytes) != nil }
         // The orientation goes after SOI, or after JFIF's APP0 when it follows SOI (JFIF wants APP0 first).
-        let anchor = segments.count > 1 && segments[1].marker == 0xE0 && identifier(of: segments[1], in: bytes, is: "JFIF\0") ? 1 : 0
+        let anchor = jfif == 1 ? 1 : 0
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
-        for (index, segment) in segments.enumerated() where keeps(segment, in: bytes) {
-            output += bytes[segment.range]
+        for (index, segment) in segments.enumerated() {
+            switch segment.marker {
+            case 0xE0:
+                guard index == jfif, let rewritten = jfifWithoutThumbnail(segment, in: bytes) else { continue }
+                output += rewritten
+            case 0xE2:
+                guard identifier(of: segment, in: bytes, is: "ICC_PROFILE\0") else { continue }
+                output += bytes[segment.range]
+            case 0xEE:
+                guard index == adobe, let rewritten = adobeTransform(segment, in: bytes) else { continue }
+                output += rewritten
+            default:
+                guard isImageData(segment.marker) else { continue }
+                output += bytes[segment.range]
+            }
             if index == anchor, let orientation, orientation != 1 { output += orientationSegment(orientation) }
         }
         return Stripped(bytes: output, orientation: orientation ?? 1)

@@ -61,6 +61,7 @@ public struct PhotoInspection: Sendable {
             case .tooSmall(let width, let height, let minimum): "is \(width) × \(height) pixels; each side must be at least \(minimum)"
             case .doesNotDecode(let reason): "does not decode as an image: \(reason)"
             case .blurred(let sharpness, let minimum):
+                // bounded: the variance of 8-bit Laplacians (under 2^20), and the operator's minimum, a setting.
                 "is too blurred to compare (sharpness \(Int(sharpness.rounded())), at least \(Int(minimum)) needed): hold still, and focus on the mole"
             }
         }

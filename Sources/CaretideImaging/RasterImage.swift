@@ -54,6 +54,33 @@ public struct RasterImage: Sendable, Equatable {
         return RasterImage(width: newWidth, height: newHeight, channels: channels, pixels: values)
     }
 
+    /// ``luma`` shrunk by `factor` (``shrunk(by:)``), the same values, but without a full-size luma image beside this
+    /// one: each pixel's luma is rounded as ``luma`` rounds it, then each block averaged as ``shrunk(by:)`` averages it.
+    public func lumaShrunk(by factor: Int) -> RasterImage {
+        precondition(factor >= 1)
+        guard channels == 3, factor > 1 else { return luma.shrunk(by: factor) }
+        let newWidth = max(1, width / factor)
+        let newHeight = max(1, height / factor)
+        let area = factor * factor
+        var values = [UInt8](repeating: 0, count: newWidth * newHeight)
+        pixels.withUnsafeBufferPointer { rgb in
+            for y in 0..<newHeight {
+                for x in 0..<newWidth {
+                    var sum = 0
+                    for dy in 0..<factor {
+                        let row = (y * factor + dy) * width
+                        for dx in 0..<factor {
+                            let index = 3 * (row + x * factor + dx)
+                            sum += (299 * Int(rgb[index]) + 587 * Int(rgb[index + 1]) + 114 * Int(rgb[index + 2]) + 500) / 1000
+                        }
+                    }
+                    values[y * newWidth + x] = UInt8((sum + area / 2) / area)
+                }
+            }
+        }
+        return RasterImage(width: newWidth, height: newHeight, channels: 1, pixels: values)
+    }
+
     /// Turned and mirrored as an EXIF orientation (1–8, JEITA CP-3451 tag 0x0112) says the stored pixels are to be
     /// shown; 1 (or an unknown value) is the image as it is.
     public func oriented(_ orientation: Int) -> RasterImage {

@@ -37,7 +37,8 @@ public enum Sharpness {
 
     /// The measure of an RGB or luma image at the working size.
     public static func measure(_ image: RasterImage) -> Double {
-        let luma = image.luma
-        return varianceOfLaplacian(luma.shrunk(by: luma.factor(toFit: workingSide)))
+        // The luma at the working size straight from the RGB: a full-size luma image would add a byte a pixel to the
+        // three the RGB already holds.
+        varianceOfLaplacian(image.lumaShrunk(by: image.factor(toFit: workingSide)))
     }
 }

@@ -58,8 +58,15 @@ public final class EmbeddedBroker: @unchecked Sendable {
     }
 
     deinit {
-        // The cluster first, then the handle hosting it (`host` is released after this body).
-        rd_kafka_mock_cluster_destroy(cluster)
+        // The cluster first, then the handle hosting it. Destroying the cluster waits, without a timeout, for its
+        // thread to answer and end: like every librdkafka teardown, it runs on a thread of its own (`Teardown`), never
+        // on the thread that dropped the broker (a test's, one of Swift's few cooperative threads).
+        let cluster = UncheckedHandle(self.cluster)
+        let host = self.host
+        Teardown.detach("rd_kafka_mock_cluster_destroy", logger: logger) {
+            rd_kafka_mock_cluster_destroy(cluster.pointer)
+            withExtendedLifetime(host) {}
+        }
     }
 
     /// Creates a topic with `partitions` partitions (replication factor 1).

@@ -54,7 +54,10 @@ public final class KafkaConsumer: Sendable {
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR else {
             throw KafkaError(code: .consumer, response: result, context: "Could not subscribe")
         }
-        self.runtime = ConsumerRuntime(client: client, groupID: groupID, logger: logger)
+        // rd_kafka_consumer_close is documented to take "roughly session.timeout.ms" at most (45 s by default): closing
+        // is given up a little after that.
+        let session = properties["session.timeout.ms"].flatMap { Int($0) } ?? 45_000
+        self.runtime = ConsumerRuntime(client: client, groupID: groupID, logger: logger, closeTimeout: Duration.milliseconds(session) + .seconds(10))
         logger.debug(
             "Kafka consumer subscribed", metadata: [KafkaLogKey.group: "\(groupID)", KafkaLogKey.topics: "\(topics.joined(separator: ","))"])
     }
@@ -92,8 +95,9 @@ public final class KafkaConsumer: Sendable {
         runtime.lag()
     }
 
-    /// Leaves the group cleanly (`rd_kafka_consumer_close`) on the consumer queue. Idempotent;
-    /// concurrent callers all return once the consumer is closed.
+    /// Leaves the group cleanly (as `rd_kafka_consumer_close` does) on the consumer queue, waiting a little longer
+    /// than the session timeout at most: past it, closing is given up with a warning, and the group drops the consumer
+    /// when its session expires. Idempotent; concurrent callers all return once the consumer is closed or given up.
     public func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             runtime.startClosing(waiter: continuation)
@@ -136,13 +140,16 @@ final class ConsumerRuntime: Sendable {
     let client: RDKafkaClient
     let groupID: String
     let logger: Logger
+    /// How long closing may wait for the group to let the consumer go (`closeWithin`).
+    let closeTimeout: Duration
     private let queue: DispatchQueue
     private let state = Mutex(State())
 
-    init(client: RDKafkaClient, groupID: String, logger: Logger) {
+    init(client: RDKafkaClient, groupID: String, logger: Logger, closeTimeout: Duration) {
         self.client = client
         self.groupID = groupID
         self.logger = logger
+        self.closeTimeout = closeTimeout
         self.queue = DispatchQueue(label: "caretide.kafka.consumer")
     }
 
@@ -354,7 +361,7 @@ final class ConsumerRuntime: Sendable {
     }
 
     private func commit(_ offsets: [TopicPartition: Int64], asynchronously: Bool) throws {
-        // A commit queued before close() still runs; one after rd_kafka_consumer_close does not.
+        // A commit queued before close() still runs; one after closing does not.
         if case .closed = state.withLock({ $0.lifecycle }) {
             throw KafkaError(code: .closed, message: "The Kafka consumer is closed")
         }
@@ -481,11 +488,18 @@ final class ConsumerRuntime: Sendable {
 
     private func closeOnQueue() {
         logger.debug("Kafka consumer closing", metadata: [KafkaLogKey.group: "\(groupID)"])
-        let result = rd_kafka_consumer_close(client.handle)
-        if result != RD_KAFKA_RESP_ERR_NO_ERROR {
+        switch closeWithin(closeTimeout) {
+        case .closed:
+            logger.debug("Kafka consumer closed", metadata: [KafkaLogKey.group: "\(groupID)"])
+        case .refused(let result):
             logger.debug(
                 "Kafka consumer close failed",
                 metadata: [KafkaLogKey.group: "\(groupID)", KafkaLogKey.error: "\(String(cString: rd_kafka_err2name(result)))"]
+            )
+        case .gaveUp:
+            logger.warning(
+                "Kafka consumer did not close in time; the group drops it when its session expires",
+                metadata: [KafkaLogKey.group: "\(groupID)", KafkaLogKey.call: "rd_kafka_consumer_close_queue", KafkaLogKey.waited: "\(closeTimeout)"]
             )
         }
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
@@ -493,8 +507,39 @@ final class ConsumerRuntime: Sendable {
             if case .closing(let waiters) = state.lifecycle { return waiters }
             return []
         }
-        logger.debug("Kafka consumer closed", metadata: [KafkaLogKey.group: "\(groupID)"])
         for waiter in waiters { waiter.resume() }
+    }
+
+    private enum CloseOutcome {
+        case closed
+        /// librdkafka would not start closing (a fatal error, or closed already).
+        case refused(rd_kafka_resp_err_t)
+        case gaveUp
+    }
+
+    /// Closes as `rd_kafka_consumer_close` does (revoke the assignment, leave the group), but waits at most `timeout`.
+    /// rd_kafka_consumer_close waits for the group's answer with no timeout at all (rdkafka.c, `RD_POLL_INFINITE`), and
+    /// with the coordinator gone quiet mid-close it can wait for good, holding this queue, every `poll` and the
+    /// service's shutdown with it. Given up, the consumer is dropped by the group when its session expires, as if its
+    /// process had ended; its handle is destroyed without a second close (`RDKafkaClient`).
+    private func closeWithin(_ timeout: Duration) -> CloseOutcome {
+        let handle = client.handle
+        guard let events = rd_kafka_queue_new(handle) else { return .refused(RD_KAFKA_RESP_ERR__FAIL) }
+        defer { rd_kafka_queue_destroy(events) }
+        if let error = rd_kafka_consumer_close_queue(handle, events) {
+            let code = rd_kafka_error_code(error)
+            rd_kafka_error_destroy(error)
+            return .refused(code)
+        }
+        let deadline = ContinuousClock.now + timeout
+        while rd_kafka_consumer_closed(handle) == 0 {
+            guard ContinuousClock.now < deadline else { return .gaveUp }
+            // What the group forwards while closing (messages still fetched, errors, commit results) is of no use any
+            // more. No rebalance event comes: the consumer installs no rebalance callback, so librdkafka unassigns by
+            // itself.
+            if let event = rd_kafka_queue_poll(events, Self.pollTimeoutMilliseconds) { rd_kafka_event_destroy(event) }
+        }
+        return .closed
     }
 }
 

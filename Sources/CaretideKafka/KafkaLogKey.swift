@@ -17,4 +17,8 @@ public enum KafkaLogKey {
     public static let brokers = "kafka.brokers"
     public static let bootstrap = "kafka.bootstrap"
     public static let outstanding = "kafka.outstanding"
+    /// The librdkafka function a line is about (a teardown or close that did not return in time).
+    public static let call = "kafka.call"
+    /// How long it was waited for.
+    public static let waited = "kafka.waited"
 }

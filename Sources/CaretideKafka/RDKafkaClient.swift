@@ -1,5 +1,8 @@
 internal import CRdKafka
+internal import Dispatch
+internal import Foundation
 internal import Logging
+internal import Synchronization
 
 /// State that librdkafka callbacks need (a logger), reached through the configuration opaque
 /// (`rd_kafka_opaque`). The owning ``RDKafkaClient`` keeps it alive for longer than the handle, so the
@@ -25,7 +28,7 @@ final class RDKafkaCallbackContext: Sendable {
     }
 }
 
-/// Owns one `rd_kafka_t` handle and destroys it in `deinit`.
+/// Owns one `rd_kafka_t` handle and, from `deinit`, destroys it on a thread of its own (`Teardown`).
 ///
 /// `@unchecked Sendable`: librdkafka documents the `rd_kafka_t` handle as thread-safe ("librdkafka is
 /// thread-safe: all its API functions may be called from any thread at any time", INTRODUCTION.md,
@@ -46,6 +49,7 @@ final class RDKafkaClient: @unchecked Sendable {
     let handle: OpaquePointer
     /// Referenced unretained as the configuration opaque; released only after `rd_kafka_destroy`.
     let context: RDKafkaCallbackContext
+    let kind: Kind
 
     /// Creates a handle from `properties`. `configure` may install callbacks on the `rd_kafka_conf_t`.
     init(
@@ -87,10 +91,26 @@ final class RDKafkaClient: @unchecked Sendable {
         }
         self.handle = created
         self.context = context
+        self.kind = kind
     }
 
     deinit {
-        rd_kafka_destroy(handle)
+        // rd_kafka_destroy has no timeout: it joins librdkafka's threads, and a broker's thread ends only once nothing
+        // refers to that broker any more; with the broker unreachable, librdkafka 2.0.2 has been reported to wait there
+        // for good (and a test stack's embedded broker is destroyed before its services' clients, in property order).
+        // A deinit runs on whichever thread drops the last reference, often one of Swift's cooperative threads, as
+        // many as cores: blocked there, it stalls every task of the process with no thread busy. So the handle goes to
+        // a thread of its own. A consumer has closed already (`ConsumerRuntime`, bounded); a second close inside
+        // rd_kafka_destroy, after one given up, would wait for an answer the group sends only once (rdkafka_cgrp.c,
+        // terminate0), hence no close there.
+        let doomed = UncheckedHandle(self.handle)
+        let context = self.context
+        let flags = self.kind == .consumer ? RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE : 0
+        Teardown.detach("rd_kafka_destroy", logger: context.logger) {
+            rd_kafka_destroy_flags(doomed.pointer, flags)
+            // The callbacks reach the context unretained until the handle is gone.
+            withExtendedLifetime(context) {}
+        }
     }
 
     /// Builds an `rd_kafka_conf_t`; the caller owns the result.
@@ -151,6 +171,45 @@ final class RDKafkaClient: @unchecked Sendable {
     static func string(_ buffer: [CChar]) -> String {
         buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
+}
+
+// MARK: - Teardown
+
+/// librdkafka teardown calls (`rd_kafka_destroy`, `rd_kafka_mock_cluster_destroy`), each on a thread of its own, so that
+/// one that never returns leaks that thread, never the caller's, and is named in a warning.
+enum Teardown {
+    /// Seconds far longer than a teardown takes (well under one on a loaded machine); past them, something holds it.
+    static let patienceSeconds = 30
+
+    static func detach(_ call: String, logger: Logger, _ work: @escaping @Sendable () -> Void) {
+        let done = TeardownDone()
+        let thread = Thread {
+            work()
+            done.flag.store(true, ordering: .releasing)
+        }
+        thread.name = "caretide.kafka.teardown"
+        thread.start()
+        let patience = Self.patienceSeconds
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(patience)) {
+            guard !done.flag.load(ordering: .acquiring) else { return }
+            logger.warning(
+                "librdkafka teardown still blocked; its thread is left to it",
+                metadata: [KafkaLogKey.call: "\(call)", KafkaLogKey.waited: "\(patience) s"])
+        }
+    }
+}
+
+/// Whether a detached teardown has returned.
+private final class TeardownDone: Sendable {
+    let flag = Atomic<Bool>(false)
+}
+
+/// A librdkafka pointer handed to the teardown thread. `@unchecked Sendable`: its owner is being deinitialised, so the
+/// teardown thread is the only one left to use it.
+struct UncheckedHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
 }
 
 // MARK: - Errors

@@ -79,12 +79,22 @@ public final class LocalPostgres: Sendable {
             do {
                 try await server.startServer(fsync: fsync, settings: settings)
             } catch {
-                guard attempt < 3, server.serverLog(since: logged).contains("Address already in use") else { throw error }
+                guard attempt < 3, server.serverLog(since: logged).contains("Address already in use") else {
+                    // pg_ctl stops waiting after 60 s, but the server it started may still come up; nobody would stop
+                    // a server whose start threw.
+                    await server.stopIfRunning()
+                    throw error
+                }
                 logger.info("PostgreSQL's port was taken before it started; trying another", metadata: [StoreLogKey.port: "\(server.port)"])
                 attempt += 1
                 continue
             }
-            try await server.createDatabase("caretide")
+            do {
+                try await server.createDatabase("caretide")
+            } catch {
+                await server.stopIfRunning()
+                throw error
+            }
             return server
         }
     }
@@ -117,12 +127,25 @@ public final class LocalPostgres: Sendable {
 
     /// Stops the server at once and blocks until it is gone (immediate shutdown); for `atexit` handlers.
     public func stopBlocking() {
+        let command = immediateStop
+        _ = Subprocess.runBlocking(command.executable, command.arguments)
+    }
+
+    /// Arms a watcher that stops the server at once when this process ends, however it ends. pg_ctl starts the server
+    /// in a session of its own, out of reach of a signal to this process's group, and a crash or a SIGKILL (a test
+    /// runner stopping a stuck run) runs no `atexit` handler: the server would outlive the process that owns it.
+    /// `disarm()` the watcher once the server is stopped the ordinary way.
+    public func stopWhenThisProcessEnds() throws -> ExitWatcher {
+        let command = immediateStop
+        return try ExitWatcher.arm(command.executable, command.arguments)
+    }
+
+    /// pg_ctl's immediate shutdown of this server, run as the server's user; it finds the server through the data
+    /// directory, and does nothing when none runs there.
+    private var immediateStop: (executable: String, arguments: [String]) {
         let pgCtl = binDirectory.appendingPathComponent("pg_ctl").path
         let arguments = ["-D", dataDirectory.path, "-m", "immediate", "-w", "stop"]
-        _ =
-            runAsPostgresUser
-            ? Subprocess.runBlocking("/sbin/runuser", ["-u", "postgres", "--", pgCtl] + arguments)
-            : Subprocess.runBlocking(pgCtl, arguments)
+        return runAsPostgresUser ? ("/sbin/runuser", ["-u", "postgres", "--", pgCtl] + arguments) : (pgCtl, arguments)
     }
 
     /// Creates a database owned by the services' role unless it exists.
@@ -267,9 +290,7 @@ public final class LocalPostgres: Sendable {
 
     private func startServer(fsync: Bool, settings: [String: String]) async throws {
         // A server left running by an earlier run that was killed: stop it, then start on the new port.
-        if (try? await pgTool("pg_ctl", ["-D", dataDirectory.path, "status"])) != nil {
-            await stop()
-        }
+        await stopIfRunning()
         let logFile = serverLogPath
         var options = "-p \(port) -c listen_addresses=127.0.0.1 -k \(dataDirectory.path)"
         if !fsync { options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
@@ -277,6 +298,13 @@ public final class LocalPostgres: Sendable {
         for (name, value) in chosen.sorted(by: { $0.key < $1.key }) { options += " -c \(name)=\(value)" }
         try await pgTool("pg_ctl", ["-D", dataDirectory.path, "-l", logFile, "-w", "-t", "60", "-o", options, "start"])
         logger.info("PostgreSQL started", metadata: [StoreLogKey.port: "\(port)"])
+    }
+
+    /// Stops the server if one runs on the data directory (`pg_ctl status` exits with 0 only then).
+    private func stopIfRunning() async {
+        if (try? await pgTool("pg_ctl", ["-D", dataDirectory.path, "status"])) != nil {
+            await stop()
+        }
     }
 
     @discardableResult

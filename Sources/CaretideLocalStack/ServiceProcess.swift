@@ -6,26 +6,29 @@ import Synchronization
 #endif
 
 /// A long-running child process (a service started by `caretide dev`, or by a test), spawned with posix_spawn and
-/// reaped with waitpid. Its output goes to this process's standard output and error.
+/// reaped with waitpid. Its output goes to this process's standard output and error, or to `outputPath`.
 public final class ServiceProcess: Sendable {
     public let name: String
     let executable: URL
     let environment: [String: String]
     let arguments: [String]
+    let outputPath: String?
     private let state = Mutex<(pid: pid_t?, exitCode: Int32?)>((nil, nil))
 
-    public init(name: String, executable: URL, arguments: [String] = [], environment: [String: String]) {
+    /// - Parameter outputPath: a file for the process's standard output and error, in place of this process's.
+    public init(name: String, executable: URL, arguments: [String] = [], environment: [String: String], outputPath: String? = nil) {
         self.name = name
         self.executable = executable
         self.arguments = arguments
         self.environment = environment
+        self.outputPath = outputPath
     }
 
     public func start() throws {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw Subprocess.Failure(command: executable.path, status: 127, output: "not found; build it first (swift build)")
         }
-        let pid = try Subprocess.spawn(executable.path, arguments, environment: environment, outputPath: nil)
+        let pid = try Subprocess.spawn(executable.path, arguments, environment: environment, outputPath: outputPath)
         state.withLock { $0 = (pid, nil) }
     }
 
@@ -50,14 +53,23 @@ public final class ServiceProcess: Sendable {
         if isRunning, let pid { kill(pid, number) }
     }
 
-    /// Waits until the process exits or `timeout` passes; returns whether it exited.
+    /// Waits until the process exits or `timeout` passes; returns whether it exited. A cancelled task waits as well:
+    /// a stop asked for by a test that was cancelled still gives the process its grace period.
     @discardableResult
     public func waitForExit(timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while isRunning, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(50))
+            await Self.pause()
         }
         return !isRunning
+    }
+
+    /// 50 ms that cancellation does not cut short: `Task.sleep` throws at once in a cancelled task, and the wait above
+    /// would then spin until its deadline.
+    private static func pause() async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { continuation.resume() }
+        }
     }
 
     /// SIGTERM, wait up to `grace`, then SIGKILL: the service gets the chance to finish in-flight work and commit.

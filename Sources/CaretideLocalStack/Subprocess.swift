@@ -32,13 +32,29 @@ public enum Subprocess {
         return Result(status: status, output: text)
     }
 
-    /// Starts a program with posix_spawn. Standard input is /dev/null; output goes to `outputPath`, or is inherited
-    /// when nil. Descriptors above 2 are closed in the child, so no daemon it starts can hold ours open.
-    static func spawn(_ executable: String, _ arguments: [String], environment: [String: String], outputPath: String?) throws -> pid_t {
+    /// Starts a program with posix_spawn. Standard input is `standardInput` (a descriptor), else /dev/null; output goes
+    /// to `outputPath`, or is inherited when nil. Descriptors above 2 are closed in the child, so no daemon it starts can
+    /// hold ours open. With `ownProcessGroup`, the child leads a process group of its own, out of reach of a signal sent
+    /// to this process's group.
+    static func spawn(
+        _ executable: String, _ arguments: [String], environment: [String: String], outputPath: String?, standardInput: Int32? = nil,
+        ownProcessGroup: Bool = false
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let standardInput {
+            posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        if ownProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        }
         if let outputPath {
             posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
@@ -51,7 +67,7 @@ public enum Subprocess {
             for variable in envp { free(variable) }
         }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .ENOENT) }
         return pid
     }

@@ -89,6 +89,7 @@ public enum AssessmentEngine {
         let result = try LesionClassification.assess(melanomaProbability: answer.melanomaProbability)
         // Suspicious asks for the care team's attention at once; uncertain and not suspicious are the patient's to read.
         let severity: Severity = result.category == .suspicious ? .attention : .normal
+        // bounded: classifiedAt was parsed from an RFC 3339 timestamp with a four-digit year.
         return Assessment(
             subjectID: answer.photoID.uuidString.lowercased(), subjectRevision: Int(answer.classifiedAt.timeIntervalSince1970),
             category: .lesionPhoto(result.category), severity: severity, tip: result.tip, observedAt: answer.classifiedAt,

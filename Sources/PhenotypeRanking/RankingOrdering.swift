@@ -54,6 +54,7 @@ public enum RankingOrdering: Sendable, Hashable, CustomStringConvertible {
             if sa != sb { return sa > sb }
         case .pValueFloorThenScore(let floor):
             // Survival counts whose p-value, (c + 1) / (N + 1), is at or below the floor count as one.
+            // bounded: the floor is a p-value the request's schema holds in 0...1, times the null sample's size.
             let limit = UInt32(max(0, (floor * Double(ranking.evidence.count)).rounded(.down) - 1))
             let (fa, fb) = (max(ca, limit), max(cb, limit))
             if fa != fb { return fa < fb }

@@ -1,12 +1,13 @@
-import CaretideArticles
 import PropertyBased
 import Testing
+
+@testable import CaretideArticles
 
 /// Information pages: Markdown keeps its formatting, and nothing that could run or load reaches the HTML.
 @Suite struct ArticleMarkupTests {
     @Test("Markdown's own formatting comes through: headings, lists, emphasis, links, code, quotes")
-    func formatting() {
-        let rendered = ArticleMarkup.render(
+    func formatting() throws {
+        let rendered = try ArticleMarkup.render(
             """
             # Checking your skin
 
@@ -30,7 +31,7 @@ import Testing
     }
 
     @Test("no script, handler, frame, style, form or foreign image reaches the page; what was meant as markup shows as text")
-    func hostileMarkup() {
+    func hostileMarkup() throws {
         let cases = [
             "<script>alert(1)</script>",
             "Hello <SCRIPT src=//evil.example/x.js></SCRIPT>",
@@ -51,15 +52,15 @@ import Testing
             "<scr<script>ipt>alert(1)</script>",
         ]
         for markdown in cases {
-            let html = ArticleMarkup.render(markdown).html
+            let html = try ArticleMarkup.render(markdown).html
             // What was meant as markup may show as text; no tag carries it.
             for tag in Self.tags(in: html) {
                 #expect(Self.isSafe(tag), "\(markdown) → \(html)")
             }
             #expect(!html.lowercased().contains("href=\"javascript") && !html.lowercased().contains("href=\"data:"), "\(markdown) → \(html)")
         }
-        #expect(ArticleMarkup.render("<script>alert(1)</script>").html.contains("&lt;script&gt;"))
-        #expect(ArticleMarkup.render(#"<p onclick="x">hi</p>"#).html == "<p>hi</p>")
+        #expect(try ArticleMarkup.render("<script>alert(1)</script>").html.contains("&lt;script&gt;"))
+        #expect(try ArticleMarkup.render(#"<p onclick="x">hi</p>"#).html == "<p>hi</p>")
     }
 
     /// Every `<…>` of a page.
@@ -104,5 +105,34 @@ import Testing
     func entities() {
         #expect(SafeHTML.sanitize("AT&T &amp; &#169; &#xA9; &copy; &#;") == "AT&amp;T &amp; &#169; &#xA9; &copy; &amp;#;")
         #expect(SafeHTML.plainText("<p>Fish &amp; chips &#8212; &lt;3</p>") == "Fish & chips — <3")
+    }
+
+    @Test("brackets nested past the bound are refused before Ink reads them; the bound counts per paragraph")
+    func nestedBrackets() throws {
+        // 50,000 of them overflowed the renderer's stack and stopped notification-service.
+        #expect(throws: ArticleMarkup.Refusal.bracketsNestTooDeep(limit: ArticleMarkup.maximumBracketNesting)) {
+            try ArticleMarkup.render(String(repeating: "[", count: 50_000))
+        }
+        let deepest = ArticleMarkup.maximumBracketNesting
+        #expect(throws: ArticleMarkup.Refusal.self) {
+            try ArticleMarkup.render(String(repeating: "[", count: deepest + 1) + "x" + String(repeating: "]", count: deepest + 1))
+        }
+        // At the bound, nested or unclosed, it renders (and in a blink: Ink's time doubles with the depth).
+        let nested = try ArticleMarkup.render(String(repeating: "[", count: deepest) + "x" + String(repeating: "]", count: deepest))
+        #expect(nested.text == String(repeating: "[", count: deepest) + "x" + String(repeating: "]", count: deepest))
+        _ = try ArticleMarkup.render(String(repeating: "[", count: deepest))
+        // A blank line ends a paragraph and every bracket open in it; prose with many closed ones is fine.
+        let paragraphs = Array(repeating: String(repeating: "[", count: deepest), count: 3).joined(separator: "\n\n")
+        _ = try ArticleMarkup.render(paragraphs)
+        _ = try ArticleMarkup.render(String(repeating: "See [the guide](https://example.org) [1]. ", count: 2_000))
+        #expect(ArticleMarkup.bracketNesting("[a [b] c]\n \n[[d") == 2)
+    }
+
+    @Test("a page of angle brackets is escaped in one pass")
+    func angleBrackets() {
+        // Looking for `>` from every `<` anew took time by the square of the page.
+        let html = SafeHTML.sanitize(String(repeating: "<", count: 200_000) + "<p>x</p>")
+        #expect(html == String(repeating: "&lt;", count: 200_000) + "<p>x</p>")
+        #expect(SafeHTML.sanitize("<<p>x<</p>>") == "&lt;<p>x&lt;</p>&gt;")
     }
 }

@@ -51,4 +51,12 @@ import Testing
             }
         }
     }
+
+    @Test("a point far before a short period falls in its first bucket, not a trap")
+    func farOutside() {
+        // (time − start) / width was converted to Int unchecked: infinite here.
+        let points = (0..<100).map { Point(time: $0 < 50 ? -1e300 : 0, values: [Double($0)]) }
+        let result = Downsampling.minMax(points, start: 0, end: 0, maximumPoints: 10, time: \.time, values: \.values)
+        #expect(result.points.count <= 10 && result.points.contains(points[0]) && result.points.contains(points[99]))
+    }
 }

@@ -19,6 +19,28 @@ import Testing
         #expect(Markup.number(0.00001) == "0" && Markup.number(.nan) == "–")
     }
 
+    @Test("a number past what Int holds is written with every digit, not a trap; so is a chart of such values")
+    func hugeNumbers() {
+        // An exam value above Int.max stopped scoring-service each time its patient's report was rendered.
+        #expect(Markup.number(1e19) == "10000000000000000000" && Markup.number(-1e19) == "-10000000000000000000")
+        #expect(Markup.number(Double(Int.max)) == "9223372036854775808" && Markup.number(.infinity) == "–")
+        #expect(Markup.number(1.5e300).count == 301 && !Markup.number(1.5e300).contains("e"))
+        #expect(Markup.number(123_456_789_012.345, decimals: 2) == "123456789012.35")
+        let extremes: [Double] = [-.greatestFiniteMagnitude, .greatestFiniteMagnitude, 1e19, -1e19]
+        let svg = LineChart(
+            id: "x", title: "Extremes", unit: "U",
+            series: [
+                LineChart.Series(
+                    name: "value",
+                    points: extremes.enumerated().map {
+                        .init(time: 1_790_000_000 + Double($0.offset) * 86_400, value: $0.element, label: "", abnormal: false)
+                    })
+            ],
+            bands: [], start: 1_790_000_000, end: 1_790_400_000
+        ).svg
+        #expect(svg.hasPrefix("<svg ") && svg.hasSuffix("</svg>"))
+    }
+
     @Test("dates by arithmetic, before and after 1970 and over leap days")
     func dates() {
         #expect(LineChart.date(0) == "1970-01-01")

@@ -69,6 +69,15 @@ import Testing
         #expect(ReminderRepeat(months: 3) == .everyThreeMonths && ReminderRepeat(months: 5) == nil)
     }
 
+    @Test("late only when fired more than five minutes after it fell due, however long the outage")
+    func lateness() {
+        let due = Self.utc("2026-03-02T09:00:00Z")
+        #expect(!ReminderSchedule.isLate(dueAt: due, firedAt: due))
+        #expect(!ReminderSchedule.isLate(dueAt: due, firedAt: Self.utc("2026-03-02T09:05:00Z")))
+        #expect(ReminderSchedule.isLate(dueAt: due, firedAt: Self.utc("2026-03-02T09:05:01Z")))
+        #expect(ReminderSchedule.isLate(dueAt: due, firedAt: Self.utc("2026-03-23T10:00:00Z")))
+    }
+
     @Test("Property: occurrences rise strictly, and the next one at or after an instant skips none")
     func neverSkips() async {
         let zones = ["Europe/Lisbon", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "Pacific/Apia"]

@@ -80,4 +80,15 @@ import Testing
         #expect(ShareKey(secret: String(repeating: "k", count: 31)) == nil)
         #expect(ShareKey(secret: String(repeating: "k", count: 32)) != nil)
     }
+
+    @Test("a time past year 9999 or before 1970 in the query opens nothing and stops nothing")
+    func timesOutOfRange() {
+        // Anyone may write a query: 2^63 − 1 seconds once made a date whose second trapped while the signature was checked.
+        for (field, value) in [("expires", "9223372036854775807"), ("from", "-9223372036854775808"), ("to", "253402300800"), ("expires", "-1")] {
+            var query = Self.query(Self.link)
+            query[field] = value
+            #expect(Self.verify(query) == nil, "\(field)=\(value)")
+        }
+        #expect(ReportShareLink.seconds(text: "253402300799") == ReportShareLink.latestSecond)
+    }
 }

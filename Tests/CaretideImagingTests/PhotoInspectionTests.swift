@@ -66,6 +66,24 @@ struct PhotoInspectionTests {
         #expect(refusal(Array(heic.prefix(heic.count / 2)))?.code == "doesNotDecode")
     }
 
+    @Test("a HEIF photo with damaged coded data is refused, naming the damage, not judged by the garbage it decodes to")
+    func damagedHEIF() throws {
+        let heic = try fixture("sharp.heic")
+        // 64 bytes flipped in the middle of the 'mdat' payload: the coded picture (one HEVC slice in sharp.heic).
+        // libde265 conceals the damage and carries on; undetected, the garbage blocks measure sharper than the photo.
+        let coded = try #require(boxPayload("mdat", in: heic))
+        let start = coded.lowerBound + coded.count / 2
+        var damaged = heic
+        for index in start..<(start + 64) { damaged[index] ^= 0xFF }
+        guard case .doesNotDecode(let reason) = refusal(damaged) else {
+            Issue.record("the damaged HEIF photo was not refused as damaged: \(String(describing: refusal(damaged)))")
+            return
+        }
+        #expect(reason.hasPrefix("Corrupt HEVC data: "), "\(reason)")
+        // The photo itself still passes: the check refuses damage, not HEIF.
+        #expect(refusal(heic) == nil)
+    }
+
     @Test("each refusal names its problem: not an image, too small, blurred, too many bytes, a decompression bomb refused from its header")
     func refusals() throws {
         #expect(refusal(try fixture("not-an-image.jpg")) == .notAnImage)
@@ -157,6 +175,17 @@ struct PhotoInspectionTests {
         #expect(rgb.luma.pixels == [76])
     }
 
+    @Test("the luma at the working size, taken straight from RGB, is the full-size luma shrunk, value for value")
+    func lumaShrunk() throws {
+        // 480 × 400, and 298 × 400: blocks that do not divide the sides leave the same edges out.
+        for name in ["sharp.jpg", "too-small.jpg"] {
+            let decoded = try Codecs.decodeRGB(try fixture(name), format: .jpeg, maximumPixels: 1 << 30, maximumScans: 64)
+            for factor in [1, 2, 3, 7] {
+                #expect(decoded.lumaShrunk(by: factor) == decoded.luma.shrunk(by: factor), "\(name), factor \(factor)")
+            }
+        }
+    }
+
     @Test("orientations 1–8 map the corners as JEITA CP-3451 says")
     func orientations() {
         // A 3 × 2 image: top row 1 2 3, bottom row 4 5 6.
@@ -194,6 +223,28 @@ func replacingOrientation(in jpeg: [UInt8], with orientation: UInt8) -> [UInt8] 
         }
     }
     return bytes
+}
+
+/// Where the payload of the first top-level box of `type` lies in an ISO base media file (ISO/IEC 14496-12 4.2: a
+/// 32-bit big-endian size that counts the 8-byte header, then the type; size 1 means a 64-bit size follows the type,
+/// 0 that the box runs to the end of the file).
+func boxPayload(_ type: String, in bytes: [UInt8]) -> Range<Int>? {
+    var at = 0
+    while at + 8 <= bytes.count {
+        var size = bytes[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
+        var header = 8
+        if size == 1 {
+            guard at + 16 <= bytes.count else { return nil }
+            size = bytes[(at + 8)..<(at + 16)].reduce(0) { $0 << 8 | Int($1) }
+            header = 16
+        } else if size == 0 {
+            size = bytes.count - at
+        }
+        guard size >= header, size <= bytes.count - at else { return nil }
+        if Array(bytes[(at + 4)..<(at + 8)]) == Array(type.utf8) { return (at + header)..<(at + size) }
+        at += size
+    }
+    return nil
 }
 
 func withLength(_ length: Int) -> [UInt8] {

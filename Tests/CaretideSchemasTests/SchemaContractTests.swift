@@ -95,4 +95,34 @@ import Testing
         }
     }
 
+    @Test("a number past its documented bound is refused by its schema, by pointer: an exam value over Int.max among them")
+    func numbersAreBounded() throws {
+        func item(_ members: [String: JSONValue]) -> JSONValue {
+            .object(
+                [
+                    "patientId": .string("patient-0001"), "reportedAt": .string("2026-11-22T06:10:00Z"),
+                    "items": .array([
+                        .object(
+                            ["code": .string("2345-7"), "name": .string("Glucose"), "value": .number(182), "unit": .string("mg/dL")].merging(members)
+                            { _, new in new })
+                    ]),
+                ])
+        }
+        #expect(catalog.validateRequest(.examResult, item(["value": .number(1e19)])).map(\.pointer) == ["/items/0/value"])
+        #expect(
+            catalog.validateRequest(.examResult, item(["value": .number(-1e19), "criticalHigh": .number(1e13)])).map(\.pointer).sorted() == [
+                "/items/0/criticalHigh", "/items/0/value",
+            ])
+        #expect(catalog.validateRequest(.examResult, item(["value": .number(1e12), "referenceLow": .number(-1e12)])) == [])
+        let lipids: JSONValue = .object([
+            "measurementId": .string("0b9a1c8e-52e4-4c1b-b1b6-2d3f0d9e0a11"), "takenAt": .string("2026-11-22T07:55:00Z"), "unit": .string("mgPerDL"),
+            "triglycerides": .number(1e300),
+        ])
+        #expect(catalog.validateRequest(.lipidPanel, lipids).map(\.pointer) == ["/triglycerides"])
+        let meal: JSONValue = .object([
+            "mealId": .string("0b9a1c8e-52e4-4c1b-b1b6-2d3f0d9e0a11"), "foodId": .string("09003"), "meal": .string("snack"),
+            "eatenAt": .string("2026-11-22T15:00:00Z"), "portion": .object(["id": .string("1"), "count": .number(1e308)]),
+        ])
+        #expect(catalog.validateRequest(.meal, meal).map(\.pointer) == ["/portion/count"])
+    }
 }

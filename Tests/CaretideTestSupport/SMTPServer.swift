@@ -9,6 +9,11 @@ public import Foundation
 /// own, AUTH PLAIN only once TLS is up, and every accepted message delivered to a maildir the test reads. Recipients at
 /// `refused.example` are refused with 550, as a relay refuses an address it cannot deliver to. A missing Exim fails
 /// the test rather than skipping it (`scripts/install-dependencies` installs it).
+///
+/// A test gets one through `withRelay`, which stops it when the body ends, whatever the outcome. Exim runs in the
+/// foreground (`-bdf`), a child of the test process: the test holds the daemon's own pid, and the daemon stays in the
+/// test process's process group, which a runner stopping a stuck run signals. A detached daemon (`-bd`) forks into a
+/// session of its own that only its pid file leads to, and outlived every test that did not stop it.
 public final class SMTPServer: Sendable {
     public static let username = "caretide"
     public static let password = "relay-secret-for-tests"
@@ -18,6 +23,7 @@ public final class SMTPServer: Sendable {
     public let directory: URL
     /// The server's self-signed certificate (PEM), for the client's `SMTP_CA_FILE`.
     public let certificate: String
+    private let daemon: ServiceProcess
 
     public struct Missing: Error, CustomStringConvertible {
         public var description: String { "exim4 is not installed: run scripts/install-dependencies" }
@@ -28,27 +34,40 @@ public final class SMTPServer: Sendable {
         public var description: String { "the SMTP server did not start: \(log.suffix(2000))" }
     }
 
-    private init(port: Int, directory: URL) {
+    private init(port: Int, directory: URL, daemon: ServiceProcess) {
         self.port = port
         self.directory = directory
         self.certificate = directory.appendingPathComponent("cert.pem").path
+        self.daemon = daemon
     }
 
-    public static func start() async throws -> SMTPServer {
+    /// Starts a relay, runs `body` with it, and stops the relay when `body` ends, whatever the outcome: it returned,
+    /// threw (a failed `#require` among them), or the test was cancelled.
+    public static func withRelay(_ body: (SMTPServer) async throws -> Void) async throws {
+        let relay = try await start()
+        do {
+            try await body(relay)
+        } catch {
+            await relay.stop()
+            throw error
+        }
+        await relay.stop()
+    }
+
+    private static func start() async throws -> SMTPServer {
         let exim = "/usr/sbin/exim4"
         guard FileManager.default.isExecutableFile(atPath: exim) else { throw Missing() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-smtp-\(UUID().uuidString)")
         for sub in ["spool", "log", "maildir"] {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
-        let server = SMTPServer(port: try FreePort.find(), directory: directory)
         try await check(
             Subprocess.run(
                 "/usr/bin/openssl",
                 [
                     "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
                     "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-                    "-keyout", directory.appendingPathComponent("key.pem").path, "-out", server.certificate,
+                    "-keyout", directory.appendingPathComponent("key.pem").path, "-out", directory.appendingPathComponent("cert.pem").path,
                 ]))
         // Debian's Exim never delivers as root: as root, its directories and key go to its own user.
         let user = getuid() == 0 ? "Debian-exim" : String(cString: getpwuid(getuid()).pointee.pw_name)
@@ -56,15 +75,31 @@ public final class SMTPServer: Sendable {
             try await check(Subprocess.run("/bin/chown", ["-R", "\(user):\(user)", directory.path]))
         }
         let configuration = directory.appendingPathComponent("exim.conf")
-        try Data(server.configuration(user: user).utf8).write(to: configuration)
-        let pidFile = directory.appendingPathComponent("exim.pid").path
-        // -bd: the listening daemon, which detaches; -oX: its port; -oP: where it writes its pid.
-        try await check(Subprocess.run(exim, ["-C", configuration.path, "-bd", "-oX", "\(server.port)", "-oP", pidFile]))
-        for _ in 0..<100 {
-            if server.accepts() { return server }
-            try await Task.sleep(for: .milliseconds(100))
+        try Data(Self.configuration(directory: directory, user: user).utf8).write(to: configuration)
+        // A port found free may be taken before Exim binds it (tests open many connections side by side): Exim then
+        // exits at once (`daemon_startup_retries = 0`), and another port is tried.
+        var attempt = 1
+        while true {
+            let port = try FreePort.find()
+            // -bdf: the listening daemon, in the foreground (no fork, no session of its own); -oX: its port. No pid
+            // file (-oP): the test holds the daemon's pid.
+            let daemon = ServiceProcess(
+                name: "exim", executable: URL(fileURLWithPath: exim), arguments: ["-C", configuration.path, "-bdf", "-oX", "\(port)"],
+                environment: ProcessInfo.processInfo.environment, outputPath: directory.appendingPathComponent("exim.out").path)
+            let server = SMTPServer(port: port, directory: directory, daemon: daemon)
+            try daemon.start()
+            let listening: Bool
+            do {
+                listening = try await server.listens()
+            } catch {
+                // Not listening in time, or the test was cancelled: the caller never gets this server to stop it.
+                await server.stop()
+                throw error
+            }
+            if listening { return server }
+            guard attempt < 3, server.log.contains("Address already in use") else { throw NotListening(log: server.log + server.output) }
+            attempt += 1
         }
-        throw NotListening(log: server.log)
     }
 
     /// The messages delivered so far, as stored (headers and body, CRLF turned to LF by Exim's maildir transport).
@@ -79,13 +114,27 @@ public final class SMTPServer: Sendable {
         (try? String(contentsOf: directory.appendingPathComponent("log/mainlog"), encoding: .utf8)) ?? ""
     }
 
-    public func stop() {
-        let pidFile = directory.appendingPathComponent("exim.pid").path
-        if let text = try? String(contentsOfFile: pidFile, encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)),
-            pid > 0
-        {
-            kill(pid, SIGTERM)
+    /// What Exim wrote to its standard output and error (a configuration error, a panic).
+    private var output: String {
+        (try? String(contentsOf: directory.appendingPathComponent("exim.out"), encoding: .utf8)) ?? ""
+    }
+
+    /// Stops the daemon: SIGTERM, then SIGKILL should it not have exited within five seconds. A connection still
+    /// open keeps the Exim process that serves it until its client closes it (the services, stopped with their stack).
+    private func stop() async {
+        await daemon.stop(grace: .seconds(5))
+    }
+
+    /// Waits until Exim listens on the port (its main log says so, and a connection is accepted): true; false once it
+    /// has exited without (its port was taken). Throws `NotListening` when neither happened within ten seconds.
+    private func listens() async throws -> Bool {
+        for _ in 0..<100 {
+            guard daemon.isRunning else { return false }
+            // The log line, not only the connection: a port taken by another listener accepts connections too.
+            if log.contains("listening for SMTP on [127.0.0.1]:\(port)"), accepts() { return true }
+            try await Task.sleep(for: .milliseconds(100))
         }
+        throw NotListening(log: log + output)
     }
 
     private func accepts() -> Bool {
@@ -105,9 +154,10 @@ public final class SMTPServer: Sendable {
         guard result.status == 0 else { throw NotListening(log: result.output) }
     }
 
-    /// Exim's configuration (the spec's chapter 6 layout): loopback only, TLS offered to all, AUTH offered only over
-    /// TLS, relaying only for the authenticated, one router that accepts every address into the maildir.
-    private func configuration(user: String) -> String {
+    /// Exim's configuration (the spec's chapter 6 layout): loopback only, no retrying a port it cannot bind, TLS
+    /// offered to all, AUTH offered only over TLS, relaying only for the authenticated, one router that accepts every
+    /// address into the maildir.
+    private static func configuration(directory: URL, user: String) -> String {
         """
         primary_hostname = localhost
         spool_directory = \(directory.path)/spool
@@ -115,8 +165,9 @@ public final class SMTPServer: Sendable {
         exim_user = \(user)
         exim_group = \(user)
         local_interfaces = 127.0.0.1
+        daemon_startup_retries = 0
         tls_advertise_hosts = *
-        tls_certificate = \(certificate)
+        tls_certificate = \(directory.path)/cert.pem
         tls_privatekey = \(directory.path)/key.pem
         auth_advertise_hosts = ${if eq{$tls_in_cipher}{}{}{*}}
         acl_smtp_rcpt = acl_check_rcpt

@@ -1,9 +1,10 @@
 import Synchronization
 public import Testing
 
-/// Stops every test stack a test started and did not stop, whether the test passed, failed an expectation or threw,
-/// so a failing test leaves no service running in the test process (the shape of Hummingbird's test framework,
-/// which runs the application around the test's closure). Put `.stoppingStacks` on a suite.
+/// Stops every test stack a test started and did not stop, and every private cluster (`TestPostgres.privateCluster`),
+/// whether the test passed, failed an expectation, threw or was cancelled, so a failing test leaves no service running
+/// in the test process (the shape of Hummingbird's test framework, which runs the application around the test's
+/// closure). Put `.stoppingStacks` on a suite.
 public struct StoppingStacksTrait: SuiteTrait, TestTrait, TestScoping {
     public var isRecursive: Bool { true }
 
@@ -28,19 +29,24 @@ extension Trait where Self == StoppingStacksTrait {
     public static var stoppingStacks: StoppingStacksTrait { StoppingStacksTrait() }
 }
 
-/// The stacks started by the current test.
+/// What the current test started, each with its stop: stopped last-started first, as `defer` blocks run, so a stack
+/// stops before the private cluster it runs on. Each stop does nothing when the test stopped it already.
 final class StackRegistry: Sendable {
     @TaskLocal static var current: StackRegistry?
 
-    private let stacks = Mutex<[TestStack]>([])
+    private let stops = Mutex<[@Sendable () async -> Void]>([])
 
-    func add(_ stack: TestStack) { stacks.withLock { $0.append(stack) } }
+    func add(_ stack: TestStack) {
+        add { if !stack.isShutDown { try? await stack.shutdown() } }
+    }
+
+    func add(_ stop: @escaping @Sendable () async -> Void) { stops.withLock { $0.append(stop) } }
 
     func stopRemaining() async {
-        let remaining = stacks.withLock { stacks in
-            defer { stacks.removeAll() }
-            return stacks
+        let remaining = stops.withLock { stops in
+            defer { stops.removeAll() }
+            return stops
         }
-        for stack in remaining where !stack.isShutDown { try? await stack.shutdown() }
+        for stop in remaining.reversed() { await stop() }
     }
 }

@@ -39,7 +39,13 @@ public final class TestStack: Sendable {
     ) async throws -> TestStack {
         let broker = try EmbeddedBroker(logger: TestLogging.logger("broker"))
         for topic in Topic.allCases { try broker.createTopic(topic.name, partitions: partitions) }
-        let database = if let chosen { chosen } else { try await TestPostgres.freshDatabase() }
+        let database: DatabaseConfiguration
+        if let chosen {
+            database = chosen
+        } else {
+            // psql, which creates it, has no timeout of its own; the first call also starts the tests' cluster.
+            database = try await bounded(within: .seconds(300), waitingFor: { "a fresh database" }) { try await TestPostgres.freshDatabase() }
+        }
         let kafka = KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: consumerProperties)
         var running: [RunningService] = []
         do {
@@ -121,7 +127,14 @@ public final class TestStack: Sendable {
         var failure: (any Error)?
         for service in running.reversed() {
             await service.assembly.group.triggerGracefulShutdown()
-            do { try await service.task.value } catch { failure = failure ?? error }
+            // The group cancels its services 30 s into a graceful shutdown; one that still does not end (a wait that
+            // ignores cancellation) fails the test naming the service, instead of holding the run.
+            let task = service.task
+            do {
+                try await bounded(within: .seconds(120), waitingFor: { "\(service.name) to stop" }) { try await task.value }
+            } catch {
+                failure = failure ?? error
+            }
         }
         if let failure { throw failure }
     }
@@ -152,6 +165,22 @@ public final class TestStack: Sendable {
         let database = Database(configuration: self.database, schema: schema, logger: logger)
         return try await database.whileRunning { try await body(database, logger) }
     }
+}
+
+/// Runs the service group of a service a test built itself (outside `TestStack`) while `body` runs, then shuts it down
+/// gracefully whatever `body` did: returned, threw (a failed `#require` among them) or was cancelled. Left running, the
+/// service would go on serving and retrying beside the tests that come after. Rethrows `body`'s error, else the group's.
+public func withRunning(_ assembly: ServiceAssembly, _ body: () async throws -> Void) async throws {
+    let running = Task { try await assembly.group.run() }
+    do {
+        try await body()
+    } catch {
+        await assembly.group.triggerGracefulShutdown()
+        _ = try? await running.value
+        throw error
+    }
+    await assembly.group.triggerGracefulShutdown()
+    try await running.value
 }
 
 /// Polls `condition` until it holds, or fails with `what` after `timeout` (a generous bound on waiting, never a

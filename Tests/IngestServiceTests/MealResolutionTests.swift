@@ -70,4 +70,13 @@ import Testing
         #expect(Self.refusal(Self.body(["grams": .number(10), "timeZone": .string("Mars/Olympus")])) == ["/timeZone"])
         #expect(Set(Self.refusal(Self.body(["foodId": .string("99999"), "timeZone": .string("Nowhere")]))) == ["/foodId", "/grams", "/timeZone"])
     }
+
+    @Test("a count too large to have a gram total (1e308 cups) is refused by name, not a trap")
+    func enormousCount() {
+        // 227 g × 1e308 is infinite; the refusal's message used to convert it to Int and stop the service.
+        #expect(Self.refusal(Self.body(["portion": .object(["id": .string("3"), "count": .number(1e308)])])) == ["/portion/count"])
+        #expect(
+            Self.refusal(Self.body(["portion": .object(["id": .string("3"), "count": .number(.greatestFiniteMagnitude)])])) == ["/portion/count"])
+        #expect(Self.refusal(Self.body(["grams": .number(.greatestFiniteMagnitude)])) == ["/grams"])
+    }
 }

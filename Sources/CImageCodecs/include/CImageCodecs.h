@@ -35,19 +35,25 @@ ct_status ct_png_size(const uint8_t *data, size_t size, int *width, int *height,
 ct_status ct_heif_size(const uint8_t *data, size_t size, int *width, int *height, char *message, size_t message_size);
 
 /// Decodes a JPEG to luma (`gray` 1) or RGB, scaled down by `scale_denominator` (1, 2, 4 or 8: libjpeg's DCT
-/// scaling, far cheaper than decoding fully and resizing). Refuses a header of more than `max_pixels` pixels and a
-/// file of more than `max_scans` scans before decoding them.
+/// scaling, far cheaper than decoding fully and resizing), into the caller's `pixels`: rows top to bottom, 1 or 3
+/// bytes a pixel, the width and height each divided by the denominator and rounded up, which `capacity` must be
+/// exactly (the caller allocates the photo's one copy; nothing is allocated here to be copied again). Sets `*width`
+/// and `*height`. Refuses a header of more than `max_pixels` pixels and a file of more than `max_scans` scans before
+/// decoding them.
 ct_status ct_jpeg_decode(
-    const uint8_t *data, size_t size, int gray, int scale_denominator, long long max_pixels, int max_scans, ct_pixels *out,
+    const uint8_t *data, size_t size, int gray, int scale_denominator, long long max_pixels, int max_scans, uint8_t *pixels,
+    size_t capacity, int *width, int *height, char *message, size_t message_size);
+
+/// Decodes a PNG (any bit depth, palette, alpha composited on white) to luma or RGB, 8 bits a sample, into the
+/// caller's `pixels`, which must hold exactly width × height × (1 or 3) bytes (`capacity`). Sets `*width` and
+/// `*height`. Refuses a header of more than `max_pixels` pixels before decoding.
+ct_status ct_png_decode(
+    const uint8_t *data, size_t size, int gray, long long max_pixels, uint8_t *pixels, size_t capacity, int *width, int *height,
     char *message, size_t message_size);
 
-/// Decodes a PNG (any bit depth, palette, alpha composited on white) to luma or RGB, 8 bits a sample. Refuses a
-/// header of more than `max_pixels` pixels before decoding.
-ct_status ct_png_decode(
-    const uint8_t *data, size_t size, int gray, long long max_pixels, ct_pixels *out, char *message, size_t message_size);
-
-/// Decodes a HEIF file's primary image to RGB, rotated and mirrored as the file declares. Refuses more than
-/// `max_pixels` pixels before decoding.
+/// Decodes a HEIF file's primary image to RGB, rotated and mirrored as the file declares, into pixels allocated here
+/// (its size is certain only once decoded: a clean aperture's rounding). Refuses more than `max_pixels` pixels before
+/// decoding.
 ct_status ct_heif_decode(
     const uint8_t *data, size_t size, long long max_pixels, ct_pixels *out, char *message, size_t message_size);
 

@@ -240,6 +240,7 @@ extension PipelineLedger.State {
     }
 
     /// The second of the load `instant` fell in (0 for the first).
+    // bounded: whole seconds of a Duration, already an integer.
     func second(of instant: ContinuousClock.Instant) -> Int { max(0, Int((instant - loadStart.instant).components.seconds)) }
 
     /// `instant` on the wall clock (the clock of the messages' timestamps).

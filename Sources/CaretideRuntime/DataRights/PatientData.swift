@@ -1,3 +1,4 @@
+import CaretideIdentity
 public import CaretideSchemas
 import CaretideStore
 public import Foundation
@@ -68,8 +69,11 @@ enum SharedErasure {
         let logger = context.logger
         let connection = context.connection
         try await connection.query("DELETE FROM care_team_grants WHERE patient_id = \(patientID)", logger: logger)
+        // The patient's own keys (a replay would answer the erased write as if it still stood), and anyone's whose kept
+        // answer names them (a consultant's or an institution's write for them).
+        let owner = IdempotencyKeys.owner(role: .patient, subject: patientID)
         try await connection.query(
-            "DELETE FROM idempotency_keys WHERE owner = \(patientID) OR position(convert_to(\(quoted), 'UTF8') in response) > 0", logger: logger)
+            "DELETE FROM idempotency_keys WHERE owner = \(owner) OR position(convert_to(\(quoted), 'UTF8') in response) > 0", logger: logger)
         try await connection.query(
             "DELETE FROM outbox WHERE message_key = \(patientID) OR position(convert_to(\(quoted), 'UTF8') in body) > 0", logger: logger)
         try await connection.query(

@@ -29,6 +29,10 @@ final class IdempotencyKeys: Sendable {
     private let inFlight = Mutex<Set<String>>([])
 
     static let retention = "24 hours"
+
+    /// Whose keys a row holds: a key is the caller's, so two callers may use the same one. A patient's erasure deletes
+    /// the rows of `owner(role: .patient, subject: patientID)`.
+    static func owner(role: Role, subject: String) -> String { "\(role.rawValue):\(subject)" }
     static let maximumKeyLength = 255
 
     init(database: Database, logger: Logger, timeout: Duration) {
@@ -48,7 +52,7 @@ final class IdempotencyKeys: Sendable {
                         pointer: JSONPointer(tokens: ["Idempotency-Key"]), message: "must be 1 to \(Self.maximumKeyLength) visible ASCII characters")
                 ])
         }
-        let owner = context.identity.map { "\($0.role.rawValue):\($0.subject)" } ?? "anonymous"
+        let owner = context.identity.map { Self.owner(role: $0.role, subject: $0.subject) } ?? "anonymous"
         let body = try await request.body.collect(upTo: context.maxUploadSize)
         var request = request
         request.body = RequestBody(buffer: body)

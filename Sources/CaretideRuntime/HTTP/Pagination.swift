@@ -30,6 +30,7 @@ public struct PageRequest: Sendable, Equatable {
         }
 
         public init(date: Date, id: String) {
+            // bounded: stored times were parsed from RFC 3339 with four-digit years.
             self.init(position: String(Int64((date.timeIntervalSince1970 * 1_000_000).rounded())), id: id)
         }
 

@@ -34,6 +34,7 @@ struct RequestLogMiddleware: RouterMiddleware {
             metadata: [
                 LogKey.requestID: "\(context.requestID)", LogKey.method: "\(request.method.rawValue)", LogKey.route: "\(route)",
                 LogKey.status: "\(status)",
+                // bounded: the request's own duration.
                 LogKey.milliseconds: "\(Int(duration.seconds * 1000))",
             ])
     }

@@ -76,6 +76,7 @@ public final class ProgressMonitor: Sendable {
     /// Stalled workers as readiness problems, e.g. "consumer lane 2 has been applying one batch for 75 s".
     public func problems() -> [String] {
         table.withLock { $0.stalled(now: .now) }.map { name, busyFor, threshold in
+            // bounded: whole seconds of Durations this process measured and configured.
             "\(name) has not finished its work in hand for \(Int(busyFor.seconds)) s (threshold \(Int(threshold.seconds)) s)"
         }
     }

@@ -7,7 +7,7 @@ extension UUID {
     /// system generator instead of Foundation's `UUID()`, which opened `/dev/urandom` for every id.
     public static func timeOrdered(at date: Date = Date()) -> UUID {
         var generator = SystemRandomNumberGenerator()
-        let milliseconds = UInt64(max(0, (date.timeIntervalSince1970 * 1000).rounded(.down)))
+        let milliseconds = UInt64(max(0, Timestamp.milliseconds(date)))
         let high: UInt64 = generator.next()
         let low: UInt64 = generator.next()
         return UUID(

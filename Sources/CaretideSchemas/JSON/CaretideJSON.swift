@@ -16,8 +16,15 @@ public enum CaretideJSON {
 /// RFC 3339 timestamps (the `date-time` format of JSON Schema), parsed and written by plain arithmetic: strict,
 /// locale-free and fast. Output is UTC with milliseconds: `2026-11-22T08:30:00.000Z`.
 public enum Timestamp {
+    /// Milliseconds since 1970 to the nearest (Double cannot hold most milliseconds exactly), held to what Int64 can
+    /// count: a date made from a number a client sent may lie past it, and `format` then writes its fallback.
+    public static func milliseconds(_ date: Date) -> Int64 {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        return Int64(exactly: milliseconds) ?? (milliseconds > 0 ? .max : .min)
+    }
+
     public static func format(_ date: Date) -> String {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())  // nearest: Double cannot hold most milliseconds exactly
+        let totalMilliseconds = milliseconds(date)
         let (days, millisecondOfDay) = totalMilliseconds.floorDivided(by: 86_400_000)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         let seconds = millisecondOfDay / 1000
@@ -52,7 +59,7 @@ public enum Timestamp {
 
     /// The UTC calendar day of `date`, `YYYY-MM-DD`: how charts and reports write dates, whatever the locale.
     public static func formatDay(_ date: Date) -> String {
-        let (days, _) = Int64((date.timeIntervalSince1970 * 1000).rounded()).floorDivided(by: 86_400_000)
+        let (days, _) = milliseconds(date).floorDivided(by: 86_400_000)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
     }

@@ -73,6 +73,7 @@ struct ReleaseBundle: Sendable {
         format.locale = Locale(identifier: "en_US_POSIX")
         format.timeZone = TimeZone(identifier: "UTC")
         format.dateFormat = "yyyy-MM-dd"
+        // bounded: a yyyy-MM-dd date.
         return format.date(from: String(day)).map { Int($0.timeIntervalSince1970) } ?? 0
     }
 

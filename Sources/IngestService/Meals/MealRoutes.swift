@@ -99,8 +99,10 @@ struct MealRoutes: Sendable {
 /// table cannot resolve: an unknown food, a portion the food does not have, grams and a portion both or neither, an
 /// amount over `maximumGrams`, a time zone that is not one.
 enum MealResolution {
-    /// More than this at once is not a meal but a typing slip (5 kg).
-    static let maximumGrams = 5_000.0
+    /// More than this at once is not a meal but a typing slip (5 kg). The request schema holds `grams` to it and a
+    /// portion's `count` to `maximumPortionCount`; a portion's grams times its count can still exceed it.
+    static let maximumGrams = 5_000
+    static let maximumPortionCount = 1_000
 
     static func payload(_ body: JSONValue, revision: Int, table: FoodCatalogue.Loaded?) throws -> JSONValue {
         var violations: [SchemaViolation] = []
@@ -129,16 +131,20 @@ enum MealResolution {
             refuse(["grams"], "give grams or a portion")
         case (.some(let grams), nil):
             amount = grams
-            if grams > maximumGrams { refuse(["grams"], "must be at most \(Int(maximumGrams)) g at once") }
+            if grams > Double(maximumGrams) { refuse(["grams"], "must be at most \(maximumGrams) g at once") }
         case (nil, .some(let given)):
             let portionID = given["id"]?.stringValue ?? ""
             let count = given["count"]?.numberValue ?? 1
             if let food {
                 if let known = food.portions.first(where: { $0.id == portionID }) {
                     portion = EatenPortion(id: known.id, description: known.description, count: count)
-                    amount = known.grams * count
-                    if known.grams * count > maximumGrams {
-                        refuse(["portion", "count"], "makes \(Int((known.grams * count).rounded())) g: at most \(Int(maximumGrams)) g at once")
+                    let total = known.grams * count
+                    amount = total
+                    // The total is only shown when it is a plain number: a count the schema did not stop (an old
+                    // client's, a synced record's) may make it infinite, and an infinite gram count has no digits.
+                    if !(total <= Double(maximumGrams)) {
+                        let shown = total < 1e9 ? "\(Int(exactly: total.rounded()) ?? maximumGrams) g" : "more than \(maximumGrams) g"
+                        refuse(["portion", "count"], "makes \(shown): at most \(maximumGrams) g at once")
                     }
                 } else {
                     let listed = food.portions.map(\.id).joined(separator: ", ")

@@ -22,6 +22,7 @@ struct PhotoLinks: Sendable {
 
     /// The link to a photo's file and when it expires.
     func link(patientID: String, photoID: UUID, now: Date) -> (url: String, expiresAt: Date) {
+        // bounded: now plus the configured lifetime.
         let expires = Int64(now.timeIntervalSince1970 + lifetime)
         let id = photoID.uuidString.lowercased()
         let signature = Data(HMAC<SHA256>.authenticationCode(for: Data(Self.message(patientID, id, expires).utf8), using: key))

@@ -89,6 +89,7 @@ struct PhotoStore: TransactionalStore {
             LIMIT \(page.limit + 1)
             """, as: Columns.self, logger: logger)
         return Page(rows: try rows.map(photo), request: page) { photo in
+            // bounded: takenAt was parsed from an RFC 3339 timestamp with a four-digit year.
             let micros = Int64((photo.takenAt.timeIntervalSince1970 * 1_000_000).rounded())
             return .init(position: "\(photo.bodySite.rawValue).\(photo.side?.rawValue ?? "").\(micros)", id: photo.photoId.uuidString.lowercased())
         }

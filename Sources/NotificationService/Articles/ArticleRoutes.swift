@@ -220,10 +220,15 @@ struct ArticleRoutes: Sendable {
                 violations.append(.init(pointer: JSONPointer(tokens: ["nextReviewOn"]), message: "must be a real date (YYYY-MM-DD) after reviewedOn"))
             }
         }
-        guard violations.isEmpty, let reviewed else {
+        var rendered: ArticleMarkup.Rendered?
+        do {
+            rendered = try ArticleMarkup.render(body["markdown"]?.stringValue ?? "")
+        } catch {
+            violations.append(.init(pointer: JSONPointer(tokens: ["markdown"]), message: error.description))
+        }
+        guard violations.isEmpty, let reviewed, let rendered else {
             throw HTTPProblem(status: .unprocessableContent, error: "the article is invalid", violations: violations)
         }
-        let rendered = ArticleMarkup.render(body["markdown"]?.stringValue ?? "")
         return ArticleStore.Draft(
             topic: body["topic"]?.stringValue ?? "", kind: body["kind"]?.stringValue ?? "article", title: body["title"]?.stringValue ?? "",
             markdown: body["markdown"]?.stringValue ?? "", html: rendered.html, text: rendered.text, reviewer: body["reviewer"]?.stringValue ?? "",

@@ -8,10 +8,8 @@ import PostgresNIO
 /// Fires reminders as they fall due. Every round takes the due reminders in one transaction, locked with
 /// `FOR UPDATE SKIP LOCKED` so replicas share them without waiting, and fires each occurrence through its unique
 /// occurrence row: two replicas, a retried round or a restart never fire one twice. After downtime every missed
-/// occurrence fires once, marked late.
+/// occurrence fires once, marked late (`ReminderSchedule.isLate`: fired more than five minutes after it fell due).
 enum ReminderScheduler {
-    /// An occurrence fired this long after it fell due is late.
-    static let lateAfter: TimeInterval = 5 * 60
     /// Reminders taken per round (each a key lock of the outbox's ordering); a full round runs again at once.
     static let batch = 500
     /// Occurrences of one reminder fired per round (a long outage is caught up over several rounds).
@@ -33,7 +31,9 @@ enum ReminderScheduler {
         }
     }
 
-    /// One round: the due reminders' occurrences up to `now`, fired in a few statements whatever their number.
+    /// One round: the due reminders' occurrences up to `now`, fired in a few statements whatever their number. `now`
+    /// is the instant each fires at: the one its lateness is judged against, recorded as its firing time and sent as
+    /// the alert's, so the three never disagree.
     static func fireDue(now: Date, context: HandlerContext) async throws -> Int {
         let store = ReminderStore(context)
         let due = try await store.due(now: now, limit: batch)
@@ -47,12 +47,12 @@ enum ReminderScheduler {
                 occurrences.append(
                     .init(
                         reminderID: reminder.id, index: index, id: .named("reminder/\(reminder.id.uuidString.lowercased())/\(index)"), dueAt: at,
-                        late: now.timeIntervalSince(at) > lateAfter))
+                        late: ReminderSchedule.isLate(dueAt: at, firedAt: now)))
                 index += 1
             }
             advanced.append((reminder.id, index, reminder.schedule.occurrence(index)))
         }
-        let notifications = try await store.fire(occurrences).compactMap { occurrence -> NotificationStore.Row? in
+        let notifications = try await store.fire(occurrences, at: now).compactMap { occurrence -> NotificationStore.Row? in
             guard let reminder = reminders[occurrence.reminderID] else { return nil }
             return NotificationStore.Row(
                 alert: AlertRaised(

@@ -134,14 +134,16 @@ struct ReminderStore: TransactionalStore {
         let late: Bool
     }
 
-    /// Records occurrences fired, in one statement; returns those not recorded before (the others already fired).
-    func fire(_ occurrences: [Occurrence]) async throws -> [Occurrence] {
+    /// Records occurrences fired at `firedAt`, in one statement; returns those not recorded before (the others already
+    /// fired). The firing time is the one each occurrence's `late` was judged against (not the database's clock), so
+    /// every row agrees with its own flag.
+    func fire(_ occurrences: [Occurrence], at firedAt: Date) async throws -> [Occurrence] {
         guard !occurrences.isEmpty else { return [] }
         let fired = Set(
             try await connection.fetchAll(
                 """
                 INSERT INTO reminder_occurrences (reminder_id, occurrence_index, occurrence_id, due_at, fired_at, late)
-                SELECT reminder, index, id, due, now(), late
+                SELECT reminder, index, id, due, \(firedAt), late
                 FROM unnest(\(occurrences.map(\.reminderID)), \(occurrences.map { Int64($0.index) }), \(occurrences.map(\.id)), \(occurrences.map(\.dueAt)),
                             \(occurrences.map(\.late))) AS t(reminder, index, id, due, late)
                 ON CONFLICT DO NOTHING RETURNING occurrence_id

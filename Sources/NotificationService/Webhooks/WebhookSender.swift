@@ -97,6 +97,7 @@ struct WebhookSender: Service {
         request.headers.add(name: "User-Agent", value: "Caretide-Webhooks/1")
         request.headers.add(
             name: WebhookSignature.header,
+            // bounded: the clock's own time.
             value: WebhookSignature(
                 secret: taken.secret, timestamp: Int(Date().timeIntervalSince1970), body: body
             ).headerValue)

@@ -235,6 +235,13 @@ import Testing
             await process.stop()
             try? FileManager.default.removeItem(at: directory)
         }
+
+        /// Ends the server at once; for a `defer`, which cannot wait. Unlike a service, it does not end with the test
+        /// process, so a test that failed before stopping it would leave it running after the tests.
+        func kill() {
+            process.killHard()
+            try? FileManager.default.removeItem(at: directory)
+        }
     }
 
     @Test(
@@ -242,6 +249,7 @@ import Testing
     )
     func rotation() async throws {
         let server = try KeyServer()
+        defer { server.kill() }
         let first = TokenIssuer(keyID: "2026-1", issuer: "https://id.example/realms/caretide", audience: "caretide")
         let second = TokenIssuer(keyID: "2026-2", issuer: first.issuer, audience: first.audience)
         try server.publish([first])
@@ -279,17 +287,16 @@ import Testing
             auth: .tokens(keys: .url(nowhere, refresh: .seconds(10)), rules: TokenRules(issuer: "https://id.example", audience: "caretide")))
         let assembly = try await ServiceAssembly(
             definition: ScoringService.definition, configuration: configuration, logger: TestLogging.logger("scoring"), signals: false)
-        let running = Task { try await assembly.group.run() }
-        let base = "http://127.0.0.1:\(try await assembly.boundPort.wait())"
-        try await eventually("migrated", timeout: .seconds(60)) {
-            let checks = (try? await HTTP.get(base + "/readyz", as: .anonymous).json() as? [String: Any])?["checks"] as? [String: Bool]
-            return checks?["migrated"] == true
+        try await withRunning(assembly) {
+            let base = "http://127.0.0.1:\(try await assembly.boundPort.wait())"
+            try await eventually("migrated", timeout: .seconds(60)) {
+                let checks = (try? await HTTP.get(base + "/readyz", as: .anonymous).json() as? [String: Any])?["checks"] as? [String: Bool]
+                return checks?["migrated"] == true
+            }
+            let ready = try await HTTP.get(base + "/readyz", as: .anonymous)
+            #expect(ready.status == 503)
+            #expect(((try ready.json() as? [String: Any])?["checks"] as? [String: Bool])?["authKeys"] == false)
+            #expect(try await HTTP.get(base + "/v1/patients/patient-1/assessments").status == 503)
         }
-        let ready = try await HTTP.get(base + "/readyz", as: .anonymous)
-        #expect(ready.status == 503)
-        #expect(((try ready.json() as? [String: Any])?["checks"] as? [String: Bool])?["authKeys"] == false)
-        #expect(try await HTTP.get(base + "/v1/patients/patient-1/assessments").status == 503)
-        await assembly.group.triggerGracefulShutdown()
-        try await running.value
     }
 }

@@ -183,9 +183,15 @@ import Testing
         try await eventually("notification applied the grant", timeout: .seconds(30)) {
             try await HTTP.get("\(notification)/v1/patients/\(patientID)/alerts", as: consultant).status == 200
         }
-        let reading = try await HTTP.post(
-            "\(ingest)/v1/patients/\(patientID)/measurements/blood-pressure",
-            json: #"{"measurementId": "\#(UUID())", "systolic": 190, "diastolic": 100, "takenAt": "2026-11-20T08:00:00Z"}"#, as: patient)
+        // The reading and the reminder are sent with an Idempotency-Key, as an app that retries would: the answers
+        // kept for a replay name the patient too, and must go with the rest.
+        let readingURL = "\(ingest)/v1/patients/\(patientID)/measurements/blood-pressure"
+        let readingBody = Data(#"{"measurementId": "\#(UUID())", "systolic": 190, "diastolic": 100, "takenAt": "2026-11-20T08:00:00Z"}"#.utf8)
+        let reminderURL = "\(notification)/v1/patients/\(patientID)/reminders"
+        let reminderBody = Data(
+            #"{"topic": "skinCheck", "repeats": "monthly", "startsOn": "2027-01-04", "at": "09:00", "timeZone": "Europe/Lisbon"}"#.utf8)
+        let keys = ["Idempotency-Key": "erase-\(UUID())"]
+        let reading = try await HTTP.send(method: "POST", readingURL, body: readingBody, as: patient, headers: keys)
         #expect(reading.status == 201, "\(reading.text)")
         let raised = try await alerts.receive(2).compactMap { try EventCodec().decode($0.value).payload(as: AlertRaised.self) }
         #expect(raised.count == 2)
@@ -193,11 +199,10 @@ import Testing
             method: "PUT", "\(notification)/v1/patients/\(patientID)/threads/\(UUID())",
             json: #"{"consultantId": "dr-erase", "subject": "Readings", "text": "My readings are high."}"#, as: patient)
         #expect(thread.status == 201, "\(thread.text)")
-        let reminder = try await HTTP.post(
-            "\(notification)/v1/patients/\(patientID)/reminders",
-            json: #"{"topic": "skinCheck", "repeats": "monthly", "startsOn": "2027-01-04", "at": "09:00", "timeZone": "Europe/Lisbon"}"#,
-            as: patient)
+        let reminder = try await HTTP.send(method: "POST", reminderURL, body: reminderBody, as: patient, headers: keys)
         #expect(reminder.status == 201, "\(reminder.text)")
+        #expect(
+            try await HTTP.send(method: "POST", reminderURL, body: reminderBody, as: patient, headers: keys).header("Idempotent-Replayed") == "true")
         // A skin photo (ingest keeps its bytes, scoring the announcement) and a meal (ingest's record, scoring's day).
         let photoID = UUID()
         let photo = try await PhotoTests.upload(
@@ -282,6 +287,11 @@ import Testing
             json: #"{"topic": "skinCheck", "repeats": "monthly", "startsOn": "2027-01-04", "at": "09:00", "timeZone": "Europe/Lisbon"}"#,
             as: patient)
         #expect(lateReminder.status == 410, "\(lateReminder.text)")
+        // The same requests with the same keys are not replayed as if they still stood: the kept answers are gone.
+        let replayedReading = try await HTTP.send(method: "POST", readingURL, body: readingBody, as: patient, headers: keys)
+        #expect(replayedReading.status == 410 && replayedReading.header("Idempotent-Replayed") == nil, "\(replayedReading.text)")
+        let replayedReminder = try await HTTP.send(method: "POST", reminderURL, body: reminderBody, as: patient, headers: keys)
+        #expect(replayedReminder.status == 410 && replayedReminder.header("Idempotent-Replayed") == nil, "\(replayedReminder.text)")
         #expect(try await HTTP.send(method: "POST", "\(ingest)/v1/patients/\(patientID)/exports", body: nil, as: patient).status == 410)
         // Their refusals are audited, and the audit events leave through the outbox: then nothing names the patient.
         try await eventually("no table names the patient after the refused writes") { try await Self.tablesNaming(patientID, stack: stack).isEmpty }

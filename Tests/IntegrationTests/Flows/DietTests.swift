@@ -100,7 +100,9 @@ import Testing
             (Self.meal(food: "01001", portion: ("9", 1), at: "2026-11-20T08:00:00Z"), 422, "/portion/id"),
             (Self.meal(food: "01001", grams: 10, portion: ("1", 1), at: "2026-11-20T08:00:00Z"), 422, "/portion"),
             (Self.meal(food: "01001", at: "2026-11-20T08:00:00Z"), 422, "/grams"),
-            (Self.meal(food: "01001", grams: 5_001, at: "2026-11-20T08:00:00Z"), 422, "/grams"),
+            (Self.meal(food: "01001", grams: 5_001, at: "2026-11-20T08:00:00Z"), 400, "/grams"),
+            // A count past the schema's bound: once an infinite gram total that the refusal's message trapped on.
+            (Self.meal(food: "02047", portion: ("3", 1e308), at: "2026-11-20T08:00:00Z"), 400, "/portion/count"),
             (Self.meal(food: "02047", portion: ("3", 20), at: "2026-11-20T08:00:00Z"), 422, "/portion/count"),
             (Self.meal(food: "01001", grams: -5, at: "2026-11-20T08:00:00Z"), 400, "/grams"),
             (Self.meal(food: "01001", grams: 10, at: "2099-01-01T08:00:00Z"), 422, "/eatenAt"),

@@ -92,62 +92,64 @@ import Testing
 
     @Test("the report e-mail goes through the relay over STARTTLS with AUTH, says no clinical value, and reports its delivery")
     func emailToDoctor() async throws {
-        let relay = try await SMTPServer.start()
-        defer { relay.stop() }
-        let settings = try #require(
-            try MailSettings.configured(
-                [
-                    "SMTP_HOST": "127.0.0.1", "SMTP_PORT": "\(relay.port)", "SMTP_SECURITY": "starttls", "SMTP_USERNAME": SMTPServer.username,
-                    "SMTP_PASSWORD": SMTPServer.password, "SMTP_CA_FILE": relay.certificate, "MAIL_FROM": "reports@caretide.test",
-                    "MAIL_LINK_BASE_URL": "https://caretide.example.org",
-                ], retry: MailRetryPolicy(maximumAttempts: 2, initialDelay: .milliseconds(200), maximumDelay: .milliseconds(200))))
-        let stack = try await Self.stack(mail: settings)
-        let ingest = stack.baseURL(IngestService.name)
-        let notification = stack.baseURL(NotificationService.name)
-        let reading = #"{"measurementId": "\#(UUID())", "systolic": 187, "diastolic": 112, "takenAt": "2026-10-05T07:30:00Z"}"#
-        #expect(try await HTTP.send(method: "POST", "\(ingest)/v1/patients/p-mail/measurements/blood-pressure", json: reading).status == 201)
-        let contact = "\(notification)/v1/patients/p-mail/doctor-contact"
-        let emails = "\(notification)/v1/patients/p-mail/report-emails"
+        try await SMTPServer.withRelay { relay in
+            let settings = try #require(
+                try MailSettings.configured(
+                    [
+                        "SMTP_HOST": "127.0.0.1", "SMTP_PORT": "\(relay.port)", "SMTP_SECURITY": "starttls", "SMTP_USERNAME": SMTPServer.username,
+                        "SMTP_PASSWORD": SMTPServer.password, "SMTP_CA_FILE": relay.certificate, "MAIL_FROM": "reports@caretide.test",
+                        "MAIL_LINK_BASE_URL": "https://caretide.example.org",
+                    ], retry: MailRetryPolicy(maximumAttempts: 2, initialDelay: .milliseconds(200), maximumDelay: .milliseconds(200))))
+            let stack = try await Self.stack(mail: settings)
+            let ingest = stack.baseURL(IngestService.name)
+            let notification = stack.baseURL(NotificationService.name)
+            let reading = #"{"measurementId": "\#(UUID())", "systolic": 187, "diastolic": 112, "takenAt": "2026-10-05T07:30:00Z"}"#
+            #expect(try await HTTP.send(method: "POST", "\(ingest)/v1/patients/p-mail/measurements/blood-pressure", json: reading).status == 201)
+            let contact = "\(notification)/v1/patients/p-mail/doctor-contact"
+            let emails = "\(notification)/v1/patients/p-mail/report-emails"
 
-        // No address yet: nothing to send to.
-        #expect(try await HTTP.post(emails, json: "{}").status == 409)
-        // An address with a line break (a header injection) or without a domain is refused, naming the field.
-        for hostile in [#"dr@clinic.example.org\r\nBcc: all@example.org"#, "dr@clinic.example.org\\nX-Evil: 1", "dr-at-clinic", "dr <x>@clinic.org"] {
-            let refused = try await HTTP.send(method: "PUT", contact, json: #"{"email": "\#(hostile)"}"#)
-            #expect(refused.status == 400 && refused.text.contains("/email"), "\(hostile): \(refused.status)")
-        }
-        #expect(try await HTTP.send(method: "PUT", contact, json: #"{"email": "dr.lee@clinic.example.org"}"#).status == 200)
-        #expect(try await HTTP.get(contact).json() as? [String: Any] != nil)
-        #expect(try await HTTP.get(contact, as: .identity(Identity(subject: "dr-lee", role: .consultant))).status == 403)
+            // No address yet: nothing to send to.
+            #expect(try await HTTP.post(emails, json: "{}").status == 409)
+            // An address with a line break (a header injection) or without a domain is refused, naming the field.
+            for hostile in [
+                #"dr@clinic.example.org\r\nBcc: all@example.org"#, "dr@clinic.example.org\\nX-Evil: 1", "dr-at-clinic", "dr <x>@clinic.org",
+            ] {
+                let refused = try await HTTP.send(method: "PUT", contact, json: #"{"email": "\#(hostile)"}"#)
+                #expect(refused.status == 400 && refused.text.contains("/email"), "\(hostile): \(refused.status)")
+            }
+            #expect(try await HTTP.send(method: "PUT", contact, json: #"{"email": "dr.lee@clinic.example.org"}"#).status == 200)
+            #expect(try await HTTP.get(contact).json() as? [String: Any] != nil)
+            #expect(try await HTTP.get(contact, as: .identity(Identity(subject: "dr-lee", role: .consultant))).status == 403)
 
-        let queued = try await HTTP.post(emails, json: #"{"from": "2026-10-01", "to": "2026-10-31"}"#)
-        #expect(queued.status == 202)
-        let emailID = try #require((try queued.json() as? [String: Any])?["emailId"] as? String)
-        try await eventually("the relay accepts the e-mail") {
-            (try await HTTP.get("\(emails)/\(emailID)").json() as? [String: Any])?["status"] as? String == "sent"
-        }
-        try await eventually("the relay delivers it to the maildir") { relay.messages().count == 1 }
-        let message = try #require(relay.messages().first)
-        #expect(message.contains("From: reports@caretide.test") && message.contains("To: dr.lee@clinic.example.org"))
-        #expect(message.contains("Subject: A patient has shared a health report with you"))
-        #expect(message.contains("Message-ID: <report-email.\(emailID)@caretide>"))
-        #expect(message.contains("https://caretide.example.org/v1/patients/p-mail/report?from=2026-10-01&to=2026-10-31"))
-        // No clinical value: not the reading, not its category. As whole numbers: the relay's ids and the e-mail's own
-        // id are random, and may hold the same digits.
-        #expect(message.range(of: #"\b(187|112)\b"#, options: .regularExpression) == nil && !message.lowercased().contains("hypertens"))
-        // It went over TLS, authenticated (Exim logs the cipher as X= and the authenticator as A=).
-        #expect(relay.log.contains("X=TLS") && relay.log.contains("A=plain:\(SMTPServer.username)"))
+            let queued = try await HTTP.post(emails, json: #"{"from": "2026-10-01", "to": "2026-10-31"}"#)
+            #expect(queued.status == 202)
+            let emailID = try #require((try queued.json() as? [String: Any])?["emailId"] as? String)
+            try await eventually("the relay accepts the e-mail") {
+                (try await HTTP.get("\(emails)/\(emailID)").json() as? [String: Any])?["status"] as? String == "sent"
+            }
+            try await eventually("the relay delivers it to the maildir") { relay.messages().count == 1 }
+            let message = try #require(relay.messages().first)
+            #expect(message.contains("From: reports@caretide.test") && message.contains("To: dr.lee@clinic.example.org"))
+            #expect(message.contains("Subject: A patient has shared a health report with you"))
+            #expect(message.contains("Message-ID: <report-email.\(emailID)@caretide>"))
+            #expect(message.contains("https://caretide.example.org/v1/patients/p-mail/report?from=2026-10-01&to=2026-10-31"))
+            // No clinical value: not the reading, not its category. As whole numbers: the relay's ids and the e-mail's own
+            // id are random, and may hold the same digits.
+            #expect(message.range(of: #"\b(187|112)\b"#, options: .regularExpression) == nil && !message.lowercased().contains("hypertens"))
+            // It went over TLS, authenticated (Exim logs the cipher as X= and the authenticator as A=).
+            #expect(relay.log.contains("X=TLS") && relay.log.contains("A=plain:\(SMTPServer.username)"))
 
-        // A recipient the relay refuses (550) fails at once and says why; the patient reads that.
-        #expect(try await HTTP.send(method: "PUT", contact, json: #"{"email": "dr@\#(SMTPServer.refusedDomain)"}"#).status == 200)
-        let doomed = try #require((try await HTTP.post(emails, json: "{}").json() as? [String: Any])?["emailId"] as? String)
-        try await eventually("the refusal is recorded") {
-            let status = try await HTTP.get("\(emails)/\(doomed)").json() as? [String: Any]
-            return status?["status"] as? String == "failed" && (status?["lastError"] as? String)?.contains("550") == true
+            // A recipient the relay refuses (550) fails at once and says why; the patient reads that.
+            #expect(try await HTTP.send(method: "PUT", contact, json: #"{"email": "dr@\#(SMTPServer.refusedDomain)"}"#).status == 200)
+            let doomed = try #require((try await HTTP.post(emails, json: "{}").json() as? [String: Any])?["emailId"] as? String)
+            try await eventually("the refusal is recorded") {
+                let status = try await HTTP.get("\(emails)/\(doomed)").json() as? [String: Any]
+                return status?["status"] as? String == "failed" && (status?["lastError"] as? String)?.contains("550") == true
+            }
+            let listed = try await HTTP.get(emails).items()
+            #expect(listed.map { $0["status"] as? String } == ["failed", "sent"])
+            try await stack.shutdown()
         }
-        let listed = try await HTTP.get(emails).items()
-        #expect(listed.map { $0["status"] as? String } == ["failed", "sent"])
-        try await stack.shutdown()
     }
 
     @Test("a relay that does not answer is retried, then given up with the reason")
@@ -176,57 +178,58 @@ import Testing
 
     @Test("an operator who chooses to attach the PDF gets it read from scoring with the service token, attached to the e-mail")
     func emailWithAttachedReport() async throws {
-        let relay = try await SMTPServer.start()
-        defer { relay.stop() }
-        // scoring in a stack of its own, so its address is known before notification is configured with it.
-        let scoringStack = try await TestStack.start([IngestService.definition, ScoringService.definition])
-        let ingest = scoringStack.baseURL(IngestService.name)
-        let reading = #"{"measurementId": "\#(UUID())", "systolic": 187, "diastolic": 112, "takenAt": "2026-10-05T07:30:00Z"}"#
-        #expect(try await HTTP.send(method: "POST", "\(ingest)/v1/patients/p-pdf/measurements/blood-pressure", json: reading).status == 201)
-        let scoring = scoringStack.baseURL(ScoringService.name)
-        try await eventually("the reading is assessed") {
-            try await HTTP.get("\(scoring)/v1/patients/p-pdf/report?from=2026-10-01&to=2026-10-31").text.contains("187/112 mmHg")
+        try await SMTPServer.withRelay { relay in
+            // scoring in a stack of its own, so its address is known before notification is configured with it.
+            let scoringStack = try await TestStack.start([IngestService.definition, ScoringService.definition])
+            let ingest = scoringStack.baseURL(IngestService.name)
+            let reading = #"{"measurementId": "\#(UUID())", "systolic": 187, "diastolic": 112, "takenAt": "2026-10-05T07:30:00Z"}"#
+            #expect(try await HTTP.send(method: "POST", "\(ingest)/v1/patients/p-pdf/measurements/blood-pressure", json: reading).status == 201)
+            let scoring = scoringStack.baseURL(ScoringService.name)
+            try await eventually("the reading is assessed") {
+                try await HTTP.get("\(scoring)/v1/patients/p-pdf/report?from=2026-10-01&to=2026-10-31").text.contains("187/112 mmHg")
+            }
+            let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-mail-token-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: tokenFile) }
+            let mailer = Identity(subject: "notification-mailer", role: .service, scopes: [ServiceScope.patientsRead])
+            try Data(try await TestIdentity.shared.token(for: mailer).utf8).write(to: tokenFile)
+            let settings = try #require(
+                try MailSettings.configured([
+                    "SMTP_HOST": "127.0.0.1", "SMTP_PORT": "\(relay.port)", "SMTP_USERNAME": SMTPServer.username,
+                    "SMTP_PASSWORD": SMTPServer.password, "SMTP_CA_FILE": relay.certificate, "MAIL_FROM": "reports@caretide.test",
+                    "MAIL_LINK_BASE_URL": "https://caretide.example.org", "MAIL_ATTACH_REPORT_PDF": "true", "MAIL_REPORT_SERVICE_URL": scoring,
+                    "MAIL_SERVICE_TOKEN_FILE": tokenFile.path,
+                ]))
+            let stack = try await TestStack.start([NotificationService.definition(mail: settings)])
+            let notification = stack.baseURL(NotificationService.name)
+            #expect(
+                try await HTTP.send(method: "PUT", "\(notification)/v1/patients/p-pdf/doctor-contact", json: #"{"email": "dr@clinic.example.org"}"#)
+                    .status == 200)
+            let emails = "\(notification)/v1/patients/p-pdf/report-emails"
+            let id = try #require(
+                (try await HTTP.post(emails, json: #"{"from": "2026-10-01", "to": "2026-10-31"}"#).json() as? [String: Any])?["emailId"] as? String)
+            try await eventually("the e-mail with its report leaves") {
+                (try await HTTP.get("\(emails)/\(id)").json() as? [String: Any])?["status"] as? String == "sent"
+            }
+            try await eventually("the relay delivers it") { relay.messages().count == 1 }
+            let message = try #require(relay.messages().first)
+            #expect(message.contains("Content-Type: multipart/mixed") && message.contains("Content-Disposition: attachment; filename=\"report.pdf\""))
+            // The attachment is the report printed: its text holds the reading.
+            let part = try #require(message.components(separatedBy: "Content-Transfer-Encoding: base64").last)
+            let encoded = part.components(separatedBy: "--=_caretide_")[0].split(whereSeparator: \.isNewline).joined()
+            let pdf = try #require(Data(base64Encoded: encoded))
+            #expect(pdf.starts(with: Array("%PDF".utf8)))
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-mailed-\(UUID().uuidString).pdf")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try pdf.write(to: file)
+            #expect(try await Subprocess.run("/usr/bin/pdftotext", ["-layout", file.path, "-"]).output.contains("187/112 mmHg"))
+            // The service's read is in the patient's access log.
+            let log = try await HTTP.get("\(scoring)/v1/patients/p-pdf/access-log").items()
+            #expect(
+                log.contains {
+                    $0["subject"] as? String == "notification-mailer" && $0["operation"] as? String == "GET /v1/patients/:patientId/report.pdf"
+                })
+            try await stack.shutdown()
+            try await scoringStack.shutdown()
         }
-        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-mail-token-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: tokenFile) }
-        let mailer = Identity(subject: "notification-mailer", role: .service, scopes: [ServiceScope.patientsRead])
-        try Data(try await TestIdentity.shared.token(for: mailer).utf8).write(to: tokenFile)
-        let settings = try #require(
-            try MailSettings.configured([
-                "SMTP_HOST": "127.0.0.1", "SMTP_PORT": "\(relay.port)", "SMTP_USERNAME": SMTPServer.username, "SMTP_PASSWORD": SMTPServer.password,
-                "SMTP_CA_FILE": relay.certificate, "MAIL_FROM": "reports@caretide.test", "MAIL_LINK_BASE_URL": "https://caretide.example.org",
-                "MAIL_ATTACH_REPORT_PDF": "true", "MAIL_REPORT_SERVICE_URL": scoring, "MAIL_SERVICE_TOKEN_FILE": tokenFile.path,
-            ]))
-        let stack = try await TestStack.start([NotificationService.definition(mail: settings)])
-        let notification = stack.baseURL(NotificationService.name)
-        #expect(
-            try await HTTP.send(method: "PUT", "\(notification)/v1/patients/p-pdf/doctor-contact", json: #"{"email": "dr@clinic.example.org"}"#)
-                .status == 200)
-        let emails = "\(notification)/v1/patients/p-pdf/report-emails"
-        let id = try #require(
-            (try await HTTP.post(emails, json: #"{"from": "2026-10-01", "to": "2026-10-31"}"#).json() as? [String: Any])?["emailId"] as? String)
-        try await eventually("the e-mail with its report leaves") {
-            (try await HTTP.get("\(emails)/\(id)").json() as? [String: Any])?["status"] as? String == "sent"
-        }
-        try await eventually("the relay delivers it") { relay.messages().count == 1 }
-        let message = try #require(relay.messages().first)
-        #expect(message.contains("Content-Type: multipart/mixed") && message.contains("Content-Disposition: attachment; filename=\"report.pdf\""))
-        // The attachment is the report printed: its text holds the reading.
-        let part = try #require(message.components(separatedBy: "Content-Transfer-Encoding: base64").last)
-        let encoded = part.components(separatedBy: "--=_caretide_")[0].split(whereSeparator: \.isNewline).joined()
-        let pdf = try #require(Data(base64Encoded: encoded))
-        #expect(pdf.starts(with: Array("%PDF".utf8)))
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-mailed-\(UUID().uuidString).pdf")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try pdf.write(to: file)
-        #expect(try await Subprocess.run("/usr/bin/pdftotext", ["-layout", file.path, "-"]).output.contains("187/112 mmHg"))
-        // The service's read is in the patient's access log.
-        let log = try await HTTP.get("\(scoring)/v1/patients/p-pdf/access-log").items()
-        #expect(
-            log.contains {
-                $0["subject"] as? String == "notification-mailer" && $0["operation"] as? String == "GET /v1/patients/:patientId/report.pdf"
-            })
-        try await stack.shutdown()
-        try await scoringStack.shutdown()
     }
 }

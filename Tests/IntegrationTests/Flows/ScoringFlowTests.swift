@@ -341,9 +341,15 @@ import Testing
         }
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = pipeline.stack.database.url
-        let caretide = Paths.executable("caretide").path
+        let executable = Paths.executable("caretide").path
+        // A command that never exits fails the test by name rather than holding the run.
+        let caretide = { @Sendable [environment] (arguments: [String]) async throws -> Subprocess.Result in
+            try await bounded(within: .seconds(120), waitingFor: { "caretide \(arguments.joined(separator: " ")) to exit" }) {
+                try await Subprocess.run(executable, arguments, environment: environment)
+            }
+        }
 
-        let dryRun = try await Subprocess.run(caretide, ["rescore", "--since", "2020-01-01", "--json"], environment: environment)
+        let dryRun = try await caretide(["rescore", "--since", "2020-01-01", "--json"])
         #expect(dryRun.status == 0, "\(dryRun.output)")
         // Standard error (logs) shares the captured output; the report is the one JSON line.
         let line = try #require(dryRun.output.split(separator: "\n").first { $0.hasPrefix("{") })
@@ -355,7 +361,7 @@ import Testing
         #expect(changes.first?["toCategory"] as? String == "hypertensiveCrisis")
         #expect(report["applied"] as? Bool == false)
 
-        let applied = try await Subprocess.run(caretide, ["rescore", "--since", "2020-01-01", "--apply"], environment: environment)
+        let applied = try await caretide(["rescore", "--since", "2020-01-01", "--apply"])
         #expect(applied.status == 0, "\(applied.output)")
         #expect(applied.output.contains("1 change(s) for 1 patient(s), applied"))
         let rescored = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentRecorded.self))
@@ -363,7 +369,7 @@ import Testing
         #expect(rescored.sourceEventID == original.sourceEventID)
         #expect(rescored.category == .bloodPressure(.hypertensiveCrisis))
 
-        let again = try await Subprocess.run(caretide, ["rescore", "--since", "2020-01-01"], environment: environment)
+        let again = try await caretide(["rescore", "--since", "2020-01-01"])
         #expect(again.output.contains("0 change(s) for 0 patient(s)"))
         try await pipeline.stop()
     }

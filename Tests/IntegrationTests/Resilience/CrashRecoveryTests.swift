@@ -51,6 +51,8 @@ import Testing
         }
 
         let first = ServiceProcess(name: "scoring-service", executable: executable, environment: environment)
+        // Whatever fails below, no service process outlives the test.
+        defer { first.killHard() }
         try first.start()
         try await eventually("scoring under way", timeout: .seconds(120)) { try await scoredCount() >= 200 }
         first.killHard()
@@ -59,6 +61,7 @@ import Testing
         #expect(atKill < Self.eventCount, "the stream must still be in progress when the service is killed")
 
         let second = ServiceProcess(name: "scoring-service", executable: executable, environment: environment)
+        defer { second.killHard() }
         try second.start()
         try await eventually("all events scored after restart", timeout: .seconds(180)) { try await scoredCount() >= Self.eventCount }
         // A redelivery of what the killed process had applied but not committed comes before anything newer on its

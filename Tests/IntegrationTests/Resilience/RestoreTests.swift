@@ -69,6 +69,8 @@ import Testing
 
         // Scoring runs on the original database and applies the first readings; then it stops, and more arrive.
         let original = ServiceProcess(name: "scoring-service", executable: executable, environment: environment)
+        // Whatever fails below, no service process outlives the test.
+        defer { original.killHard() }
         try original.start()
         try await eventually("the first readings assessed", timeout: .seconds(120)) { try await counts(stack.database).rows >= Self.batch }
         await original.stop()
@@ -92,6 +94,7 @@ import Testing
         // Scoring on the restored database, same broker: it takes up at its committed offsets.
         environment["DATABASE_URL"] = restored.url
         let resumed = ServiceProcess(name: "scoring-service", executable: executable, environment: environment)
+        defer { resumed.killHard() }
         try resumed.start()
         try await eventually("every reading assessed on the restored database", timeout: .seconds(120)) {
             try await counts(restored).rows >= 2 * Self.batch

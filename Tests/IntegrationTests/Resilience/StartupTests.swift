@@ -19,25 +19,23 @@ import Testing
             auth: try await TestIdentity.shared.configuration())
         let assembly = try await ServiceAssembly(
             definition: ScoringService.definition, configuration: configuration, logger: TestLogging.logger("scoring"), signals: false)
-        let running = Task { try await assembly.group.run() }
-        let base = "http://127.0.0.1:\(try await assembly.boundPort.wait())"
+        try await withRunning(assembly) {
+            let base = "http://127.0.0.1:\(try await assembly.boundPort.wait())"
 
-        #expect(try await HTTP.get(base + "/healthz").status == 200)
-        let ready = try await HTTP.get(base + "/readyz")
-        #expect(ready.status == 503)
-        let checks = try #require((try ready.json() as? [String: Any])?["checks"] as? [String: Bool])
-        #expect(checks["database"] == false)
-        #expect(checks["migrated"] == false)
-        #expect(checks["broker"] == true)
-        // Still retrying, not crash-looping: a listener on the database's port sees the service's next attempts (it
-        // closes each at once, so the database stays unusable), and the service is still healthy after them.
-        let database = try ConnectionCounter(port: nowhere.port)
-        #expect(try await database.waitForConnections(2), "the service tries the database again")
-        #expect(try await HTTP.get(base + "/healthz").status == 200)
-        #expect(try await HTTP.get(base + "/readyz").status == 503)
-
-        await assembly.group.triggerGracefulShutdown()
-        try await running.value
+            #expect(try await HTTP.get(base + "/healthz").status == 200)
+            let ready = try await HTTP.get(base + "/readyz")
+            #expect(ready.status == 503)
+            let checks = try #require((try ready.json() as? [String: Any])?["checks"] as? [String: Bool])
+            #expect(checks["database"] == false)
+            #expect(checks["migrated"] == false)
+            #expect(checks["broker"] == true)
+            // Still retrying, not crash-looping: a listener on the database's port sees the service's next attempts (it
+            // closes each at once, so the database stays unusable), and the service is still healthy after them.
+            let database = try ConnectionCounter(port: nowhere.port)
+            #expect(try await database.waitForConnections(2), "the service tries the database again")
+            #expect(try await HTTP.get(base + "/healthz").status == 200)
+            #expect(try await HTTP.get(base + "/readyz").status == 503)
+        }
     }
 
     @Test("a service with missing configuration names every bad variable and exits 78")

@@ -19,6 +19,8 @@ import Testing
         let broker = ServiceProcess(
             name: "broker", executable: Paths.executable("caretide"),
             arguments: ["broker", "--partitions", "2", "--address-file", addressFile.path], environment: ProcessInfo.processInfo.environment)
+        // Whatever fails below, the broker does not outlive the test (it has no child to leave behind).
+        defer { broker.killHard() }
         try broker.start()
         try await eventually("the broker's address file") { FileManager.default.fileExists(atPath: addressFile.path) }
         let address = try String(contentsOf: addressFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
