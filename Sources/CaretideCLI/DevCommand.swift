@@ -31,6 +31,11 @@ struct DevCommand: AsyncParsableCommand {
     var postgresSettings: [String] = []
     @Option(help: "USDA SR28 files to import as the food table when the database holds none yet (scripts/fetch-food-data fills .food-data).")
     var foodData: String?
+    @Flag(
+        help: """
+            Once the stack is up, start a service that exits again (after 1 s, doubling to 30 s while it keeps exiting),             as an orchestrator would, rather than stopping the whole stack (the default, so that tests notice).
+            """)
+    var restart = false
 
     func validate() throws {
         for setting in postgresSettings where LocalPostgres.setting(parsing: setting) == nil {
@@ -93,6 +98,10 @@ struct DevCommand: AsyncParsableCommand {
 
         var startedChildren: [(key: String, process: ServiceProcess, baseURL: String)] = []
         let binaries = ServiceProcess.executableDirectory
+        // Each service's output goes to the terminal as before and is kept in logs/<service>.log, so that a service
+        // that dies can be named with its last words.
+        let logs = stateDirectory.appendingPathComponent("logs")
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         let services = [
             ("ingest", IngestService.name), ("scoring", ScoringService.name),
             ("notification", NotificationService.name), ("diagnosis", DiagnosisService.name),
@@ -117,7 +126,9 @@ struct DevCommand: AsyncParsableCommand {
                 // The embedded broker's client settings, unless the caller chose otherwise.
                 childEnvironment.merge(EmbeddedBroker.clientEnvironment) { chosen, _ in chosen }
             }
-            let child = ServiceProcess(name: name, executable: binaries.appendingPathComponent(name), environment: childEnvironment)
+            let child = ServiceProcess(
+                name: name, executable: binaries.appendingPathComponent(name), environment: childEnvironment,
+                logPath: logs.appendingPathComponent("\(name).log").path)
             try child.start()
             startedChildren.append((key, child, "http://127.0.0.1:\(port)"))
         }
@@ -157,7 +168,7 @@ struct DevCommand: AsyncParsableCommand {
             group.addTask {
                 while true {
                     if let dead = children.first(where: { !$0.process.isRunning }) {
-                        return .failed("\(dead.process.name) exited with status \(dead.process.exitCode ?? -1)")
+                        return .failed(Self.death(of: dead.process))
                     }
                     try? await Task.sleep(for: .milliseconds(200))
                     if Task.isCancelled { return .interrupted }
@@ -212,10 +223,28 @@ struct DevCommand: AsyncParsableCommand {
                 _ = try? await signals.next()
                 return nil
             }
+            let restart = self.restart
             group.addTask {
+                // Each service's wait before its next start and when it last started: the wait doubles while it keeps
+                // exiting, and starts again from a second once it stayed up a minute.
+                var backoff: [String: (delay: Duration, started: ContinuousClock.Instant)] = [:]
                 while !Task.isCancelled {
                     if let dead = children.first(where: { !$0.process.isRunning }) {
-                        return "\(dead.process.name) exited with status \(dead.process.exitCode ?? -1)"
+                        let death = Self.death(of: dead.process)
+                        guard restart else { return death }
+                        let last = backoff[dead.process.name]
+                        let delay = last.map { ContinuousClock.now - $0.started > .seconds(60) ? .seconds(1) : $0.delay } ?? .seconds(1)
+                        logger.error(
+                            "a service stopped; starting it again",
+                            metadata: [LogKey.reason: "\(death)", LogKey.milliseconds: "\(delay.components.seconds * 1000)"])
+                        try? await Task.sleep(for: delay)
+                        if Task.isCancelled { return nil }
+                        do {
+                            try dead.process.start()
+                        } catch {
+                            return "\(death); starting it again failed: \(error)"
+                        }
+                        backoff[dead.process.name] = (min(delay * 2, .seconds(30)), .now)
                     }
                     try? await Task.sleep(for: .milliseconds(500))
                 }
@@ -231,6 +260,16 @@ struct DevCommand: AsyncParsableCommand {
             logger.error("a service stopped; the stack was shut down", metadata: [LogKey.reason: "\(stopReason)"])
             throw ExitCode.failure
         }
+    }
+
+    /// Which service died and how ("scoring-service was killed by SIGSEGV (signal 11)"), once its last lines are
+    /// printed: what an operator needs first.
+    static func death(of process: ServiceProcess) -> String {
+        let lines = process.lastLogLines(20)
+        if !lines.isEmpty {
+            Console.write("--- the last lines of \(process.name)'s log:\n" + lines.map { "  " + $0 + "\n" }.joined() + "---\n")
+        }
+        return "\(process.name) \(process.exitDescription ?? "exited")"
     }
 
     /// A diet module that works out of the box: the food table imported once, the first time the stack starts (ingest

@@ -13,23 +13,87 @@ public final class ServiceProcess: Sendable {
     let environment: [String: String]
     let arguments: [String]
     let outputPath: String?
+    let logPath: String?
     private let state = Mutex<(pid: pid_t?, exitCode: Int32?)>((nil, nil))
 
-    /// - Parameter outputPath: a file for the process's standard output and error, in place of this process's.
-    public init(name: String, executable: URL, arguments: [String] = [], environment: [String: String], outputPath: String? = nil) {
+    /// - Parameters:
+    ///   - outputPath: a file for the process's standard output and error, in place of this process's.
+    ///   - logPath: a file that keeps a copy of the output as it goes to this process's standard output (appended to
+    ///     across restarts): what `caretide dev` shows of a service that died.
+    public init(
+        name: String, executable: URL, arguments: [String] = [], environment: [String: String], outputPath: String? = nil, logPath: String? = nil
+    ) {
         self.name = name
         self.executable = executable
         self.arguments = arguments
         self.environment = environment
         self.outputPath = outputPath
+        self.logPath = logPath
     }
 
     public func start() throws {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw Subprocess.Failure(command: executable.path, status: 127, output: "not found; build it first (swift build)")
         }
-        let pid = try Subprocess.spawn(executable.path, arguments, environment: environment, outputPath: outputPath)
+        guard let logPath, outputPath == nil else {
+            let pid = try Subprocess.spawn(executable.path, arguments, environment: environment, outputPath: outputPath)
+            state.withLock { $0 = (pid, nil) }
+            return
+        }
+        // The child writes into a pipe; a thread of ours copies each chunk to our standard output and to the log.
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        let pid: pid_t
+        do {
+            pid = try Subprocess.spawn(executable.path, arguments, environment: environment, outputPath: nil, standardOutput: ends[1])
+        } catch {
+            close(ends[0])
+            close(ends[1])
+            if log >= 0 { close(log) }
+            throw error
+        }
+        close(ends[1])
         state.withLock { $0 = (pid, nil) }
+        let reading = ends[0]
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(reading, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                buffer.withUnsafeBytes { bytes in
+                    _ = write(1, bytes.baseAddress, count)
+                    if log >= 0 { _ = write(log, bytes.baseAddress, count) }
+                }
+            }
+            close(reading)
+            if log >= 0 { close(log) }
+        }
+    }
+
+    /// How the process ended, as an operator reads it: "was killed by SIGSEGV (signal 11)", "exited with status 1";
+    /// nil while it runs.
+    public var exitDescription: String? {
+        guard let code = exitCode else { return nil }
+        guard code > 128 else { return "exited with status \(code)" }
+        let number = code - 128
+        let names: [Int32: String] = [
+            SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS",
+            SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV", SIGPIPE: "SIGPIPE", SIGTERM: "SIGTERM",
+        ]
+        return "was killed by \(names[number] ?? "a signal") (signal \(number))"
+    }
+
+    /// The last `count` lines of the log the process's output was copied to (see `logPath`), if any.
+    public func lastLogLines(_ count: Int = 20) -> [String] {
+        guard let logPath, let handle = FileHandle(forReadingAtPath: logPath) else { return [] }
+        defer { try? handle.close() }
+        // The tail alone: a service's log grows for as long as the stack runs.
+        let size = (try? handle.seekToEnd()) ?? 0
+        try? handle.seek(toOffset: size > 65_536 ? size - 65_536 : 0)
+        let text = String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
+        return Array(text.split(separator: "\n", omittingEmptySubsequences: true).suffix(count).map(String.init))
     }
 
     public var pid: pid_t? { state.withLock { $0.pid } }

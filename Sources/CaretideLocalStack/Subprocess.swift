@@ -33,12 +33,12 @@ public enum Subprocess {
     }
 
     /// Starts a program with posix_spawn. Standard input is `standardInput` (a descriptor), else /dev/null; output goes
-    /// to `outputPath`, or is inherited when nil. Descriptors above 2 are closed in the child, so no daemon it starts can
+    /// to `outputPath`, else to the descriptor `standardOutput` (both streams), else is inherited. Descriptors above 2 are closed in the child, so no daemon it starts can
     /// hold ours open. With `ownProcessGroup`, the child leads a process group of its own, out of reach of a signal sent
     /// to this process's group.
     static func spawn(
         _ executable: String, _ arguments: [String], environment: [String: String], outputPath: String?, standardInput: Int32? = nil,
-        ownProcessGroup: Bool = false
+        standardOutput: Int32? = nil, ownProcessGroup: Bool = false
     ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -58,6 +58,9 @@ public enum Subprocess {
         if let outputPath {
             posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        } else if let standardOutput {
+            posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
+            posix_spawn_file_actions_adddup2(&actions, standardOutput, 2)
         }
         markDescriptorsCloseOnExec()
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]

@@ -95,4 +95,70 @@ import Testing
         // Still running if it did not exit on the SIGTERM above (an expectation failed).
         await dev.stop(grace: .seconds(60))
     }
+
+    /// The pid of `parent`'s child whose command name is `name`, if one runs (`/proc/<pid>/stat`: name, then state, then
+    /// the parent's pid).
+    static func child(of parent: Int32, named name: String) -> Int32? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+            if stat[stat.index(after: open)..<close] == name, fields.count > 1, Int32(fields[1]) == parent, fields[0] != "Z" { return pid }
+        }
+        return nil
+    }
+
+    @Test("a service that dies is named with its signal and last lines; with --restart it serves again, and without, the stack stops")
+    func deadServiceIsNamed() async throws {
+        let stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-dev-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: stateDirectory.path)
+        defer { try? FileManager.default.removeItem(at: stateDirectory) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["DATABASE_URL"] = nil
+        environment["KAFKA_BROKERS"] = nil
+        environment["LOG_LEVEL"] = "info"
+        for restart in [true, false] {
+            let log = stateDirectory.appendingPathComponent("dev-\(restart).log")
+            let dev = ServiceProcess(
+                name: "caretide", executable: Paths.executable("caretide"),
+                arguments: ["dev", "--state-dir", stateDirectory.path] + (restart ? ["--restart"] : []), environment: environment, logPath: log.path)
+            try dev.start()
+            do {
+                let file = stateDirectory.appendingPathComponent("endpoints.json")
+                try await eventually("endpoints.json", timeout: .seconds(180)) {
+                    FileManager.default.fileExists(atPath: file.path) || !dev.isRunning
+                }
+                let endpoints = try JSONDecoder().decode(Endpoints.self, from: Data(contentsOf: file))
+                let devPID = try #require(dev.pid)
+                let scoring = try #require(Self.child(of: devPID, named: "scoring-service"))
+                // As the kernel ends a process out of memory. (A SIGSEGV would be caught by Swift's backtracer first,
+                // which takes its time symbolicating a debug build before the process ends.)
+                kill(scoring, SIGKILL)
+                let said = "scoring-service was killed by SIGKILL (signal 9)"
+                if restart {
+                    try await eventually("scoring-service started again and ready") {
+                        guard let again = Self.child(of: devPID, named: "scoring-service"), again != scoring else { return false }
+                        return (try? await HTTP.get(endpoints.scoring + "/readyz").status) == 200
+                    }
+                    #expect(dev.isRunning)
+                    #expect(dev.lastLogLines(400).contains { $0.contains(said) && $0.contains("starting it again") }, "\(dev.lastLogLines(40))")
+                    dev.signal(SIGTERM)
+                    #expect(await dev.waitForExit(timeout: .seconds(60)))
+                    #expect(dev.exitCode == 0)
+                } else {
+                    #expect(await dev.waitForExit(timeout: .seconds(60)))
+                    #expect(dev.exitCode == 1)
+                    #expect(dev.lastLogLines(400).contains { $0.contains(said) && $0.contains("the stack was shut down") }, "\(dev.lastLogLines(40))")
+                    #expect((try? await HTTP.get(endpoints.ingest + "/healthz")) == nil, "ingest still answers after the stack stopped")
+                }
+            } catch {
+                await dev.stop(grace: .seconds(60))
+                throw error
+            }
+            await dev.stop(grace: .seconds(60))
+        }
+    }
 }
