@@ -30,16 +30,28 @@ import Testing
         return now.state != "Z" && now.state != "X"
     }
 
-    @Test("caretide dev reaches endpoints.json, every /readyz answers 200, the pipeline bench reconciles against it, SIGTERM leaves nothing running")
-    func devStackStartsAndStops() async throws {
-        let stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-dev-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: stateDirectory.path)
-        defer { try? FileManager.default.removeItem(at: stateDirectory) }
+    /// A fresh state directory that PostgreSQL (which runs as another user when the tests run as root) can enter.
+    static func stateDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-dev-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        return directory
+    }
+
+    /// This process's environment for `caretide dev`, with its own broker and PostgreSQL rather than any named here.
+    static func environment(logLevel: String) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = nil
         environment["KAFKA_BROKERS"] = nil
-        environment["LOG_LEVEL"] = "warning"
+        environment["LOG_LEVEL"] = logLevel
+        return environment
+    }
+
+    @Test("caretide dev reaches endpoints.json, every /readyz answers 200, the pipeline bench reconciles against it, SIGTERM leaves nothing running")
+    func devStackStartsAndStops() async throws {
+        let stateDirectory = try Self.stateDirectory()
+        defer { try? FileManager.default.removeItem(at: stateDirectory) }
+        let environment = Self.environment(logLevel: "warning")
         let dev = ServiceProcess(
             name: "caretide", executable: Paths.executable("caretide"), arguments: ["dev", "--state-dir", stateDirectory.path],
             environment: environment)
@@ -112,14 +124,9 @@ import Testing
 
     @Test("a service that dies is named with its signal and last lines; with --restart it serves again, and without, the stack stops")
     func deadServiceIsNamed() async throws {
-        let stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-dev-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: stateDirectory.path)
+        let stateDirectory = try Self.stateDirectory()
         defer { try? FileManager.default.removeItem(at: stateDirectory) }
-        var environment = ProcessInfo.processInfo.environment
-        environment["DATABASE_URL"] = nil
-        environment["KAFKA_BROKERS"] = nil
-        environment["LOG_LEVEL"] = "info"
+        let environment = Self.environment(logLevel: "info")
         for restart in [true, false] {
             let log = stateDirectory.appendingPathComponent("dev-\(restart).log")
             let dev = ServiceProcess(
