@@ -34,8 +34,27 @@ public enum ArticleMarkup {
 
     public static func render(_ markdown: String) throws(Refusal) -> Rendered {
         guard bracketNesting(markdown) <= maximumBracketNesting else { throw .bracketsNestTooDeep(limit: maximumBracketNesting) }
-        let html = SafeHTML.sanitize(MarkdownParser().html(from: markdown))
+        let html = SafeHTML.sanitize(MarkdownParser().html(from: escapingUnclosedP(markdown)))
         return Rendered(html: html, text: SafeHTML.plainText(html))
+    }
+
+    /// The Markdown with `&lt;` for every `<` that starts `<p` or `<P` with no `>` anywhere after it. Ink stops reading a
+    /// paragraph's text at `<p` and leaves it to its HTML reader, which gives up without a `>` to end the tag: neither
+    /// moves on, and Ink loops for ever on two bytes (found by FuzzTesting's FuzzMarkdown). Such a `<` can never open a
+    /// tag, so writing it as the character reference changes nothing a reader sees.
+    static func escapingUnclosedP(_ markdown: String) -> String {
+        let bytes = Array(markdown.utf8)
+        let lastClose = bytes.lastIndex(of: UInt8(ascii: ">")) ?? -1
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        for (index, byte) in bytes.enumerated() {
+            if byte == UInt8(ascii: "<"), index > lastClose, index + 1 < bytes.count, bytes[index + 1] | 0x20 == UInt8(ascii: "p") {
+                output += Array("&lt;".utf8)
+            } else {
+                output.append(byte)
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// The deepest nesting of square brackets in any paragraph, counted as Ink reads them: every `[` opens (escaped

@@ -135,4 +135,16 @@ import Testing
         #expect(html == String(repeating: "&lt;", count: 200_000) + "<p>x</p>")
         #expect(SafeHTML.sanitize("<<p>x<</p>>") == "&lt;<p>x&lt;</p>&gt;")
     }
+
+    @Test("a `<p` that no `>` follows is text, not a tag Ink waits for ever to close")
+    func unclosedParagraphTag() throws {
+        // Each of these kept Ink's reader in place for ever (FuzzTesting/FailCases/FuzzMarkdown holds the fuzzer's find).
+        for markdown in ["<p", "<P", "a <P", "<pre", "<pp", "<p x=\"1\"", "x\n\n<p", "<p\n"] {
+            let rendered = try ArticleMarkup.render(markdown)
+            #expect(rendered.text.contains("<"), "\(markdown) → \(rendered.html)")
+        }
+        // A `<p` that a `>` follows is left to Ink, as before.
+        #expect(try ArticleMarkup.render("<p>hi</p>").html == "<p>hi</p>")
+        #expect(ArticleMarkup.escapingUnclosedP("<p>a <p b") == "<p>a &lt;p b" && ArticleMarkup.escapingUnclosedP("<p a> <pb") == "<p a> &lt;pb")
+    }
 }

@@ -1,0 +1,16 @@
+import CaretideArticles
+
+/// Bytes as an article's Markdown (the route reads the JSON string, so any text can arrive; invalid UTF-8 is replaced
+/// here as a lossy decode would), rendered through Ink and the sanitiser; and the same text given straight to the
+/// sanitiser, which must cope with any HTML, not only the HTML Ink writes.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func test(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    let text = String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
+    do {
+        _ = try ArticleMarkup.render(text)
+    } catch {
+        // Brackets nested deeper than render takes: refused before Ink reads them, as the article route refuses them.
+    }
+    _ = SafeHTML.plainText(SafeHTML.sanitize(text))
+    return 0
+}
