@@ -32,6 +32,9 @@ public struct RasterImage: Sendable, Equatable {
     /// block are left out. `factor` 1 is the image itself.
     public func shrunk(by factor: Int) -> RasterImage {
         precondition(factor >= 1)
+        // A block never larger than the image: the factor that fits a long, thin picture's long side to a thumbnail
+        // is more than its short side, and its blocks would be read past its last row.
+        let factor = min(factor, width, height)
         guard factor > 1 else { return self }
         let newWidth = max(1, width / factor)
         let newHeight = max(1, height / factor)
@@ -58,7 +61,8 @@ public struct RasterImage: Sendable, Equatable {
     /// one: each pixel's luma is rounded as ``luma`` rounds it, then each block averaged as ``shrunk(by:)`` averages it.
     public func lumaShrunk(by factor: Int) -> RasterImage {
         precondition(factor >= 1)
-        guard channels == 3, factor > 1 else { return luma.shrunk(by: factor) }
+        let factor = min(factor, width, height)  // as in shrunk(by:)
+        guard channels == 3, factor > 1 else { return luma.shrunk(by: max(factor, 1)) }
         let newWidth = max(1, width / factor)
         let newHeight = max(1, height / factor)
         let area = factor * factor

@@ -186,6 +186,19 @@ struct PhotoInspectionTests {
         }
     }
 
+    @Test("a long, thin picture shrunk by more than its short side: blocks of its short side, read within it")
+    func thinPictureShrunk() {
+        // 10 × 2 by 4: the blocks were 4 rows deep, two of them past the last row (a thumbnail of a 167000 × 299 PNG).
+        let thin = RasterImage(width: 10, height: 2, channels: 3, pixels: (0..<60).map { UInt8($0) })
+        let small = thin.shrunk(by: 4)
+        #expect(small.width == 5 && small.height == 1 && small.channels == 3)
+        // The first block is the pixels at columns 0–1 of both rows, channel by channel: 0, 3, 30, 33 → 17 (rounded).
+        let expected: [UInt8] = [17, 18, 19]
+        #expect(Array(small.pixels.prefix(3)) == expected)
+        #expect(thin.lumaShrunk(by: 4) == thin.luma.shrunk(by: 4))
+        #expect(thin.lumaShrunk(by: 4).width == 5)
+    }
+
     @Test("orientations 1–8 map the corners as JEITA CP-3451 says")
     func orientations() {
         // A 3 × 2 image: top row 1 2 3, bottom row 4 5 6.
