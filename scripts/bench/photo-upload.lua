@@ -1,6 +1,7 @@
--- wrk script: one skin photo per request (the same ~4 MB JPEG), each under a new photoId, spread over 100 patients.
--- Arguments: the bearer token (a service client with patients:write), the photo's path, and a run number that keeps
--- the ids of successive runs apart (a re-sent id with the same bytes would be a cheaper duplicate).
+-- wrk script: one skin photo per request (the same file each time), each under a new photoId, spread over 100 patients.
+-- Arguments: the bearer token (a service client with patients:write), the photo's path, a run number that keeps
+-- the ids of successive runs apart (a re-sent id with the same bytes would be a cheaper duplicate), and the photo's
+-- content type (image/jpeg unless given).
 dofile("scripts/bench/wrk-answers.lua")
 
 function init(args)
@@ -9,7 +10,7 @@ function init(args)
   local file = assert(io.open(args[2], "rb"))
   photo = file:read("*a")
   file:close()
-  headers = headers_for(args[1], "image/jpeg")
+  headers = headers_for(args[1], args[4] or "image/jpeg")
 end
 
 function request()
