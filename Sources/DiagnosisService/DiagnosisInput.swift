@@ -1,7 +1,8 @@
 import CaretideSchemas
 
-/// What diagnosis-service does with each event type there is. The switch names every `EventType` case, so a new
-/// event type does not compile until this says what diagnosis does with it.
+/// What diagnosis-service does with each event of the topics it consumes (`caretide.diagnosis-requests`). The switch
+/// names every topic, and every event of a consumed one, so a new event there does not compile until this says what
+/// diagnosis does with it.
 enum DiagnosisInput {
     case diagnosisRequested(DiagnosisRequested)
     case ontologyUpdateRequested(OntologyUpdateRequested)
@@ -9,17 +10,11 @@ enum DiagnosisInput {
     case notConsumed(EventType)
 
     init(_ event: ValidatedEvent) throws {
-        switch event.eventType {
-        case .diagnosisRequested: self = .diagnosisRequested(try event.payload())
-        case .ontologyUpdateRequested: self = .ontologyUpdateRequested(try event.payload())
-        case .bloodPressureRecorded, .pulseRecorded, .bodyMeasurementRecorded, .glucoseRecorded, .hba1cRecorded, .lipidPanelRecorded,
-            .measurementDeleted, .npiInputsRecorded, .melanomaRiskProfileRecorded, .melanomaRiskProfileWithdrawn, .examResultRecorded,
-            .examResultEnteredInError,
-            .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .alertRaised, .alertWithdrawn,
-            .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported, .careTeamGranted, .careTeamRevoked, .accessRecorded,
-            .areaRegistered, .uvIndexRecorded, .airQualityRecorded, .environmentSubscriptionChanged, .examResultReleased, .mealRecorded,
-            .mealDeleted, .nutritionAssessed, .lesionPhotoRecorded, .lesionPhotoDeleted, .lesionPhotoClassified, .patientDemographicsChanged,
-            .patientErasureRequested, .patientErasureConfirmed:
+        switch try TopicEvent(event) {
+        case .diagnosisRequests(.diagnosisRequested(let request)): self = .diagnosisRequested(request)
+        case .diagnosisRequests(.ontologyUpdateRequested(let update)): self = .ontologyUpdateRequested(update)
+        case .measurements, .npi, .riskProfiles, .examResults, .meals, .photos, .patients, .erasureConfirmations, .photoClassifications,
+            .nutrition, .scores, .alerts, .diagnosisResults, .careTeam, .audit, .environment:
             self = .notConsumed(event.eventType)
         }
     }

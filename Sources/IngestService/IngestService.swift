@@ -30,7 +30,7 @@ public enum IngestService {
         var definition = ServiceDefinition(
             name: name, schema: "ingest", migrations: IngestMigrations.track,
             // Erasure requests are made here; every service's confirmation comes back to count into their progress.
-            consumedTopics: [.patients, .erasureConfirmations], handler: ErasureProgressHandler(),
+            consumedTopics: [.patients, .erasureConfirmations], handler: IngestHandler(),
             // Hospital pipelines' result feeds on Kafka: the same checks and storage as the HTTP door.
             inbound: InboundTopics(topics: InboundResults.topics) { InboundResults(records: RecordRoutes(context: $0)) },
             careTeam: .owner, patientData: IngestPatientData.patientData,

@@ -1,7 +1,7 @@
 import CaretideSchemas
 
-/// What notification-service does with each event type there is. The switch names every `EventType` case, so a new
-/// event type does not compile until this says what notification does with it.
+/// What notification-service does with each event of the topics it consumes. The switch names every topic, and every
+/// event of a consumed one, so a new event there does not compile until this says what notification does with it.
 enum NotificationInput {
     case assessmentRecorded(AssessmentRecorded)
     case examResultFlagged(ExamResultFlagged)
@@ -18,28 +18,22 @@ enum NotificationInput {
     case notConsumed(EventType)
 
     init(_ event: ValidatedEvent) throws {
-        switch event.eventType {
-        case .assessmentRecorded: self = .assessmentRecorded(try event.payload())
-        case .examResultFlagged: self = .examResultFlagged(try event.payload())
-        case .careTrackingFlagged: self = .careTrackingFlagged(try event.payload())
-        case .assessmentWithdrawn: self = .assessmentWithdrawn(try event.payload())
-        case .examResultReleased: self = .examResultReleased(try event.payload())
-        case .examResultEnteredInError: self = .examResultEnteredInError(try event.payload())
-        case .areaRegistered: self = .areaRegistered(try event.payload())
-        case .uvIndexRecorded: self = .uvIndexRecorded(try event.payload())
-        case .airQualityRecorded: self = .airQualityRecorded(try event.payload())
+        switch try TopicEvent(event) {
+        case .scores(.assessmentRecorded(let assessment)): self = .assessmentRecorded(assessment)
+        case .scores(.examResultFlagged(let exam)): self = .examResultFlagged(exam)
+        case .scores(.careTrackingFlagged(let flag)): self = .careTrackingFlagged(flag)
+        case .scores(.assessmentWithdrawn(let withdrawal)): self = .assessmentWithdrawn(withdrawal)
+        case .examResults(.examResultReleased(let release)): self = .examResultReleased(release)
+        case .examResults(.examResultEnteredInError(let retraction)): self = .examResultEnteredInError(retraction)
+        case .environment(.areaRegistered(let area)): self = .areaRegistered(area)
+        case .environment(.uvIndexRecorded(let reading)): self = .uvIndexRecorded(reading)
+        case .environment(.airQualityRecorded(let reading)): self = .airQualityRecorded(reading)
         // The patient hears of a report when it is released, not when it is recorded; a subscription changing is
         // this service's own announcement (for scoring's reports), already applied here.
-        case .examResultRecorded, .environmentSubscriptionChanged: self = .nothingToDo
-        case .bloodPressureRecorded, .pulseRecorded, .bodyMeasurementRecorded, .glucoseRecorded, .hba1cRecorded, .lipidPanelRecorded,
-            .measurementDeleted, .npiInputsRecorded, .melanomaRiskProfileRecorded, .melanomaRiskProfileWithdrawn, .mealRecorded, .mealDeleted,
-            .lesionPhotoRecorded, .lesionPhotoDeleted, .lesionPhotoClassified, .patientDemographicsChanged,
-            .patientErasureRequested, .patientErasureConfirmed,
-            .nutritionAssessed,
-            .alertRaised, .alertWithdrawn, .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused,
-            .ontologyReleaseImported,
-            // Care-team events are applied by the runtime's projection before the handler.
-            .careTeamGranted, .careTeamRevoked, .accessRecorded:
+        case .examResults(.examResultRecorded), .environment(.environmentSubscriptionChanged): self = .nothingToDo
+        // Care-team events are applied by the runtime's projection before the handler, erasures by the runtime.
+        case .measurements, .npi, .riskProfiles, .meals, .photos, .patients, .erasureConfirmations, .photoClassifications, .nutrition, .alerts,
+            .diagnosisRequests, .diagnosisResults, .careTeam, .audit:
             self = .notConsumed(event.eventType)
         }
     }

@@ -27,7 +27,7 @@ public enum NotificationService {
     ) -> ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "notification", migrations: NotificationMigrations.track, consumedTopics: [.scores, .examResults, .environment],
-            handler: AlertHandler(escalationDelay: escalationDelay), careTeam: .projection, patientData: NotificationPatientData.patientData,
+            handler: NotificationHandler(escalationDelay: escalationDelay), careTeam: .projection, patientData: NotificationPatientData.patientData,
             routes: { routes, context in
                 InboxRoutes(context: context, tips: tips).register(on: routes)
                 AdviceRoutes(context: context).register(on: routes)

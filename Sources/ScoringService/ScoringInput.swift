@@ -1,7 +1,8 @@
 import CaretideSchemas
 
-/// What scoring-service does with each event type there is. The switch names every `EventType` case, so a new event
-/// type does not compile until this says what scoring does with it, rather than reaching the dead-letter topic.
+/// What scoring-service does with each event of the topics it consumes. The switch names every topic, and every event
+/// of a consumed one, so a new event there does not compile until this says what scoring does with it, rather than
+/// reaching the dead-letter topic.
 enum ScoringInput {
     /// Recorded inputs the clinical rules assess (set-based in batches).
     case assess
@@ -29,30 +30,30 @@ enum ScoringInput {
     case notConsumed(EventType)
 
     init(_ event: ValidatedEvent) throws {
-        switch event.eventType {
-        case .bloodPressureRecorded, .pulseRecorded, .bodyMeasurementRecorded, .glucoseRecorded, .hba1cRecorded, .lipidPanelRecorded,
-            .npiInputsRecorded, .melanomaRiskProfileRecorded, .examResultRecorded:
+        switch try TopicEvent(event) {
+        case .measurements(.measurementDeleted(let deleted)): self = .measurementDeleted(deleted)
+        case .measurements(.bloodPressureRecorded), .measurements(.pulseRecorded), .measurements(.bodyMeasurementRecorded),
+            .measurements(.glucoseRecorded), .measurements(.hba1cRecorded), .measurements(.lipidPanelRecorded), .npi,
+            .riskProfiles(.melanomaRiskProfileRecorded), .examResults(.examResultRecorded):
             self = .assess
-        case .measurementDeleted: self = .measurementDeleted(try event.payload())
-        case .examResultEnteredInError: self = .examResultEnteredInError(try event.payload())
-        case .melanomaRiskProfileWithdrawn: self = .melanomaRiskProfileWithdrawn(try event.payload())
+        case .riskProfiles(.melanomaRiskProfileWithdrawn(let withdrawal)): self = .melanomaRiskProfileWithdrawn(withdrawal)
+        case .examResults(.examResultEnteredInError(let retraction)): self = .examResultEnteredInError(retraction)
         // A report is assessed when it is recorded, released or not, so its clinicians see the flags at once; its
         // release only says what the patient's own report may show.
-        case .examResultReleased: self = .examResultReleased(try event.payload())
-        case .areaRegistered: self = .areaRegistered(try event.payload())
-        case .uvIndexRecorded: self = .uvIndexRecorded(try event.payload())
-        case .airQualityRecorded: self = .airQualityRecorded(try event.payload())
-        case .environmentSubscriptionChanged: self = .environmentSubscriptionChanged(try event.payload())
-        case .mealRecorded: self = .mealRecorded(try event.payload())
-        case .mealDeleted: self = .mealDeleted(try event.payload())
-        case .lesionPhotoRecorded: self = .lesionPhotoRecorded(try event.payload())
-        case .lesionPhotoDeleted: self = .lesionPhotoDeleted(try event.payload())
-        case .lesionPhotoClassified: self = .lesionPhotoClassified(try event.payload())
-        case .patientDemographicsChanged: self = .patientDemographicsChanged(try event.payload())
-        case .assessmentRecorded, .assessmentWithdrawn, .examResultFlagged, .careTrackingFlagged, .nutritionAssessed, .alertRaised, .alertWithdrawn,
-            .diagnosisRequested, .ontologyUpdateRequested, .diagnosisRanked, .diagnosisRefused, .ontologyReleaseImported,
-            // Care-team events are applied by the runtime's projection before the handler, erasures by the runtime.
-            .careTeamGranted, .careTeamRevoked, .accessRecorded, .patientErasureRequested, .patientErasureConfirmed:
+        case .examResults(.examResultReleased(let release)): self = .examResultReleased(release)
+        case .environment(.areaRegistered(let area)): self = .areaRegistered(area)
+        case .environment(.uvIndexRecorded(let reading)): self = .uvIndexRecorded(reading)
+        case .environment(.airQualityRecorded(let reading)): self = .airQualityRecorded(reading)
+        case .environment(.environmentSubscriptionChanged(let change)): self = .environmentSubscriptionChanged(change)
+        case .meals(.mealRecorded(let meal)): self = .mealRecorded(meal)
+        case .meals(.mealDeleted(let deletion)): self = .mealDeleted(deletion)
+        case .photos(.lesionPhotoRecorded(let photo)): self = .lesionPhotoRecorded(photo)
+        case .photos(.lesionPhotoDeleted(let deletion)): self = .lesionPhotoDeleted(deletion)
+        case .photoClassifications(let answer): self = .lesionPhotoClassified(answer)
+        case .patients(.patientDemographicsChanged(let change)): self = .patientDemographicsChanged(change)
+        // Erasure requests are applied by the runtime before the handler; care-team events by its projection.
+        case .patients(.patientErasureRequested), .erasureConfirmations, .nutrition, .scores, .alerts, .diagnosisRequests, .diagnosisResults,
+            .careTeam, .audit:
             self = .notConsumed(event.eventType)
         }
     }

@@ -18,12 +18,12 @@ import Testing
         + MelanomaRiskCategory.allCases.map(AssessmentCategory.melanomaRisk) + InterpretationCode.allCases.map(AssessmentCategory.examResult)
         + LesionPhotoCategory.allCases.map(AssessmentCategory.lesionPhoto)
 
-    @Test("every category reads back from its kind and word, and names its message key")
+    @Test("every category reads back from its kind and word, and names its alert's message key")
     func roundTrip() {
         #expect(Set(Self.all.map(\.kind)) == Set(AssessmentKind.allCases))
         for category in Self.all {
             #expect(AssessmentCategory(kind: category.kind, rawValue: category.rawValue) == category)
-            #expect(category.messageKey == "alert.\(category.kind.rawValue).\(category.rawValue)")
+            #expect(AlertTopic.assessment(category).messageKey == "alert.\(category.kind.rawValue).\(category.rawValue)")
         }
     }
 

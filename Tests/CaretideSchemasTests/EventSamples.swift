@@ -131,7 +131,7 @@ enum EventSamples {
         EventSample(
             AlertRaised(
                 alertID: UUID(), sourceEventID: UUID(), aboutID: UUID(), kind: "examResultReady", severity: .normal, category: "released",
-                messageKey: "notification.examResultReady.released", raisedAt: takenAt, recipientID: "patient-1", recipientRole: .patient,
+                messageKey: "alert.examResultReady.released", raisedAt: takenAt, recipientID: "patient-1", recipientRole: .patient,
                 outOfRangeCount: 2)),
         EventSample(AlertWithdrawn(alertID: UUID(), sourceEventID: UUID(), reason: .superseded, withdrawnAt: takenAt)),
         EventSample(CareTeamGranted(consultantID: "dr-1", grantedAt: takenAt, expiresAt: takenAt.addingTimeInterval(86_400))),

@@ -171,7 +171,7 @@ enum ErasedPatients {
 
 /// Applies erasure requests in every consuming service, and keeps what arrives about an erased patient from being
 /// applied: the service's handler sees neither.
-struct ErasingHandler: BatchEventHandler {
+struct ErasingHandler: EventHandler {
     let service: any EventHandler
     let patientData: PatientData
     /// The topics the service itself consumes: where `caretide.patients` is not one of them, it is read for erasures
@@ -189,11 +189,7 @@ struct ErasingHandler: BatchEventHandler {
     func handle(batch: [ValidatedEvent], context: HandlerContext) async throws {
         let kept = try await erase(among: batch, context: context)
         guard !kept.isEmpty else { return }
-        if let batchHandler = service as? any BatchEventHandler {
-            try await batchHandler.handle(batch: kept, context: context)
-        } else {
-            for event in kept { try await service.handle(event, context: context) }
-        }
+        try await service.handle(batch: kept, context: context)
     }
 
     /// Applies the erasure requests among `events` and returns the others, less those about an erased patient.

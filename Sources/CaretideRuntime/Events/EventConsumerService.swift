@@ -246,11 +246,7 @@ public final class EventConsumerService: Service, Sendable {
             let handlerContext = HandlerContext(
                 connection: connection, codec: context.codec, producer: context.producer, logger: context.logger, ordering: .consumerLane,
                 deferred: nil, erasedAmongBatch: claimed.erased)
-            if let batchHandler = context.handler as? any BatchEventHandler {
-                try await batchHandler.handle(batch: newEvents, context: handlerContext)
-            } else {
-                for event in newEvents { try await context.handler.handle(event, context: handlerContext) }
-            }
+            try await context.handler.handle(batch: newEvents, context: handlerContext)
             return newEvents.count
         }
     }

@@ -10,6 +10,12 @@ import Synchronization
 public protocol EventHandler: Sendable {
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws
 
+    /// Applies the new events of a consumed batch, in offset order, inside one transaction; by default one at a time
+    /// through `handle(_:context:)`. A handler that can apply many at once (set-based SQL) implements it, for
+    /// throughput. If it throws, the consumer applies the batch again one event at a time through
+    /// `handle(_:context:)`, so one refused event cannot hold back the others.
+    func handle(batch: [ValidatedEvent], context: HandlerContext) async throws
+
     /// How long one of its transactions may take before it is given up and retried; nil for the service's
     /// `DATABASE_TRANSACTION_TIMEOUT_SECONDS`. A handler whose work is long by nature (an ontology import) says so.
     var transactionTimeout: Duration? { get }
@@ -21,15 +27,12 @@ public protocol EventHandler: Sendable {
 }
 
 extension EventHandler {
+    public func handle(batch: [ValidatedEvent], context: HandlerContext) async throws {
+        for event in batch { try await handle(event, context: context) }
+    }
+
     public var transactionTimeout: Duration? { nil }
     public var batchWindow: Duration? { nil }
-}
-
-/// A handler that applies many events at once (set-based SQL), for throughput. The consumer loop gives it the new
-/// events of a batch, in offset order, inside one transaction. If it throws, the loop applies the batch again one
-/// event at a time through `handle(_:context:)`, so one refused event cannot hold back the others.
-public protocol BatchEventHandler: EventHandler {
-    func handle(batch: [ValidatedEvent], context: HandlerContext) async throws
 }
 
 /// What a handler may touch while it applies an event.

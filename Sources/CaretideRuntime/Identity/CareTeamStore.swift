@@ -134,7 +134,7 @@ struct DatabaseCareTeamGrants: CareTeamGrants {
 
 /// Keeps the projection of grants from `caretide.care-team`, beside the service's own handler: grant events are
 /// applied here, everything else goes to the service's handler (set-based when it has one).
-struct CareTeamProjectingHandler: BatchEventHandler {
+struct CareTeamProjectingHandler: EventHandler {
     let service: any EventHandler
 
     var transactionTimeout: Duration? { service.transactionTimeout }
@@ -149,11 +149,7 @@ struct CareTeamProjectingHandler: BatchEventHandler {
         var others: [ValidatedEvent] = []
         for event in batch where try await !project(event, context: context) { others.append(event) }
         guard !others.isEmpty else { return }
-        if let batchHandler = service as? any BatchEventHandler {
-            try await batchHandler.handle(batch: others, context: context)
-        } else {
-            for event in others { try await service.handle(event, context: context) }
-        }
+        try await service.handle(batch: others, context: context)
     }
 
     /// Applies a care-team event; false for any other event.

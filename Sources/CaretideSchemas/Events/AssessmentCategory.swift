@@ -81,9 +81,6 @@ public enum AssessmentCategory: Hashable, Sendable {
             self = .lesionPhoto(category)
         }
     }
-
-    /// The key of the text an alert about it shows (`alert.<kind>.<category>`).
-    public var messageKey: String { "alert.\(kind.rawValue).\(rawValue)" }
 }
 
 /// A lipid panel's category: the word of its most severe measure (`ClinicalAssessment`'s headline rule), from the

@@ -29,16 +29,14 @@ struct AdviceRoutes: Sendable {
             let severity: Severity = body["severity"]?.stringValue == Severity.attention.rawValue ? .attention : .normal
             let consultant = requestContext.identity?.subject
             let adviceID = UUID.timeOrdered()
-            let alert = AlertRaised(
-                alertID: UUID.timeOrdered(), sourceEventID: adviceID, aboutID: adviceID, kind: "advice", severity: severity,
-                category: "fromConsultant",
-                messageKey: "alert.advice.fromConsultant", raisedAt: Date(), recipientID: patientID, recipientRole: .patient)
+            let row = NotificationStore.Row(
+                .advice, severity: severity, source: adviceID, about: adviceID, to: .init(id: patientID, role: .patient), patientID: patientID,
+                raisedAt: Date(), subjectID: consultant, text: text)
             let traceID = requestContext.requestID
             try await context.transaction(auditing: requestContext.origin, status: { 201 }) { handler in
-                try await NotificationDelivery.deliver(
-                    [.init(alert: alert, patientID: patientID, subjectID: consultant, text: text)], traceID: traceID, context: handler)
+                try await NotificationDelivery.deliver([row], traceID: traceID, context: handler)
             }
-            return try jsonResponse(Receipt(notificationId: alert.alertID, adviceId: adviceID), status: .created)
+            return try jsonResponse(Receipt(notificationId: row.alert.alertID, adviceId: adviceID), status: .created)
         }
     }
 }

@@ -2,7 +2,7 @@ import CaretideDomain
 import CaretideRuntime
 import CaretideSchemas
 
-/// A batch of events being alerted on (`AlertHandler.handle(batch:)`): what alerting asks of the database, asked once
+/// A batch of events being alerted on (`NotificationHandler.handle(batch:)`): what alerting asks of the database, asked once
 /// for the whole batch (the care team of each patient the batch notifies, and which recipients were already alerted
 /// today about each subject: alert fatigue), and the notifications raised so far, delivered together. The batch's own
 /// alerts count as they are raised, so an event sees the alerts of the events before it.
@@ -34,7 +34,7 @@ struct AlertBatch {
     }
 
     /// The care teams of the intents' patients and today's alerts of the recipients their attention notices would reach.
-    static func load(for intents: [(patientID: String, intent: AlertHandler.Intent)], context: HandlerContext) async throws -> AlertBatch {
+    static func load(for intents: [(patientID: String, intent: NotificationHandler.Intent)], context: HandlerContext) async throws -> AlertBatch {
         let careTeams = try await CareTeamStore.activeConsultants(
             patientIDs: Set(intents.filter { $0.intent.careTeam }.map { $0.patientID }).sorted(), on: context.connection, logger: context.logger)
         var asked: Set<Alerted> = []

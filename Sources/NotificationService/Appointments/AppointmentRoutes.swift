@@ -78,7 +78,7 @@ struct AppointmentRoutes: Sendable {
                 if case .booked(let appointment) = booking {
                     try await appointments.setReminders(appointment, now: now)
                     try await NotificationDelivery.deliver(
-                        Appointments.notices(appointment, category: "booked", source: id, now: now), traceID: requestContext.requestID,
+                        Appointments.notices(appointment, .booked, source: id, now: now), traceID: requestContext.requestID,
                         context: handler)
                 }
                 return booking
@@ -140,7 +140,7 @@ struct AppointmentRoutes: Sendable {
             try await appointments.cancelReminders(appointment)
             try await NotificationDelivery.deliver(
                 Appointments.notices(
-                    appointment, category: "cancelled", source: .named("appointment/\(id.uuidString.lowercased())/cancelled"), now: now),
+                    appointment, .cancelled, source: .named("appointment/\(id.uuidString.lowercased())/cancelled"), now: now),
                 traceID: requestContext.requestID, context: handler)
             return true
         }

@@ -167,13 +167,11 @@ struct Appointments: TransactionalStore {
     }
 
     /// The notices of a booking or a cancellation, for the patient and the institution.
-    static func notices(_ appointment: Appointment, category: String, source: UUID, now: Date) -> [NotificationStore.Row] {
+    static func notices(_ appointment: Appointment, _ change: AlertTopic.AppointmentChange, source: UUID, now: Date) -> [NotificationStore.Row] {
         [(appointment.patientId, RecipientRole.patient), (appointment.slot.institutionId, .institution)].map { recipient, role in
             NotificationStore.Row(
-                alert: AlertRaised(
-                    alertID: UUID.timeOrdered(), sourceEventID: source, aboutID: appointment.appointmentId, kind: "appointment", severity: .normal,
-                    category: category, messageKey: "alert.appointment.\(category)", raisedAt: now, recipientID: recipient, recipientRole: role),
-                patientID: appointment.patientId, subjectID: nil, text: nil)
+                .appointment(change), severity: .normal, source: source, about: appointment.appointmentId, to: .init(id: recipient, role: role),
+                patientID: appointment.patientId, raisedAt: now)
         }
     }
 }

@@ -84,10 +84,8 @@ struct Broadcasts: TransactionalStore {
         try await NotificationDelivery.deliver(
             patients.map { patient in
                 NotificationStore.Row(
-                    alert: AlertRaised(
-                        alertID: UUID.timeOrdered(), sourceEventID: id, aboutID: id, kind: "broadcast", severity: .normal, category: kind,
-                        messageKey: "alert.broadcast.\(kind)", raisedAt: now, recipientID: patient, recipientRole: .patient),
-                    patientID: patient, subjectID: nil, text: text)
+                    .broadcast(kind: kind), severity: .normal, source: id, about: id, to: .init(id: patient, role: .patient), patientID: patient,
+                    raisedAt: now, text: text)
             }, traceID: nil, context: context)
         // The cursor is a patient's id: kept only while the broadcast delivers, so that a completed one names nobody.
         let completed = patients.count < batch

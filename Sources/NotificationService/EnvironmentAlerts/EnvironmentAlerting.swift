@@ -19,8 +19,8 @@ struct EnvironmentAlerting {
         let area: String
         let observedAt: Date
         let value: Double
-        /// The band's name (`UVIndexCategory` or `AirQualityCategory` raw value) and rank.
-        let category: String
+        /// The band (an alert about it), and its rank.
+        let band: AlertTopic
         let rank: Int
         let severity: Severity
         let peakAt: Date?
@@ -32,7 +32,7 @@ struct EnvironmentAlerting {
         let category = UVIndexCategory(uvIndex: reading.uvIndex)
         try await decide(
             Reading(
-                kind: .uvIndex, area: reading.areaCode, observedAt: reading.observedAt, value: reading.uvIndex, category: category.rawValue,
+                kind: .uvIndex, area: reading.areaCode, observedAt: reading.observedAt, value: reading.uvIndex, band: .uvIndex(category),
                 rank: category.rank, severity: .attention,
                 peakAt: reading.solarNoon ?? SolarNoon.of(reading.observedAt, timeZone: area.timeZone, longitude: area.longitude),
                 exceeds: { reading.uvIndex >= $0.uvIndex }), timeZone: area.timeZone)
@@ -50,7 +50,7 @@ struct EnvironmentAlerting {
         try await decide(
             Reading(
                 kind: .airQuality, area: reading.areaCode, observedAt: reading.observedAt, value: Double(assessment.aqi),
-                category: assessment.category.rawValue, rank: assessment.category.rank,
+                band: .airQuality(assessment.category), rank: assessment.category.rank,
                 severity: assessment.category == .hazardous ? .urgent : .attention,
                 peakAt: nil, exceeds: { assessment.aqi >= $0.aqi }), timeZone: area.timeZone)
     }
@@ -68,21 +68,17 @@ struct EnvironmentAlerting {
             let decision = subscriber.state.decide(
                 level: reading.rank, aboveThreshold: reading.exceeds(subscriber.thresholds), now: reading.observedAt, day: day)
             states.append((subscriber.patientID, subscriber.state))
-            let (category, severity): (String, Severity)
+            let (topic, severity): (AlertTopic, Severity)
             switch decision {
             case .none: continue
-            case .alert: (category, severity) = (reading.category, reading.severity)
-            case .allClear: (category, severity) = ("allClear", .normal)
+            case .alert: (topic, severity) = (reading.band, reading.severity)
+            case .allClear: (topic, severity) = (reading.kind == .uvIndex ? .uvIndex(nil) : .airQuality(nil), .normal)
             }
             notifications.append(
                 NotificationStore.Row(
-                    alert: AlertRaised(
-                        alertID: UUID.timeOrdered(), sourceEventID: event.eventID, aboutID: event.eventID, kind: reading.kind.rawValue,
-                        severity: severity,
-                        category: category, messageKey: "alert.\(reading.kind.rawValue).\(category)", raisedAt: Date(),
-                        recipientID: subscriber.patientID,
-                        recipientRole: .patient, areaCode: reading.area, value: reading.value, peakAt: decision == .allClear ? nil : reading.peakAt),
-                    patientID: subscriber.patientID, subjectID: nil, text: nil))
+                    topic, severity: severity, source: event.eventID, about: event.eventID, to: .init(id: subscriber.patientID, role: .patient),
+                    patientID: subscriber.patientID, raisedAt: Date(),
+                    reading: (reading.area, reading.value, decision == .allClear ? nil : reading.peakAt)))
         }
         let decided = ContinuousClock.now
         try await store.save(states, area: reading.area, kind: reading.kind, observedAt: reading.observedAt)

@@ -49,10 +49,8 @@ struct Escalation: TransactionalStore {
         let now = Date()
         let rows = due.filter { $0.6 == "escalated" }.map { about, patient, institution, kind, category, source, _ in
             NotificationStore.Row(
-                alert: AlertRaised(
-                    alertID: UUID.timeOrdered(), sourceEventID: source, aboutID: about, kind: "escalation", severity: .urgent, category: category,
-                    messageKey: "alert.escalation.\(kind)", raisedAt: now, recipientID: institution ?? defaultChannel, recipientRole: .onCall),
-                patientID: patient, subjectID: nil, text: nil)
+                .escalation(kind: kind, category: category), severity: .urgent, source: source, about: about,
+                to: .init(id: institution ?? defaultChannel, role: .onCall), patientID: patient, raisedAt: now)
         }
         try await NotificationDelivery.deliver(rows, traceID: nil, context: context)
         return due.count

@@ -23,13 +23,29 @@ struct NotificationStore: TransactionalStore {
         /// meant for its recipient alone.
         let link: String?
 
-        /// The notification's id is made from its source and its recipient, never drawn: the same source notifying
-        /// the same recipient again (a redelivered event, a retried round) is the same notification, stored once,
-        /// and a consumer of `caretide.alerts` de-duplicates on it.
-        init(alert: AlertRaised, patientID: String?, subjectID: String?, text: String?, link: String? = nil) {
-            var alert = alert
-            let recipient = Self.recipient(of: alert, patientID: patientID)
-            alert.alertID = .named("notification/\(alert.sourceEventID.uuidString.lowercased())/\(recipient.role.rawValue)/\(recipient.id)")
+        /// A notification about `topic` for `recipient`, caused by `source` (an event, a request, a round) and about
+        /// `about` (the finding, the reading, the thread, …). Its id is made from its source and its recipient, never
+        /// drawn: the same source notifying the same recipient again (a redelivered event, a retried round) is the
+        /// same notification, stored once, and a consumer of `caretide.alerts` de-duplicates on it.
+        /// - Parameters:
+        ///   - subjectID: what the inbox groups it under (an exam report's subject, the sender of a message).
+        ///   - text: free text (a consultant's advice, a broadcast): kept for the inbox, never published or logged.
+        ///   - link: where it leads (a shared report's signed link), for the inbox only.
+        ///   - outOfRangeCount, reading, late: the details of a report ready, an area's reading, a reminder.
+        init(
+            _ topic: AlertTopic, severity: Severity, source: UUID, about: UUID, to recipient: Recipient, patientID: String?, raisedAt: Date,
+            subjectID: String? = nil, text: String? = nil, link: String? = nil, outOfRangeCount: Int? = nil,
+            reading: (areaCode: String, value: Double, peakAt: Date?)? = nil, late: Bool? = nil
+        ) {
+            var alert = AlertRaised(
+                alertID: .named("notification/\(source.uuidString.lowercased())/\(recipient.role.rawValue)/\(recipient.id)"), topic: topic,
+                severity: severity, sourceEventID: source, aboutID: about, raisedAt: raisedAt, recipientID: recipient.id,
+                recipientRole: recipient.role)
+            alert.outOfRangeCount = outOfRangeCount
+            alert.areaCode = reading?.areaCode
+            alert.value = reading?.value
+            alert.peakAt = reading?.peakAt
+            alert.late = late
             self.alert = alert
             self.patientID = patientID
             self.subjectID = subjectID
@@ -74,7 +90,7 @@ struct NotificationStore: TransactionalStore {
     /// Of `recipients`, those who already have a standing notification about the subject (the patient, its kind and
     /// category) at a severity alert fatigue counts (`AlertBatch.fatigueSeverities`), raised on their own local day
     /// (their time zone, UTC until they set one): alert fatigue allows one such alert per recipient, kind and day
-    /// unless the category changes (`AlertHandler.notify`).
+    /// unless the category changes (`NotificationHandler.notify`).
     func alertedToday(_ recipients: [Recipient], about subject: AlertBatch.Subject) async throws -> Set<Recipient> {
         Set(try await alertedToday(recipients.map { AlertBatch.Alerted(recipient: $0, subject: subject) }).map(\.recipient))
     }

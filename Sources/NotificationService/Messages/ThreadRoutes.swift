@@ -219,11 +219,10 @@ struct ThreadRoutes: Sendable {
         handler: HandlerContext
     ) async throws {
         let toPatient = sender.side == .consultant
-        let alert = AlertRaised(
-            alertID: UUID.timeOrdered(), sourceEventID: messageID, aboutID: threadID, kind: "message", severity: .normal,
-            category: toPatient ? "fromConsultant" : "fromPatient", messageKey: "alert.message.received", raisedAt: Date(),
-            recipientID: toPatient ? patientID : consultantID, recipientRole: toPatient ? .patient : .consultant)
-        try await NotificationDelivery.deliver(
-            [.init(alert: alert, patientID: patientID, subjectID: sender.id, text: nil)], traceID: traceID, context: handler)
+        let row = NotificationStore.Row(
+            .message(fromConsultant: toPatient), severity: .normal, source: messageID, about: threadID,
+            to: toPatient ? .init(id: patientID, role: .patient) : .init(id: consultantID, role: .consultant), patientID: patientID, raisedAt: Date(),
+            subjectID: sender.id)
+        try await NotificationDelivery.deliver([row], traceID: traceID, context: handler)
     }
 }

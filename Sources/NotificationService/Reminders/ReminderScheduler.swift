@@ -55,11 +55,9 @@ enum ReminderScheduler {
         let notifications = try await store.fire(occurrences, at: now).compactMap { occurrence -> NotificationStore.Row? in
             guard let reminder = reminders[occurrence.reminderID] else { return nil }
             return NotificationStore.Row(
-                alert: AlertRaised(
-                    alertID: UUID.timeOrdered(), sourceEventID: occurrence.id, aboutID: reminder.id, kind: "reminder", severity: .normal,
-                    category: reminder.topic, messageKey: "alert.reminder.\(reminder.topic)", raisedAt: now, recipientID: reminder.patientID,
-                    recipientRole: .patient, late: occurrence.late),
-                patientID: reminder.patientID, subjectID: nil, text: reminder.note)
+                .reminder(topic: reminder.topic), severity: .normal, source: occurrence.id, about: reminder.id,
+                to: .init(id: reminder.patientID, role: .patient), patientID: reminder.patientID, raisedAt: now, text: reminder.note,
+                late: occurrence.late)
         }
         try await store.advance(advanced)
         try await NotificationDelivery.deliver(notifications, traceID: nil, context: context)

@@ -47,11 +47,9 @@ struct ReportShareRoutes: Sendable {
             let link = ReportShareLink(
                 patientID: patientID, shareID: UUID.timeOrdered(), consultantID: consultantID, from: period.start, to: period.end,
                 expiresAt: now.addingTimeInterval(TimeInterval(days) * 86_400))
-            let alert = AlertRaised(
-                alertID: UUID.timeOrdered(), sourceEventID: link.shareID, aboutID: link.shareID, kind: "reportShared", severity: .normal,
-                category: "report", messageKey: "alert.reportShared", raisedAt: now, recipientID: consultantID, recipientRole: .consultant)
             let row = NotificationStore.Row(
-                alert: alert, patientID: patientID, subjectID: nil, text: nil, link: link.relativeURL(signedWith: shareKey))
+                .reportShared, severity: .normal, source: link.shareID, about: link.shareID, to: .init(id: consultantID, role: .consultant),
+                patientID: patientID, raisedAt: now, link: link.relativeURL(signedWith: shareKey))
             let traceID = requestContext.requestID
             let shared = try await context.transaction(auditing: requestContext.origin, status: { $0 ? 201 : 422 }) { handler in
                 // The grant is checked where the notification is written, so a revocation racing the share is seen.

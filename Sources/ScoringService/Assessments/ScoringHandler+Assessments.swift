@@ -5,82 +5,9 @@ import CaretideStore
 import ClinicalAssessment
 import Foundation
 
-/// Assesses what ingest recorded, withdraws what it retracted, and looks for trends after each new assessment.
-/// Everything it writes and publishes happens in the event's transaction.
-struct ScoringHandler: EventHandler {
-    /// The classifier models whose answers about skin photos are accepted (`CLASSIFIER_MODELS`).
-    var classifiers = ClassifierModels()
-
-    func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
-        // Areas and their readings are keyed by area; every other event belongs to a patient.
-        func patientID() throws -> String {
-            guard let patientID = event.patientID else { throw UnprocessableEvent("\(event.eventType.rawValue) without a patientId") }
-            return patientID
-        }
-        switch try ScoringInput(event) {
-        case .areaRegistered(let area):
-            try await ReportEnvironmentStore(context).register(area)
-        case .uvIndexRecorded(let reading):
-            try await ReportEnvironmentStore(context).record(reading)
-        case .airQualityRecorded(let reading):
-            try await ReportEnvironmentStore(context).record(reading)
-        case .environmentSubscriptionChanged(let change):
-            try await ReportEnvironmentStore(context).apply(change, patientID: try patientID())
-        case .measurementDeleted(let deleted):
-            try await withdraw(
-                AssessmentStore(context), patientID: try patientID(), kind: AssessmentKind(deleted.kind),
-                subjectID: deleted.measurementID.uuidString.lowercased(),
-                reason: .measurementDeleted, event: event, context: context)
-        case .examResultEnteredInError(let retracted):
-            try await withdraw(
-                AssessmentStore(context), patientID: try patientID(), kind: .examResult,
-                subjectID: ExamKey(institutionID: retracted.institutionID, examID: retracted.examID).subjectID,
-                reason: .enteredInError, event: event, context: context)
-        case .melanomaRiskProfileWithdrawn(let withdrawal):
-            try await withdraw(
-                AssessmentStore(context), patientID: try patientID(), kind: .melanomaRisk, subjectID: withdrawal.profileID.uuidString.lowercased(),
-                reason: .profileWithdrawn, event: event, context: context)
-        case .examResultReleased(let release):
-            try await ReportStore(context).released(
-                patientID: try patientID(), exam: ExamKey(institutionID: release.institutionID, examID: release.examID), revision: release.revision,
-                at: release.releasedAt)
-        case .mealRecorded(let meal):
-            try await NutritionAnalysis.recorded(meal, event: event, patientID: try patientID(), context: context)
-        case .mealDeleted(let deletion):
-            try await NutritionAnalysis.deleted(deletion, event: event, patientID: try patientID(), context: context)
-        case .lesionPhotoRecorded(let photo):
-            try await PhotoRegister(context).recorded(photo, patientID: try patientID())
-        case .lesionPhotoDeleted(let deletion):
-            let patientID = try patientID()
-            guard try await PhotoRegister(context).deleted(deletion.photoID, patientID: patientID) else { return }
-            try await withdraw(
-                AssessmentStore(context), patientID: patientID, kind: .lesionPhoto, subjectID: deletion.photoID.uuidString.lowercased(),
-                reason: .photoDeleted, event: event, context: context)
-        case .patientDemographicsChanged(let change):
-            try await DemographicsStore(context).apply(change, patientID: try patientID())
-        case .lesionPhotoClassified(let answer):
-            // Refused before anything is stored, each with its reason on the dead-letter topic. (A probability outside
-            // 0–1 never gets here: the event's schema refuses it.)
-            guard classifiers.contains(name: answer.model, version: answer.modelVersion) else {
-                throw UnprocessableEvent(
-                    "the classifier model \(answer.model) \(answer.modelVersion) is not registered (CLASSIFIER_MODELS)")
-            }
-            guard try await PhotoRegister(context).knows(answer.photoID, patientID: try patientID()) else {
-                // Not retried here: a retry would hold back the patient's other events, the announcement among them.
-                // An answer that outran the announcement is replayed from the dead-letter topic (docs/operations.md).
-                throw UnprocessableEvent("no photo \(answer.photoID.uuidString.lowercased()) of this patient is known (lesion-photo.recorded)")
-            }
-            try await assess([event], context: context)
-        case .assess:
-            // One event is a run of one: the same set-based path as a batch.
-            try await assess([event], context: context)
-        case .notConsumed(let type):
-            // A patient's event lacking its patient is refused as that first, as every patient case refuses it.
-            _ = try patientID()
-            throw UnprocessableEvent("scoring-service does not consume \(type.rawValue)")
-        }
-    }
-
+/// The assessments part of scoring's handler: the clinical rules applied to what ingest recorded, and assessments
+/// withdrawn when what they assessed is retracted.
+extension ScoringHandler {
     /// Applies the clinical rule to an event, or refuses it (it goes to the dead-letter topic) naming the failing fields.
     static func assessment(of event: ValidatedEvent) throws -> Assessment {
         do {
@@ -94,7 +21,7 @@ struct ScoringHandler: EventHandler {
         }
     }
 
-    private func withdraw(
+    func withdraw(
         _ store: AssessmentStore, patientID: String, kind: AssessmentKind, subjectID: String, reason: WithdrawalReason, event: ValidatedEvent,
         context: HandlerContext
     ) async throws {

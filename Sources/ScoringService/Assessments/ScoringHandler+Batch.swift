@@ -6,24 +6,10 @@ import ClinicalAssessment
 import Foundation
 import PostgresNIO
 
-/// The batch path of `ScoringHandler`: runs of assessable events are applied with set-based SQL (one lookup, one
-/// update, one insert, one outbox insert, one trend query per run); withdrawals in between are applied singly, so
-/// the order of a patient's events is kept. Results equal applying the events one by one.
-extension ScoringHandler: BatchEventHandler {
-    func handle(batch: [ValidatedEvent], context: HandlerContext) async throws {
-        var run: [ValidatedEvent] = []
-        for event in batch {
-            if case .assess? = try? ScoringInput(event) {
-                run.append(event)
-            } else {
-                try await assess(run, context: context)
-                run = []
-                try await handle(event, context: context)
-            }
-        }
-        try await assess(run, context: context)
-    }
-
+/// The set-based path of the assessments: a run of assessable events is applied with one lookup, one update, one
+/// insert, one outbox insert and one trend query (`ScoringHandler.handle(batch:)` cuts the runs). Results equal
+/// applying the events one by one.
+extension ScoringHandler {
     private struct Pending {
         let event: ValidatedEvent
         let patientID: String

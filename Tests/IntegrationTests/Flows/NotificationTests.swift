@@ -116,13 +116,19 @@ import Testing
         #expect(try await HTTP.post(url, json: advice, as: Self.consultant).status == 403)
         #expect(try await HTTP.post(url, json: advice).status == 403)
         #expect(try await HTTP.send(method: "PUT", ingest + "/v1/patients/p-advice/care-team/dr-care", json: "{}").status == 200)
+        var receipt: HTTP.Reply?
         try await eventually("notification applied the grant", timeout: .seconds(30)) {
-            try await HTTP.post(url, json: advice, as: Self.consultant).status == 201
+            let answer = try await HTTP.post(url, json: advice, as: Self.consultant)
+            if answer.status == 201 { receipt = answer }
+            return answer.status == 201
         }
         #expect(try await HTTP.post(url, json: #"{"text": ""}"#, as: Self.consultant).status == 400)
 
         let inbox = try await HTTP.get(notification + "/v1/inbox", as: .identity(Identity(subject: "p-advice", role: .patient))).items()
         #expect(inbox.count == 1 && inbox.first?["kind"] as? String == "advice" && inbox.first?["severity"] as? String == "attention")
+        // The receipt names the notification the patient has (its id is made from the advice and the patient).
+        let notificationID = try #require(receipt?.json() as? [String: Any])["notificationId"] as? String
+        #expect(notificationID != nil && inbox.first?["notificationId"] as? String == notificationID)
         #expect(inbox.first?["text"] as? String == "Measure twice a week and bring the readings to your next visit.")
         let published = try await alerts.receive(1)
         #expect(!String(decoding: published[0].value, as: UTF8.self).contains("Measure twice"))
