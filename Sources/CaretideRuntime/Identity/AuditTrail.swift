@@ -51,56 +51,33 @@ struct AuditEntry: Sendable {
 /// Records audit entries durably before the request they describe is answered: in the service's `access_audit`
 /// table and, through the outbox in the same transaction, as `access.recorded` events on `caretide.audit`.
 ///
-/// Entries that arrive while a write is in flight are written together in the next transaction (a group commit),
-/// so under load many requests share one transaction instead of each adding its own.
-actor AuditTrail {
-    private let database: Database
-    private let codec: EventCodec
-    private let producer: String
-    private let logger: Logger
-    private let timeout: Duration
-    private var pending: [(AuditEntry, CheckedContinuation<Void, any Error>)] = []
-    private var writing = false
+/// Entries that arrive while a write is in flight are written together in the next transaction (a group commit,
+/// `GroupCommitter`), so under load many requests share one transaction instead of each adding its own. A batch that
+/// cannot be written fails each of its requests (a read is then answered 503).
+struct AuditTrail: Sendable {
+    private let committer: GroupCommitter<AuditEntry, Void>
 
-    init(database: Database, codec: EventCodec, producer: String, logger: Logger, timeout: Duration) {
-        self.database = database
-        self.codec = codec
-        self.producer = producer
-        self.logger = logger
-        self.timeout = timeout
+    init(database: Database, codec: EventCodec, producer: String, logger: Logger, timeout: Duration, metrics: ServiceMetrics? = nil) {
+        committer = GroupCommitter(name: "audit", metrics: metrics, maximumBatch: Self.maximumBatch) { entries in
+            do {
+                try await database.transaction(timeout: timeout) { connection in
+                    try await Self.insert(entries, codec: codec, producer: producer, on: connection, logger: logger)
+                }
+                return Array(repeating: .success(()), count: entries.count)
+            } catch {
+                logger.error("could not record audit entries", metadata: [LogKey.count: "\(entries.count)", LogKey.errorType: "\(type(of: error))"])
+                return Array(repeating: .failure(error), count: entries.count)
+            }
+        }
     }
+
+    /// Entries a transaction takes at most: the statement binds each column as one array, so a batch has no cost per
+    /// entry beyond its row; the bound only keeps one transaction from growing without end under a burst.
+    static let maximumBatch = 1_000
 
     /// Returns once the entry is committed; throws when it could not be (the caller answers 503 for a read).
     func record(_ entry: AuditEntry) async throws {
-        try await withCheckedThrowingContinuation { continuation in
-            pending.append((entry, continuation))
-            if !writing {
-                writing = true
-                Task { await writeWhilePending() }
-            }
-        }
-    }
-
-    private func writeWhilePending() async {
-        while !pending.isEmpty {
-            let batch = pending
-            pending = []
-            do {
-                try await write(batch.map(\.0))
-                for (_, continuation) in batch { continuation.resume() }
-            } catch {
-                logger.error("could not record audit entries", metadata: [LogKey.count: "\(batch.count)", LogKey.errorType: "\(type(of: error))"])
-                for (_, continuation) in batch { continuation.resume(throwing: error) }
-            }
-        }
-        writing = false
-    }
-
-    private func write(_ entries: [AuditEntry]) async throws {
-        let (codec, producer, logger) = (self.codec, self.producer, self.logger)
-        try await database.transaction(timeout: timeout) { connection in
-            try await Self.insert(entries, codec: codec, producer: producer, on: connection, logger: logger)
-        }
+        try await committer.submit(entry)
     }
 
     /// Writes entries and their `access.recorded` events on a connection inside the caller's transaction, after the

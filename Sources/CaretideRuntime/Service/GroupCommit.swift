@@ -14,25 +14,12 @@ import Foundation
 /// A write's own refusal (a duplicate, a conflict) is its `Result.failure` from `apply` and fails no other write. If
 /// the transaction itself fails (a statement error, a deadlock), each write of the batch is tried again alone, so only
 /// the one at fault fails; a timeout fails them all, since trying again alone would only wait as long again.
-public actor GroupCommit<Write: Sendable, Outcome: Sendable> {
+public struct GroupCommit<Write: Sendable, Outcome: Sendable>: Sendable {
     /// Applies a batch inside its transaction; returns one result per write, in order. A failure must leave nothing of
     /// its write behind in the transaction.
     public typealias Apply = @Sendable (_ writes: [Write], _ handler: HandlerContext) async throws -> [Result<Outcome, any Error>]
 
-    private struct Pending {
-        let write: Write
-        let origin: WriteOrigin
-        let continuation: CheckedContinuation<Outcome, any Error>
-    }
-
-    private let context: ServiceContext
-    private let name: String
-    private let maximumBatch: Int
-    private let key: @Sendable (Write) -> AnyHashable
-    private let status: @Sendable (Outcome) -> Int
-    private let apply: Apply
-    private var pending: [Pending] = []
-    private var writing = false
+    private let committer: GroupCommitter<(Write, WriteOrigin), Outcome>
 
     /// - Parameters:
     ///   - name: the `group_commit` label of the metrics (`caretide_group_commits_total`,
@@ -42,57 +29,23 @@ public actor GroupCommit<Write: Sendable, Outcome: Sendable> {
         name: String, context: ServiceContext, maximumBatch: Int = 64, key: @escaping @Sendable (Write) -> AnyHashable,
         status: @escaping @Sendable (Outcome) -> Int, apply: @escaping Apply
     ) {
-        self.name = name
-        self.context = context
-        self.maximumBatch = max(1, maximumBatch)
-        self.key = key
-        self.status = status
-        self.apply = apply
+        committer = GroupCommitter(name: name, metrics: context.metrics, maximumBatch: maximumBatch, key: { key($0.0) }) { writes in
+            await Self.commit(writes, context: context, status: status, apply: apply)
+        }
     }
 
     /// Returns the write's outcome once the transaction holding it has committed; throws its refusal, or the
     /// transaction's failure.
     public func submit(_ write: Write, origin: WriteOrigin) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            pending.append(Pending(write: write, origin: origin, continuation: continuation))
-            if !writing {
-                writing = true
-                Task { await writeWhilePending() }
-            }
-        }
-    }
-
-    private func writeWhilePending() async {
-        while !pending.isEmpty {
-            let batch = nextBatch()
-            let results = await commit(batch.map { ($0.write, $0.origin) })
-            context.metrics.count("caretide_group_commits_total", dimensions: [("group_commit", name)])
-            context.metrics.count("caretide_group_committed_writes_total", dimensions: [("group_commit", name)], by: batch.count)
-            for (pending, result) in zip(batch, results) { pending.continuation.resume(with: result) }
-        }
-        writing = false
-    }
-
-    /// The oldest pending writes, up to `maximumBatch`, each key once; the rest stay pending in their order.
-    private func nextBatch() -> [Pending] {
-        var batch: [Pending] = []
-        var rest: [Pending] = []
-        var keys: Set<AnyHashable> = []
-        for write in pending {
-            if batch.count < maximumBatch, keys.insert(key(write.write)).inserted {
-                batch.append(write)
-            } else {
-                rest.append(write)
-            }
-        }
-        pending = rest
-        return batch
+        try await committer.submit((write, origin))
     }
 
     /// One transaction for the batch, or, if it fails as a whole, one for each write.
-    private func commit(_ writes: [(Write, WriteOrigin)]) async -> [Result<Outcome, any Error>] {
+    private static func commit(
+        _ writes: [(Write, WriteOrigin)], context: ServiceContext, status: @escaping @Sendable (Outcome) -> Int, apply: @escaping Apply
+    ) async -> [Result<Outcome, any Error>] {
         do {
-            return try await context.transaction(auditing: writes.map(\.1), status: status) { [apply] handler in
+            return try await context.transaction(auditing: writes.map(\.1), status: status) { handler in
                 let results = try await apply(writes.map(\.0), handler)
                 // One answer per write, or a waiting request would never be answered: a defect, so nothing commits.
                 guard results.count == writes.count else { throw GroupCommitDefect(writes: writes.count, results: results.count) }
@@ -103,8 +56,60 @@ public actor GroupCommit<Write: Sendable, Outcome: Sendable> {
                 return Array(repeating: .failure(error), count: writes.count)
             }
             var results: [Result<Outcome, any Error>] = []
-            for write in writes { results += await commit([write]) }
+            for write in writes { results += await commit([write], context: context, status: status, apply: apply) }
             return results
+        }
+    }
+}
+
+/// The loop every group commit shares (request writes, `GroupCommit`; audit entries, `AuditTrail`): each submitted
+/// item waits in a `GroupCommitQueue`, one batch at a time is committed by `commit`, and each item's submitter gets
+/// its own result once the batch holding it is committed.
+actor GroupCommitter<Item: Sendable, Outcome: Sendable> {
+    /// Commits a batch; returns one result per item, in order.
+    typealias Commit = @Sendable (_ items: [Item]) async -> [Result<Outcome, any Error>]
+
+    private struct Waiting {
+        let item: Item
+        let continuation: CheckedContinuation<Outcome, any Error>
+    }
+
+    private let name: String
+    private let metrics: ServiceMetrics?
+    private let key: @Sendable (Item) -> AnyHashable?
+    private let commit: Commit
+    private var queue: GroupCommitQueue<Waiting>
+
+    /// - Parameter key: items with the same key never share a batch; nil for an item no other excludes.
+    init(
+        name: String, metrics: ServiceMetrics?, maximumBatch: Int, key: @escaping @Sendable (Item) -> AnyHashable? = { _ in nil },
+        commit: @escaping Commit
+    ) {
+        self.name = name
+        self.metrics = metrics
+        self.key = key
+        self.commit = commit
+        queue = GroupCommitQueue(maximumBatch: maximumBatch)
+    }
+
+    func submit(_ item: Item) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            if queue.enqueue(Waiting(item: item, continuation: continuation), key: key(item)) {
+                Task { await writeWhileWaiting() }
+            }
+        }
+    }
+
+    private func writeWhileWaiting() async {
+        while let batch = queue.nextBatch() {
+            let results = await commit(batch.map(\.item))
+            metrics?.count("caretide_group_commits_total", dimensions: [("group_commit", name)])
+            metrics?.count("caretide_group_committed_writes_total", dimensions: [("group_commit", name)], by: batch.count)
+            for (waiting, result) in zip(batch, results) { waiting.continuation.resume(with: result) }
+            // A commit that broke its contract (fewer results) must not leave a submitter waiting for ever.
+            for waiting in batch.dropFirst(results.count) {
+                waiting.continuation.resume(throwing: GroupCommitDefect(writes: batch.count, results: results.count))
+            }
         }
     }
 }

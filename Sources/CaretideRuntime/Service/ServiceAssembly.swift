@@ -132,7 +132,8 @@ public struct ServiceAssembly: Sendable {
     ) -> RouteTable {
         let routes = RouteTable()
         let audit = AuditTrail(
-            database: parts.database, codec: parts.codec, producer: definition.name, logger: parts.logger, timeout: parts.limits.transactionTimeout)
+            database: parts.database, codec: parts.codec, producer: definition.name, logger: parts.logger, timeout: parts.limits.transactionTimeout,
+            metrics: context.metrics)
         let apiRoutes = APIRoutes(
             group: group, table: routes,
             access: AccessGuard(
