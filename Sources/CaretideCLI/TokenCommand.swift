@@ -12,7 +12,7 @@ struct TokenCommand: AsyncParsableCommand {
     @Option(help: "patient, institution, consultant, operator or service.") var role: String
     @Option(help: "The subject id (the patient id for a patient, the doctor id for a consultant).") var subject: String
     @Option(help: "The institution a member of staff acts for (required with --role institution).") var institution: String?
-    @Option(help: "A scope of a service client (repeatable): patients:read, patients:write, exam-results:write, diagnosis:rank.")
+    @Option(help: "A scope of a service client (repeatable): \(ServiceScope.all.joined(separator: ", ")).")
     var scope: [String] = []
     @Option(help: "Lifetime: seconds, or a number with s, m, h or d.") var ttl = "1h"
     @Option(help: "The state directory of `caretide dev`.") var stateDir = ".caretide"

@@ -26,6 +26,12 @@ import Testing
         #expect(pid.value(99) == "")
     }
 
+    @Test("a message holding U+0000 anywhere is refused before it is read: PostgreSQL could store none of its text")
+    func refusesNUL() {
+        let damaged = Self.fixture.replacingOccurrences(of: "patient-0001", with: "patient-\u{0}0001")
+        #expect(throws: HL7v2.ParseError(reason: "the message holds the NUL character")) { try HL7v2.parse(damaged) }
+    }
+
     @Test("an ORU^R01 becomes one exam report per OBR with its OBX items, NTE comments, ranges and report time")
     func mapsReports() throws {
         let reports = try ObservationResults.reports(in: HL7v2.parse(Self.fixture)).get()

@@ -1,6 +1,7 @@
 public import CaretideIdentity
 public import CaretideSchemas
 import CaretideStore
+import Foundation
 public import HTTPTypes
 public import Hummingbird
 import Logging
@@ -150,6 +151,7 @@ public struct APIRoutes {
             if let length = request.headers[.contentLength].flatMap(Int.init), length > bodyLimit {
                 throw HTTPProblem(status: .contentTooLarge, error: "the body is larger than this operation accepts (\(bodyLimit) bytes)")
             }
+            try Self.refuseNUL(in: request)
             let owner = try declared.ownerParameter.map { try PatientID.fromPath(context, parameter: $0, label: Self.label($0)) }
             return try await guarded.run(route, context: context, owner: owner) { context in
                 // PUT and DELETE are idempotent by themselves; a POST is when the caller names it with a key.
@@ -157,6 +159,21 @@ public struct APIRoutes {
                 return try await idempotency.run(key: key, request: request, context: context, handler)
             }
         }
+    }
+
+    /// PostgreSQL's text cannot hold U+0000, so a query or path that decodes to one would fail its statement (a
+    /// 500); it is refused here instead, naming each parameter, before any route reads it. (A JSON body's is refused
+    /// by its schema's validation, `JSONSchema`.)
+    static func refuseNUL(in request: Request) throws(HTTPProblem) {
+        let uri = request.uri
+        var violations: [SchemaViolation] = []
+        if uri.path.removingPercentEncoding?.contains("\0") ?? false {
+            violations.append(SchemaViolation(pointer: .root, message: "the path contains U+0000 (%00), which cannot be stored"))
+        }
+        for (name, value) in uri.queryParameters where name.contains("\0") || value.contains("\0") {
+            violations.append(SchemaViolation(pointer: JSONPointer(tokens: [String(name)]), message: "contains U+0000 (%00), which cannot be stored"))
+        }
+        guard violations.isEmpty else { throw HTTPProblem(status: .badRequest, error: "the query is invalid", violations: violations) }
     }
 
     static func label(_ parameter: String) -> String {

@@ -52,6 +52,8 @@ enum HL7v2 {
     }
 
     static func parse(_ text: String) throws(ParseError) -> Message {
+        // PostgreSQL's text cannot hold U+0000 and ER7 never needs it: refused before anything is read.
+        guard !text.utf8.contains(0) else { throw ParseError(reason: "the message holds the NUL character") }
         let lines = text.split(whereSeparator: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }).map(String.init).filter { !$0.isEmpty }
         guard let first = lines.first, first.hasPrefix("MSH"), first.count >= 8 else {
             throw ParseError(reason: "the message does not start with an MSH segment")

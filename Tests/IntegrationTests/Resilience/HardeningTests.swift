@@ -271,7 +271,7 @@ import Testing
         try await stack.shutdown()
     }
 
-    @Test("items 7, 8 and 10: U+0000, implausible or future dates and unknown members get a 4xx that echoes nothing")
+    @Test("items 7, 8 and 10: U+0000 (in a body, a query or a path), implausible or future dates and unknown members get a 4xx that echoes nothing")
     func hostileBodiesGetClearErrors() async throws {
         let stack = try await TestStack.start([IngestService.definition])
         let url = stack.baseURL(IngestService.name) + "/v1/patients/p1/measurements/blood-pressure"
@@ -291,6 +291,13 @@ import Testing
         #expect(unknown.0 == 400 && unknown.1 == [""] && !unknown.2.contains("Jane"))
         let ok = try await post("")
         #expect(ok.0 == 201)
+        // In a query or a path, U+0000 is refused before any route reads it (it once reached a statement: a 500).
+        let ingest = stack.baseURL(IngestService.name)
+        let query = try await HTTP.get(ingest + "/v1/foods?q=ap%00ple&limit=5")
+        let queryPointers = (try? query.json() as? [String: Any])?["violations"] as? [[String: Any]] ?? []
+        #expect(query.status == 400 && queryPointers.compactMap { $0["pointer"] as? String } == ["/q"] && query.text.contains("U+0000"))
+        let path = try await HTTP.get(ingest + "/v1/patients/p%001/profile")
+        #expect(path.status == 400 && path.text.contains("U+0000"))
         try await stack.shutdown()
     }
 
