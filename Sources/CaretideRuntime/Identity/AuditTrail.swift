@@ -57,7 +57,7 @@ struct AuditEntry: Sendable {
 struct AuditTrail: Sendable {
     private let committer: GroupCommitter<AuditEntry, Void>
 
-    init(database: Database, codec: EventCodec, producer: String, logger: Logger, timeout: Duration, metrics: ServiceMetrics? = nil) {
+    init(database: Database, codec: EventCodec, producer: String, logger: Logger, timeout: Duration, metrics: ServiceMetrics) {
         committer = GroupCommitter(name: "audit", metrics: metrics, maximumBatch: Self.maximumBatch) { entries in
             do {
                 try await database.transaction(timeout: timeout) { connection in

@@ -13,8 +13,6 @@ struct GroupCommitQueue<Item> {
         self.maximumBatch = max(1, maximumBatch)
     }
 
-    var waitingCount: Int { waiting.count }
-
     /// Adds a write (`key` nil: one no other write excludes). Returns true when no writer is taking batches, so the
     /// caller starts one; from then on it counts as taking them.
     mutating func enqueue(_ item: Item, key: AnyHashable?) -> Bool {
