@@ -53,6 +53,9 @@ public struct HandlerContext: Sendable {
     /// does when the batch erases a patient itself).
     let erasedAmongBatch: Set<String>?
 
+    /// The transaction's connection, for stores.
+    public var session: StoreSession { StoreSession(connection: connection, logger: logger) }
+
     public init(connection: PostgresConnection, codec: EventCodec, producer: String, logger: Logger, ordering: Outbox.Ordering) {
         self.init(connection: connection, codec: codec, producer: producer, logger: logger, ordering: ordering, deferred: nil)
     }
@@ -94,16 +97,27 @@ final class DeferredOutbox: Sendable {
     var all: [Outbox.Entry] { entries.withLock { $0 } }
 }
 
-/// A service's store of SQL that works inside a transaction (an event's, a request's): made from the transaction's
-/// context, so handlers and routes pass the context along, never the connection.
-public protocol TransactionalStore {
-    init(connection: PostgresConnection, logger: Logger)
+/// A service's store: its SQL, run in a `StoreSession`. Built from a handler's context it works inside that
+/// transaction; built from the service's context, each statement runs on a pooled connection (a request's reads). Routes
+/// and handlers pass the context along, never a connection.
+public protocol ServiceStore {
+    init(session: StoreSession)
 }
 
-extension TransactionalStore {
+extension ServiceStore {
     /// The store inside the transaction of `context`.
     public init(_ context: HandlerContext) {
-        self.init(connection: context.connection, logger: context.logger)
+        self.init(session: context.session)
+    }
+
+    /// The store on the service's pool, each statement on a connection of its own.
+    public init(_ context: ServiceContext) {
+        self.init(session: context.session)
+    }
+
+    /// The store on a connection a job or a command holds.
+    public init(connection: PostgresConnection, logger: Logger) {
+        self.init(session: StoreSession(connection: connection, logger: logger))
     }
 }
 

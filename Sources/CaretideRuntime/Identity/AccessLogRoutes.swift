@@ -16,7 +16,7 @@ struct AccessLogRoutes: Sendable {
             let patientID = try PatientID.fromPath(requestContext)
             let page = try PageRequest.from(request)
             return try jsonResponse(
-                try await AuditTrail.accessLog(patientID: patientID, page: page, on: context.database.client, logger: context.logger))
+                try await AccessLogStore(context).accessLog(patientID: patientID, page: page))
         }
     }
 }

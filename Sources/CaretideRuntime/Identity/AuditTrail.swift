@@ -105,7 +105,10 @@ struct AuditTrail: Sendable {
     }
 }
 
-extension AuditTrail {
+/// Reads the access log the audit trail writes.
+struct AccessLogStore: ServiceStore {
+    let session: StoreSession
+
     /// One entry of a patient's access log.
     struct LogEntry: Encodable, Sendable {
         let auditId: UUID
@@ -120,14 +123,14 @@ extension AuditTrail {
     }
 
     /// A page of who accessed the patient's data held by this service, newest first.
-    static func accessLog(patientID: String, page: PageRequest, on client: PostgresClient, logger: Logger) async throws -> Page<LogEntry> {
+    func accessLog(patientID: String, page: PageRequest) async throws -> Page<LogEntry> {
         let after = try page.timeAndUUID()
-        let rows = try await client.fetchAll(
+        let rows = try await session.fetchAll(
             """
             SELECT audit_id, recorded_at, subject, role, institution_id, action, operation, outcome, status FROM access_audit
             WHERE patient_id = \(patientID) AND (\(after == nil) OR (recorded_at, audit_id) < (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
             ORDER BY recorded_at DESC, audit_id DESC LIMIT \(page.limit + 1)
-            """, as: (UUID, Date, String, String, String?, String, String, String, Int).self, logger: logger)
+            """, as: (UUID, Date, String, String, String?, String, String, String, Int).self)
         let entries = rows.map {
             LogEntry(
                 auditId: $0.0, recordedAt: $0.1, subject: $0.2, role: $0.3, institutionId: $0.4, action: $0.5, operation: $0.6, outcome: $0.7,

@@ -1,17 +1,23 @@
 public import CaretideSchemas
-import CaretideStore
+public import CaretideStore
 public import Foundation
 import Logging
 public import PostgresNIO
 
 /// A service's copy of care-team grants: written by ingest-service in the transaction that publishes the grant, and
 /// by every other service that serves patient data from the `caretide.care-team` topic.
-public enum CareTeamStore {
+public struct CareTeamStore: ServiceStore {
+    public let session: StoreSession
+
+    public init(session: StoreSession) {
+        self.session = session
+    }
+
     /// Records a grant (or a new expiry), unless a newer change of the same pair is already applied.
-    public static func apply(_ grant: CareTeamGranted, patientID: String, eventID: UUID, on connection: PostgresConnection, logger: Logger)
+    public func apply(_ grant: CareTeamGranted, patientID: String, eventID: UUID)
         async throws
     {
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO care_team_grants (patient_id, consultant_id, granted_at, expires_at, revoked_at, changed_at, last_event_id)
             VALUES (\(patientID), \(grant.consultantID), \(grant.grantedAt), \(grant.expiresAt), NULL, \(grant.grantedAt), \(eventID))
@@ -19,32 +25,31 @@ public enum CareTeamStore {
                 SET granted_at = excluded.granted_at, expires_at = excluded.expires_at, revoked_at = NULL,
                     changed_at = excluded.changed_at, last_event_id = excluded.last_event_id
                 WHERE care_team_grants.changed_at <= excluded.changed_at
-            """, logger: logger)
+            """)
     }
 
     /// Records a revocation, unless a newer change of the same pair is already applied. A revocation of a pair never
     /// granted is kept too: a grant older than it, arriving later, stays revoked.
-    public static func apply(_ revocation: CareTeamRevoked, patientID: String, eventID: UUID, on connection: PostgresConnection, logger: Logger)
+    public func apply(_ revocation: CareTeamRevoked, patientID: String, eventID: UUID)
         async throws
     {
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO care_team_grants (patient_id, consultant_id, granted_at, expires_at, revoked_at, changed_at, last_event_id)
             VALUES (\(patientID), \(revocation.consultantID), \(revocation.revokedAt), NULL, \(revocation.revokedAt), \(revocation.revokedAt), \(eventID))
             ON CONFLICT (patient_id, consultant_id) DO UPDATE
                 SET revoked_at = excluded.revoked_at, changed_at = excluded.changed_at, last_event_id = excluded.last_event_id
                 WHERE care_team_grants.changed_at <= excluded.changed_at
-            """, logger: logger)
+            """)
     }
 
     /// Whether the pair has a grant not revoked (expired or not), locking it for the rest of the transaction.
-    public static func lockUnrevoked(patientID: String, consultantID: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool
-    {
-        try await !connection.fetchAll(
+    public func lockUnrevoked(patientID: String, consultantID: String) async throws -> Bool {
+        try await !session.fetchAll(
             """
             SELECT 1 FROM care_team_grants WHERE patient_id = \(patientID) AND consultant_id = \(consultantID) AND revoked_at IS NULL
             FOR UPDATE
-            """, as: Int.self, logger: logger
+            """, as: Int.self
         ).isEmpty
     }
 
@@ -62,16 +67,16 @@ public enum CareTeamStore {
     }
 
     /// A page of the patient's grants in force now, oldest first.
-    public static func activeGrants(patientID: String, page: PageRequest, on client: PostgresClient, logger: Logger) async throws -> Page<Grant> {
+    public func activeGrants(patientID: String, page: PageRequest) async throws -> Page<Grant> {
         let after = page.after
         guard after == nil || after?.date != nil else { throw PageRequest.badCursor }
-        let rows = try await client.fetchAll(
+        let rows = try await session.fetchAll(
             """
             SELECT consultant_id, granted_at, expires_at FROM care_team_grants
             WHERE patient_id = \(patientID) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
               AND (\(after == nil) OR (granted_at, consultant_id) > (\(after?.date ?? Date()), \(after?.id ?? "")))
             ORDER BY granted_at, consultant_id LIMIT \(page.limit + 1)
-            """, as: (String, Date, Date?).self, logger: logger)
+            """, as: (String, Date, Date?).self)
         return Page(rows: rows.map { Grant(consultantId: $0.0, grantedAt: $0.1, expiresAt: $0.2) }, request: page) {
             PageRequest.Cursor(date: $0.grantedAt, id: $0.consultantId)
         }
@@ -79,17 +84,28 @@ public enum CareTeamStore {
 }
 
 extension CareTeamStore {
+    /// Whether the pair has a grant in force now.
+    public func isActive(patientID: String, consultantID: String) async throws -> Bool {
+        try await !session.fetchAll(
+            """
+            SELECT 1 FROM care_team_grants
+            WHERE patient_id = \(patientID) AND consultant_id = \(consultantID) AND revoked_at IS NULL
+              AND (expires_at IS NULL OR expires_at > now())
+            """, as: Int.self
+        ).isEmpty
+    }
+
     /// The consultants whose grant from the patient is in force now, in the caller's transaction (who hears about
     /// the patient's findings).
-    public static func activeConsultants(patientID: String, on connection: PostgresConnection, logger: Logger) async throws -> [String] {
-        try await activeConsultants(patientIDs: [patientID], on: connection, logger: logger)[patientID] ?? []
+    public func activeConsultants(patientID: String) async throws -> [String] {
+        try await activeConsultants(patientIDs: [patientID])[patientID] ?? []
     }
 
     /// The care teams of many patients in one statement: each patient's consultants whose grant is in force, by id.
-    public static func activeConsultants(patientIDs: [String], on connection: PostgresConnection, logger: Logger) async throws -> [String: [String]] {
+    public func activeConsultants(patientIDs: [String]) async throws -> [String: [String]] {
         guard !patientIDs.isEmpty else { return [:] }
         var teams: [String: [String]] = [:]
-        for try await (patientID, consultantID) in try await connection.execute(ActiveConsultants(patientIDs: patientIDs), logger: logger) {
+        for try await (patientID, consultantID) in try await session.execute(ActiveConsultants(patientIDs: patientIDs)) {
             teams[patientID, default: []].append(consultantID)
         }
         return teams
@@ -122,13 +138,8 @@ struct DatabaseCareTeamGrants: CareTeamGrants {
     let logger: Logger
 
     func isActive(patientID: String, consultantID: String) async throws -> Bool {
-        try await !database.client.fetchAll(
-            """
-            SELECT 1 FROM care_team_grants
-            WHERE patient_id = \(patientID) AND consultant_id = \(consultantID) AND revoked_at IS NULL
-              AND (expires_at IS NULL OR expires_at > now())
-            """, as: Int.self, logger: logger
-        ).isEmpty
+        try await CareTeamStore(session: StoreSession(pool: database.client, logger: logger)).isActive(
+            patientID: patientID, consultantID: consultantID)
     }
 }
 
@@ -156,14 +167,12 @@ struct CareTeamProjectingHandler: EventHandler {
     private func project(_ event: ValidatedEvent, context: HandlerContext) async throws -> Bool {
         switch event.eventType {
         case .careTeamGranted:
-            try await CareTeamStore.apply(
-                try event.payload(CareTeamGranted.self), patientID: try patient(of: event), eventID: event.eventID, on: context.connection,
-                logger: context.logger)
+            try await CareTeamStore(context).apply(
+                try event.payload(CareTeamGranted.self), patientID: try patient(of: event), eventID: event.eventID)
             return true
         case .careTeamRevoked:
-            try await CareTeamStore.apply(
-                try event.payload(CareTeamRevoked.self), patientID: try patient(of: event), eventID: event.eventID, on: context.connection,
-                logger: context.logger)
+            try await CareTeamStore(context).apply(
+                try event.payload(CareTeamRevoked.self), patientID: try patient(of: event), eventID: event.eventID)
             return true
         default:
             return false

@@ -105,6 +105,9 @@ public struct ServiceContext: Sendable {
     /// The service's own metrics, for the counters a background job keeps.
     public let metrics: ServiceMetrics
 
+    /// The pool, for stores read outside a transaction: each statement on a connection of its own.
+    public var session: StoreSession { StoreSession(pool: database.client, logger: logger) }
+
     /// Runs `body` in a transaction and wakes the relay afterwards, so events it enqueued leave at once. A transaction
     /// that does not finish within `limits.transactionTimeout` is given up (the caller gets a 503), so no request
     /// waits forever on a database that went away.

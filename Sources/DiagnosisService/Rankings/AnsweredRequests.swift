@@ -1,24 +1,27 @@
+import CaretideRuntime
 import CaretideStore
 import Foundation
 import Logging
 import PostgresNIO
 
 /// The SQL that keeps each diagnosis request and ontology update answered once.
-enum AnsweredRequests {
+struct AnsweredRequests: ServiceStore {
+    let session: StoreSession
+
     /// Records the answer to a request inside the event's transaction; false when the request was answered before.
-    static func recordFirst(
-        requestID: String, eventID: UUID, outcome: String, releaseID: Int?, on connection: PostgresConnection, logger: Logger
+    func recordFirst(
+        requestID: String, eventID: UUID, outcome: String, releaseID: Int?
     ) async throws -> Bool {
-        try await !connection.fetchAll(
+        try await !session.fetchAll(
             """
             INSERT INTO answered_requests (request_id, event_id, outcome, release_id) VALUES (\(requestID), \(eventID), \(outcome), \(releaseID))
             ON CONFLICT (request_id) DO NOTHING RETURNING 1
-            """, as: Int.self, logger: logger
+            """, as: Int.self
         ).isEmpty
     }
 
     /// The release an ontology update already imported, if any.
-    static func releaseImported(byUpdate updateID: String, on connection: PostgresConnection, logger: Logger) async throws -> Int? {
-        try await connection.fetchAll("SELECT release_id FROM releases WHERE update_id = \(updateID)", as: Int.self, logger: logger).first
+    func releaseImported(byUpdate updateID: String) async throws -> Int? {
+        try await session.fetchAll("SELECT release_id FROM releases WHERE update_id = \(updateID)", as: Int.self).first
     }
 }

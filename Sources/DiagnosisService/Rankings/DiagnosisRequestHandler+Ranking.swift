@@ -13,9 +13,8 @@ extension DiagnosisRequestHandler {
             case .refused(let refused): (refused.reason.rawValue, nil)
             }
         guard
-            try await AnsweredRequests.recordFirst(
-                requestID: request.requestID, eventID: event.eventID, outcome: name, releaseID: releaseID, on: context.connection,
-                logger: context.logger)
+            try await AnsweredRequests(context).recordFirst(
+                requestID: request.requestID, eventID: event.eventID, outcome: name, releaseID: releaseID)
         else {
             context.logger.notice("diagnosis request already answered", metadata: [LogKey.requestID: "\(request.requestID)"])
             return

@@ -7,7 +7,7 @@ import PhenotypeRanking
 extension DiagnosisRequestHandler {
     /// `ontology-update.requested` → the release imported in the event's transaction, and `ontology-release.imported`.
     func importRelease(_ update: OntologyUpdateRequested, event: ValidatedEvent, context: HandlerContext) async throws {
-        if let known = try await AnsweredRequests.releaseImported(byUpdate: update.updateID, on: context.connection, logger: context.logger) {
+        if let known = try await AnsweredRequests(context).releaseImported(byUpdate: update.updateID) {
             context.logger.notice(
                 "ontology update already imported", metadata: [LogKey.updateID: "\(update.updateID)", LogKey.releaseID: "\(known)"])
             return

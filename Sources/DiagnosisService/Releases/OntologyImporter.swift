@@ -168,8 +168,9 @@ public enum OntologyImporter {
     ) async throws -> OntologyImportReport {
         let start = ContinuousClock.now
         let computeSeconds = prepared.parseSeconds + prepared.nullDistributionSeconds + prepared.accuracySeconds
-        let releaseID = try await ReleaseStore.insert(prepared, updateID: updateID, importSeconds: computeSeconds, on: connection, logger: logger)
-        try await ReleaseStore.prune(keeping: options.keepReleases, on: connection, logger: logger)
+        let store = ReleaseStore(connection: connection, logger: logger)
+        let releaseID = try await store.insert(prepared, updateID: updateID, importSeconds: computeSeconds)
+        try await store.prune(keeping: options.keepReleases)
         let writeSeconds = (ContinuousClock.now - start).seconds
         logger.info("ontology release stored", metadata: [LogKey.releaseID: "\(releaseID)", LogKey.seconds: "\(writeSeconds)"])
         return OntologyImportReport(

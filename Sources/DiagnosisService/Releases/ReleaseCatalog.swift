@@ -33,7 +33,7 @@ struct ReleaseWatcher: Service {
             var failedReleaseID: Int?
             while !Task.isCancelled {
                 do {
-                    if let newest = try await ReleaseStore.newestReleaseID(context.database.client, logger: logger),
+                    if let newest = try await ReleaseStore(context).newestReleaseID(),
                         newest != catalog.release?.reference.releaseID, newest != failedReleaseID
                     {
                         do {
@@ -56,7 +56,7 @@ struct ReleaseWatcher: Service {
     private func load(releaseID: Int) async throws {
         let logger = context.logger
         let start = ContinuousClock.now
-        guard let release = try await ServingRelease.load(releaseID: releaseID, context.database.client, logger: logger) else { return }
+        guard let release = try await ServingRelease.load(releaseID: releaseID, from: ReleaseStore(context)) else { return }
         catalog.replace(with: release)
         logger.info(
             "ontology release serving",
@@ -73,8 +73,8 @@ public enum OntologyReleases {
     public static func loadNewest(
         _ database: Database, logger: Logger
     ) async throws -> (reference: OntologyReleaseReference, ranker: PhenotypeRanker?)? {
-        guard let releaseID = try await ReleaseStore.newestReleaseID(database.client, logger: logger),
-            let release = try await ServingRelease.load(releaseID: releaseID, database.client, logger: logger)
+        let store = ReleaseStore(session: StoreSession(pool: database.client, logger: logger))
+        guard let releaseID = try await store.newestReleaseID(), let release = try await ServingRelease.load(releaseID: releaseID, from: store)
         else { return nil }
         return (release.reference, release.ranker)
     }

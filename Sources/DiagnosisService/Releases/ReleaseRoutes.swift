@@ -24,7 +24,7 @@ struct ReleaseRoutes: Sendable {
 
     func register(on routes: APIRoutes) {
         routes.get("v1/releases", access: .referenceData, summary: "Stored ontology releases, newest first, the serving one named") { _, _ in
-            let releases = try await ReleaseStore.summaries(context.database.client, logger: context.logger)
+            let releases = try await ReleaseStore(context).summaries()
             return try jsonResponse(
                 Listing(
                     serving: catalog.release?.reference, releases: releases, message: releases.isEmpty ? SearchRoutes.noOntology : nil))
@@ -35,7 +35,7 @@ struct ReleaseRoutes: Sendable {
             guard let releaseID = requestContext.parameters.get("releaseId").flatMap(Int.init) else {
                 throw HTTPProblem.invalidPathParameter("releaseId", label: "release id", requirement: "must be an integer")
             }
-            guard let summary = try await ReleaseStore.summaries(context.database.client, releaseID: releaseID, logger: context.logger).first
+            guard let summary = try await ReleaseStore(context).summaries(releaseID: releaseID).first
             else { throw HTTPProblem(status: .notFound, error: "no release has this id (older releases are pruned)") }
             return try jsonResponse(summary)
         }

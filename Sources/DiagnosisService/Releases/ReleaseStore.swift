@@ -1,3 +1,4 @@
+import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
 import Foundation
@@ -8,22 +9,23 @@ import PostgresNIO
 
 /// Writes ontology releases to PostgreSQL and reads them back. Rows are inserted in large `unnest` batches: a full
 /// release is ~19,000 terms, ~70,000 synonyms and relations, ~12,000 diseases and ~270,000 annotations.
-enum ReleaseStore {
+struct ReleaseStore: ServiceStore {
+    let session: StoreSession
+
     /// Serialises imports, so two updates started at once get consecutive release ids and one prune at a time.
     private static let importLockKey: Int64 = 0x4350_5448_4850_4F49  // "CPTHHPOI"
     private static let batchSize = 20_000
 
     // MARK: Writing
 
-    static func insert(
-        _ prepared: OntologyImporter.PreparedRelease, updateID: String?, importSeconds: Double, on connection: PostgresConnection,
-        logger: Logger
+    func insert(
+        _ prepared: OntologyImporter.PreparedRelease, updateID: String?, importSeconds: Double
     ) async throws -> Int {
-        try await connection.query("SELECT pg_advisory_xact_lock(\(importLockKey))", logger: logger)
+        try await session.query("SELECT pg_advisory_xact_lock(\(Self.importLockKey))")
         let content = prepared.content
         let kb = prepared.knowledgeBase
         let accuracy = try prepared.accuracy.map { try CaretideJSON.encodeToString($0) }
-        let releaseID = try await connection.fetchAll(
+        let releaseID = try await session.fetchAll(
             """
             INSERT INTO releases (kind, ontology_version, annotation_version, term_count, disease_count, annotation_count,
                                   load_warning_count, accuracy_report, import_seconds, update_id)
@@ -31,15 +33,15 @@ enum ReleaseStore {
                     \(prepared.ontology.termCount), \(kb?.diseaseCount ?? 0), \(kb?.annotationCount ?? 0),
                     \(kb?.warnings.count ?? 0), \(accuracy)::jsonb, \(importSeconds), \(updateID))
             RETURNING release_id
-            """, as: Int.self, logger: logger)[0]
+            """, as: Int.self)[0]
 
         let terms = content.document.terms
-        for chunk in terms.chunked(batchSize) {
-            try await connection.query(
+        for chunk in terms.chunked(Self.batchSize) {
+            try await session.query(
                 """
                 INSERT INTO terms (release_id, term_id, name, is_obsolete)
                 SELECT \(releaseID), * FROM unnest(\(chunk.map(\.id)), \(chunk.map(\.name)), \(chunk.map(\.isObsolete)))
-                """, logger: logger)
+                """)
         }
 
         var synonyms: (terms: [String], ordinals: [Int32], texts: [String], scopes: [String]) = ([], [], [], [])
@@ -60,63 +62,63 @@ enum ReleaseStore {
                 }
             }
         }
-        for range in synonyms.terms.indices.chunked(batchSize) {
-            try await connection.query(
+        for range in synonyms.terms.indices.chunked(Self.batchSize) {
+            try await session.query(
                 """
                 INSERT INTO term_synonyms (release_id, term_id, ordinal, synonym, scope)
                 SELECT \(releaseID), * FROM unnest(\(Array(synonyms.terms[range])), \(Array(synonyms.ordinals[range])),
                                                    \(Array(synonyms.texts[range])), \(Array(synonyms.scopes[range])))
-                """, logger: logger)
+                """)
         }
-        for range in relations.terms.indices.chunked(batchSize) {
-            try await connection.query(
+        for range in relations.terms.indices.chunked(Self.batchSize) {
+            try await session.query(
                 """
                 INSERT INTO term_relations (release_id, term_id, relation, ordinal, target_id)
                 SELECT \(releaseID), * FROM unnest(\(Array(relations.terms[range])), \(Array(relations.kinds[range])),
                                                    \(Array(relations.ordinals[range])), \(Array(relations.targets[range])))
-                """, logger: logger)
+                """)
         }
 
-        for chunk in content.diseases.chunked(batchSize) {
-            try await connection.query(
+        for chunk in content.diseases.chunked(Self.batchSize) {
+            try await session.query(
                 """
                 INSERT INTO diseases (release_id, disease_id, name)
                 SELECT \(releaseID), * FROM unnest(\(chunk.map(\.id)), \(chunk.map(\.name)))
-                """, logger: logger)
+                """)
         }
-        for chunk in (content.annotations?.annotations ?? []).chunked(batchSize) {
-            try await connection.query(
+        for chunk in (content.annotations?.annotations ?? []).chunked(Self.batchSize) {
+            try await session.query(
                 """
                 INSERT INTO annotations (release_id, line, disease_id, term_id, reference, evidence, onset, frequency, sex, modifier)
                 SELECT \(releaseID), * FROM unnest(
                     \(chunk.map { Int32($0.line) }), \(chunk.map(\.diseaseID)), \(chunk.map(\.termID)), \(chunk.map(\.reference)),
                     \(chunk.map(\.evidence)), \(chunk.map(\.onset)), \(chunk.map(\.frequency)), \(chunk.map(\.sex)), \(chunk.map(\.modifier)))
-                """, logger: logger)
+                """)
         }
 
         for null in prepared.nulls {
-            try await connection.query(
+            try await session.query(
                 """
                 INSERT INTO null_distributions (release_id, scoring, sample_count, max_query_size, encoded)
                 VALUES (\(releaseID), \(PhenotypeScoring(null.scoring).rawValue), \(null.sampleCount), \(null.maxQuerySize),
                         \(ByteBuffer(bytes: null.encoded())))
-                """, logger: logger)
+                """)
         }
         return releaseID
     }
 
     /// Deletes all but the newest `keeping` releases (at least one is always kept).
-    static func prune(keeping: Int, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(
+    func prune(keeping: Int) async throws {
+        try await session.query(
             """
             DELETE FROM releases WHERE release_id NOT IN (SELECT release_id FROM releases ORDER BY release_id DESC LIMIT \(max(1, keeping)))
-            """, logger: logger)
+            """)
     }
 
     // MARK: Reading
 
-    static func newestReleaseID(_ client: PostgresClient, logger: Logger) async throws -> Int? {
-        try await client.fetchAll("SELECT max(release_id) FROM releases", as: Int?.self, logger: logger).first ?? nil
+    func newestReleaseID() async throws -> Int? {
+        try await session.fetchAll("SELECT max(release_id) FROM releases", as: Int?.self).first ?? nil
     }
 
     /// What `GET /v1/releases` lists about a release.
@@ -135,13 +137,13 @@ enum ReleaseStore {
         let accuracyReport: AccuracyReport?
     }
 
-    static func summaries(_ client: PostgresClient, releaseID: Int? = nil, logger: Logger) async throws -> [Summary] {
-        let rows = try await client.fetchAll(
+    func summaries(releaseID: Int? = nil) async throws -> [Summary] {
+        let rows = try await session.fetchAll(
             """
             SELECT release_id, kind, ontology_version, annotation_version, term_count, disease_count, annotation_count, load_warning_count,
                    import_seconds, imported_at, update_id, accuracy_report::text
             FROM releases WHERE \(releaseID)::bigint IS NULL OR release_id = \(releaseID) ORDER BY release_id DESC
-            """, as: (Int, String, String?, String?, Int, Int, Int, Int, Double, Date, String?, String?).self, logger: logger)
+            """, as: (Int, String, String?, String?, Int, Int, Int, Int, Double, Date, String?, String?).self)
         return try rows.map { row in
             Summary(
                 releaseId: row.0, kind: row.1, ontologyVersion: row.2, annotationVersion: row.3, termCount: row.4, diseaseCount: row.5,
@@ -152,34 +154,34 @@ enum ReleaseStore {
 
     /// Reads a release back for serving: its reference, content (annotations with disease, term and line only) and
     /// null distributions.
-    static func load(
-        releaseID: Int, _ client: PostgresClient, logger: Logger
+    func load(
+        releaseID: Int
     ) async throws -> (OntologyReleaseReference, ReleaseContent, [NullDistribution])? {
         guard
-            let release = try await client.fetchAll(
+            let release = try await session.fetchAll(
                 "SELECT kind, ontology_version, annotation_version FROM releases WHERE release_id = \(releaseID)",
-                as: (String, String?, String?).self, logger: logger
+                as: (String, String?, String?).self
             ).first,
             let kind = OntologyUpdateKind(rawValue: release.0)
         else { return nil }
         let reference = OntologyReleaseReference(releaseID: releaseID, kind: kind, ontologyVersion: release.1, annotationVersion: release.2)
 
-        var terms = try await client.fetchAll(
+        var terms = try await session.fetchAll(
             "SELECT term_id, name, is_obsolete FROM terms WHERE release_id = \(releaseID) ORDER BY term_id",
-            as: (String, String, Bool).self, logger: logger
+            as: (String, String, Bool).self
         ).map { OBOTerm(id: $0.0, name: $0.1, isObsolete: $0.2) }
         var position = [String: Int](minimumCapacity: terms.count)
         for (index, term) in terms.enumerated() { position[term.id] = index }
-        for row in try await client.fetchAll(
+        for row in try await session.fetchAll(
             "SELECT term_id, synonym, scope FROM term_synonyms WHERE release_id = \(releaseID) ORDER BY term_id, ordinal",
-            as: (String, String, String).self, logger: logger)
+            as: (String, String, String).self)
         {
             guard let index = position[row.0], let scope = SynonymScope(rawValue: row.2) else { continue }
             terms[index].synonyms.append(OBOSynonym(text: row.1, scope: scope))
         }
-        for row in try await client.fetchAll(
+        for row in try await session.fetchAll(
             "SELECT term_id, relation, target_id FROM term_relations WHERE release_id = \(releaseID) ORDER BY term_id, relation, ordinal",
-            as: (String, String, String).self, logger: logger)
+            as: (String, String, String).self)
         {
             guard let index = position[row.0] else { continue }
             switch row.1 {
@@ -193,20 +195,20 @@ enum ReleaseStore {
         guard kind == .full else { return (reference, ReleaseContent(kind: kind, document: document, annotations: nil), []) }
 
         let names = Dictionary(
-            try await client.fetchAll(
-                "SELECT disease_id, name FROM diseases WHERE release_id = \(releaseID)", as: (String, String).self, logger: logger),
+            try await session.fetchAll(
+                "SELECT disease_id, name FROM diseases WHERE release_id = \(releaseID)", as: (String, String).self),
             uniquingKeysWith: { first, _ in first })
         // Only what ranking and search use: the other columns (reference, evidence, onset, frequency, …) stay in
         // PostgreSQL, which keeps a reload's peak memory down.
         // Streamed rather than collected, so a quarter of a million rows are not held twice.
         var annotations: [HPOAnnotation] = []
-        let rows = try await client.query(
-            "SELECT line, disease_id, term_id FROM annotations WHERE release_id = \(releaseID) ORDER BY line", logger: logger)
+        let rows = try await session.query(
+            "SELECT line, disease_id, term_id FROM annotations WHERE release_id = \(releaseID) ORDER BY line")
         for try await (line, disease, term) in rows.decode((Int32, String, String).self) {
             annotations.append(HPOAnnotation(diseaseID: disease, diseaseName: names[disease] ?? "", termID: term, line: Int(line)))
         }
-        let nulls = try await client.fetchAll(
-            "SELECT encoded FROM null_distributions WHERE release_id = \(releaseID) ORDER BY scoring", as: ByteBuffer.self, logger: logger
+        let nulls = try await session.fetchAll(
+            "SELECT encoded FROM null_distributions WHERE release_id = \(releaseID) ORDER BY scoring", as: ByteBuffer.self
         ).map { try NullDistribution(decoding: Array(buffer: $0)) }
         let content = ReleaseContent(
             kind: kind, document: document, annotations: HPOAnnotationSet(version: reference.annotationVersion, annotations: annotations))

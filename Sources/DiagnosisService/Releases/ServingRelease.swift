@@ -43,8 +43,8 @@ final class ServingRelease: Sendable {
     }
 
     /// Reads release `releaseID` from PostgreSQL and builds its in-memory structures; `nil` if it no longer exists.
-    static func load(releaseID: Int, _ client: PostgresClient, logger: Logger) async throws -> ServingRelease? {
-        guard let (reference, content, nulls) = try await ReleaseStore.load(releaseID: releaseID, client, logger: logger) else { return nil }
+    static func load(releaseID: Int, from store: ReleaseStore) async throws -> ServingRelease? {
+        guard let (reference, content, nulls) = try await store.load(releaseID: releaseID) else { return nil }
         // Seconds of building indexes: on Dispatch's threads, not the cooperative ones the requests run on.
         return try await runOffCooperativePool {
             let ontology = try PhenotypeOntology(document: content.document)

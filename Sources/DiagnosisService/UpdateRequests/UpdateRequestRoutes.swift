@@ -46,22 +46,21 @@ struct UpdateRequestRoutes: Sendable {
 
     func register(on routes: APIRoutes) {
         let base = "v1/ontology-update-requests"
-        let (client, logger) = (context.database.client, context.logger)
 
         routes.post(
             base, access: .ontologyUpdates(.ask), summary: "Ask for the ontology to be checked for an update (an operator decides)", body: [],
             bodyLimit: APIRoutes.noBody
         ) {
             _, requestContext in
-            let row = try await UpdateRequestStore.insert(requestedBy: try Self.caller(requestContext).subject, client, logger: logger)
+            let row = try await UpdateRequestStore(context).insert(requestedBy: try Self.caller(requestContext).subject)
             return try jsonResponse(view(row), status: .created)
         }
 
         routes.get(base, access: .ontologyUpdates(.ask), summary: "Ontology update requests, newest first (a consultant's own)") {
             _, requestContext in
             let caller = try Self.caller(requestContext)
-            let rows = try await UpdateRequestStore.list(
-                requestedBy: caller.role == .operator ? nil : caller.subject, limit: 100, client, logger: logger)
+            let rows = try await UpdateRequestStore(context).list(
+                requestedBy: caller.role == .operator ? nil : caller.subject, limit: 100)
             return try jsonResponse(Listing(items: rows.map(view)))
         }
 
@@ -89,8 +88,8 @@ struct UpdateRequestRoutes: Sendable {
             let operatorID = try Self.caller(requestContext).subject
             let decided = try await context.transaction { handler in
                 guard
-                    try await UpdateRequestStore.decide(
-                        row.requestID, status: "approved", by: operatorID, updateID: updateID, on: handler.connection, logger: handler.logger)
+                    try await UpdateRequestStore(handler).decide(
+                        row.requestID, status: "approved", by: operatorID, updateID: updateID)
                 else { return false }
                 try await handler.publish(
                     EventEnvelope(
@@ -111,8 +110,8 @@ struct UpdateRequestRoutes: Sendable {
             let row = try await visible(requestContext)
             let operatorID = try Self.caller(requestContext).subject
             let decided = try await context.transaction { handler in
-                try await UpdateRequestStore.decide(
-                    row.requestID, status: "refused", by: operatorID, updateID: nil, on: handler.connection, logger: handler.logger)
+                try await UpdateRequestStore(handler).decide(
+                    row.requestID, status: "refused", by: operatorID, updateID: nil)
             }
             guard decided else { throw HTTPProblem(status: .conflict, error: "the request is \(row.status), not pending") }
             return try jsonResponse(view(try await reload(row.requestID)))
@@ -126,14 +125,14 @@ struct UpdateRequestRoutes: Sendable {
             throw HTTPProblem.invalidPathParameter("requestId", label: "request id", requirement: "must be a UUID")
         }
         let caller = try Self.caller(requestContext)
-        guard let row = try await UpdateRequestStore.load(id, context.database.client, logger: context.logger),
+        guard let row = try await UpdateRequestStore(context).load(id),
             caller.role == .operator || row.requestedBy == caller.subject
         else { throw Self.notFound }
         return row
     }
 
     private func reload(_ id: UUID) async throws -> UpdateRequestStore.Row {
-        guard let row = try await UpdateRequestStore.load(id, context.database.client, logger: context.logger) else { throw Self.notFound }
+        guard let row = try await UpdateRequestStore(context).load(id) else { throw Self.notFound }
         return row
     }
 

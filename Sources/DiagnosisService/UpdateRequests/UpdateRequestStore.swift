@@ -1,3 +1,4 @@
+import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
 import Foundation
@@ -6,7 +7,9 @@ import PostgresNIO
 
 /// The SQL of diagnosis-service's `ontology_update_requests` table: who asked for an update check, and what an
 /// operator decided. An approved request's import is the release carrying its `update_id` (`releases.update_id`).
-enum UpdateRequestStore {
+struct UpdateRequestStore: ServiceStore {
+    let session: StoreSession
+
     struct Row: Sendable {
         let requestID: UUID
         let requestedBy: String
@@ -29,36 +32,36 @@ enum UpdateRequestStore {
         Row(requestID: c.0, requestedBy: c.1, requestedAt: c.2, status: c.3, decidedBy: c.4, decidedAt: c.5, updateID: c.6, importedReleaseID: c.7)
     }
 
-    static func insert(requestedBy: String, _ client: PostgresClient, logger: Logger) async throws -> Row {
+    func insert(requestedBy: String) async throws -> Row {
         let id = UUID.timeOrdered()
-        try await client.query(
-            "INSERT INTO ontology_update_requests (request_id, requested_by, status) VALUES (\(id), \(requestedBy), 'pending')", logger: logger)
-        return try await load(id, client, logger: logger)!
+        try await session.query(
+            "INSERT INTO ontology_update_requests (request_id, requested_by, status) VALUES (\(id), \(requestedBy), 'pending')")
+        return try await load(id)!
     }
 
-    static func load(_ id: UUID, _ client: PostgresClient, logger: Logger) async throws -> Row? {
-        try await client.fetchAll("\(unescaped: select) WHERE r.request_id = \(id)", as: Columns.self, logger: logger).first.map(row)
+    func load(_ id: UUID) async throws -> Row? {
+        try await session.fetchAll("\(unescaped: Self.select) WHERE r.request_id = \(id)", as: Columns.self).first.map(Self.row)
     }
 
     /// Newest first, at most `limit`: every request, or one consultant's.
-    static func list(requestedBy: String?, limit: Int, _ client: PostgresClient, logger: Logger) async throws -> [Row] {
-        try await client.fetchAll(
+    func list(requestedBy: String?, limit: Int) async throws -> [Row] {
+        try await session.fetchAll(
             """
-            \(unescaped: select) WHERE \(requestedBy)::text IS NULL OR r.requested_by = \(requestedBy)
+            \(unescaped: Self.select) WHERE \(requestedBy)::text IS NULL OR r.requested_by = \(requestedBy)
             ORDER BY r.requested_at DESC, r.request_id DESC LIMIT \(limit)
-            """, as: Columns.self, logger: logger
-        ).map(row)
+            """, as: Columns.self
+        ).map(Self.row)
     }
 
     /// Decides a pending request; nil when it is not pending (decided already, or unknown).
-    static func decide(
-        _ id: UUID, status: String, by operatorID: String, updateID: String?, on connection: PostgresConnection, logger: Logger
+    func decide(
+        _ id: UUID, status: String, by operatorID: String, updateID: String?
     ) async throws -> Bool {
-        let updated = try await connection.fetchAll(
+        let updated = try await session.fetchAll(
             """
             UPDATE ontology_update_requests SET status = \(status), decided_by = \(operatorID), decided_at = now(), update_id = \(updateID)
             WHERE request_id = \(id) AND status = 'pending' RETURNING request_id
-            """, as: UUID.self, logger: logger)
+            """, as: UUID.self)
         return !updated.isEmpty
     }
 }

@@ -36,7 +36,7 @@ struct CareTeamRoutes: Sendable {
             try await context.transaction(auditing: requestContext.origin, status: { 200 }) { handler in
                 try await ErasureStore(handler).refuseIfErased(patientID: patientID)
                 let envelope = EventEnvelope(producer: handler.producer, patientID: patientID, traceID: requestContext.requestID, payload: grant)
-                try await CareTeamStore.apply(grant, patientID: patientID, eventID: envelope.eventID, on: handler.connection, logger: handler.logger)
+                try await CareTeamStore(handler).apply(grant, patientID: patientID, eventID: envelope.eventID)
                 try await handler.publish(envelope)
             }
             return try jsonResponse(CareTeamStore.Grant(consultantId: consultantID, grantedAt: grant.grantedAt, expiresAt: grant.expiresAt))
@@ -48,13 +48,13 @@ struct CareTeamRoutes: Sendable {
             try await context.transaction(auditing: requestContext.origin, status: { 204 }) { handler in
                 // Revoking what is not granted changes nothing and announces nothing.
                 guard
-                    try await CareTeamStore.lockUnrevoked(
-                        patientID: patientID, consultantID: consultantID, on: handler.connection, logger: handler.logger)
+                    try await CareTeamStore(handler).lockUnrevoked(
+                        patientID: patientID, consultantID: consultantID)
                 else { return }
                 let revocation = CareTeamRevoked(consultantID: consultantID, revokedAt: Date())
                 let envelope = EventEnvelope(producer: handler.producer, patientID: patientID, traceID: requestContext.requestID, payload: revocation)
-                try await CareTeamStore.apply(
-                    revocation, patientID: patientID, eventID: envelope.eventID, on: handler.connection, logger: handler.logger)
+                try await CareTeamStore(handler).apply(
+                    revocation, patientID: patientID, eventID: envelope.eventID)
                 try await handler.publish(envelope)
             }
             return Response(status: .noContent)
@@ -65,8 +65,8 @@ struct CareTeamRoutes: Sendable {
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             return try jsonResponse(
-                try await CareTeamStore.activeGrants(
-                    patientID: patientID, page: .from(request), on: context.database.client, logger: context.logger))
+                try await CareTeamStore(context).activeGrants(
+                    patientID: patientID, page: .from(request)))
         }
     }
 

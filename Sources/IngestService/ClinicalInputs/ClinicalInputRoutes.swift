@@ -105,7 +105,7 @@ struct ClinicalInputRoutes: Sendable {
     static func completedFromProfile(_ body: JSONValue, patientID: String, records: RecordRoutes) async throws -> (JSONValue, [String]?) {
         guard body["age"] == nil || body["sex"] == nil else { return (body, nil) }
         let context = records.context
-        guard let profile = try await ProfileStore.current(patientID: patientID, on: context.database.client, logger: context.logger)?.profile
+        guard let profile = try await ProfileStore(context).current(patientID: patientID)?.profile
         else { return (body, nil) }
         var completed: [String: JSONValue] = [:]
         if body["age"] == nil, let age = profile.age(at: Date()) { completed["age"] = .number(Double(age)) }

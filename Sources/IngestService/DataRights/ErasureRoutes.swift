@@ -42,7 +42,7 @@ struct ErasureRoutes: Sendable {
         }
         routes.get(path, access: .patientData(.erase), summary: "How far the patient's erasure went, per service") { _, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            guard let progress = try await ErasureStore.progress(patientID: patientID, on: context.database.client, logger: context.logger) else {
+            guard let progress = try await ErasureStore(context).progress(patientID: patientID) else {
                 throw HTTPProblem(status: .notFound, error: "no erasure was requested for this patient")
             }
             var response = try jsonResponse(progress)

@@ -65,8 +65,8 @@ struct EnvironmentReads: Sendable {
         ) { request, _ in
             let (latitude, longitude) = try Self.point(request)
             guard
-                let (area, distance) = try await EnvironmentStore.nearest(
-                    latitude: latitude, longitude: longitude, on: context.database.client, logger: context.logger)
+                let (area, distance) = try await EnvironmentStore(context).nearest(
+                    latitude: latitude, longitude: longitude)
             else { throw HTTPProblem(status: .notFound, error: "no area is registered") }
             return try jsonResponse(Nearest(area: area, distanceKm: (distance * 10).rounded() / 10))
         }
@@ -75,10 +75,10 @@ struct EnvironmentReads: Sendable {
             summary: "The latest UV index and air quality of an area, with their categories and colours"
         ) { _, requestContext in
             let area = try await self.area(requestContext)
-            let uv = try await EnvironmentStore.readings(
-                area: area.areaCode, kind: .uvIndex, period: .always, latestOnly: true, on: context.database.client, logger: context.logger)
-            let air = try await EnvironmentStore.readings(
-                area: area.areaCode, kind: .airQuality, period: .always, latestOnly: true, on: context.database.client, logger: context.logger)
+            let uv = try await EnvironmentStore(context).readings(
+                area: area.areaCode, kind: .uvIndex, period: .always, latestOnly: true)
+            let air = try await EnvironmentStore(context).readings(
+                area: area.areaCode, kind: .airQuality, period: .always, latestOnly: true)
             return try jsonResponse(
                 Latest(area: area, uvIndex: uv.first.map { Self.uv($0, area: area) }, airQuality: air.first.flatMap(Self.airQuality)))
         }
@@ -88,8 +88,8 @@ struct EnvironmentReads: Sendable {
         ) { request, requestContext in
             let area = try await self.area(requestContext)
             let query = try SeriesQuery.from(request)
-            let rows = try await EnvironmentStore.readings(
-                area: area.areaCode, kind: .uvIndex, period: query.period, latestOnly: false, on: context.database.client, logger: context.logger)
+            let rows = try await EnvironmentStore(context).readings(
+                area: area.areaCode, kind: .uvIndex, period: query.period, latestOnly: false)
             let readings = rows.map { Self.uv($0, area: area) }
             return try jsonResponse(SeriesResponse(readings, query: query, time: \.observedAt, values: { [$0.uvIndex] }, point: { $0 }))
         }
@@ -99,8 +99,8 @@ struct EnvironmentReads: Sendable {
         ) { request, requestContext in
             let area = try await self.area(requestContext)
             let query = try SeriesQuery.from(request)
-            let rows = try await EnvironmentStore.readings(
-                area: area.areaCode, kind: .airQuality, period: query.period, latestOnly: false, on: context.database.client, logger: context.logger)
+            let rows = try await EnvironmentStore(context).readings(
+                area: area.areaCode, kind: .airQuality, period: query.period, latestOnly: false)
             let readings = rows.compactMap(Self.airQuality)
             return try jsonResponse(SeriesResponse(readings, query: query, time: \.observedAt, values: { [Double($0.aqi)] }, point: { $0 }))
         }
@@ -108,7 +108,7 @@ struct EnvironmentReads: Sendable {
 
     private func area(_ requestContext: CaretideRequestContext) async throws -> EnvironmentStore.Area {
         let code = try EnvironmentRoutes.areaCode(requestContext)
-        guard let area = try await EnvironmentStore.area(code, on: context.database.client, logger: context.logger) else {
+        guard let area = try await EnvironmentStore(context).area(code) else {
             throw HTTPProblem(status: .notFound, error: "no such area")
         }
         return area

@@ -53,7 +53,7 @@ struct EnvironmentRoutes: Sendable {
             return try jsonResponse(receipt, status: receipt.httpStatus)
         }
         routes.get("v1/areas", access: .referenceData, summary: "The registered areas, by code", paged: true) { request, _ in
-            try jsonResponse(try await EnvironmentStore.areas(page: .from(request), on: context.database.client, logger: context.logger))
+            try jsonResponse(try await EnvironmentStore(context).areas(page: .from(request)))
         }
         routes.post(
             "v1/areas/:areaCode/uv-index", access: .operatorFeeds, summary: "Record a UV index reading of a registered area",

@@ -6,9 +6,8 @@ import Logging
 import PostgresNIO
 
 /// The SQL of areas and their environmental readings.
-struct EnvironmentStore: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct EnvironmentStore: ServiceStore {
+    let session: StoreSession
 
     enum Registration { case registered, updated, unchanged }
 
@@ -20,40 +19,40 @@ struct EnvironmentStore: TransactionalStore {
 
     /// Registers the area, or changes it; locked until the transaction ends.
     func register(_ area: AreaRegistered) async throws -> Registration {
-        let existing = try await connection.query(
-            "SELECT name, latitude, longitude, time_zone FROM areas WHERE area_code = \(area.areaCode) FOR UPDATE", logger: logger
+        let existing = try await session.query(
+            "SELECT name, latitude, longitude, time_zone FROM areas WHERE area_code = \(area.areaCode) FOR UPDATE"
         ).collectAll().first.map { try $0.decode((String, Double, Double, String).self) }
         if let (name, latitude, longitude, timeZone) = existing {
             guard (name, latitude, longitude, timeZone) != (area.name, area.latitude, area.longitude, area.timeZone) else { return .unchanged }
-            try await connection.query(
+            try await session.query(
                 """
                 UPDATE areas SET name = \(area.name), latitude = \(area.latitude), longitude = \(area.longitude), time_zone = \(area.timeZone),
                     updated_at = now()
                 WHERE area_code = \(area.areaCode)
-                """, logger: logger)
+                """)
             return .updated
         }
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO areas (area_code, name, latitude, longitude, time_zone)
             VALUES (\(area.areaCode), \(area.name), \(area.latitude), \(area.longitude), \(area.timeZone))
-            """, logger: logger)
+            """)
         return .registered
     }
 
     /// Whether the area is registered (its row locked, so it cannot change under the reading being stored).
     func areaExists(_ code: String) async throws -> Bool {
-        try await !connection.query("SELECT 1 FROM areas WHERE area_code = \(code) FOR SHARE", logger: logger).collectAll().isEmpty
+        try await !session.query("SELECT 1 FROM areas WHERE area_code = \(code) FOR SHARE").collectAll().isEmpty
     }
 
     /// Stores a reading unless the area already has one of this kind at this time; true when stored.
     func insertReading(area: String, kind: ReadingKind, observedAt: Date, bodyText: String, eventID: UUID) async throws -> Bool {
-        try await !connection.query(
+        try await !session.query(
             """
             INSERT INTO environment_readings (area_code, kind, observed_at, body, event_id)
             VALUES (\(area), \(kind.rawValue), \(observedAt), \(bodyText)::jsonb, \(eventID))
             ON CONFLICT DO NOTHING RETURNING 1
-            """, logger: logger
+            """
         ).collectAll().isEmpty
     }
 
@@ -66,34 +65,34 @@ struct EnvironmentStore: TransactionalStore {
     }
 
     /// A page of areas by code.
-    static func areas(page: PageRequest, on client: PostgresClient, logger: Logger) async throws -> Page<Area> {
+    func areas(page: PageRequest) async throws -> Page<Area> {
         let after = page.after?.id
-        let rows = try await client.fetchAll(
+        let rows = try await session.fetchAll(
             """
             SELECT area_code, name, latitude, longitude, time_zone FROM areas
             WHERE \(after == nil) OR area_code > \(after ?? "") ORDER BY area_code LIMIT \(page.limit + 1)
-            """, as: (String, String, Double, Double, String).self, logger: logger)
+            """, as: (String, String, Double, Double, String).self)
         let areas = rows.map { Area(areaCode: $0.0, name: $0.1, latitude: $0.2, longitude: $0.3, timeZone: $0.4) }
         return Page(rows: areas, request: page) { .init(position: "area", id: $0.areaCode) }
     }
 
-    static func area(_ code: String, on client: PostgresClient, logger: Logger) async throws -> Area? {
-        try await client.fetchAll(
+    func area(_ code: String) async throws -> Area? {
+        try await session.fetchAll(
             "SELECT area_code, name, latitude, longitude, time_zone FROM areas WHERE area_code = \(code)",
-            as: (String, String, Double, Double, String).self, logger: logger
+            as: (String, String, Double, Double, String).self
         ).first.map { Area(areaCode: $0.0, name: $0.1, latitude: $0.2, longitude: $0.3, timeZone: $0.4) }
     }
 
     /// The area nearest a point and its great-circle distance in kilometres (haversine on the mean Earth radius,
     /// 6,371.0088 km: an app's "near me", not surveying).
-    static func nearest(latitude: Double, longitude: Double, on client: PostgresClient, logger: Logger) async throws -> (Area, Double)? {
-        try await client.fetchAll(
+    func nearest(latitude: Double, longitude: Double) async throws -> (Area, Double)? {
+        try await session.fetchAll(
             """
             SELECT area_code, name, latitude, longitude, time_zone,
                    2 * 6371.0088 * asin(least(1, sqrt(power(sin(radians(latitude - \(latitude)) / 2), 2)
                        + cos(radians(\(latitude))) * cos(radians(latitude)) * power(sin(radians(longitude - \(longitude)) / 2), 2)))) AS km
             FROM areas ORDER BY km, area_code LIMIT 1
-            """, as: (String, String, Double, Double, String, Double).self, logger: logger
+            """, as: (String, String, Double, Double, String, Double).self
         ).first.map { (Area(areaCode: $0.0, name: $0.1, latitude: $0.2, longitude: $0.3, timeZone: $0.4), $0.5) }
     }
 
@@ -104,17 +103,17 @@ struct EnvironmentStore: TransactionalStore {
     }
 
     /// The area's readings of `kind` in `period`, oldest first; or only its newest one.
-    static func readings(
-        area: String, kind: ReadingKind, period: Period, latestOnly: Bool, on client: PostgresClient, logger: Logger
+    func readings(
+        area: String, kind: ReadingKind, period: Period, latestOnly: Bool
     ) async throws -> [Reading] {
         // The order's direction is one of two fixed words, never caller text.
         let direction = latestOnly ? "DESC" : "ASC"
-        return try await client.fetchAll(
+        return try await session.fetchAll(
             """
             SELECT observed_at, body::text FROM environment_readings
             WHERE area_code = \(area) AND kind = \(kind.rawValue) AND observed_at >= \(period.start) AND observed_at < \(period.end)
             ORDER BY observed_at \(unescaped: direction) LIMIT \(latestOnly ? 1 : 1_000_000)
-            """, as: (Date, String).self, logger: logger
+            """, as: (Date, String).self
         ).map { Reading(observedAt: $0.0, body: try CaretideJSON.parse(Array($0.1.utf8))) }
     }
 }

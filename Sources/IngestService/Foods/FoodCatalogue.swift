@@ -36,9 +36,9 @@ final class FoodCatalogue: Sendable {
 
     /// Loads the newest release if it is not the one held; true when it swapped.
     func refresh(context: ServiceContext) async throws -> Bool {
-        let newest = try await FoodStore.newestRelease(on: context.database.client, logger: context.logger)
+        let newest = try await FoodStore(context).newestRelease()
         guard let newest, newest != current?.number else { return false }
-        guard let table = try await FoodStore.table(release: newest, on: context.database.client, logger: context.logger) else { return false }
+        guard let table = try await FoodStore(context).table(release: newest) else { return false }
         let next = Loaded(number: newest, table: table)
         loaded.withLock { $0 = next }
         context.logger.info(

@@ -1,4 +1,5 @@
 public import CaretideNutrition
+public import CaretideRuntime
 import CaretideSchemas
 public import CaretideStore
 import Foundation
@@ -7,7 +8,13 @@ import PostgresNIO
 
 /// The SQL of food table releases: an import writes a release and its foods in one transaction, so replicas see all
 /// of it or none; the newest release is the one served; older ones beyond `keep` are deleted.
-public enum FoodStore {
+public struct FoodStore: ServiceStore {
+    public let session: StoreSession
+
+    public init(session: StoreSession) {
+        self.session = session
+    }
+
     /// Serialises imports, so two at once get consecutive numbers and one prune at a time.
     private static let importLockKey: Int64 = 0x4354_464F_4F44_5349  // "CTFOODSI"
     private static let batchSize = 2_000
@@ -71,27 +78,27 @@ public enum FoodStore {
 
     /// Whether any release has been imported (`caretide dev` imports one only into a database without).
     public static func hasRelease(database: Database, logger: Logger) async throws -> Bool {
-        try await newestRelease(on: database.client, logger: logger) != nil
+        try await FoodStore(session: StoreSession(pool: database.client, logger: logger)).newestRelease() != nil
     }
 
-    static func newestRelease(on client: PostgresClient, logger: Logger) async throws -> Int64? {
-        try await client.query("SELECT max(release_number) FROM food_releases", logger: logger).collectAll().first?.decode(Int64?.self)
+    func newestRelease() async throws -> Int64? {
+        try await session.query("SELECT max(release_number) FROM food_releases").collectAll().first?.decode(Int64?.self)
     }
 
     /// A release as it was imported, or nil when it was deleted meanwhile.
-    static func table(release number: Int64, on client: PostgresClient, logger: Logger) async throws -> FoodTable? {
+    func table(release number: Int64) async throws -> FoodTable? {
         guard
-            let header = try await client.query(
-                "SELECT source_id, name, licence, source FROM food_releases WHERE release_number = \(number)", logger: logger
+            let header = try await session.query(
+                "SELECT source_id, name, licence, source FROM food_releases WHERE release_number = \(number)"
             ).collectAll().first
         else { return nil }
         let (id, name, licence, source) = try header.decode((String, String, String, String).self)
-        let rows = try await client.query(
+        let rows = try await session.query(
             """
             SELECT food_id, name, category, energy_kcal, protein_g, fat_g, saturated_fat_g, carbohydrate_g, sugars_g, fibre_g, sodium_mg,
                    portions::text
             FROM foods WHERE release_number = \(number) ORDER BY food_id
-            """, logger: logger
+            """
         ).collectAll()
         let foods = try rows.map { row in
             let (foodID, foodName, category, energy, protein, fat, saturated, carbohydrate, sugars, fibre, sodium, portions) = try row.decode(

@@ -87,7 +87,7 @@ struct MealRoutes: Sendable {
 
     /// The patient's time zone from their profile, if they set one.
     static func profileTimeZone(patientID: String, context: ServiceContext) async throws -> String? {
-        try await ProfileStore.current(patientID: patientID, on: context.database.client, logger: context.logger)?.profile.timeZone
+        try await ProfileStore(context).current(patientID: patientID)?.profile.timeZone
     }
 
     static func mealID(_ context: some RequestContext) throws -> String {

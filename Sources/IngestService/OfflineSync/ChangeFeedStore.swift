@@ -14,9 +14,8 @@ import PostgresNIO
 /// seen number N has seen every change up to N. A shared sequence or `now()` is assigned at the statement, not at
 /// commit: a transaction that started first and committed last would slip in behind a reader's cursor. Every writer
 /// takes the counter before it touches the patient's records, so the two kinds of lock are always taken in one order.
-struct ChangeFeedStore: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct ChangeFeedStore: ServiceStore {
+    let session: StoreSession
 
     /// Takes `count` change numbers of each patient (0 only locks the counter) and returns each patient's newest: the
     /// counters in patient order, so two writers of overlapping patients wait rather than deadlock. A patient whose
@@ -24,7 +23,7 @@ struct ChangeFeedStore: TransactionalStore {
     func takeChanges(_ counts: [String: Int]) async throws -> [String: Int64] {
         guard !counts.isEmpty else { return [:] }
         let patients = counts.keys.sorted()
-        let rows = try await connection.execute(TakeChanges(patients: patients, counts: patients.map { Int64(counts[$0] ?? 0) }), logger: logger)
+        let rows = try await session.execute(TakeChanges(patients: patients, counts: patients.map { Int64(counts[$0] ?? 0) }))
         var newest: [String: Int64] = [:]
         for try await (patient, last) in rows { newest[patient] = last }
         return newest
@@ -64,7 +63,7 @@ struct ChangeFeedStore: TransactionalStore {
     /// Sets the patient's newest change number after an upload numbered its changes itself (from the number
     /// `takeChanges` returned, the counter row still locked).
     func setLastChange(patientID: String, to number: Int64) async throws {
-        try await connection.query("UPDATE patient_changes SET last_seq = \(number) WHERE patient_id = \(patientID)", logger: logger)
+        try await session.query("UPDATE patient_changes SET last_seq = \(number) WHERE patient_id = \(patientID)")
     }
 
     // MARK: - The feed
@@ -82,10 +81,10 @@ struct ChangeFeedStore: TransactionalStore {
 
     /// The patient's changes after `after` in commit order (at most `limit`, plus one to tell whether more follow),
     /// and the number through which tombstones were purged, read in one snapshot.
-    static func changes(
-        patientID: String, after: Int64, limit: Int, kinds: [RecordKind], on client: PostgresClient, logger: Logger
+    func changes(
+        patientID: String, after: Int64, limit: Int, kinds: [RecordKind]
     ) async throws -> (purgedThrough: Int64, changes: [Change]) {
-        let rows = try await client.query(
+        let rows = try await session.query(
             """
             SELECT h.purged, c.record_type, c.record_id, c.revision, c.change_seq, c.updated_at, c.deleted_at, c.body
             FROM (SELECT coalesce((SELECT purged_through FROM patient_changes WHERE patient_id = \(patientID)), 0) AS purged) h
@@ -94,7 +93,7 @@ struct ChangeFeedStore: TransactionalStore {
                 FROM records WHERE patient_id = \(patientID) AND change_seq > \(after) AND record_type = ANY(\(kinds.map(\.recordType)))
                 ORDER BY change_seq LIMIT \(limit + 1)) c ON true
             ORDER BY c.change_seq
-            """, logger: logger)
+            """)
         var purged: Int64 = 0
         var changes: [Change] = []
         for try await (purgedThrough, type, id, revision, seq, updatedAt, deletedAt, body) in rows.decode(
@@ -111,14 +110,14 @@ struct ChangeFeedStore: TransactionalStore {
     }
 
     /// Remembers how far a device has read (it asked for the changes after `syncedThrough`).
-    static func deviceRead(
-        patientID: String, deviceID: String, syncedThrough: Int64, on client: PostgresClient, logger: Logger
+    func deviceRead(
+        patientID: String, deviceID: String, syncedThrough: Int64
     ) async throws {
-        try await client.query(
+        try await session.query(
             """
             INSERT INTO sync_devices (patient_id, device_id, synced_through, last_seen) VALUES (\(patientID), \(deviceID), \(syncedThrough), now())
             ON CONFLICT (patient_id, device_id) DO UPDATE SET synced_through = excluded.synced_through, last_seen = excluded.last_seen
-            """, logger: logger)
+            """)
     }
 
     // MARK: - Tombstones
@@ -129,6 +128,7 @@ struct ChangeFeedStore: TransactionalStore {
     /// `cutoff` are forgotten (they resync when they return). Returns how many tombstones went.
     static func purgeTombstones(before cutoff: Date, limit: Int, database: Database, timeout: Duration, logger: Logger) async throws -> Int {
         try await database.transaction(timeout: timeout) { connection in
+            let session = StoreSession(connection: connection, logger: logger)
             let purgeable = """
                 deleted_at IS NOT NULL AND (deleted_at < $1 OR change_seq <= (
                     SELECT min(d.synced_through) FROM sync_devices d WHERE d.patient_id = records.patient_id AND d.last_seen >= $1))
@@ -136,20 +136,19 @@ struct ChangeFeedStore: TransactionalStore {
             var candidates = PostgresBindings(capacity: 2)
             candidates.append(cutoff)
             candidates.append(Int64(limit))
-            let patients = try await connection.query(
+            let patients = try await session.query(
                 PostgresQuery(
-                    unsafeSQL: "SELECT DISTINCT patient_id FROM (SELECT patient_id FROM records WHERE \(purgeable) LIMIT $2) p", binds: candidates),
-                logger: logger
+                    unsafeSQL: "SELECT DISTINCT patient_id FROM (SELECT patient_id FROM records WHERE \(purgeable) LIMIT $2) p", binds: candidates)
             ).collectAll().map { try $0.decode(String.self) }
-            try await connection.query("DELETE FROM sync_devices WHERE last_seen < \(cutoff)", logger: logger)
+            try await session.query("DELETE FROM sync_devices WHERE last_seen < \(cutoff)")
             guard !patients.isEmpty else { return 0 }
             // Counters first, in one order, as every writer takes them before records.
-            try await connection.query(
-                "SELECT 1 FROM patient_changes WHERE patient_id = ANY(\(patients)) ORDER BY patient_id FOR UPDATE", logger: logger)
+            try await session.query(
+                "SELECT 1 FROM patient_changes WHERE patient_id = ANY(\(patients)) ORDER BY patient_id FOR UPDATE")
             var purge = PostgresBindings(capacity: 2)
             purge.append(cutoff)
             purge.append(patients)
-            let rows = try await connection.query(
+            let rows = try await session.query(
                 PostgresQuery(
                     unsafeSQL: """
                         WITH purged AS (
@@ -159,7 +158,7 @@ struct ChangeFeedStore: TransactionalStore {
                             FROM (SELECT patient_id, max(change_seq) AS seq FROM purged GROUP BY patient_id) m
                             WHERE p.patient_id = m.patient_id RETURNING 1)
                         SELECT (SELECT count(*) FROM purged), (SELECT count(*) FROM raised)
-                        """, binds: purge), logger: logger
+                        """, binds: purge)
             ).collectAll()
             guard let row = rows.first else { return 0 }
             let (purged, _) = try row.decode((Int, Int).self)

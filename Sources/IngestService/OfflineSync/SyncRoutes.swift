@@ -71,17 +71,14 @@ struct SyncRoutes: Sendable {
         let page = try PageRequest.from(request)
         let after = try Self.changeNumber(page.after)
         let device = try Self.deviceID(request)
-        let service = records.context
-        let (purgedThrough, changes) = try await ChangeFeedStore.changes(
-            patientID: patientID, after: after, limit: page.limit, kinds: Self.feedKinds, on: service.database.client,
-            logger: service.logger)
+        let store = ChangeFeedStore(records.context)
+        let (purgedThrough, changes) = try await store.changes(patientID: patientID, after: after, limit: page.limit, kinds: Self.feedKinds)
         // Without a cursor (or from 0) a device takes the current state, which needs no tombstones.
         if after > 0, after < purgedThrough {
             return try jsonResponse(ResyncRequired(), status: .gone)
         }
         if let device {
-            try await ChangeFeedStore.deviceRead(
-                patientID: patientID, deviceID: device, syncedThrough: after, on: service.database.client, logger: service.logger)
+            try await store.deviceRead(patientID: patientID, deviceID: device, syncedThrough: after)
         }
         let shown = changes.prefix(page.limit)
         return try jsonResponse(

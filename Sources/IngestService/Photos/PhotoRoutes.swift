@@ -84,8 +84,8 @@ struct PhotoRoutes: Sendable {
             let patientID = try PatientID.fromPath(requestContext)
             let (site, side) = try Self.site(request.uri.queryParameters, required: false)
             return try jsonResponse(
-                try await PhotoStore.timeline(
-                    patientID: patientID, site: site, side: side, page: .from(request), on: context.database.client, logger: context.logger))
+                try await PhotoStore(context).timeline(
+                    patientID: patientID, site: site, side: side, page: .from(request)))
         }
         routes.get(
             "\(base)/:photoId/file", access: .photoFiles,
@@ -130,8 +130,8 @@ struct PhotoRoutes: Sendable {
 
     static func file(_ id: UUID, patientID: String, thumbnail: Bool, context: ServiceContext) async throws -> Response {
         guard
-            let (bytes, mediaType) = try await PhotoStore.file(
-                id, patientID: patientID, thumbnail: thumbnail, on: context.database.client, logger: context.logger)
+            let (bytes, mediaType) = try await PhotoStore(context).file(
+                id, patientID: patientID, thumbnail: thumbnail)
         else { throw HTTPProblem(status: .notFound, error: "no such photo") }
         return DocumentResponse.make(bytes, contentType: mediaType)
     }

@@ -9,9 +9,8 @@ import PostgresNIO
 
 /// The SQL of skin photos: one row a photo, with the checked file, its thumbnail and what describes it. Reads are
 /// by patient and photo id together, so a photo id alone never reaches another patient's photo.
-struct PhotoStore: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct PhotoStore: ServiceStore {
+    let session: StoreSession
 
     /// What describes a stored photo (everything but its bytes).
     struct Photo: Encodable, Sendable {
@@ -44,7 +43,7 @@ struct PhotoStore: TransactionalStore {
     func insert(
         id: UUID, patientID: String, site: BodySite, side: BodySide?, takenAt: Date, inspected: PhotoInspection.Inspected, sentDigest: [UInt8]
     ) async throws -> Stored {
-        let inserted = try await connection.fetchAll(
+        let inserted = try await session.fetchAll(
             """
             INSERT INTO lesion_photos (photo_id, patient_id, body_site, side, taken_at, sent_format, media_type, width, height, sharpness,
                                        sent_sha256, image, thumbnail)
@@ -53,42 +52,42 @@ struct PhotoStore: TransactionalStore {
                     \(ByteBuffer(bytes: inspected.stored)), \(ByteBuffer(bytes: inspected.thumbnail)))
             ON CONFLICT (photo_id) DO NOTHING
             RETURNING \(unescaped: Self.columns)
-            """, as: Columns.self, logger: logger)
+            """, as: Columns.self)
         if let row = inserted.first { return .created(try Self.photo(row)) }
-        let existing = try await connection.fetchAll(
+        let existing = try await session.fetchAll(
             """
             SELECT \(unescaped: Self.columns) FROM lesion_photos
             WHERE photo_id = \(id) AND patient_id = \(patientID) AND sent_sha256 = \(ByteBuffer(bytes: sentDigest))
-            """, as: Columns.self, logger: logger)
+            """, as: Columns.self)
         return try existing.first.map { .duplicate(try Self.photo($0)) } ?? .idTaken
     }
 
     /// Deletes a patient's photo, its bytes with it; false when there is none.
     func delete(_ id: UUID, patientID: String) async throws -> Bool {
-        try await !connection.fetchAll(
-            "DELETE FROM lesion_photos WHERE photo_id = \(id) AND patient_id = \(patientID) RETURNING 1", as: Int.self, logger: logger
+        try await !session.fetchAll(
+            "DELETE FROM lesion_photos WHERE photo_id = \(id) AND patient_id = \(patientID) RETURNING 1", as: Int.self
         ).isEmpty
     }
 
     /// One page of a patient's photos grouped by site and side, each group oldest first: the timeline a patient and
     /// their dermatologist compare. `site` (and `side`) narrow it to one site.
-    static func timeline(patientID: String, site: BodySite?, side: BodySide?, page: PageRequest, on client: PostgresClient, logger: Logger)
+    func timeline(patientID: String, site: BodySite?, side: BodySide?, page: PageRequest)
         async throws -> Page<Photo>
     {
         // The cursor's position is "site.side.takenAt-in-microseconds" of the last photo shown.
         let parts = page.after?.position.split(separator: ".", omittingEmptySubsequences: false).map(String.init) ?? []
         let after = parts.count == 3 ? (parts[0], parts[1], Int64(parts[2]) ?? 0, page.after?.id ?? "") : nil
-        let rows = try await client.fetchAll(
+        let rows = try await session.fetchAll(
             """
-            SELECT \(unescaped: columns) FROM lesion_photos
+            SELECT \(unescaped: Self.columns) FROM lesion_photos
             WHERE patient_id = \(patientID)
               AND (\(site == nil) OR body_site = \(site?.rawValue ?? "")) AND (\(side == nil) OR side = \(side?.rawValue ?? ""))
               AND (\(after == nil) OR (body_site, coalesce(side, ''), taken_at, photo_id::text)
                    > (\(after?.0 ?? ""), \(after?.1 ?? ""), to_timestamp(\(Double(after?.2 ?? 0) / 1_000_000)), \(after?.3 ?? "")))
             ORDER BY body_site, coalesce(side, ''), taken_at, photo_id::text
             LIMIT \(page.limit + 1)
-            """, as: Columns.self, logger: logger)
-        return Page(rows: try rows.map(photo), request: page) { photo in
+            """, as: Columns.self)
+        return Page(rows: try rows.map(Self.photo), request: page) { photo in
             // bounded: takenAt was parsed from an RFC 3339 timestamp with a four-digit year.
             let micros = Int64((photo.takenAt.timeIntervalSince1970 * 1_000_000).rounded())
             return .init(position: "\(photo.bodySite.rawValue).\(photo.side?.rawValue ?? "").\(micros)", id: photo.photoId.uuidString.lowercased())
@@ -96,13 +95,11 @@ struct PhotoStore: TransactionalStore {
     }
 
     /// A photo's stored file or thumbnail with its media type; nil when the patient has no such photo.
-    static func file(_ id: UUID, patientID: String, thumbnail: Bool, on client: PostgresClient, logger: Logger) async throws -> (ByteBuffer, String)?
-    {
+    func file(_ id: UUID, patientID: String, thumbnail: Bool) async throws -> (ByteBuffer, String)? {
         // A thumbnail is always a JPEG; the photo is served in the type it was stored in.
         let columns = thumbnail ? "thumbnail, 'image/jpeg'" : "image, media_type"
-        return try await client.fetchAll(
-            "SELECT \(unescaped: columns) FROM lesion_photos WHERE photo_id = \(id) AND patient_id = \(patientID)", as: (ByteBuffer, String).self,
-            logger: logger
+        return try await session.fetchAll(
+            "SELECT \(unescaped: columns) FROM lesion_photos WHERE photo_id = \(id) AND patient_id = \(patientID)", as: (ByteBuffer, String).self
         ).first
     }
 

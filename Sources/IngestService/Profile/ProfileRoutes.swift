@@ -46,7 +46,7 @@ struct ProfileRoutes: Sendable {
         {
             _, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            guard let current = try await ProfileStore.current(patientID: patientID, on: context.database.client, logger: context.logger) else {
+            guard let current = try await ProfileStore(context).current(patientID: patientID) else {
                 throw HTTPProblem(status: .notFound, error: "the patient has no profile yet")
             }
             var response = try jsonResponse(Answer(current))
@@ -96,8 +96,8 @@ struct ProfileRoutes: Sendable {
                 guard let revision = Int(cursor.id) else { throw PageRequest.badCursor }
                 return revision
             }
-            let rows = try await ProfileStore.revisions(
-                patientID: patientID, before: before, limit: page.limit + 1, on: context.database.client, logger: context.logger)
+            let rows = try await ProfileStore(context).revisions(
+                patientID: patientID, before: before, limit: page.limit + 1)
             return try jsonResponse(
                 Page(rows: rows, request: page, cursor: { .init(position: "r", id: String($0.revision)) }, item: { Answer($0) }))
         }

@@ -7,9 +7,8 @@ import PostgresNIO
 
 /// The SQL of patient profiles: every change is a revision row (what the profile became, who changed it and through
 /// which door); the newest is the profile. Nothing here is logged but ids.
-struct ProfileStore: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct ProfileStore: ServiceStore {
+    let session: StoreSession
 
     /// One revision of a profile.
     struct Revision: Encodable, Sendable {
@@ -47,12 +46,12 @@ struct ProfileStore: TransactionalStore {
         if let expected, expected != (current?.revision ?? 0) { return .stale(current: current?.revision ?? 0) }
         if let current, current.profile == profile { return .unchanged(current) }
         let revision = (current?.revision ?? 0) + 1
-        let rows = try await connection.fetchAll(
+        let rows = try await session.fetchAll(
             """
             INSERT INTO patient_profile_revisions (patient_id, revision, profile, source)
             VALUES (\(patientID), \(revision), \(try CaretideJSON.encodeToString(profile))::jsonb, \(try CaretideJSON.encodeToString(source))::jsonb)
             RETURNING changed_at
-            """, as: Date.self, logger: logger)
+            """, as: Date.self)
         let stored = Revision(revision: revision, profile: profile, source: source, changedAt: rows.first ?? Date())
         return .changed(stored, demographicsChanged: current?.profile.demographics != profile.demographics)
     }
@@ -60,23 +59,17 @@ struct ProfileStore: TransactionalStore {
     /// One writer per patient at a time, until the transaction ends: a revision is read, then the next one taken.
     /// (Taking it again in the same transaction is harmless.)
     func lock(patientID: String) async throws {
-        _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended('profile:' || \(patientID), 0))", logger: logger)
-    }
-
-    /// The patient's profile inside this transaction.
-    func current(patientID: String) async throws -> Revision? {
-        try Self.decoded(try await connection.fetchAll(Self.revisions(patientID: patientID, before: nil, limit: 1), as: Row.self, logger: logger))
-            .first
+        _ = try await session.query("SELECT pg_advisory_xact_lock(hashtextextended('profile:' || \(patientID), 0))")
     }
 
     /// The patient's profile: its newest revision, or nil when there is none.
-    static func current(patientID: String, on client: PostgresClient, logger: Logger) async throws -> Revision? {
-        try await revisions(patientID: patientID, before: nil, limit: 1, on: client, logger: logger).first
+    func current(patientID: String) async throws -> Revision? {
+        try await revisions(patientID: patientID, before: nil, limit: 1).first
     }
 
     /// Revisions newest first, those before `before` when given.
-    static func revisions(patientID: String, before: Int?, limit: Int, on client: PostgresClient, logger: Logger) async throws -> [Revision] {
-        try decoded(try await client.fetchAll(revisions(patientID: patientID, before: before, limit: limit), as: Row.self, logger: logger))
+    func revisions(patientID: String, before: Int?, limit: Int) async throws -> [Revision] {
+        try Self.decoded(try await session.fetchAll(Self.revisions(patientID: patientID, before: before, limit: limit), as: Row.self))
     }
 
     private typealias Row = (Int, String, String, Date)

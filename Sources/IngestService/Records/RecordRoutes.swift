@@ -185,16 +185,16 @@ struct RecordRoutes: Sendable {
     /// The patient a record belongs to, or a 404.
     func patientOwning(_ definition: RecordDefinition, recordID: String) async throws -> String {
         guard
-            let patientID = try await RecordStore.patient(
-                kind: definition.kind, id: recordID, on: context.database.client, logger: context.logger)
+            let patientID = try await RecordStore(context).patient(
+                kind: definition.kind, id: recordID)
         else { throw HTTPProblem(status: .notFound, error: "no such record") }
         return patientID
     }
 
     /// One page of the patient's current (not deleted) records of `kinds` observed in `period`, oldest observation first.
     func list(patientID: String, kinds: [RecordKind], period: Period, page: PageRequest) async throws -> Page<JSONValue> {
-        try await RecordStore.current(
-            patientID: patientID, kinds: kinds, period: period, page: page, on: context.database.client, logger: context.logger)
+        try await RecordStore(context).current(
+            patientID: patientID, kinds: kinds, period: period, page: page)
     }
 
     static let idTaken = HTTPProblem(

@@ -10,9 +10,8 @@ import PostgresNIO
 /// write through the same set-based statements, one per kind of change whatever the number of records. An instance
 /// works inside a transaction that has taken the change numbers of the patients concerned first
 /// (`ChangeFeedStore.takeChanges`): the lock order of every writer, counter before records. The reads are static.
-struct RecordStore: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct RecordStore: ServiceStore {
+    let session: StoreSession
 
     /// A record's identity: its kind and its id.
     struct Key: Hashable, Sendable {
@@ -52,14 +51,14 @@ struct RecordStore: TransactionalStore {
     /// The records of `keys` that exist, locked in key order.
     func lock(_ keys: [Key]) async throws -> [Stored] {
         guard !keys.isEmpty else { return [] }
-        let rows = try await connection.query(
+        let rows = try await session.query(
             """
             SELECT r.record_type, r.record_id, r.patient_id, r.revision, coalesce(r.client_updated_at, r.updated_at), r.deleted_at IS NOT NULL,
                    r.body::text, r.last_event_id
             FROM records r JOIN unnest(\(keys.map(\.kind.recordType))::text[], \(keys.map(\.id))::text[]) AS k(record_type, record_id)
               ON r.record_type = k.record_type AND r.record_id = k.record_id
             ORDER BY r.record_type, r.record_id FOR UPDATE OF r
-            """, logger: logger)
+            """)
         var records: [Stored] = []
         for try await (type, id, patient, revision, updatedAt, deleted, body, eventID) in rows.decode(
             (String, String, String, Int, Date, Bool, String, UUID).self)
@@ -76,7 +75,7 @@ struct RecordStore: TransactionalStore {
     /// Inserts new records; returns the keys that were inserted (an id another record holds is not: it stays as it was).
     func insert(_ writes: [Write]) async throws -> Set<Key> {
         guard !writes.isEmpty else { return [] }
-        let rows = try await connection.execute(Insert(writes: writes), logger: logger)
+        let rows = try await session.execute(Insert(writes: writes))
         var inserted: Set<Key> = []
         for try await key in rows { inserted.insert(key) }
         return inserted
@@ -120,7 +119,7 @@ struct RecordStore: TransactionalStore {
     /// Writes the next revisions of records locked by `lock`.
     func revise(_ writes: [Write]) async throws {
         guard !writes.isEmpty else { return }
-        try await connection.query(
+        try await session.query(
             """
             UPDATE records SET revision = w.r, body = w.b::jsonb, observed_at = w.o, last_event_id = w.e, change_seq = w.s,
                 client_updated_at = CASE WHEN w.h THEN w.u END, updated_at = now()
@@ -129,14 +128,14 @@ struct RecordStore: TransactionalStore {
                         \(writes.map(\.changeSeq))::int8[], \(writes.map { $0.clientUpdatedAt != nil })::bool[],
                         \(writes.map { $0.clientUpdatedAt ?? $0.observedAt })::timestamptz[]) AS w(t, i, r, b, o, e, s, h, u)
             WHERE records.record_type = w.t AND records.record_id = w.i
-            """, logger: logger)
+            """)
     }
 
     /// Marks records locked by `lock` deleted: tombstones that keep their last body and revision.
     func markDeleted(_ deletions: [Deletion]) async throws {
         guard !deletions.isEmpty else { return }
         let now = Date()
-        try await connection.query(
+        try await session.query(
             """
             UPDATE records SET deleted_at = now(), last_event_id = w.e, change_seq = w.s, client_updated_at = CASE WHEN w.h THEN w.u END,
                 updated_at = now()
@@ -144,42 +143,42 @@ struct RecordStore: TransactionalStore {
                         \(deletions.map(\.changeSeq))::int8[], \(deletions.map { $0.clientUpdatedAt != nil })::bool[],
                         \(deletions.map { $0.clientUpdatedAt ?? now })::timestamptz[]) AS w(t, i, e, s, h, u)
             WHERE records.record_type = w.t AND records.record_id = w.i
-            """, logger: logger)
+            """)
     }
 
     /// Advances the stored device time of records sent again unchanged but later (`LastWriterWins.Outcome.refresh`).
     func refreshTimes(_ records: [(key: Key, updatedAt: Date)]) async throws {
         guard !records.isEmpty else { return }
-        try await connection.query(
+        try await session.query(
             """
             UPDATE records SET client_updated_at = w.u
             FROM unnest(\(records.map(\.key.kind.recordType))::text[], \(records.map(\.key.id))::text[], \(records.map(\.updatedAt))::timestamptz[]) AS w(t, i, u)
             WHERE records.record_type = w.t AND records.record_id = w.i
-            """, logger: logger)
+            """)
     }
 
     /// The patient a record belongs to, if it exists.
-    static func patient(kind: RecordKind, id: String, on client: PostgresClient, logger: Logger) async throws -> String? {
-        try await client.fetchAll(
-            "SELECT patient_id FROM records WHERE record_type = \(kind.recordType) AND record_id = \(id)", as: String.self, logger: logger
+    func patient(kind: RecordKind, id: String) async throws -> String? {
+        try await session.fetchAll(
+            "SELECT patient_id FROM records WHERE record_type = \(kind.recordType) AND record_id = \(id)", as: String.self
         ).first
     }
 
     /// A page of the patient's current (not deleted) records of `kinds` observed in `period`, oldest observation
     /// first, each body with its kind and revision.
-    static func current(
-        patientID: String, kinds: [RecordKind], period: Period, page: PageRequest, on client: PostgresClient, logger: Logger
+    func current(
+        patientID: String, kinds: [RecordKind], period: Period, page: PageRequest
     ) async throws -> Page<JSONValue> {
         let after = page.after
         guard after == nil || after?.date != nil else { throw PageRequest.badCursor }
-        let rows = try await client.fetchAll(
+        let rows = try await session.fetchAll(
             """
             SELECT record_type, record_id, revision, observed_at, body::text FROM records
             WHERE patient_id = \(patientID) AND record_type = ANY(\(kinds.map(\.recordType))) AND deleted_at IS NULL
               AND observed_at >= \(period.start) AND observed_at < \(period.end)
               AND (\(after == nil) OR (observed_at, record_id) > (\(after?.date ?? Date()), \(after?.id ?? "")))
             ORDER BY observed_at, record_id LIMIT \(page.limit + 1)
-            """, as: (String, String, Int, Date, String).self, logger: logger)
+            """, as: (String, String, Int, Date, String).self)
         return try Page(rows: rows, request: page, cursor: { PageRequest.Cursor(date: $0.3, id: $0.1) }) { type, _, revision, _, body in
             try CaretideJSON.parse(Array(body.utf8)).merging([
                 "kind": .string(try RecordKind(recordType: type).measurementKind?.rawValue ?? ""), "revision": .number(Double(revision)),

@@ -35,8 +35,8 @@ struct AlertBatch {
 
     /// The care teams of the intents' patients and today's alerts of the recipients their attention notices would reach.
     static func load(for intents: [(patientID: String, intent: NotificationHandler.Intent)], context: HandlerContext) async throws -> AlertBatch {
-        let careTeams = try await CareTeamStore.activeConsultants(
-            patientIDs: Set(intents.filter { $0.intent.careTeam }.map { $0.patientID }).sorted(), on: context.connection, logger: context.logger)
+        let careTeams = try await CareTeamStore(context).activeConsultants(
+            patientIDs: Set(intents.filter { $0.intent.careTeam }.map { $0.patientID }).sorted())
         var asked: Set<Alerted> = []
         for (patientID, intent) in intents where intent.notice.severity == .attention {
             let subject = Subject(patientID: patientID, kind: intent.notice.kind, category: intent.notice.category)

@@ -71,7 +71,7 @@ extension NotificationHandler {
         if intent.careTeam {
             let consultants =
                 if let alertBatch { alertBatch.careTeam(of: patientID) } else {
-                    try await CareTeamStore.activeConsultants(patientID: patientID, on: context.connection, logger: context.logger)
+                    try await CareTeamStore(context).activeConsultants(patientID: patientID)
                 }
             recipients += consultants.map { .init(id: $0, role: .consultant) }
         }

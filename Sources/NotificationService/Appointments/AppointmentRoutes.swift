@@ -54,9 +54,9 @@ struct AppointmentRoutes: Sendable {
                     violations: [SchemaViolation(pointer: JSONPointer(tokens: [name]), message: "must not contain U+0000")])
             }
             return try jsonResponse(
-                try await Appointments.freeSlots(
+                try await Appointments(context).freeSlots(
                     institution: query.get("institution").map { String($0) }, service: query.get("service").map { String($0) }, from: from,
-                    page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
+                    page: try PageRequest.from(request)))
         }
         routes.post(
             "v1/patients/:patientId/appointments", access: .patientData(.write), summary: "Book an appointment slot", body: [.appointment]
@@ -96,8 +96,8 @@ struct AppointmentRoutes: Sendable {
             request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             return try jsonResponse(
-                try await Appointments.list(
-                    patientID: patientID, page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
+                try await Appointments(context).list(
+                    patientID: patientID, page: try PageRequest.from(request)))
         }
         routes.get(
             "v1/institutions/:institutionId/appointments", access: .institutionResults, summary: "The institution's appointments, soonest first",
@@ -105,8 +105,8 @@ struct AppointmentRoutes: Sendable {
         ) { request, requestContext in
             let institution = try PatientID.fromPath(requestContext, parameter: "institutionId", label: "institution id")
             return try jsonResponse(
-                try await Appointments.list(
-                    institutionID: institution, page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
+                try await Appointments(context).list(
+                    institutionID: institution, page: try PageRequest.from(request)))
         }
         routes.delete("v1/patients/:patientId/appointments/:appointmentId", access: .patientData(.write), summary: "Cancel an appointment") {
             _, requestContext in

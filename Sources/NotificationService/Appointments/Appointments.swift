@@ -10,9 +10,8 @@ import PostgresNIO
 /// enforced by a partial unique index (two bookings racing for a slot: one wins, the other is told it is taken).
 /// Booking and cancellation notify both sides (the patient's inbox and the institution's); a booking sets reminders
 /// 24 hours and 1 hour before, cancelled with it.
-struct Appointments: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct Appointments: ServiceStore {
+    let session: StoreSession
 
     struct Slot: Encodable, Sendable {
         let institutionId: String
@@ -25,7 +24,7 @@ struct Appointments: TransactionalStore {
 
     /// Publishes or changes a slot; nil when it is booked (a booked slot does not change under its patient).
     func putSlot(_ slot: Slot) async throws -> String? {
-        let rows = try await connection.fetchAll(
+        let rows = try await session.fetchAll(
             """
             INSERT INTO slots (institution_id, slot_id, service, starts_at, ends_at, location) VALUES
                 (\(slot.institutionId), \(slot.slotId), \(slot.service), \(slot.startsAt), \(slot.endsAt), \(slot.location))
@@ -34,17 +33,17 @@ struct Appointments: TransactionalStore {
             WHERE NOT EXISTS (SELECT 1 FROM appointments a WHERE a.institution_id = slots.institution_id AND a.slot_id = slots.slot_id
                               AND a.cancelled_at IS NULL)
             RETURNING (xmax = 0)
-            """, as: Bool.self, logger: logger)
+            """, as: Bool.self)
         return rows.first.map { $0 ? "published" : "changed" }
     }
 
     /// Free slots from `from` on, soonest first (paged by start and id).
-    static func freeSlots(
-        institution: String?, service: String?, from: Date, page: PageRequest, on client: PostgresClient, logger: Logger
+    func freeSlots(
+        institution: String?, service: String?, from: Date, page: PageRequest
     ) async throws -> Page<Slot> {
         let after = page.after
         guard after == nil || after?.date != nil else { throw PageRequest.badCursor }
-        let rows = try await client.fetchAll(
+        let rows = try await session.fetchAll(
             """
             SELECT institution_id, slot_id, service, starts_at, ends_at, location FROM slots s
             WHERE starts_at >= \(from) AND (\(institution == nil) OR institution_id = \(institution ?? ""))
@@ -52,7 +51,7 @@ struct Appointments: TransactionalStore {
               AND NOT EXISTS (SELECT 1 FROM appointments a WHERE a.institution_id = s.institution_id AND a.slot_id = s.slot_id AND a.cancelled_at IS NULL)
               AND (\(after == nil) OR (starts_at, institution_id || '/' || slot_id) > (\(after?.date ?? Date()), \(after?.id ?? "")))
             ORDER BY starts_at, institution_id || '/' || slot_id LIMIT \(page.limit + 1)
-            """, as: (String, String, String, Date, Date, String?).self, logger: logger)
+            """, as: (String, String, String, Date, Date, String?).self)
         return Page(
             rows: rows.map { Slot(institutionId: $0.0, slotId: $0.1, service: $0.2, startsAt: $0.3, endsAt: $0.4, location: $0.5) }, request: page
         ) {
@@ -78,17 +77,17 @@ struct Appointments: TransactionalStore {
     /// Books the slot for the patient, unless it is taken (the index decides), past or unknown.
     func book(_ id: UUID, patientID: String, institutionID: String, slotID: String, now: Date) async throws -> Booking {
         guard
-            let slot = try await connection.fetchAll(
+            let slot = try await session.fetchAll(
                 "SELECT service, starts_at, ends_at, location FROM slots WHERE institution_id = \(institutionID) AND slot_id = \(slotID)",
-                as: (String, Date, Date, String?).self, logger: logger
+                as: (String, Date, Date, String?).self
             ).first
         else { return .noSuchSlot }
         guard slot.1 > now else { return .past }
-        let inserted = try await connection.fetchAll(
+        let inserted = try await session.fetchAll(
             """
             INSERT INTO appointments (appointment_id, patient_id, institution_id, slot_id) VALUES (\(id), \(patientID), \(institutionID), \(slotID))
             ON CONFLICT (institution_id, slot_id) WHERE cancelled_at IS NULL DO NOTHING RETURNING 1
-            """, as: Int.self, logger: logger)
+            """, as: Int.self)
         guard !inserted.isEmpty else { return .taken }
         return .booked(
             Appointment(
@@ -99,13 +98,13 @@ struct Appointments: TransactionalStore {
 
     /// Cancels a standing appointment of the patient or of the institution; nil when there is none.
     func cancel(_ id: UUID, patientID: String? = nil, institutionID: String? = nil, by: String) async throws -> Appointment? {
-        try await connection.fetchAll(
+        try await session.fetchAll(
             """
             UPDATE appointments a SET cancelled_at = now(), cancelled_by = \(by)
             FROM slots s WHERE a.appointment_id = \(id) AND a.cancelled_at IS NULL AND s.institution_id = a.institution_id AND s.slot_id = a.slot_id
               AND (\(patientID == nil) OR a.patient_id = \(patientID ?? "")) AND (\(institutionID == nil) OR a.institution_id = \(institutionID ?? ""))
             RETURNING a.patient_id, a.institution_id, a.slot_id, s.service, s.starts_at, s.ends_at, s.location, a.cancelled_at
-            """, as: (String, String, String, String, Date, Date, String?, Date).self, logger: logger
+            """, as: (String, String, String, String, Date, Date, String?, Date).self
         ).first.map {
             Appointment(
                 appointmentId: id, patientId: $0.0,
@@ -115,18 +114,18 @@ struct Appointments: TransactionalStore {
     }
 
     /// A page of appointments of a patient or of an institution, soonest first.
-    static func list(
-        patientID: String? = nil, institutionID: String? = nil, page: PageRequest, on client: PostgresClient, logger: Logger
+    func list(
+        patientID: String? = nil, institutionID: String? = nil, page: PageRequest
     ) async throws -> Page<Appointment> {
         let after = try page.timeAndUUID()
-        let rows = try await client.fetchAll(
+        let rows = try await session.fetchAll(
             """
             SELECT a.appointment_id, a.patient_id, a.institution_id, a.slot_id, s.service, s.starts_at, s.ends_at, s.location, a.cancelled_at, a.cancelled_by
             FROM appointments a JOIN slots s ON s.institution_id = a.institution_id AND s.slot_id = a.slot_id
             WHERE (\(patientID == nil) OR a.patient_id = \(patientID ?? "")) AND (\(institutionID == nil) OR a.institution_id = \(institutionID ?? ""))
               AND (\(after == nil) OR (s.starts_at, a.appointment_id) > (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
             ORDER BY s.starts_at, a.appointment_id LIMIT \(page.limit + 1)
-            """, as: (UUID, String, String, String, String, Date, Date, String?, Date?, String?).self, logger: logger)
+            """, as: (UUID, String, String, String, String, Date, Date, String?, Date?, String?).self)
         return Page(
             rows: rows.map {
                 Appointment(
@@ -149,7 +148,7 @@ struct Appointments: TransactionalStore {
             calendar.timeZone = utc
             let time = LocalTime(String(format: "%02d:%02d", calendar.component(.hour, from: at), calendar.component(.minute, from: at)))!
             let schedule = ReminderSchedule(repeats: .once, startsOn: LocalDate(at, in: utc), at: time, timeZone: utc)
-            _ = try await ReminderStore(connection: connection, logger: logger).insert(
+            _ = try await ReminderStore(session: session).insert(
                 .init(
                     id: .named("appointment/\(appointment.appointmentId.uuidString.lowercased())/\(topic)"), patientID: appointment.patientId,
                     topic: topic,
@@ -159,11 +158,11 @@ struct Appointments: TransactionalStore {
     }
 
     func cancelReminders(_ appointment: Appointment) async throws {
-        try await connection.query(
+        try await session.query(
             """
             UPDATE reminders SET cancelled_at = now(), next_due_at = NULL
             WHERE origin = \("appointment:\(appointment.appointmentId.uuidString.lowercased())") AND cancelled_at IS NULL
-            """, logger: logger)
+            """)
     }
 
     /// The notices of a booking or a cancellation, for the patient and the institution.

@@ -71,9 +71,9 @@ struct ArticleRoutes: Sendable {
             }
             let words = parameters.get("q").map { String($0.prefix(200)) }.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
             guard violations.isEmpty else { throw HTTPProblem(status: .badRequest, error: "the query is invalid", violations: violations) }
-            let found = try await ArticleStore.search(
+            let found = try await ArticleStore(context).search(
                 words: words, topic: parameters.get("topic").map { String($0.prefix(100)) }, kind: kind,
-                languages: Self.languages(request), limit: limit, on: context.database.client, logger: context.logger)
+                languages: Self.languages(request), limit: limit)
             var response = try jsonResponse(["items": found])
             response.headers[.vary] = "Accept-Language"
             return response
@@ -97,7 +97,7 @@ struct ArticleRoutes: Sendable {
                 throw HTTPProblem(status: .notFound, error: "no such article")
             }
             return try jsonResponse(
-                ["items": try await ArticleStore.versions(articleID, language: language, on: context.database.client, logger: context.logger)])
+                ["items": try await ArticleStore(context).versions(articleID, language: language)])
         }
         routes.get(
             "v1/institutions/:institutionId/exam-tests/:code/explanation", access: .referenceData,
@@ -111,15 +111,13 @@ struct ArticleRoutes: Sendable {
             request, requestContext in
             let recipient = try InboxRoutes.recipient(requestContext)
             let languages = Self.languages(request)
-            let zone = try await context.database.client.withConnection { connection in
-                try await PreferenceStore(connection: connection, logger: context.logger).preferences(of: recipient)?.timeZone
-            }
+            let zone = try await PreferenceStore(context).preferences(of: recipient)?.timeZone
             let day = LocalDate(Date(), in: zone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!)
             let chosen = try await context.transaction { handler in
                 try await ArticleStore(handler).tipOfTheDay(for: recipient, on: day, languages: languages)
             }
             guard let (articleID, language) = chosen,
-                let tip = try await ArticleStore.article(articleID, language: language, on: context.database.client, logger: context.logger)
+                let tip = try await ArticleStore(context).article(articleID, language: language)
             else { throw HTTPProblem(status: .notFound, error: "no tip is published") }
             var response = try jsonResponse(tip)
             response.headers[.contentLanguage] = tip.language
@@ -158,8 +156,8 @@ struct ArticleRoutes: Sendable {
             return number
         }
         guard let language = try await language(of: articleID, request: request),
-            let article = try await ArticleStore.article(
-                articleID, language: language, version: version, on: context.database.client, logger: context.logger)
+            let article = try await ArticleStore(context).article(
+                articleID, language: language, version: version)
         else { throw HTTPProblem(status: .notFound, error: "no such article") }
         let etag = "\"\(article.language).\(article.version)\""
         var response =
@@ -175,7 +173,7 @@ struct ArticleRoutes: Sendable {
     /// The language to answer in: `?language=` if the article has it, else the first of `Accept-Language` it has
     /// (a primary tag matching a regional one), else English, else the first it has; nil when it has none.
     private func language(of articleID: String, request: Request) async throws -> String? {
-        let available = try await ArticleStore.languages(of: articleID, on: context.database.client, logger: context.logger)
+        let available = try await ArticleStore(context).languages(of: articleID)
         if let asked = request.uri.queryParameters.get("language") { return available.contains(asked) ? asked : nil }
         for wanted in Self.languages(request) {
             if let exact = available.first(where: { $0.lowercased() == wanted }) { return exact }

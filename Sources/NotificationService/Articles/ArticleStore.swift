@@ -7,9 +7,8 @@ import Logging
 import PostgresNIO
 
 /// The SQL of information pages: every version of an article in each language, the newest being the one served.
-struct ArticleStore: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct ArticleStore: ServiceStore {
+    let session: StoreSession
 
     /// A version as written (Markdown) and as served (sanitised HTML, plain text).
     struct Draft: Sendable {
@@ -62,13 +61,13 @@ struct ArticleStore: TransactionalStore {
     /// Publishes the draft as the next version of the article in `language`, unless it is the current one.
     func publish(_ draft: Draft, articleID: String, language: String, by publisher: String) async throws -> Published {
         // One publisher at a time per article and language: the next version number is read, then taken.
-        _ = try await connection.query(
-            "SELECT pg_advisory_xact_lock(hashtextextended('article:' || \(articleID) || ':' || \(language), 0))", logger: logger)
-        let current = try await connection.fetchAll(
+        _ = try await session.query(
+            "SELECT pg_advisory_xact_lock(hashtextextended('article:' || \(articleID) || ':' || \(language), 0))")
+        let current = try await session.fetchAll(
             """
             SELECT version, topic, kind, title, markdown, reviewer, reviewed_on::text, next_review_on::text FROM articles
             WHERE article_id = \(articleID) AND language = \(language) ORDER BY version DESC LIMIT 1
-            """, as: (Int, String, String, String, String, String, String, String?).self, logger: logger
+            """, as: (Int, String, String, String, String, String, String, String?).self
         ).first
         if let current,
             [current.1, current.2, current.3, current.4, current.5, current.6, current.7]
@@ -80,51 +79,51 @@ struct ArticleStore: TransactionalStore {
             return .unchanged(version: current.0)
         }
         let version = (current?.0 ?? 0) + 1
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO articles (article_id, language, version, topic, kind, title, markdown, html, plain, reviewer, reviewed_on,
                                   next_review_on, published_by)
             VALUES (\(articleID), \(language), \(version), \(draft.topic), \(draft.kind), \(draft.title), \(draft.markdown), \(draft.html),
                     \(draft.text), \(draft.reviewer), \(draft.reviewedOn.description)::date, \(draft.nextReviewOn?.description)::date,
                     \(publisher))
-            """, logger: logger)
+            """)
         return .created(version: version)
     }
 
     /// The languages an article is published in.
-    static func languages(of articleID: String, on client: PostgresClient, logger: Logger) async throws -> [String] {
-        try await client.fetchAll(
-            "SELECT DISTINCT language FROM articles WHERE article_id = \(articleID) ORDER BY language", as: String.self, logger: logger)
+    func languages(of articleID: String) async throws -> [String] {
+        try await session.fetchAll(
+            "SELECT DISTINCT language FROM articles WHERE article_id = \(articleID) ORDER BY language", as: String.self)
     }
 
     /// The current version in `language` (or version `version`), nil if there is none.
-    static func article(_ articleID: String, language: String, version: Int? = nil, on client: PostgresClient, logger: Logger) async throws
+    func article(_ articleID: String, language: String, version: Int? = nil) async throws
         -> Article?
     {
-        try await client.fetchAll(
+        try await session.fetchAll(
             """
-            SELECT \(unescaped: columns) FROM articles
+            SELECT \(unescaped: Self.columns) FROM articles
             WHERE article_id = \(articleID) AND language = \(language) AND (\(version)::int IS NULL OR version = \(version))
             ORDER BY version DESC LIMIT 1
-            """, as: Row.self, logger: logger
+            """, as: Row.self
         ).first.map(Self.article)
     }
 
     /// Every version in `language`, newest first.
-    static func versions(_ articleID: String, language: String, on client: PostgresClient, logger: Logger) async throws -> [Article] {
-        try await client.fetchAll(
+    func versions(_ articleID: String, language: String) async throws -> [Article] {
+        try await session.fetchAll(
             """
-            SELECT \(unescaped: columns) FROM articles WHERE article_id = \(articleID) AND language = \(language) ORDER BY version DESC LIMIT 500
-            """, as: Row.self, logger: logger
+            SELECT \(unescaped: Self.columns) FROM articles WHERE article_id = \(articleID) AND language = \(language) ORDER BY version DESC LIMIT 500
+            """, as: Row.self
         ).map(Self.article)
     }
 
     /// The current versions matching the filters, one per article in the first of `languages` it has (else any),
     /// best matches of `words` first, else by topic.
-    static func search(
-        words: String?, topic: String?, kind: String?, languages: [String], limit: Int, on client: PostgresClient, logger: Logger
+    func search(
+        words: String?, topic: String?, kind: String?, languages: [String], limit: Int
     ) async throws -> [Summary] {
-        let rows = try await client.fetchAll(
+        let rows = try await session.fetchAll(
             """
             WITH current AS (
                 SELECT DISTINCT ON (article_id, language) * FROM articles ORDER BY article_id, language, version DESC),
@@ -137,7 +136,7 @@ struct ArticleStore: TransactionalStore {
             SELECT article_id, language, version, topic, kind, title, left(plain, 200), reviewed_on::text FROM chosen
             ORDER BY CASE WHEN \(words)::text IS NULL THEN 0 ELSE ts_rank(words, plainto_tsquery('simple', \(words))) END DESC, topic, article_id
             LIMIT \(limit)
-            """, as: (String, String, Int, String, String, String, String, String).self, logger: logger)
+            """, as: (String, String, Int, String, String, String, String, String).self)
         return rows.map {
             Summary(articleId: $0.0, language: $0.1, version: $0.2, topic: $0.3, kind: $0.4, title: $0.5, excerpt: $0.6, reviewedOn: $0.7)
         }
@@ -148,23 +147,23 @@ struct ArticleStore: TransactionalStore {
     /// longest ago). Different readers start at different tips, so a ward does not read the same one together.
     func tipOfTheDay(for recipient: NotificationStore.Recipient, on day: LocalDate, languages: [String]) async throws -> (String, String)? {
         let (id, role) = (recipient.id, recipient.role.rawValue)
-        _ = try await connection.query(
-            "SELECT pg_advisory_xact_lock(hashtextextended('tip:' || \(role) || ':' || \(id), 0))", logger: logger)
-        let tips = try await connection.fetchAll(
+        _ = try await session.query(
+            "SELECT pg_advisory_xact_lock(hashtextextended('tip:' || \(role) || ':' || \(id), 0))")
+        let tips = try await session.fetchAll(
             """
             SELECT DISTINCT ON (article_id) article_id, language FROM articles WHERE kind = 'tip'
             ORDER BY article_id, coalesce(array_position(\(languages)::text[], language), 1000), language
-            """, as: (String, String).self, logger: logger)
+            """, as: (String, String).self)
         // In the reader's language when there is a tip in it: a tip in another language is a fallback for all.
         let best = tips.map { languages.firstIndex(of: $0.1) ?? languages.count }.min() ?? 0
         let candidates = tips.filter { (languages.firstIndex(of: $0.1) ?? languages.count) == best }
         guard !candidates.isEmpty else { return nil }
-        let shown = try await connection.fetchAll(
+        let shown = try await session.fetchAll(
             """
             SELECT article_id, shown_on::text FROM tips_shown
             WHERE recipient_id = \(id) AND recipient_role = \(role) AND shown_on BETWEEN \(day.addingDays(-6).description)::date AND \(day.description)::date
             ORDER BY shown_on
-            """, as: (String, String).self, logger: logger)
+            """, as: (String, String).self)
         if let today = shown.last(where: { $0.1 == day.description }), let tip = candidates.first(where: { $0.0 == today.0 }) { return tip }
         let recent = Set(shown.map(\.0))
         let fresh = candidates.filter { !recent.contains($0.0) }
@@ -178,11 +177,11 @@ struct ArticleStore: TransactionalStore {
             for byte in "\(role):\(id):\(day)".utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
             chosen = fresh[Int(hash % UInt64(fresh.count))]
         }
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO tips_shown (recipient_id, recipient_role, shown_on, article_id) VALUES (\(id), \(role), \(day.description)::date, \(chosen.0))
             ON CONFLICT (recipient_id, recipient_role, shown_on) DO UPDATE SET article_id = EXCLUDED.article_id
-            """, logger: logger)
+            """)
         return chosen
     }
 

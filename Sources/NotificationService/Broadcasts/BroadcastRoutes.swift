@@ -37,7 +37,7 @@ struct BroadcastRoutes: Sendable {
         }
         routes.get("v1/broadcasts/:broadcastId", access: .broadcasts, summary: "How far a broadcast's delivery has come") { _, requestContext in
             let id = try requestContext.uuidParameter("broadcastId", label: "broadcast id")
-            guard let status = try await Broadcasts.status(id, on: context.database.client, logger: context.logger) else {
+            guard let status = try await Broadcasts(context).status(id) else {
                 throw HTTPProblem(status: .notFound, error: "no such broadcast")
             }
             return try jsonResponse(status)

@@ -10,9 +10,8 @@ import PostgresNIO
 /// delivered by a job in batches, in patient-id order from where the last batch stopped, so a broadcast to a hundred
 /// thousand patients neither holds one transaction for long nor delivers anyone twice (each recipient's notification
 /// id is made from the broadcast and the recipient).
-struct Broadcasts: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct Broadcasts: ServiceStore {
+    let session: StoreSession
 
     static let batch = 2_000
 
@@ -37,12 +36,12 @@ struct Broadcasts: TransactionalStore {
             case .area(let code): ("area", code, [])
             case .patients(let ids): ("patients", nil, ids.sorted())
             }
-        return try await !connection.fetchAll(
+        return try await !session.fetchAll(
             """
             INSERT INTO broadcasts (broadcast_id, kind, text, audience, area_code, patient_ids)
             VALUES (\(broadcast.id), \(broadcast.kind), \(broadcast.text), \(scope), \(area), \(patients))
             ON CONFLICT (broadcast_id) DO NOTHING RETURNING 1
-            """, as: Int.self, logger: logger
+            """, as: Int.self
         ).isEmpty
     }
 
@@ -115,10 +114,10 @@ struct Broadcasts: TransactionalStore {
         let createdAt: Date
     }
 
-    static func status(_ id: UUID, on client: PostgresClient, logger: Logger) async throws -> Status? {
-        try await client.fetchAll(
+    func status(_ id: UUID) async throws -> Status? {
+        try await session.fetchAll(
             "SELECT kind, audience, delivered, completed_at IS NOT NULL, created_at FROM broadcasts WHERE broadcast_id = \(id)",
-            as: (String, String, Int, Bool, Date).self, logger: logger
+            as: (String, String, Int, Bool, Date).self
         ).first.map { Status(broadcastId: id, kind: $0.0, audience: $0.1, delivered: $0.2, completed: $0.3, createdAt: $0.4) }
     }
 }

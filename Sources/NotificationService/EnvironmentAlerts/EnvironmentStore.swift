@@ -8,9 +8,8 @@ import PostgresNIO
 
 /// notification-service's environmental tables: its copy of the areas (from `area.registered`), the patients'
 /// subscriptions, and each subscription's alert state per kind (`EnvironmentAlertState`).
-struct EnvironmentStore: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct EnvironmentStore: ServiceStore {
+    let session: StoreSession
 
     struct Area: Sendable {
         let code: String
@@ -19,18 +18,18 @@ struct EnvironmentStore: TransactionalStore {
     }
 
     func apply(_ area: AreaRegistered) async throws {
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO areas (area_code, name, latitude, longitude, time_zone) VALUES
                 (\(area.areaCode), \(area.name), \(area.latitude), \(area.longitude), \(area.timeZone))
             ON CONFLICT (area_code) DO UPDATE SET name = excluded.name, latitude = excluded.latitude, longitude = excluded.longitude,
                 time_zone = excluded.time_zone
-            """, logger: logger)
+            """)
     }
 
     func area(_ code: String) async throws -> Area? {
-        try await connection.fetchAll(
-            "SELECT longitude, time_zone FROM areas WHERE area_code = \(code)", as: (Double, String).self, logger: logger
+        try await session.fetchAll(
+            "SELECT longitude, time_zone FROM areas WHERE area_code = \(code)", as: (Double, String).self
         ).first.flatMap { longitude, zone in TimeZone(identifier: zone).map { Area(code: code, longitude: longitude, timeZone: $0) } }
     }
 
@@ -48,14 +47,14 @@ struct EnvironmentStore: TransactionalStore {
 
     /// The area's subscribers to `kind`, their states locked for this transaction (one reading decided at a time).
     func subscribers(area: String, kind: Kind) async throws -> [Subscriber] {
-        let rows = try await connection.fetchAll(
+        let rows = try await session.fetchAll(
             """
             SELECT s.patient_id, s.uv_index_threshold, s.aqi_threshold, s.fitzpatrick_skin_type, s.conditions, a.state::text, a.last_observed_at
             FROM environment_subscriptions s
             LEFT JOIN environment_alert_states a ON a.patient_id = s.patient_id AND a.area_code = s.area_code AND a.kind = \(kind.rawValue)
             WHERE s.area_code = \(area) AND CASE WHEN \(kind == .uvIndex) THEN s.uv_index ELSE s.air_quality END
             ORDER BY s.patient_id FOR UPDATE OF s
-            """, as: (String, Double?, Int?, Int?, [String], String?, Date?).self, logger: logger)
+            """, as: (String, Double?, Int?, Int?, [String], String?, Date?).self)
         return try rows.map { patient, uv, aqi, skinType, conditions, state, lastObservedAt in
             Subscriber(
                 patientID: patient,
@@ -71,12 +70,12 @@ struct EnvironmentStore: TransactionalStore {
     func save(_ states: [(patientID: String, state: EnvironmentAlertState)], area: String, kind: Kind, observedAt: Date) async throws {
         guard !states.isEmpty else { return }
         let texts = try states.map { try CaretideJSON.encodeToString($0.state) }
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO environment_alert_states (patient_id, area_code, kind, state, last_observed_at)
             SELECT patient, \(area), \(kind.rawValue), state::jsonb, \(observedAt) FROM unnest(\(states.map(\.patientID)), \(texts)) AS t(patient, state)
             ON CONFLICT (patient_id, area_code, kind) DO UPDATE SET state = excluded.state, last_observed_at = excluded.last_observed_at
-            """, logger: logger)
+            """)
     }
 }
 
@@ -111,7 +110,7 @@ extension EnvironmentStore {
 
     /// Subscribes (or replaces the subscription); false when the area is not registered.
     func subscribe(patientID: String, _ subscription: Subscription) async throws -> Bool {
-        try await !connection.fetchAll(
+        try await !session.fetchAll(
             """
             INSERT INTO environment_subscriptions (patient_id, area_code, uv_index, air_quality, uv_index_threshold, aqi_threshold,
                                                    fitzpatrick_skin_type, conditions, updated_at)
@@ -122,7 +121,7 @@ extension EnvironmentStore {
                 uv_index_threshold = excluded.uv_index_threshold, aqi_threshold = excluded.aqi_threshold,
                 fitzpatrick_skin_type = excluded.fitzpatrick_skin_type, conditions = excluded.conditions, updated_at = excluded.updated_at
             RETURNING 1
-            """, as: Int.self, logger: logger
+            """, as: Int.self
         ).isEmpty
     }
 
@@ -130,28 +129,27 @@ extension EnvironmentStore {
     /// The subscription's row first, then its alert states: the order a reading locks them in (`subscribers`), so an
     /// unsubscribe racing a reading of the area waits for it instead of deadlocking with it.
     func unsubscribe(patientID: String, areaCode: String) async throws -> Bool {
-        let removed = try await !connection.fetchAll(
-            "DELETE FROM environment_subscriptions WHERE patient_id = \(patientID) AND area_code = \(areaCode) RETURNING 1", as: Int.self,
-            logger: logger
+        let removed = try await !session.fetchAll(
+            "DELETE FROM environment_subscriptions WHERE patient_id = \(patientID) AND area_code = \(areaCode) RETURNING 1", as: Int.self
         ).isEmpty
-        try await connection.query(
-            "DELETE FROM environment_alert_states WHERE patient_id = \(patientID) AND area_code = \(areaCode)", logger: logger)
+        try await session.query(
+            "DELETE FROM environment_alert_states WHERE patient_id = \(patientID) AND area_code = \(areaCode)")
         return removed
     }
 
     /// A page of the patient's subscriptions, by area code.
-    static func subscriptions(patientID: String, page: PageRequest, on client: PostgresClient, logger: Logger) async throws -> Page<Subscription> {
+    func subscriptions(patientID: String, page: PageRequest) async throws -> Page<Subscription> {
         let after = page.after?.id
-        let rows = try await client.fetchAll(
+        let rows = try await session.fetchAll(
             """
             SELECT area_code, uv_index, air_quality, uv_index_threshold, aqi_threshold, fitzpatrick_skin_type, conditions, updated_at
             FROM environment_subscriptions
             WHERE patient_id = \(patientID) AND (\(after == nil) OR area_code > \(after ?? ""))
             ORDER BY area_code LIMIT \(page.limit + 1)
-            """, as: (String, Bool, Bool, Double?, Int?, Int?, [String], Date).self, logger: logger)
+            """, as: (String, Bool, Bool, Double?, Int?, Int?, [String], Date).self)
         return Page(
             rows: rows.map {
-                subscription(
+                Self.subscription(
                     areaCode: $0.0, uvIndex: $0.1, airQuality: $0.2, uvIndexThreshold: $0.3, aqiThreshold: $0.4, fitzpatrickSkinType: $0.5,
                     conditions: $0.6,
                     updatedAt: $0.7)

@@ -44,8 +44,8 @@ struct SubscriptionRoutes: Sendable {
             request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             return try jsonResponse(
-                try await EnvironmentStore.subscriptions(
-                    patientID: patientID, page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
+                try await EnvironmentStore(context).subscriptions(
+                    patientID: patientID, page: try PageRequest.from(request)))
         }
         routes.delete("\(path)/:areaCode", access: .patientData(.write), summary: "Unsubscribe from an area's alerts") { _, requestContext in
             let patientID = try PatientID.fromPath(requestContext)

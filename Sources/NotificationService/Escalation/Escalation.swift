@@ -10,9 +10,8 @@ import PostgresNIO
 /// consultant of the patient's care team has acknowledged within the delay (30 minutes) escalates to the on-call
 /// channel of the institution that reported it, or, for a patient's own measurement, to the deployment's on-call
 /// channel (`on-call`). A finding withdrawn before then is not escalated.
-struct Escalation: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct Escalation: ServiceStore {
+    let session: StoreSession
 
     /// Where escalations without an institution go.
     static let defaultChannel = "on-call"
@@ -21,17 +20,17 @@ struct Escalation: TransactionalStore {
     /// Starts the clock for an urgent finding (once per finding).
     func watch(about: UUID, patientID: String, institutionID: String?, kind: String, category: String, sourceEventID: UUID, dueAt: Date) async throws
     {
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO escalations (about_id, patient_id, institution_id, kind, category, source_event_id, due_at)
             VALUES (\(about), \(patientID), \(institutionID), \(kind), \(category), \(sourceEventID), \(dueAt))
             ON CONFLICT (about_id) DO NOTHING
-            """, logger: logger)
+            """)
     }
 
     /// Stops the clock of findings withdrawn before it ran out.
     func cancel(about: UUID) async throws {
-        try await connection.query("DELETE FROM escalations WHERE about_id = \(about) AND outcome IS NULL", logger: logger)
+        try await session.query("DELETE FROM escalations WHERE about_id = \(about) AND outcome IS NULL")
     }
 
     /// Escalates the findings whose time ran out unacknowledged; closes those a consultant acknowledged. Rows are locked

@@ -58,8 +58,8 @@ struct InboxRoutes: Sendable {
             "v1/inbox/unread-count", access: .ownInbox, summary: "How many notifications of the caller's inbox stand unread, and how many are urgent"
         ) {
             _, requestContext in
-            let (all, urgent) = try await NotificationStore.unread(
-                try Self.recipient(requestContext), on: context.database.client, logger: context.logger)
+            let (all, urgent) = try await NotificationStore(context).unread(
+                try Self.recipient(requestContext))
             return try jsonResponse(Unread(unread: all, urgent: urgent))
         }
         registerPreferences(on: routes)
@@ -73,8 +73,8 @@ struct InboxRoutes: Sendable {
             ) { _, requestContext in
                 let id = try requestContext.uuidParameter("notificationId", label: "notification id")
                 guard
-                    let marked = try await NotificationStore.mark(
-                        id, mark, for: try Self.recipient(requestContext), on: context.database.client, logger: context.logger)
+                    let marked = try await NotificationStore(context).mark(
+                        id, mark, for: try Self.recipient(requestContext))
                 else { throw HTTPProblem(status: .notFound, error: "no such notification") }
                 return try jsonResponse(Marked(notificationId: id, readAt: marked.readAt, acknowledgedAt: marked.acknowledgedAt))
             }
@@ -106,10 +106,9 @@ struct InboxRoutes: Sendable {
         }
         routes.get("v1/inbox/preferences", access: .ownInbox, summary: "The caller's time zone and quiet hours") { _, requestContext in
             let recipient = try Self.recipient(requestContext)
-            let found = try await context.database.client.withConnection { connection in
-                try await PreferenceStore(connection: connection, logger: context.logger).preferences(of: recipient)
+            guard let found = try await PreferenceStore(context).preferences(of: recipient) else {
+                throw HTTPProblem(status: .notFound, error: "no preferences set")
             }
-            guard let found else { throw HTTPProblem(status: .notFound, error: "no preferences set") }
             return try jsonResponse(found)
         }
     }
@@ -128,7 +127,7 @@ struct InboxRoutes: Sendable {
         let page = try PageRequest.from(request)
         let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
         var response = try jsonResponse(
-            try await NotificationStore.inbox(recipient, query: query, page: page, on: context.database.client, logger: context.logger).compactMap {
+            try await NotificationStore(context).inbox(recipient, query: query, page: page).compactMap {
                 $0.worded(texts)
             })
         response.headers[.contentLanguage] = texts.language

@@ -18,9 +18,8 @@ import PostgresNIO
 /// Every notification reaches the inbox at once; its message waits while the recipient's quiet hours last, unless it
 /// is urgent, and leaves (numbered then) when they end (`releaseDue`). A notification withdrawn while it waits is
 /// never published, nor is its withdrawal.
-struct NotificationDelivery: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct NotificationDelivery: ServiceStore {
+    let session: StoreSession
 
     /// Stores the notifications not stored before and publishes (or holds) the message of each; returns those stored.
     @discardableResult
@@ -181,20 +180,20 @@ struct NotificationDelivery: TransactionalStore {
 
     func hold(_ envelope: EventEnvelope<AlertRaised>, until deliverAt: Date, codec: EventCodec) async throws {
         let body = String(decoding: try codec.encode(envelope), as: UTF8.self)
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO held_alerts (alert_id, patient_id, deliver_at, envelope) VALUES
                 (\(envelope.payload.alertID), \(envelope.patientID), \(deliverAt), \(body)::jsonb)
             ON CONFLICT (alert_id) DO NOTHING
-            """, logger: logger)
+            """)
     }
 
     /// Forgets held messages of withdrawn notifications; returns the ids that were never published.
     func forgetHeld(_ alertIDs: [UUID]) async throws -> Set<UUID> {
         guard !alertIDs.isEmpty else { return [] }
         return Set(
-            try await connection.fetchAll(
-                "DELETE FROM held_alerts WHERE alert_id = ANY(\(alertIDs)) RETURNING alert_id", as: UUID.self, logger: logger))
+            try await session.fetchAll(
+                "DELETE FROM held_alerts WHERE alert_id = ANY(\(alertIDs)) RETURNING alert_id", as: UUID.self))
     }
 
     /// Announces held messages whose recipients' quiet hours have ended, every `interval`.

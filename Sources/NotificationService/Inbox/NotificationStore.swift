@@ -8,9 +8,8 @@ import PostgresNIO
 
 /// The SQL of notification-service's `notifications` table, every recipient's inbox: what the handler writes inside
 /// an event's transaction (an instance on that transaction), and what the inbox routes read and mark.
-struct NotificationStore: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct NotificationStore: ServiceStore {
+    let session: StoreSession
 
     /// One notification as stored: the event it is published as, and what only the inbox shows (`text`).
     struct Row: Sendable {
@@ -68,7 +67,7 @@ struct NotificationStore: TransactionalStore {
         guard !rows.isEmpty else { return [] }
         let alerts = rows.map(\.alert)
         let epoch = Date(timeIntervalSince1970: 0)
-        let ids: [UUID] = try await connection.fetchAll(
+        let ids: [UUID] = try await session.fetchAll(
             """
             INSERT INTO notifications (notification_id, recipient_id, recipient_role, patient_id, kind, severity, category, message_key, text,
                                        out_of_range_count, area_code, value, peak_at, about_id, subject_id, source_event_id, created_at, link)
@@ -82,7 +81,7 @@ struct NotificationStore: TransactionalStore {
                  AS t(id, recipient, role, patient, kind, severity, category, message_key, text, count, area, value, peak, about, subject, source, created,
                       link)
             ON CONFLICT DO NOTHING RETURNING notification_id
-            """, as: UUID.self, logger: logger)
+            """, as: UUID.self)
         let inserted = Set(ids)
         return rows.filter { inserted.contains($0.alert.alertID) }
     }
@@ -98,7 +97,7 @@ struct NotificationStore: TransactionalStore {
     /// Of the pairs asked, those alerted today: `alertedToday(_:about:)` for many subjects in one statement.
     func alertedToday(_ asked: [AlertBatch.Alerted]) async throws -> Set<AlertBatch.Alerted> {
         guard !asked.isEmpty else { return [] }
-        return Set(try await connection.execute(AlertedToday(asked: asked), logger: logger).collectAll().compactMap { $0 })
+        return Set(try await session.execute(AlertedToday(asked: asked)).collectAll().compactMap { $0 })
     }
 
     /// Prepared: every alert of severity attention asks it. Each recipient's notifications are looked up through
@@ -146,23 +145,23 @@ struct NotificationStore: TransactionalStore {
     /// (an exam report); returns each with its recipient.
     func withdraw(about: UUID? = nil, subjectID: String? = nil, reason: AlertWithdrawalReason) async throws -> [Withdrawn] {
         Self.withdrawn(
-            try await connection.fetchAll(
+            try await session.fetchAll(
                 """
                 UPDATE notifications SET withdrawn_at = now(), withdrawal_reason = \(reason.rawValue)
                 WHERE withdrawn_at IS NULL AND (about_id = \(about) OR subject_id = \(subjectID))
                 RETURNING notification_id, recipient_id, recipient_role, patient_id
-                """, as: WithdrawnRow.self, logger: logger))
+                """, as: WithdrawnRow.self))
     }
 
     /// Withdraws the patient's standing notifications and those about them to others.
     func withdrawEverything(of patientID: String, reason: AlertWithdrawalReason) async throws -> [Withdrawn] {
         Self.withdrawn(
-            try await connection.fetchAll(
+            try await session.fetchAll(
                 """
                 UPDATE notifications SET withdrawn_at = now(), withdrawal_reason = \(reason.rawValue)
                 WHERE withdrawn_at IS NULL AND (patient_id = \(patientID) OR (recipient_role = 'patient' AND recipient_id = \(patientID)))
                 RETURNING notification_id, recipient_id, recipient_role, patient_id
-                """, as: WithdrawnRow.self, logger: logger))
+                """, as: WithdrawnRow.self))
     }
 
     /// A withdrawn notification, its recipient and the patient it was about.
@@ -228,11 +227,11 @@ extension NotificationStore {
 
     /// A page of the recipient's inbox, newest first. A consultant sees (and marks) only notifications about patients
     /// whose grant is in force now: a revoked grant takes what the consultant was told with it.
-    static func inbox(
-        _ recipient: Recipient, query: InboxQuery, page: PageRequest, on client: PostgresClient, logger: Logger
+    func inbox(
+        _ recipient: Recipient, query: InboxQuery, page: PageRequest
     ) async throws -> Page<Notification> {
         let after = try page.timeAndUUID()
-        let rows = try await client.fetchAll(
+        let rows = try await session.fetchAll(
             """
             SELECT notification_id, patient_id, kind, severity, category, message_key, text, out_of_range_count, area_code, value, peak_at,
                    about_id, source_event_id, created_at, read_at IS NOT NULL, acknowledged_at IS NOT NULL, withdrawal_reason, link
@@ -247,8 +246,7 @@ extension NotificationStore {
             """,
             as: (
                 UUID, String?, String, String, String, String, String?, Int?, String?, Double?, Date?, UUID?, UUID, Date, Bool, Bool, String?, String?
-            ).self,
-            logger: logger)
+            ).self)
         let notifications = rows.map {
             Notification(
                 notificationId: $0.0, patientId: $0.1, kind: $0.2, severity: $0.3, category: $0.4, messageKey: $0.5, text: $0.6,
@@ -260,13 +258,13 @@ extension NotificationStore {
     }
 
     /// Unread notifications that stand, and how many of them are urgent.
-    static func unread(_ recipient: Recipient, on client: PostgresClient, logger: Logger) async throws -> (all: Int, urgent: Int) {
-        let row = try await client.fetchAll(
+    func unread(_ recipient: Recipient) async throws -> (all: Int, urgent: Int) {
+        let row = try await session.fetchAll(
             """
             SELECT count(*)::int, (count(*) FILTER (WHERE severity = 'urgent'))::int FROM notifications n
             WHERE recipient_role = \(recipient.role.rawValue) AND recipient_id = \(recipient.id) AND read_at IS NULL AND withdrawn_at IS NULL
               AND (\(recipient.role != .consultant) OR grant_in_force(n.patient_id, \(recipient.id)))
-            """, as: (Int, Int).self, logger: logger)
+            """, as: (Int, Int).self)
         return (row.first?.0 ?? 0, row.first?.1 ?? 0)
     }
 
@@ -276,18 +274,18 @@ extension NotificationStore {
 
     /// Marks one of the recipient's notifications read (or acknowledged, which reads it too); the first time counts.
     /// Nil when the recipient has no such notification.
-    static func mark(
-        _ notificationID: UUID, _ mark: Mark, for recipient: Recipient, on client: PostgresClient, logger: Logger
+    func mark(
+        _ notificationID: UUID, _ mark: Mark, for recipient: Recipient
     ) async throws -> (readAt: Date, acknowledgedAt: Date?)? {
         let acknowledge = mark == .acknowledged
-        return try await client.fetchAll(
+        return try await session.fetchAll(
             """
             UPDATE notifications n SET read_at = coalesce(read_at, now()),
                 acknowledged_at = CASE WHEN \(acknowledge) THEN coalesce(acknowledged_at, now()) ELSE acknowledged_at END
             WHERE notification_id = \(notificationID) AND recipient_role = \(recipient.role.rawValue) AND recipient_id = \(recipient.id)
               AND (\(recipient.role != .consultant) OR grant_in_force(n.patient_id, \(recipient.id)))
             RETURNING read_at, acknowledged_at
-            """, as: (Date, Date?).self, logger: logger
+            """, as: (Date, Date?).self
         ).first.map { (readAt: $0.0, acknowledgedAt: $0.1) }
     }
 }

@@ -38,7 +38,7 @@ struct ReportMailRoutes: Sendable {
         }
         routes.get(contact, access: .patientData(.manage), summary: "The e-mail address of the patient's doctor") { _, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            guard let found = try await ReportMailStore.doctorContact(patientID: patientID, on: context.database.client, logger: context.logger)
+            guard let found = try await ReportMailStore(context).doctorContact(patientID: patientID)
             else { throw HTTPProblem(status: .notFound, error: "no doctor's address kept") }
             return try jsonResponse(found)
         }
@@ -76,13 +76,13 @@ struct ReportMailRoutes: Sendable {
             request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             return try jsonResponse(
-                try await ReportMailStore.emails(
-                    patientID: patientID, page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
+                try await ReportMailStore(context).emails(
+                    patientID: patientID, page: try PageRequest.from(request)))
         }
         routes.get("\(emails)/:emailId", access: .patientData(.manage), summary: "One report e-mail and its delivery status") { _, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             guard let id = requestContext.parameters.get("emailId").flatMap(UUID.init(uuidString:)),
-                let email = try await ReportMailStore.email(id, patientID: patientID, on: context.database.client, logger: context.logger)
+                let email = try await ReportMailStore(context).email(id, patientID: patientID)
             else { throw HTTPProblem(status: .notFound, error: "no such report e-mail") }
             return try jsonResponse(email)
         }

@@ -6,33 +6,32 @@ import PostgresNIO
 
 /// The SQL of the report e-mail: `doctor_contacts` (each patient's doctor's address, PHI kept here only) and
 /// `report_emails` (one row per e-mail asked for, its delivery status and attempts).
-struct ReportMailStore: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct ReportMailStore: ServiceStore {
+    let session: StoreSession
 
     func setDoctorContact(patientID: String, email: MailAddress) async throws {
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO doctor_contacts (patient_id, email, updated_at) VALUES (\(patientID), \(email.description), now())
             ON CONFLICT (patient_id) DO UPDATE SET email = excluded.email, updated_at = excluded.updated_at
-            """, logger: logger)
+            """)
     }
 
     /// Whether there was an address to forget.
     func removeDoctorContact(patientID: String) async throws -> Bool {
-        try await !connection.fetchAll(
-            "DELETE FROM doctor_contacts WHERE patient_id = \(patientID) RETURNING 1", as: Int.self, logger: logger
+        try await !session.fetchAll(
+            "DELETE FROM doctor_contacts WHERE patient_id = \(patientID) RETURNING 1", as: Int.self
         ).isEmpty
     }
 
     /// Queues an e-mail to the patient's doctor; nil when the patient has kept no address.
     func queue(_ id: UUID, patientID: String, period: Period) async throws -> ReportEmail? {
-        try await connection.fetchAll(
+        try await session.fetchAll(
             """
             INSERT INTO report_emails (email_id, patient_id, recipient, period_from, period_to)
             SELECT \(id), patient_id, email, \(period.start), \(period.end) FROM doctor_contacts WHERE patient_id = \(patientID)
             RETURNING \(unescaped: ReportEmail.columns)
-            """, as: ReportEmail.Row.self, logger: logger
+            """, as: ReportEmail.Row.self
         ).first.map(ReportEmail.init)
     }
 
@@ -41,28 +40,28 @@ struct ReportMailStore: TransactionalStore {
         let updatedAt: Date
     }
 
-    static func doctorContact(patientID: String, on client: PostgresClient, logger: Logger) async throws -> DoctorContact? {
-        try await client.fetchAll(
-            "SELECT email, updated_at FROM doctor_contacts WHERE patient_id = \(patientID)", as: (String, Date).self, logger: logger
+    func doctorContact(patientID: String) async throws -> DoctorContact? {
+        try await session.fetchAll(
+            "SELECT email, updated_at FROM doctor_contacts WHERE patient_id = \(patientID)", as: (String, Date).self
         ).first.map { DoctorContact(email: $0.0, updatedAt: $0.1) }
     }
 
-    static func email(_ id: UUID, patientID: String, on client: PostgresClient, logger: Logger) async throws -> ReportEmail? {
-        try await client.fetchAll(
+    func email(_ id: UUID, patientID: String) async throws -> ReportEmail? {
+        try await session.fetchAll(
             "SELECT \(unescaped: ReportEmail.columns) FROM report_emails WHERE email_id = \(id) AND patient_id = \(patientID)",
-            as: ReportEmail.Row.self, logger: logger
+            as: ReportEmail.Row.self
         ).first.map(ReportEmail.init)
     }
 
     /// A page of the patient's report e-mails, newest first.
-    static func emails(patientID: String, page: PageRequest, on client: PostgresClient, logger: Logger) async throws -> Page<ReportEmail> {
+    func emails(patientID: String, page: PageRequest) async throws -> Page<ReportEmail> {
         let after = try page.timeAndUUID()
-        let rows = try await client.fetchAll(
+        let rows = try await session.fetchAll(
             """
             SELECT \(unescaped: ReportEmail.columns) FROM report_emails
             WHERE patient_id = \(patientID) AND (\(after == nil) OR (created_at, email_id) < (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
             ORDER BY created_at DESC, email_id DESC LIMIT \(page.limit + 1)
-            """, as: ReportEmail.Row.self, logger: logger)
+            """, as: ReportEmail.Row.self)
         return Page(rows: rows.map(ReportEmail.init), request: page) { .init(date: $0.createdAt, id: $0.emailId) }
     }
 }

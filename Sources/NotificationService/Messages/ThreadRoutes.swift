@@ -56,7 +56,7 @@ struct ThreadRoutes: Sendable {
             let origin = requestContext.origin
             let stored = try await context.transaction(auditing: origin, status: Self.status) { handler in
                 guard
-                    try await CareTeamStore.activeConsultants(patientID: patientID, on: handler.connection, logger: handler.logger).contains(
+                    try await CareTeamStore(handler).activeConsultants(patientID: patientID).contains(
                         consultantID)
                 else { return Outcome.closed }
                 let stored = try await ThreadStore(handler).start(
@@ -103,9 +103,9 @@ struct ThreadRoutes: Sendable {
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             return try jsonResponse(
-                try await ThreadStore.threads(
+                try await ThreadStore(context).threads(
                     patientID: patientID, viewer: try Self.viewer(requestContext), unreadOnly: request.uri.queryParameters.get("unread") == "true",
-                    page: .from(request), on: context.database.client, logger: context.logger))
+                    page: .from(request)))
         }
         routes.get(
             "v1/threads", access: .ownInbox,
@@ -118,9 +118,9 @@ struct ThreadRoutes: Sendable {
                     Page(rows: [ThreadStore.Thread](), request: try .from(request), cursor: { .init(date: $0.lastMessageAt, id: $0.threadId) }))
             }
             return try jsonResponse(
-                try await ThreadStore.threads(
+                try await ThreadStore(context).threads(
                     patientID: nil, viewer: try Self.viewer(requestContext), unreadOnly: request.uri.queryParameters.get("unread") == "true",
-                    page: .from(request), on: context.database.client, logger: context.logger))
+                    page: .from(request)))
         }
         routes.get(
             "\(base)/:threadId/messages", access: .patientData(.converse),
@@ -130,9 +130,9 @@ struct ThreadRoutes: Sendable {
             let threadID = try requestContext.uuidParameter("threadId", label: "thread id")
             let viewer = try Self.viewer(requestContext)
             let page = try PageRequest.from(request)
-            guard try await ThreadStore.isVisible(threadID, patientID: patientID, viewer: viewer, on: context.database.client, logger: context.logger)
+            guard try await ThreadStore(context).isVisible(threadID, patientID: patientID, viewer: viewer)
             else { throw HTTPProblem(status: .notFound, error: "no such thread") }
-            return try jsonResponse(try await ThreadStore.messages(threadID, page: page, on: context.database.client, logger: context.logger))
+            return try jsonResponse(try await ThreadStore(context).messages(threadID, page: page))
         }
         routes.post(
             "\(base)/:threadId/read", access: .patientData(.converse),

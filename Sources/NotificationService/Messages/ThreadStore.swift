@@ -8,9 +8,8 @@ import PostgresNIO
 /// The SQL of conversations with the care team: a thread between a patient and one consultant, its messages in the
 /// order sent, each read (a receipt) when the other side marked the thread read. Every read names the patient, and a
 /// consultant's reads their own id too, so nobody reaches a thread that is not theirs by its id alone.
-struct ThreadStore: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct ThreadStore: ServiceStore {
+    let session: StoreSession
 
     /// Who takes part: the patient, or one consultant.
     enum Side: String, Codable, Sendable {
@@ -62,19 +61,19 @@ struct ThreadStore: TransactionalStore {
     func start(
         threadID: UUID, messageID: UUID, patientID: String, consultantID: String, subject: String, text: String, sender: Viewer
     ) async throws -> Stored {
-        let inserted = try await connection.fetchAll(
+        let inserted = try await session.fetchAll(
             """
             INSERT INTO care_threads (thread_id, patient_id, consultant_id, subject, started_by)
             VALUES (\(threadID), \(patientID), \(consultantID), \(subject), \(sender.side.rawValue))
             ON CONFLICT (thread_id) DO NOTHING RETURNING 1
-            """, as: Int.self, logger: logger)
+            """, as: Int.self)
         guard !inserted.isEmpty else {
-            let same = try await connection.fetchAll(
+            let same = try await session.fetchAll(
                 """
                 SELECT 1 FROM care_threads t JOIN care_messages m ON m.message_id = \(messageID) AND m.thread_id = t.thread_id
                 WHERE t.thread_id = \(threadID) AND t.patient_id = \(patientID) AND t.consultant_id = \(consultantID)
                   AND t.subject = \(subject) AND m.text = \(text)
-                """, as: Int.self, logger: logger)
+                """, as: Int.self)
             return same.isEmpty ? .idTaken : .duplicate
         }
         return try await add(messageID: messageID, threadID: threadID, text: text, sender: sender)
@@ -82,70 +81,70 @@ struct ThreadStore: TransactionalStore {
 
     /// A message in a thread already found to be the sender's.
     func add(messageID: UUID, threadID: UUID, text: String, sender: Viewer) async throws -> Stored {
-        let inserted = try await connection.fetchAll(
+        let inserted = try await session.fetchAll(
             """
             INSERT INTO care_messages (message_id, thread_id, sender_role, sender_id, text)
             VALUES (\(messageID), \(threadID), \(sender.side.rawValue), \(sender.id), \(text))
             ON CONFLICT (message_id) DO NOTHING RETURNING sent_at
-            """, as: Date.self, logger: logger)
+            """, as: Date.self)
         guard let sentAt = inserted.first else {
-            let same = try await connection.fetchAll(
+            let same = try await session.fetchAll(
                 """
                 SELECT 1 FROM care_messages WHERE message_id = \(messageID) AND thread_id = \(threadID) AND sender_id = \(sender.id) AND text = \(text)
-                """, as: Int.self, logger: logger)
+                """, as: Int.self)
             return same.isEmpty ? .idTaken : .duplicate
         }
-        try await connection.query("UPDATE care_threads SET last_message_at = \(sentAt) WHERE thread_id = \(threadID)", logger: logger)
+        try await session.query("UPDATE care_threads SET last_message_at = \(sentAt) WHERE thread_id = \(threadID)")
         return .created
     }
 
     /// The thread, if it is the patient's and the viewer takes part in it (locked for the rest of the transaction).
     func thread(_ threadID: UUID, patientID: String, viewer: Viewer) async throws -> Thread? {
-        try await connection.fetchAll(
+        try await session.fetchAll(
             Self.threads(patientID: patientID, viewer: viewer, threadID: threadID, after: nil, unreadOnly: false, limit: 1, lock: true),
-            as: Self.Row.self, logger: logger
+            as: Self.Row.self
         ).first.map(Self.thread)
     }
 
     /// Whether the thread is the patient's and the viewer takes part in it (a read: nothing locked).
-    static func isVisible(_ threadID: UUID, patientID: String, viewer: Viewer, on client: PostgresClient, logger: Logger) async throws -> Bool {
-        try await !client.fetchAll(
-            threads(patientID: patientID, viewer: viewer, threadID: threadID, after: nil, unreadOnly: false, limit: 1, lock: false), as: Row.self,
-            logger: logger
+    func isVisible(_ threadID: UUID, patientID: String, viewer: Viewer) async throws -> Bool {
+        try await !session.fetchAll(
+            Self.threads(patientID: patientID, viewer: viewer, threadID: threadID, after: nil, unreadOnly: false, limit: 1, lock: false), as: Row.self
         ).isEmpty
     }
 
     /// Marks the other side's messages in the thread read now; answers how many were newly read.
     func markRead(_ threadID: UUID, by viewer: Viewer) async throws -> Int {
-        try await connection.fetchAll(
+        try await session.fetchAll(
             """
             UPDATE care_messages SET read_at = now()
             WHERE thread_id = \(threadID) AND sender_role <> \(viewer.side.rawValue) AND read_at IS NULL RETURNING 1
-            """, as: Int.self, logger: logger
+            """, as: Int.self
         ).count
     }
 
     /// A page of threads, most recent activity first: the patient's (`patientID`), or every patient's of the viewer
     /// (`patientID` nil, the viewer's own list).
-    static func threads(
-        patientID: String?, viewer: Viewer, unreadOnly: Bool, page: PageRequest, on client: PostgresClient, logger: Logger
+    func threads(
+        patientID: String?, viewer: Viewer, unreadOnly: Bool, page: PageRequest
     ) async throws -> Page<Thread> {
         let after = try page.timeAndUUID()
-        let rows = try await client.fetchAll(
-            threads(patientID: patientID, viewer: viewer, threadID: nil, after: after, unreadOnly: unreadOnly, limit: page.limit + 1, lock: false),
-            as: Row.self, logger: logger)
+        let rows = try await session.fetchAll(
+            Self.threads(
+                patientID: patientID, viewer: viewer, threadID: nil, after: after, unreadOnly: unreadOnly, limit: page.limit + 1, lock: false),
+            as: Row.self)
         return Page(rows: rows, request: page, cursor: { .init(date: $0.6, id: $0.0) }, item: Self.thread)
     }
 
     /// A page of a thread's messages, oldest first.
-    static func messages(_ threadID: UUID, page: PageRequest, on client: PostgresClient, logger: Logger) async throws -> Page<Message> {
+    func messages(_ threadID: UUID, page: PageRequest) async throws -> Page<Message> {
         let after = try page.timeAndUUID()
-        let rows = try await client.fetchAll(
+        let rows = try await session.fetchAll(
             """
             SELECT message_id, sender_role, sender_id, text, sent_at, read_at FROM care_messages
             WHERE thread_id = \(threadID) AND (sent_at, message_id) > (\(after?.0 ?? .distantPast), \(after?.1 ?? Self.zero))
             ORDER BY sent_at, message_id LIMIT \(page.limit + 1)
-            """, as: (UUID, String, String, String, Date, Date?).self, logger: logger)
+            """, as: (UUID, String, String, String, Date, Date?).self)
         return Page(rows: rows, request: page, cursor: { .init(date: $0.4, id: $0.0) }) { row in
             Message(messageId: row.0, from: Side(rawValue: row.1) ?? .patient, senderId: row.2, text: row.3, sentAt: row.4, readAt: row.5)
         }

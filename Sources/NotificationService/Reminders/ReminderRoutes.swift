@@ -55,8 +55,8 @@ struct ReminderRoutes: Sendable {
             request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             return try jsonResponse(
-                try await ReminderStore.standing(
-                    patientID: patientID, page: try PageRequest.from(request), on: context.database.client, logger: context.logger))
+                try await ReminderStore(context).standing(
+                    patientID: patientID, page: try PageRequest.from(request)))
         }
         routes.delete("\(path)/:reminderId", access: .patientData(.write), summary: "Cancel a reminder") { _, requestContext in
             let patientID = try PatientID.fromPath(requestContext)

@@ -41,7 +41,7 @@ struct WebhookRoutes: Sendable {
             return try jsonResponse(registered, status: .created)
         }
         routes.get("v1/webhooks", access: .deliveryChannels, summary: "Every webhook (without secrets)") { _, _ in
-            try jsonResponse(try await Webhooks.list(on: context.database.client, logger: context.logger))
+            try jsonResponse(try await Webhooks(context).list())
         }
         routes.delete("v1/webhooks/:webhookId", access: .deliveryChannels, summary: "Stop a webhook; what it still had waiting is cancelled") {
             _, requestContext in
@@ -71,7 +71,7 @@ struct WebhookRoutes: Sendable {
             }
             let page = try PageRequest.from(request)
             return try jsonResponse(
-                try await Webhooks.deliveries(of: id, status: status, page: page, on: context.database.client, logger: context.logger))
+                try await Webhooks(context).deliveries(of: id, status: status, page: page))
         }
         routes.post(
             "v1/webhooks/:webhookId/deliveries/:eventId/retry", access: .deliveryChannels,

@@ -11,9 +11,8 @@ import PostgresNIO
 ///
 /// A message's delivery row is written in the transaction that enqueues the message (`enqueueDeliveries`), so a
 /// webhook gets exactly the messages the topic gets; `WebhookSender` sends them outside any transaction.
-struct Webhooks: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct Webhooks: ServiceStore {
+    let session: StoreSession
 
     struct Webhook: Encodable, Sendable {
         let webhookId: UUID
@@ -34,11 +33,11 @@ struct Webhooks: TransactionalStore {
     func register(role: RecipientRole, url: String, includeText: Bool, description: String?) async throws -> Registered {
         let id = UUID.timeOrdered()
         let secret = WebhookSignature.newSecret()
-        let createdAt = try await connection.fetchAll(
+        let createdAt = try await session.fetchAll(
             """
             INSERT INTO webhooks (webhook_id, recipient_role, url, secret, include_text, description)
             VALUES (\(id), \(role.rawValue), \(url), \(secret), \(includeText), \(description)) RETURNING created_at
-            """, as: Date.self, logger: logger)[0]
+            """, as: Date.self)[0]
         return Registered(
             webhook: Webhook(
                 webhookId: id, recipientRole: role.rawValue, url: url, includeText: includeText, description: description, createdAt: createdAt,
@@ -49,25 +48,24 @@ struct Webhooks: TransactionalStore {
     /// Stops a webhook: nothing new is queued for it and what was waiting is cancelled. Nil when there is no such
     /// webhook.
     func disable(_ id: UUID) async throws -> Webhook? {
-        let found = try await connection.fetchAll(
+        let found = try await session.fetchAll(
             """
             UPDATE webhooks SET disabled_at = coalesce(disabled_at, now()) WHERE webhook_id = \(id)
             RETURNING webhook_id, recipient_role, url, include_text, description, created_at, disabled_at
-            """, as: Self.columns, logger: logger
+            """, as: Self.columns
         ).first.map(Self.webhook)
         if found != nil {
-            try await connection.query(
-                "UPDATE webhook_deliveries SET status = 'cancelled', finished_at = now() WHERE webhook_id = \(id) AND status = 'pending'",
-                logger: logger)
+            try await session.query(
+                "UPDATE webhook_deliveries SET status = 'cancelled', finished_at = now() WHERE webhook_id = \(id) AND status = 'pending'")
         }
         return found
     }
 
-    static func list(on client: PostgresClient, logger: Logger) async throws -> [Webhook] {
-        try await client.fetchAll(
+    func list() async throws -> [Webhook] {
+        try await session.fetchAll(
             "SELECT webhook_id, recipient_role, url, include_text, description, created_at, disabled_at FROM webhooks ORDER BY created_at",
-            as: columns, logger: logger
-        ).map(webhook)
+            as: Self.columns
+        ).map(Self.webhook)
     }
 
     private static let columns = (UUID, String, String, Bool, String?, Date, Date?).self
@@ -126,18 +124,18 @@ struct Webhooks: TransactionalStore {
 
     static let statuses = ["pending", "delivered", "dead", "cancelled"]
 
-    static func deliveries(
-        of webhook: UUID, status: String?, page: PageRequest, on client: PostgresClient, logger: Logger
+    func deliveries(
+        of webhook: UUID, status: String?, page: PageRequest
     ) async throws -> Page<Delivery> {
         let after = try page.timeAndUUID()
-        let rows = try await client.fetchAll(
+        let rows = try await session.fetchAll(
             """
             SELECT event_id, event_type, alert_id, recipient_id, status, attempts, next_attempt_at, last_status, last_error, created_at, finished_at
             FROM webhook_deliveries
             WHERE webhook_id = \(webhook) AND (\(status == nil) OR status = \(status ?? ""))
               AND (\(after == nil) OR (created_at, event_id) < (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
             ORDER BY created_at DESC, event_id DESC LIMIT \(page.limit + 1)
-            """, as: (UUID, String, UUID, String, String, Int, Date, Int?, String?, Date, Date?).self, logger: logger)
+            """, as: (UUID, String, UUID, String, String, Int, Date, Int?, String?, Date, Date?).self)
         return Page(
             rows: rows.map {
                 Delivery(
@@ -172,14 +170,14 @@ struct Webhooks: TransactionalStore {
     /// Queues a dead (or cancelled) delivery again for a new round of attempts, once its cause is fixed; false when
     /// there is no such delivery, it is still pending or was delivered, or its webhook is disabled.
     func retry(webhook: UUID, event: UUID) async throws -> Bool {
-        try await !connection.fetchAll(
+        try await !session.fetchAll(
             """
             UPDATE webhook_deliveries d SET status = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL
             FROM webhooks w
             WHERE d.webhook_id = \(webhook) AND d.event_id = \(event) AND d.status IN ('dead', 'cancelled')
               AND w.webhook_id = d.webhook_id AND w.disabled_at IS NULL
             RETURNING 1
-            """, as: Int.self, logger: logger
+            """, as: Int.self
         ).isEmpty
     }
 }

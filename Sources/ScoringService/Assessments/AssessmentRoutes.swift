@@ -47,8 +47,8 @@ struct AssessmentRoutes: Sendable {
             guard unknown.isEmpty else { throw HTTPProblem(status: .badRequest, error: "the query is invalid", violations: unknown) }
             let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
             var response = try jsonResponse(
-                try await AssessmentStore.history(
-                    patientID: patientID, query: query, page: page, texts: texts, on: context.database.client, logger: context.logger))
+                try await AssessmentStore(context).history(
+                    patientID: patientID, query: query, page: page, texts: texts))
             response.headers[.contentLanguage] = texts.language
             return response
         }

@@ -9,9 +9,8 @@ import PostgresNIO
 
 /// The assessments table: full history per patient, never overwritten. A newer revision of a subject supersedes the
 /// standing assessment; a deleted or retracted subject withdraws it.
-struct AssessmentStore: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct AssessmentStore: ServiceStore {
+    let session: StoreSession
 
     enum Outcome {
         /// Stored; `supersedes` is the assessment it replaced, if any.
@@ -63,11 +62,11 @@ struct AssessmentStore: TransactionalStore {
     /// index allows one standing assessment per subject.
     func supersede(_ replacements: [(old: UUID, new: UUID)]) async throws {
         guard !replacements.isEmpty else { return }
-        try await connection.query(
+        try await session.query(
             """
             UPDATE assessments SET superseded_by = s.new FROM unnest(\(replacements.map(\.old)), \(replacements.map(\.new))) AS s(old, new)
             WHERE assessment_id = s.old
-            """, logger: logger)
+            """)
     }
 
     /// Inserts new assessments in one statement.
@@ -82,18 +81,18 @@ struct AssessmentStore: TransactionalStore {
                 tip: row.assessment.tip.rawValue, ruleSetVersion: row.assessment.ruleSetVersion, observedAt: row.assessment.observedAt,
                 inputs: try CaretideJSON.encodeToString(row.inputs), result: try CaretideJSON.encodeToString(StoredResult(row.assessment)))
         }
-        _ = try await connection.execute(ScoringStatements.InsertAssessments(items: items), logger: logger)
+        _ = try await session.execute(ScoringStatements.InsertAssessments(items: items))
     }
 
     /// Withdraws the standing assessment of a subject; returns its id, or nil if there was none.
     func withdraw(patientID: String, kind: AssessmentKind, subjectID: String, reason: WithdrawalReason) async throws -> UUID? {
-        try await connection.fetchAll(
+        try await session.fetchAll(
             """
             UPDATE assessments SET withdrawn_at = now(), withdrawal_reason = \(reason.rawValue)
             WHERE patient_id = \(patientID) AND kind = \(kind.rawValue) AND subject_id = \(subjectID)
               AND superseded_by IS NULL AND withdrawn_at IS NULL
             RETURNING assessment_id
-            """, as: UUID.self, logger: logger
+            """, as: UUID.self
         ).first
     }
 
@@ -108,7 +107,7 @@ struct AssessmentStore: TransactionalStore {
     func lockStanding(_ subjects: [Subject]) async throws -> [Subject: (id: UUID, revision: Int)] {
         guard !subjects.isEmpty else { return [:] }
         var standing: [Subject: (id: UUID, revision: Int)] = [:]
-        for try await (subject, id, revision) in try await connection.execute(ScoringStatements.LockStanding(subjects: subjects), logger: logger) {
+        for try await (subject, id, revision) in try await session.execute(ScoringStatements.LockStanding(subjects: subjects)) {
             standing[subject] = (id, revision)
         }
         return standing

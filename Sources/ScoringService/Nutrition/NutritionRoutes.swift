@@ -98,7 +98,7 @@ struct NutritionRoutes: Sendable {
             }
             let person = try await reference(request, patientID: patientID)
             let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
-            let entries = try await Self.entries(patientID: patientID, from: date, through: date, on: context.database.client, logger: context.logger)
+            let entries = try await NutritionStore(context).entries(patientID: patientID, from: date, through: date)
             var response = try jsonResponse(
                 Self.day(date.description, entries: entries, sex: person.sex, age: person.age(on: date), texts: texts, withMeals: true))
             response.headers[.contentLanguage] = texts.language
@@ -116,8 +116,7 @@ struct NutritionRoutes: Sendable {
             let (first, last) = try Self.days(request, today: LocalDate(Date(), in: TimeZone(identifier: "UTC")!))
             let person = try await reference(request, patientID: patientID)
             let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
-            let entries = try await Self.entries(
-                patientID: patientID, from: first, through: last, on: context.database.client, logger: context.logger)
+            let entries = try await NutritionStore(context).entries(patientID: patientID, from: first, through: last)
             let byDay = Dictionary(grouping: entries, by: \.day)
             let days = byDay.keys.sorted().map { day in
                 Self.day(
@@ -156,31 +155,11 @@ struct NutritionRoutes: Sendable {
             ruleSetVersion: RuleSetVersion.current, meals: withMeals ? meals : nil)
     }
 
-    static func entries(patientID: String, from first: LocalDate, through last: LocalDate, on client: PostgresClient, logger: Logger) async throws
-        -> [StoredEntry]
-    {
-        let rows = try await client.fetchAll(
-            """
-            SELECT day::text, meal, meal_id, eaten_at, time_zone, food_id, food_name, food_release, grams, portion::text, nutrients::text
-            FROM meal_entries
-            WHERE patient_id = \(patientID) AND day BETWEEN \(first.description)::date AND \(last.description)::date AND NOT deleted
-            ORDER BY day, eaten_at, meal_id
-            """, as: (String, String, UUID, Date, String, String, String, String, Double, String?, String).self, logger: logger)
-        return try rows.map { row in
-            StoredEntry(
-                day: row.0, meal: MealKind(rawValue: row.1) ?? .snack,
-                entry: Entry(
-                    mealId: row.2, eatenAt: row.3, timeZone: row.4, foodId: row.5, foodName: row.6, foodRelease: row.7, grams: row.8,
-                    portion: try row.9.map { try JSONDecoder().decode(EatenPortion.self, from: Data($0.utf8)) },
-                    nutrients: try NutritionStore.nutrients(row.10)))
-        }
-    }
-
     /// Whom a day is compared with: the sex and age the request states (`?sex=`, `?age=`), else those of the patient's
     /// profile (`DemographicsStore`).
     func reference(_ request: Request, patientID: String) async throws -> PatientDemographics {
         let stated = try Self.profile(request)
-        var person = try await DemographicsStore.demographics(patientID: patientID, on: context.database.client, logger: context.logger)
+        var person = try await DemographicsStore(context).demographics(patientID: patientID)
         person.sex = stated.sex ?? person.sex
         person.statedAge = stated.age
         return person

@@ -9,22 +9,21 @@ import PostgresNIO
 
 /// The SQL of the diet analysis: meals as their events gave them, and each patient's days analysed from them.
 /// Days are calendar dates (`yyyy-MM-dd`), passed and read as text.
-struct NutritionStore: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct NutritionStore: ServiceStore {
+    let session: StoreSession
 
     /// Keeps a meal's newest revision; the days whose meals changed (the meal's day, and the day it left when a
     /// correction moved it). A revision already kept, older, or of a deleted meal changes nothing.
     func record(_ meal: MealRecorded, patientID: String) async throws -> [String] {
         let mealID = meal.mealID
-        let existing = try await connection.fetchAll(
+        let existing = try await session.fetchAll(
             "SELECT revision, deleted, day::text FROM meal_entries WHERE patient_id = \(patientID) AND meal_id = \(mealID) FOR UPDATE",
-            as: (Int, Bool, String).self, logger: logger
+            as: (Int, Bool, String).self
         ).first
         if let existing, existing.0 >= meal.revision || existing.1 { return [] }
         let nutrients = try CaretideJSON.encodeToString(meal.nutrients)
         let portion = try meal.portion.map { try CaretideJSON.encodeToString($0) }
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO meal_entries (patient_id, meal_id, revision, day, eaten_at, time_zone, meal, food_id, food_name, food_release, grams,
                                       portion, nutrients)
@@ -34,18 +33,18 @@ struct NutritionStore: TransactionalStore {
                 revision = excluded.revision, day = excluded.day, eaten_at = excluded.eaten_at, time_zone = excluded.time_zone,
                 meal = excluded.meal, food_id = excluded.food_id, food_name = excluded.food_name, food_release = excluded.food_release,
                 grams = excluded.grams, portion = excluded.portion, nutrients = excluded.nutrients
-            """, logger: logger)
+            """)
         return Array(Set([meal.localDate] + (existing.map { [$0.2] } ?? [])))
     }
 
     /// Marks the meal deleted; its day, when it stood.
     func delete(_ deleted: MealDeleted, patientID: String) async throws -> [String] {
-        try await connection.fetchAll(
+        try await session.fetchAll(
             """
             UPDATE meal_entries SET deleted = true
             WHERE patient_id = \(patientID) AND meal_id = \(deleted.mealID) AND NOT deleted
             RETURNING day::text
-            """, as: String.self, logger: logger)
+            """, as: String.self)
     }
 
     /// The day's standing meals added up and stored as its analysis: what `NutritionAnalysis` publishes.
@@ -55,16 +54,16 @@ struct NutritionStore: TransactionalStore {
     }
 
     func analyse(patientID: String, day: String) async throws -> AnalysedDay {
-        let rows = try await connection.fetchAll(
+        let rows = try await session.fetchAll(
             """
             SELECT nutrients::text, eaten_at FROM meal_entries
             WHERE patient_id = \(patientID) AND day = \(day)::date AND NOT deleted
-            """, as: (String, Date).self, logger: logger)
+            """, as: (String, Date).self)
         var totals = NutrientTotals()
         for (nutrients, _) in rows { totals.add(try Self.nutrients(nutrients)) }
         let analysisID = UUID.timeOrdered()
         let times = rows.map(\.1)
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO nutrition_days (patient_id, day, analysis_id, meal_count, totals, incomplete, sodium_mg, first_eaten_at, last_eaten_at)
             VALUES (\(patientID), \(day)::date, \(analysisID), \(rows.count), \(try CaretideJSON.encodeToString(totals.sums))::jsonb,
@@ -73,7 +72,7 @@ struct NutritionStore: TransactionalStore {
                 analysis_id = excluded.analysis_id, meal_count = excluded.meal_count, totals = excluded.totals,
                 incomplete = excluded.incomplete, sodium_mg = excluded.sodium_mg, first_eaten_at = excluded.first_eaten_at,
                 last_eaten_at = excluded.last_eaten_at, analysed_at = now()
-            """, logger: logger)
+            """)
         return AnalysedDay(analysisID: analysisID, totals: totals)
     }
 
@@ -82,22 +81,22 @@ struct NutritionStore: TransactionalStore {
     func daysAtOrAbove(sodiumMg limit: Double, patientID: String, from first: String, through last: String) async throws
         -> [(day: String, first: Date, last: Date)]
     {
-        try await connection.fetchAll(
+        try await session.fetchAll(
             """
             SELECT day::text, first_eaten_at, last_eaten_at FROM nutrition_days
             WHERE patient_id = \(patientID) AND day BETWEEN \(first)::date AND \(last)::date AND sodium_mg >= \(limit) AND meal_count > 0
-            """, as: (String, Date, Date).self, logger: logger
+            """, as: (String, Date, Date).self
         ).map { (day: $0.0, first: $0.1, last: $0.2) }
     }
 
     /// The category of the patient's standing blood-pressure assessment observed last, if any.
     func currentBloodPressure(patientID: String) async throws -> BloodPressureCategory? {
-        try await connection.fetchAll(
+        try await session.fetchAll(
             """
             SELECT category FROM assessments
             WHERE patient_id = \(patientID) AND kind = \(AssessmentKind.bloodPressure.rawValue) AND superseded_by IS NULL AND withdrawn_at IS NULL
             ORDER BY observed_at DESC LIMIT 1
-            """, as: String.self, logger: logger
+            """, as: String.self
         ).first.flatMap(BloodPressureCategory.init(rawValue:))
     }
 
@@ -108,7 +107,7 @@ struct NutritionStore: TransactionalStore {
         let (start, end) = (episode.start.description, episode.end.description)
         let rule = CareTrackingFlagKind.persistentHighSodium.rawValue
         let flagID = UUID.timeOrdered()
-        return try await connection.fetchAll(
+        return try await session.fetchAll(
             """
             INSERT INTO care_tracking_flags (flag_id, patient_id, rule, pattern_key, triggering_assessment_id, first_observed_at, last_observed_at)
             SELECT \(flagID), \(patientID), \(rule), \(start), \(analysisID), \(first), \(last)
@@ -116,11 +115,30 @@ struct NutritionStore: TransactionalStore {
                 SELECT 1 FROM care_tracking_flags
                 WHERE patient_id = \(patientID) AND rule = \(rule) AND pattern_key BETWEEN \(start) AND \(end))
             ON CONFLICT (patient_id, rule, pattern_key) DO NOTHING RETURNING flag_id
-            """, as: UUID.self, logger: logger
+            """, as: UUID.self
         ).first
     }
 
     static func nutrients(_ text: String) throws -> Nutrients {
         try JSONDecoder().decode(Nutrients.self, from: Data(text.utf8))
+    }
+
+    /// The patient's meal entries of the days `first` through `last`, in the order they were eaten.
+    func entries(patientID: String, from first: LocalDate, through last: LocalDate) async throws -> [NutritionRoutes.StoredEntry] {
+        let rows = try await session.fetchAll(
+            """
+            SELECT day::text, meal, meal_id, eaten_at, time_zone, food_id, food_name, food_release, grams, portion::text, nutrients::text
+            FROM meal_entries
+            WHERE patient_id = \(patientID) AND day BETWEEN \(first.description)::date AND \(last.description)::date AND NOT deleted
+            ORDER BY day, eaten_at, meal_id
+            """, as: (String, String, UUID, Date, String, String, String, String, Double, String?, String).self)
+        return try rows.map { row in
+            NutritionRoutes.StoredEntry(
+                day: row.0, meal: MealKind(rawValue: row.1) ?? .snack,
+                entry: NutritionRoutes.Entry(
+                    mealId: row.2, eatenAt: row.3, timeZone: row.4, foodId: row.5, foodName: row.6, foodRelease: row.7, grams: row.8,
+                    portion: try row.9.map { try JSONDecoder().decode(EatenPortion.self, from: Data($0.utf8)) },
+                    nutrients: try Self.nutrients(row.10)))
+        }
     }
 }

@@ -44,15 +44,15 @@ extension AssessmentStore {
     }
 
     /// A page of the patient's assessments, by observation time (oldest first unless `query.newestFirst`).
-    static func history(
-        patientID: String, query: HistoryQuery, page: PageRequest, texts: TipTexts, on client: PostgresClient, logger: Logger
+    func history(
+        patientID: String, query: HistoryQuery, page: PageRequest, texts: TipTexts
     ) async throws -> Page<HistoryEntry> {
         let after = try page.timeAndUUID()
         let (kinds, excluded) = (query.kinds.map(\.rawValue), query.excludedKinds.map(\.rawValue))
         // The order's direction is one of two fixed words, never caller text.
         let direction = query.newestFirst ? "DESC" : "ASC"
         let beyond = query.newestFirst ? "<" : ">"
-        let rows = try await client.fetchAll(
+        let rows = try await session.fetchAll(
             """
             SELECT assessment_id, source_event_id, kind, subject_id, subject_revision, category, severity, tip, rule_set_version,
                    observed_at, superseded_by, withdrawal_reason, coalesce(result->'values', '{}'::jsonb)::text, inputs::text
@@ -62,7 +62,7 @@ extension AssessmentStore {
               AND observed_at >= \(query.period.start) AND observed_at < \(query.period.end)
               AND (\(after == nil) OR (observed_at, assessment_id) \(unescaped: beyond) (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
             ORDER BY observed_at \(unescaped: direction), assessment_id \(unescaped: direction) LIMIT \(page.limit + 1)
-            """, as: (UUID, UUID, String, String, Int, String, String, String, String, Date, UUID?, String?, String, String).self, logger: logger)
+            """, as: (UUID, UUID, String, String, Int, String, String, String, String, Date, UUID?, String?, String, String).self)
         let entries = try rows.map {
             HistoryEntry(
                 assessmentId: $0.0, sourceEventId: $0.1, kind: $0.2, subjectId: $0.3, subjectRevision: $0.4, category: $0.5, severity: $0.6,

@@ -95,10 +95,9 @@ struct ClinicalHistoryRoutes: Sendable {
         let patientID = try PatientID.fromPath(requestContext)
         let page = try PageRequest.from(request)
         let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
-        let history = try await AssessmentStore.history(
+        let history = try await AssessmentStore(context).history(
             patientID: patientID, query: .init(kinds: [kind], standingOnly: true, newestFirst: newestFirst, period: try Period.from(request)),
-            page: page, texts: texts,
-            on: context.database.client, logger: context.logger)
+            page: page, texts: texts)
         var response = try jsonResponse(history.compactMap(item))
         response.headers[.contentLanguage] = texts.language
         return response

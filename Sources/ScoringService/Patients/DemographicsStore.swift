@@ -9,32 +9,26 @@ import PostgresNIO
 /// Each patient's sex and date of birth, as the newest `patient-demographics.changed` gives them (ingest-service keeps
 /// the profile; this is all of it scoring-service learns). The diet analysis takes its reference intakes from them
 /// when a request does not say.
-struct DemographicsStore: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct DemographicsStore: ServiceStore {
+    let session: StoreSession
 
     /// Keeps the change unless a later profile revision is already here (a redelivery, or an older event replayed).
     func apply(_ change: PatientDemographicsChanged, patientID: String) async throws {
-        _ = try await connection.query(
+        _ = try await session.query(
             """
             INSERT INTO patient_demographics (patient_id, sex, birth_date, profile_revision)
             VALUES (\(patientID), \(change.sex), \(change.birthDate)::date, \(change.profileRevision))
             ON CONFLICT (patient_id) DO UPDATE SET sex = EXCLUDED.sex, birth_date = EXCLUDED.birth_date,
                 profile_revision = EXCLUDED.profile_revision
             WHERE patient_demographics.profile_revision < EXCLUDED.profile_revision
-            """, logger: logger)
+            """)
     }
 
     func demographics(patientID: String) async throws -> PatientDemographics {
-        PatientDemographics(try await connection.fetchAll(Self.select(patientID), as: (String?, String?).self, logger: logger).first)
-    }
-
-    static func demographics(patientID: String, on client: PostgresClient, logger: Logger) async throws -> PatientDemographics {
-        PatientDemographics(try await client.fetchAll(select(patientID), as: (String?, String?).self, logger: logger).first)
-    }
-
-    private static func select(_ patientID: String) -> PostgresQuery {
-        "SELECT sex, birth_date::text FROM patient_demographics WHERE patient_id = \(patientID)"
+        PatientDemographics(
+            try await session.fetchAll(
+                "SELECT sex, birth_date::text FROM patient_demographics WHERE patient_id = \(patientID)", as: (String?, String?).self
+            ).first)
     }
 }
 

@@ -7,28 +7,27 @@ import PostgresNIO
 
 /// Which skin photos exist, by patient, as `caretide.photos` announces them: what scoring needs to refuse a
 /// classifier's answer about a photo it never saw (or one deleted since). Ids only; ingest keeps the photos.
-struct PhotoRegister: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct PhotoRegister: ServiceStore {
+    let session: StoreSession
 
     func recorded(_ photo: LesionPhotoRecorded, patientID: String) async throws {
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO known_photos (photo_id, patient_id) VALUES (\(photo.photoID), \(patientID))
             ON CONFLICT (photo_id) DO NOTHING
-            """, logger: logger)
+            """)
     }
 
     /// Forgets the photo; false when it was not known.
     func deleted(_ photoID: UUID, patientID: String) async throws -> Bool {
-        try await !connection.fetchAll(
-            "DELETE FROM known_photos WHERE photo_id = \(photoID) AND patient_id = \(patientID) RETURNING 1", as: Int.self, logger: logger
+        try await !session.fetchAll(
+            "DELETE FROM known_photos WHERE photo_id = \(photoID) AND patient_id = \(patientID) RETURNING 1", as: Int.self
         ).isEmpty
     }
 
     func knows(_ photoID: UUID, patientID: String) async throws -> Bool {
-        try await !connection.fetchAll(
-            "SELECT 1 FROM known_photos WHERE photo_id = \(photoID) AND patient_id = \(patientID)", as: Int.self, logger: logger
+        try await !session.fetchAll(
+            "SELECT 1 FROM known_photos WHERE photo_id = \(photoID) AND patient_id = \(patientID)", as: Int.self
         ).isEmpty
     }
 }

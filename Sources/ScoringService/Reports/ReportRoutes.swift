@@ -94,9 +94,8 @@ struct ReportRoutes: Sendable {
     }
 
     private func page(patientID: String, period: Period, texts: TipTexts) async throws -> String {
-        let client = context.database.client
-        let entries = try await ReportStore.entries(patientID: patientID, period: period, on: client, logger: context.logger)
-        let areas = try await ReportEnvironmentStore.followedAreas(patientID: patientID, period: period, on: client, logger: context.logger)
+        let entries = try await ReportStore(context).entries(patientID: patientID, period: period)
+        let areas = try await ReportEnvironmentStore(context).followedAreas(patientID: patientID, period: period)
         return PatientReport(patientID: patientID, period: period, entries: entries, texts: texts, generatedAt: Date(), environment: areas).page.html
     }
 

@@ -8,23 +8,22 @@ import PostgresNIO
 
 /// What a patient's report reads: the standing assessments of a period, exam reports only in the revisions their
 /// institution released (`exam_releases`, kept from `exam-result.released`).
-struct ReportStore: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct ReportStore: ServiceStore {
+    let session: StoreSession
 
     /// Remembers a released revision; the same release again changes nothing.
     func released(patientID: String, exam: ExamKey, revision: Int, at releasedAt: Date) async throws {
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO exam_releases (patient_id, subject_id, revision, released_at)
             VALUES (\(patientID), \(exam.subjectID), \(revision), \(releasedAt)) ON CONFLICT DO NOTHING
-            """, logger: logger)
+            """)
     }
 
     /// The patient's standing assessments observed in `period`, oldest first; an exam report's only when the revision
     /// assessed was released to the patient.
-    static func entries(patientID: String, period: Period, on client: PostgresClient, logger: Logger) async throws -> [PatientReport.Entry] {
-        try await client.fetchAll(
+    func entries(patientID: String, period: Period) async throws -> [PatientReport.Entry] {
+        try await session.fetchAll(
             """
             SELECT a.kind, a.observed_at, a.category, a.severity, coalesce(a.result->'values', '{}'::jsonb)::text,
                    coalesce(a.result->'items', '[]'::jsonb)::text, a.subject_id
@@ -35,7 +34,7 @@ struct ReportStore: TransactionalStore {
                     SELECT 1 FROM exam_releases r
                     WHERE r.patient_id = a.patient_id AND r.subject_id = a.subject_id AND r.revision = a.subject_revision))
             ORDER BY a.observed_at, a.assessment_id
-            """, as: (String, Date, String, String, String, String, String).self, logger: logger
+            """, as: (String, Date, String, String, String, String, String).self
         ).compactMap { row in
             guard let kind = AssessmentKind(rawValue: row.0), let severity = Severity(rawValue: row.3) else { return nil }
             return PatientReport.Entry(

@@ -55,8 +55,7 @@ struct SeriesRoutes: Sendable {
                     ])
             }
             let query = try SeriesQuery.from(request)
-            let rows = try await Self.standing(
-                patientID: patientID, kind: kind, period: query.period, on: context.database.client, logger: context.logger)
+            let rows = try await AssessmentStore(context).standing(patientID: patientID, kind: kind, period: query.period)
             return try jsonResponse(
                 SeriesResponse(
                     rows, query: query, time: \.observedAt,
@@ -64,17 +63,4 @@ struct SeriesRoutes: Sendable {
         }
     }
 
-    /// The patient's standing assessments of `kind` observed in `period`, oldest first.
-    static func standing(
-        patientID: String, kind: AssessmentKind, period: Period, on client: PostgresClient, logger: Logger
-    ) async throws -> [Point] {
-        try await client.fetchAll(
-            """
-            SELECT observed_at, coalesce(result->'values', '{}'::jsonb)::text, category, severity, subject_id FROM assessments
-            WHERE patient_id = \(patientID) AND kind = \(kind.rawValue) AND superseded_by IS NULL AND withdrawn_at IS NULL
-              AND observed_at >= \(period.start) AND observed_at < \(period.end)
-            ORDER BY observed_at, assessment_id
-            """, as: (Date, String, String, String, String).self, logger: logger
-        ).map { Point(observedAt: $0.0, values: try CaretideJSON.parse(Array($0.1.utf8)), category: $0.2, severity: $0.3, subjectId: $0.4) }
-    }
 }

@@ -81,9 +81,9 @@ struct ReleaseRoutes: Sendable {
             let patientID = try PatientID.fromPath(requestContext)
             let page = try PageRequest.from(request)
             let period = try Period.from(request)
-            let rows = try await ReleaseStore.released(
-                patientID: patientID, period: period, page: page, on: context.database.client, logger: context.logger)
-            let profile = try await ProfileStore.current(patientID: patientID, on: context.database.client, logger: context.logger)?.profile
+            let rows = try await ReleaseStore(context).released(
+                patientID: patientID, period: period, page: page)
+            let profile = try await ProfileStore(context).current(patientID: patientID)?.profile
             return try jsonResponse(
                 try Page(rows: rows, request: page, cursor: { .init(date: $0.reportedAt, id: $0.recordID) }) {
                     try Self.patientView($0, profile: profile)
@@ -101,8 +101,8 @@ struct ReleaseRoutes: Sendable {
                     violations: [SchemaViolation(pointer: JSONPointer(tokens: ["code"]), message: "must be 1 to 64 of A-Z a-z 0-9 . _ -")])
             }
             let query = try SeriesQuery.from(request)
-            let rows = try await ReleaseStore.releasedItems(
-                patientID: patientID, code: code, period: query.period, on: context.database.client, logger: context.logger)
+            let rows = try await ReleaseStore(context).releasedItems(
+                patientID: patientID, code: code, period: query.period)
             return try jsonResponse(
                 SeriesResponse(rows, query: query, time: \.reportedAt, values: { [$0.line.value] }) { row in
                     let exam = ExamResultRoutes.key(row.recordID)

@@ -6,25 +6,24 @@ import Logging
 import PostgresNIO
 
 /// The SQL of exam report release: institutions' rules and each report's release state.
-struct ReleaseStore: TransactionalStore {
-    let connection: PostgresConnection
-    let logger: Logger
+struct ReleaseStore: ServiceStore {
+    let session: StoreSession
 
     func rules(institutionID: String) async throws -> [ReleasePolicy.Rule] {
         guard
-            let text = try await connection.query(
-                "SELECT rules::text FROM release_rules WHERE institution_id = \(institutionID)", logger: logger
+            let text = try await session.query(
+                "SELECT rules::text FROM release_rules WHERE institution_id = \(institutionID)"
             ).collectAll().first?.decode(String.self)
         else { return [] }
         return try JSONValueDecoder.decode([ReleasePolicy.Rule].self, from: CaretideJSON.parse(Array(text.utf8)))
     }
 
     func replaceRules(institutionID: String, rulesText: String) async throws {
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO release_rules (institution_id, rules) VALUES (\(institutionID), \(rulesText)::jsonb)
             ON CONFLICT (institution_id) DO UPDATE SET rules = excluded.rules, updated_at = now()
-            """, logger: logger)
+            """)
     }
 
     /// Records the decision for a report's new revision; returns whether it is released now.
@@ -36,7 +35,7 @@ struct ReleaseStore: TransactionalStore {
             case .hold(let reason): ("hold", nil, reason)
             }
         let released = decision == .immediately
-        try await connection.query(
+        try await session.query(
             """
             INSERT INTO report_releases (record_id, patient_id, revision, decision, release_at, hold_reason, released_revision, released_at)
             VALUES (\(recordID), \(patientID), \(revision), \(kind), \(releaseAt), \(reason), \(released ? revision : nil), \(released ? now : nil))
@@ -44,28 +43,28 @@ struct ReleaseStore: TransactionalStore {
                 hold_reason = excluded.hold_reason,
                 released_revision = coalesce(excluded.released_revision, report_releases.released_revision),
                 released_at = coalesce(excluded.released_at, report_releases.released_at)
-            """, logger: logger)
+            """)
         return released
     }
 
     /// A report not yet released at its current revision, locked; nil when there is none or it is released.
     func pending(recordID: String) async throws -> (patientID: String, revision: Int)? {
-        try await connection.query(
+        try await session.query(
             """
             SELECT patient_id, revision FROM report_releases
             WHERE record_id = \(recordID) AND released_revision IS DISTINCT FROM revision FOR UPDATE
-            """, logger: logger
+            """
         ).collectAll().first.map { try $0.decode((String, Int).self) }
     }
 
     /// Delayed reports whose time has come, locked (others' locks skipped, so two jobs never release one twice).
     func due(now: Date, limit: Int) async throws -> [(recordID: String, patientID: String, revision: Int)] {
-        try await connection.query(
+        try await session.query(
             """
             SELECT record_id, patient_id, revision FROM report_releases
             WHERE decision = 'after' AND release_at <= \(now) AND released_revision IS DISTINCT FROM revision
             ORDER BY release_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
-            """, logger: logger
+            """
         ).collectAll().map { try $0.decode((String, String, Int).self) }.map { ($0.0, $0.1, $0.2) }
     }
 
@@ -73,9 +72,8 @@ struct ReleaseStore: TransactionalStore {
     /// released at the revision it holds).
     func outOfRangeCount(recordID: String) async throws -> Int {
         guard
-            let text = try await connection.query(
-                "SELECT (body->'items')::text FROM records WHERE record_type = \(RecordKind.examResult.recordType) AND record_id = \(recordID)",
-                logger: logger
+            let text = try await session.query(
+                "SELECT (body->'items')::text FROM records WHERE record_type = \(RecordKind.examResult.recordType) AND record_id = \(recordID)"
             ).collectAll().first?.decode(String.self)
         else { return 0 }
         let items = try JSONValueDecoder.decode([ExamResultLine].self, from: CaretideJSON.parse(Array(text.utf8)))
@@ -83,8 +81,8 @@ struct ReleaseStore: TransactionalStore {
     }
 
     func markReleased(recordID: String, revision: Int, at now: Date) async throws {
-        try await connection.query(
-            "UPDATE report_releases SET released_revision = \(revision), released_at = \(now) WHERE record_id = \(recordID)", logger: logger)
+        try await session.query(
+            "UPDATE report_releases SET released_revision = \(revision), released_at = \(now) WHERE record_id = \(recordID)")
     }
 
     /// One released report as its patient reads it.
@@ -107,10 +105,10 @@ struct ReleaseStore: TransactionalStore {
 
     /// Every line with `code` of the patient's released reports issued in `period`, oldest first (a report's lines in
     /// their order).
-    static func releasedItems(
-        patientID: String, code: String, period: Period, on client: PostgresClient, logger: Logger
+    func releasedItems(
+        patientID: String, code: String, period: Period
     ) async throws -> [ReleasedItem] {
-        try await client.fetchAll(
+        try await session.fetchAll(
             """
             SELECT r.record_id, r.revision, r.observed_at, item.value::text FROM records r
             JOIN report_releases rr ON rr.record_id = r.record_id AND rr.released_revision = r.revision
@@ -118,7 +116,7 @@ struct ReleaseStore: TransactionalStore {
             WHERE r.record_type = \(RecordKind.examResult.recordType) AND r.patient_id = \(patientID) AND r.deleted_at IS NULL
               AND r.observed_at >= \(period.start) AND r.observed_at < \(period.end) AND item.value->>'code' = \(code)
             ORDER BY r.observed_at, r.record_id, item.position
-            """, as: (String, Int, Date, String).self, logger: logger
+            """, as: (String, Int, Date, String).self
         ).map {
             ReleasedItem(
                 recordID: $0.0, revision: $0.1, reportedAt: $0.2,
@@ -126,12 +124,12 @@ struct ReleaseStore: TransactionalStore {
         }
     }
 
-    static func released(patientID: String, period: Period, page: PageRequest, on client: PostgresClient, logger: Logger) async throws
+    func released(patientID: String, period: Period, page: PageRequest) async throws
         -> [ReleasedReport]
     {
         let after = page.after
         guard after == nil || after?.date != nil else { throw PageRequest.badCursor }
-        return try await client.fetchAll(
+        return try await session.fetchAll(
             """
             SELECT r.record_id, r.revision, rr.released_at, r.observed_at, r.body::text FROM records r
             JOIN report_releases rr ON rr.record_id = r.record_id AND rr.released_revision = r.revision
@@ -139,7 +137,7 @@ struct ReleaseStore: TransactionalStore {
               AND r.observed_at >= \(period.start) AND r.observed_at < \(period.end)
               AND (\(after == nil) OR (r.observed_at, r.record_id) < (\(after?.date ?? Date()), \(after?.id ?? "")))
             ORDER BY r.observed_at DESC, r.record_id DESC LIMIT \(page.limit + 1)
-            """, as: (String, Int, Date, Date, String).self, logger: logger
+            """, as: (String, Int, Date, Date, String).self
         ).map { ReleasedReport(recordID: $0.0, revision: $0.1, releasedAt: $0.2, reportedAt: $0.3, body: $0.4) }
     }
 }
