@@ -9,5 +9,6 @@ struct CaretideBench: AsyncParsableCommand {
         subcommands: [
             DomainBench.self, ScoringBench.self, PhenotypeBench.self, PhenotypeAccuracyBench.self, AuthBench.self, PipelineBench.self,
             SeriesBench.self, ReportBench.self, FoodSearchBench.self, PhotoCheckBench.self, CodecBench.self, HTTPFloorBench.self,
+            PhenopacketBench.self,
         ])
 }

@@ -51,6 +51,9 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// Direct annotations per disease (sorted term indices, duplicates removed), CSR form.
     let annotationOffsets: [Int32]
     let annotationTerms: [Int32]
+    /// How often the disease shows each annotation (`AnnotationFrequency`), in step with `annotationTerms`; NaN
+    /// where the annotation file gives no frequency. Several rows of one term keep the highest share given.
+    let annotationShares: [Float]
     /// Information content per term (natural log), as `Float` for the scoring kernels.
     let ic: [Float]
     /// `ic` in full precision (`Double`): reported scores and explanations are computed from it; the search over all
@@ -120,7 +123,7 @@ public final class PhenotypeKnowledgeBase: Sendable {
 
         // Resolve rows, group by disease.
         var warnings: [LoadWarning] = []
-        var byDisease: [String: (name: String, terms: [Int32])] = [:]
+        var byDisease: [String: (name: String, terms: [Int32: Float])] = [:]
         var cache: [String: TermResolution] = [:]
         for row in annotations.annotations {
             let resolution: TermResolution
@@ -156,7 +159,8 @@ public final class PhenotypeKnowledgeBase: Sendable {
                 warn(.outsidePhenotypeRoot)
                 continue
             }
-            byDisease[row.diseaseID, default: (row.diseaseName, [])].terms.append(term.rawValue)
+            let share = AnnotationFrequency.share(row.frequency).map(Float.init) ?? .nan
+            byDisease[row.diseaseID, default: (row.diseaseName, [:])].terms[term.rawValue, default: .nan].keepHigher(share)
         }
         guard !byDisease.isEmpty else {
             throw PhenotypeRankingError(.noDiseases, "no disease has a usable phenotype annotation")
@@ -169,15 +173,21 @@ public final class PhenotypeKnowledgeBase: Sendable {
         var offsets: [Int32] = [0]
         offsets.reserveCapacity(ids.count + 1)
         var flat: [Int32] = []
+        var shares: [Float] = []
         var lookup: [String: Int32] = [:]
         lookup.reserveCapacity(ids.count)
         for (index, id) in ids.enumerated() {
-            flat.append(contentsOf: Set(byDisease[id]!.terms).sorted())
+            let terms = byDisease[id]!.terms
+            for term in terms.keys.sorted() {
+                flat.append(term)
+                shares.append(terms[term]!)
+            }
             offsets.append(Int32(flat.count))
             lookup[id] = Int32(index)
         }
         annotationOffsets = offsets
         annotationTerms = flat
+        annotationShares = shares
         diseaseLookup = lookup
 
         // Propagated counts and information content.
@@ -247,6 +257,20 @@ public final class PhenotypeKnowledgeBase: Sendable {
         annotationTerms[Int(annotationOffsets[d])..<Int(annotationOffsets[d + 1])]
     }
 
+    /// The frequency shares of a disease's annotations, in the order of `annotationSlice` (NaN: none given).
+    func shareSlice(_ d: Int) -> ArraySlice<Float> {
+        annotationShares[Int(annotationOffsets[d])..<Int(annotationOffsets[d + 1])]
+    }
+
+    /// How often disease `d` is annotated to show the term at index `t`: the share the annotation file gives (see
+    /// `AnnotationFrequency`), nil when it gives none or the disease has no such direct annotation.
+    public func annotatedShare(disease d: Int, term t: TermIndex) -> Double? {
+        let terms = annotationSlice(d)
+        guard let i = terms.firstIndex(of: t.rawValue) else { return nil }
+        let share = annotationShares[i]
+        return share.isNaN ? nil : Double(share)
+    }
+
     /// `IC(t) = −ln(fraction of diseases annotated with t or a descendant)`, in full precision.
     public func informationContent(of term: TermIndex) -> Double { ic64[term.int] }
 
@@ -305,5 +329,12 @@ public final class PhenotypeKnowledgeBase: Sendable {
         for t in annotationSlice(d) {
             for a in ontology.ancestorSlice(Int(t)) { marks[Int(a)] = true }
         }
+    }
+}
+
+extension Float {
+    /// Keeps the higher of two shares, a known one over NaN (none given).
+    fileprivate mutating func keepHigher(_ other: Float) {
+        if isNaN || other > self { self = other.isNaN ? self : other }
     }
 }

@@ -42,11 +42,35 @@ public struct RankingOptions: Sendable, Hashable {
     public var maxResults: Int
     /// Weight `w ≥ 0` of the exclusion penalty (see ``PhenotypeRanker``); 0 disables it.
     public var exclusionPenaltyWeight: Double
+    /// Whether an excluded finding costs a disease in proportion to how often the disease shows it (the annotation's
+    /// frequency); false charges every annotated disease in full, as if each annotation were obligate.
+    public var exclusionByFrequency: Bool
+    /// The share of patients assumed to show an annotation whose frequency the annotation file does not give.
+    public var unknownFrequencyShare: Double
 
-    public init(scoring: ScoringMode = .asymmetric, maxResults: Int = 20, exclusionPenaltyWeight: Double = 1) {
+    public init(
+        scoring: ScoringMode = .asymmetric, maxResults: Int = 20, exclusionPenaltyWeight: Double = 1, exclusionByFrequency: Bool = true,
+        unknownFrequencyShare: Double = RankingOptions.defaultUnknownFrequencyShare
+    ) {
         self.scoring = scoring
         self.maxResults = maxResults
         self.exclusionPenaltyWeight = exclusionPenaltyWeight
+        self.exclusionByFrequency = exclusionByFrequency
+        self.unknownFrequencyShare = unknownFrequencyShare
+    }
+
+    public static let defaultUnknownFrequencyShare = 0.5
+
+    /// The share of patients with a disease expected to show an excluded finding, given the frequency shares of the
+    /// disease's annotations at or below it (NaN: none given): the highest, since a patient who shows a more specific
+    /// finding shows the excluded one too. Nil when no annotation lies at or below the finding.
+    func expectedShare(of shares: some Sequence<Float>) -> Double? {
+        var expected: Double?
+        for share in shares {
+            let value = exclusionByFrequency ? (share.isNaN ? unknownFrequencyShare : Double(share)) : 1
+            expected = max(expected ?? 0, value)
+        }
+        return expected
     }
 }
 
@@ -114,10 +138,13 @@ public struct RankingResult: Sendable, Hashable {
 ///   Benjamini–Hochberg adjustment across all diseases.
 ///
 /// **Excluded phenotypes.** A disease annotated with an excluded term `e` or one of its
-/// descendants loses `w · IC(e) / |Q|` per such term (`w` = ``RankingOptions/exclusionPenaltyWeight``,
-/// default 1), the score being floored at 0: an excluded finding counts like one perfectly
-/// matched query term, negated, so a disease carrying a specific excluded finding falls further
-/// than one carrying a vague one. The p-value is read for the penalised score from the usual null
+/// descendants loses `w · IC(e) / |Q| · f(e, d)` per such term (`w` = ``RankingOptions/exclusionPenaltyWeight``,
+/// default 1), the score being floored at 0: an excluded finding the disease always shows counts like one perfectly
+/// matched query term, negated, so a disease carrying a specific excluded finding falls further than one carrying a
+/// vague one. `f(e, d)` is how often patients with the disease show the finding: the highest frequency share of its
+/// annotations at or below `e` (`AnnotationFrequency`; ``RankingOptions/unknownFrequencyShare`` where the file gives
+/// none). An obligate feature that is absent is strong evidence against the disease; a very rare one is almost none,
+/// as in LIRICAL's likelihood ratios for excluded findings (Robinson PN et al., Am J Hum Genet 2020;107(3):403-17). The p-value is read for the penalised score from the usual null
 /// distribution (which has no exclusions), so exclusions only ever raise p.
 ///
 /// Cost per query of `k` terms: for each, a write per disease annotated under each of its ancestors (about 21,000 on
@@ -243,6 +270,9 @@ public struct PhenotypeRanker: Sendable {
         guard options.exclusionPenaltyWeight >= 0, options.exclusionPenaltyWeight.isFinite else {
             throw PhenotypeRankingError(.invalidOption, "exclusionPenaltyWeight must be a finite number ≥ 0")
         }
+        guard (0...1).contains(options.unknownFrequencyShare) else {
+            throw PhenotypeRankingError(.invalidOption, "unknownFrequencyShare must lie in 0...1")
+        }
         guard let null = nulls[options.scoring] else {
             throw PhenotypeRankingError(
                 .nullDistributionMissing, "no null distribution for \(options.scoring) scoring")
@@ -259,8 +289,11 @@ public struct PhenotypeRanker: Sendable {
                 for i in marks.indices { marks[i] = false }
                 kb.ontology.markDescendants(of: Int(e), in: &marks)
                 let amount = weight * kb.ic[Int(e)] / k
-                for d in 0..<diseaseCount where kb.annotationSlice(d).contains(where: { marks[Int($0)] }) {
-                    penalties[d] += amount
+                let under = kb.diseasesUnder[Int(kb.diseasesUnderOffsets[Int(e)])..<Int(kb.diseasesUnderOffsets[Int(e) + 1])]
+                for d32 in under {
+                    let d = Int(d32)
+                    let shares = zip(kb.annotationSlice(d), kb.shareSlice(d)).lazy.filter { marks[Int($0.0)] }.map(\.1)
+                    if let share = options.expectedShare(of: shares) { penalties[d] += amount * Float(share) }
                 }
             }
             for d in 0..<diseaseCount { scores[d] = max(0, scores[d] - penalties[d]) }
@@ -323,6 +356,17 @@ public struct PhenotypeRanker: Sendable {
             warnings: query.warnings, scoring: options.scoring, nullQuerySize: nullSize, diseaseCount: m)
     }
 
+    /// Where the disease `diseaseID` lands for the query (1 = first), in the order ``rank(terms:excluding:options:)``
+    /// answers in, without building the answer: what evaluations on published cases ask of every case. Nil for a
+    /// disease the knowledge base does not hold.
+    public func position(
+        of diseaseID: String, terms: [String], excluding: [String] = [], options: RankingOptions = RankingOptions()
+    ) throws(PhenotypeRankingError) -> Int? {
+        guard let d = knowledgeBase.diseaseIndex(of: diseaseID) else { return nil }
+        let scored = try scoreAll(try resolve(terms: terms, excluding: excluding), options: options)
+        return RankingOrdering.standard.position(of: d, scored.orderingInput)
+    }
+
     func reference(_ t: Int32) -> TermReference {
         let ontology = knowledgeBase.ontology
         return TermReference(index: TermIndex(t), id: ontology.termIDs[Int(t)], name: ontology.termNames[Int(t)])
@@ -364,8 +408,9 @@ public struct PhenotypeRanker: Sendable {
             raw = (raw + (annotations.isEmpty ? 0 : diseaseToQuery / Double(annotations.count))) / 2
         }
         var penalty = 0.0
-        for e in query.excluded where annotations.contains(where: { kb.ontology.isAncestor(e, of: Int($0)) }) {
-            penalty += options.exclusionPenaltyWeight * kb.ic64[Int(e)] / Double(k)
+        for e in query.excluded {
+            let shares = zip(annotations, kb.shareSlice(d)).lazy.filter { kb.ontology.isAncestor(e, of: Int($0.0)) }.map(\.1)
+            if let share = options.expectedShare(of: shares) { penalty += options.exclusionPenaltyWeight * kb.ic64[Int(e)] / Double(k) * share }
         }
         let ordered = matches.enumerated().sorted {
             ($0.element.informationContent, -$0.offset) > ($1.element.informationContent, -$1.offset)

@@ -147,11 +147,13 @@ import Testing
         #expect(isClose(mean, top.score))
     }
 
-    /// Excluding B1 (IC ln2) from the query {A1, B2} (|Q| = 2): OMIM:1 and OMIM:3 carry B1, so each
-    /// loses ln2 / 2: OMIM:1 ln2 → ln2/2, OMIM:3 ln2 → ln2/2. OMIM:2 and OMIM:4 are unchanged.
+    /// Excluding B1 (IC ln2) from the query {A1, B2} (|Q| = 2), every annotation charged in full (the flat rule):
+    /// OMIM:1 and OMIM:3 carry B1, so each loses ln2 / 2: OMIM:1 ln2 → ln2/2, OMIM:3 ln2 → ln2/2. OMIM:2 and
+    /// OMIM:4 are unchanged.
     @Test func exclusionPenalty() throws {
         let ranker = try Self.handNullRanker()
-        let result = try ranker.rank(terms: ["HP:0000101", "HP:0000202"], excluding: ["HP:0000201"])
+        let flat = RankingOptions(exclusionByFrequency: false)
+        let result = try ranker.rank(terms: ["HP:0000101", "HP:0000202"], excluding: ["HP:0000201"], options: flat)
         let byID = Dictionary(uniqueKeysWithValues: result.results.map { ($0.diseaseID, $0) })
         #expect(isClose(try #require(byID["OMIM:1"]).score, Tiny.ln2 / 2))
         #expect(isClose(try #require(byID["OMIM:1"]).penalty, Tiny.ln2 / 2))
@@ -161,7 +163,7 @@ import Testing
         #expect(byID["OMIM:1"]?.excludedTermsPresent.map(\.id) == ["HP:0000201"])
         #expect(result.excludedTerms.map(\.id) == ["HP:0000201"])
         // Excluding the parent B penalises the same diseases (annotated with a descendant).
-        let parent = try ranker.rank(terms: ["HP:0000101", "HP:0000202"], excluding: ["HP:0000200"])
+        let parent = try ranker.rank(terms: ["HP:0000101", "HP:0000202"], excluding: ["HP:0000200"], options: flat)
         #expect(parent.results.filter { $0.penalty > 0 }.map(\.diseaseID).sorted() == ["OMIM:1", "OMIM:3"])
     }
 

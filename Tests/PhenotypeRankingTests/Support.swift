@@ -104,8 +104,10 @@ enum Tiny {
     static let header =
         "database_id\tdisease_name\tqualifier\thpo_id\treference\tevidence\tonset\tfrequency\tsex\tmodifier\taspect\tbiocuration"
 
-    static func row(_ disease: String, _ name: String, _ term: String, qualifier: String = "", aspect: String = "P") -> String {
-        [disease, name, qualifier, term, "PMID:1", "TAS", "", "", "", "", aspect, "HPO:test[2024-01-01]"]
+    static func row(
+        _ disease: String, _ name: String, _ term: String, qualifier: String = "", frequency: String = "", aspect: String = "P"
+    ) -> String {
+        [disease, name, qualifier, term, "PMID:1", "TAS", "", frequency, "", "", aspect, "HPO:test[2024-01-01]"]
             .joined(separator: "\t")
     }
 

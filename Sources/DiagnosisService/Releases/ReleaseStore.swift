@@ -198,14 +198,15 @@ struct ReleaseStore: ServiceStore {
             try await session.fetchAll(
                 "SELECT disease_id, name FROM diseases WHERE release_id = \(releaseID)", as: (String, String).self),
             uniquingKeysWith: { first, _ in first })
-        // Only what ranking and search use: the other columns (reference, evidence, onset, frequency, …) stay in
-        // PostgreSQL, which keeps a reload's peak memory down.
+        // Only what ranking and search use: the other columns (reference, evidence, onset, …) stay in PostgreSQL,
+        // which keeps a reload's peak memory down. (A frequency is a short string, stored inline.)
         // Streamed rather than collected, so a quarter of a million rows are not held twice.
         var annotations: [HPOAnnotation] = []
         let rows = try await session.query(
-            "SELECT line, disease_id, term_id FROM annotations WHERE release_id = \(releaseID) ORDER BY line")
-        for try await (line, disease, term) in rows.decode((Int32, String, String).self) {
-            annotations.append(HPOAnnotation(diseaseID: disease, diseaseName: names[disease] ?? "", termID: term, line: Int(line)))
+            "SELECT line, disease_id, term_id, frequency FROM annotations WHERE release_id = \(releaseID) ORDER BY line")
+        for try await (line, disease, term, frequency) in rows.decode((Int32, String, String, String).self) {
+            annotations.append(
+                HPOAnnotation(diseaseID: disease, diseaseName: names[disease] ?? "", termID: term, frequency: frequency, line: Int(line)))
         }
         let nulls = try await session.fetchAll(
             "SELECT encoded FROM null_distributions WHERE release_id = \(releaseID) ORDER BY scoring", as: ByteBuffer.self

@@ -1,0 +1,97 @@
+import ArgumentParser
+import CaretideRuntime
+import DiagnosisService
+import Foundation
+import PhenotypeRanking
+import Synchronization
+
+/// Where the true disease of published cases lands, ranked in-process for each scoring variant: the cases as
+/// `scripts/bench/phenopackets --cases-out` maps them from phenopacket-store, the ranker as diagnosis-service builds it
+/// at import (no service, no database). Quick enough to compare many variants of the exclusion rule in one run; the
+/// figures in BENCHMARKS.md are the script's, through the service's HTTP API.
+struct PhenopacketBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "phenopackets",
+        abstract: "diagnosis-service: top 1 / 3 / 10 of published cases (phenopacket-store) for each exclusion-rule variant, in-process.",
+        discussion: """
+            Needs hp.obo and phenotype.hpoa (scripts/fetch-hpo-release DIR) and the cases of
+            `scripts/bench/phenopackets --store STORE --hpo-dir DIR --dry-run --cases-out cases.json`.
+            """)
+
+    @Option(help: "Folder holding hp.obo and phenotype.hpoa.") var directory: String
+    @Option(help: "The cases as mapped (JSON of scripts/bench/phenopackets --cases-out).") var cases: String
+    @Option(help: "Exclusion penalty weights to compare, comma-separated.") var weights = "1"
+    @Option(help: "Shares assumed where an annotation gives no frequency, comma-separated.") var unknownShares = "0.5"
+    @Flag(help: "Also rank with the rule that charges every annotated disease in full (no frequencies).") var withFlatRule = false
+    @Option(help: "Random queries per query size in the null distribution.") var samples = OntologyImportOptions().nullSampleCount
+
+    struct CaseFile: Decodable {
+        struct Case: Decodable {
+            let id: String
+            let disease: String
+            let present: [String]
+            let excluded: [String]
+        }
+        let cases: [Case]
+    }
+
+    func run() throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let kb = try PhenotypeKnowledgeBase(
+            obo: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/hp.obo")),
+            hpoa: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/phenotype.hpoa")))
+        let defaults = OntologyImportOptions()
+        let null = try NullDistribution.build(
+            for: kb,
+            options: NullDistributionOptions(
+                scoring: .asymmetric, sampleCount: samples, maxQuerySize: defaults.nullMaxQuerySize, binCount: defaults.nullBinCount,
+                concurrency: defaults.concurrency))
+        let ranker = try PhenotypeRanker(knowledgeBase: kb, nullDistributions: [null])
+        let all = try JSONDecoder().decode(CaseFile.self, from: Data(contentsOf: URL(fileURLWithPath: cases))).cases
+        let kept = all.filter { kb.diseaseIndex(of: $0.disease) != nil }
+        print(
+            String(
+                format: "%d cases (%d with a disease the release holds); knowledge base and null distribution in %.1f s", all.count,
+                kept.count, (clock.now - start).seconds))
+
+        var variants: [(name: String, excluded: Bool, options: RankingOptions)] = [("present only", false, RankingOptions())]
+        if withFlatRule { variants.append(("excluded, flat", true, RankingOptions(exclusionByFrequency: false))) }
+        for weight in Self.numbers(weights) {
+            for share in Self.numbers(unknownShares) {
+                variants.append(
+                    (
+                        "excluded, by frequency, w \(weight), unknown \(share)", true,
+                        RankingOptions(exclusionPenaltyWeight: weight, exclusionByFrequency: true, unknownFrequencyShare: share)
+                    ))
+            }
+        }
+        print("| query | cases | top 1 | top 3 | top 10 | median rank | seconds |\n|---|---|---|---|---|---|---|")
+        for variant in variants {
+            let began = clock.now
+            let positions = Mutex([Int](repeating: Int.max, count: kept.count))
+            DispatchQueue.concurrentPerform(iterations: ProcessInfo.processInfo.activeProcessorCount) { worker in
+                let workers = ProcessInfo.processInfo.activeProcessorCount
+                for i in stride(from: worker, to: kept.count, by: workers) {
+                    let patient = kept[i]
+                    let position = try? ranker.position(
+                        of: patient.disease, terms: patient.present, excluding: variant.excluded ? patient.excluded : [],
+                        options: variant.options)
+                    positions.withLock { $0[i] = position ?? Int.max }
+                }
+            }
+            let ranks = positions.withLock { $0 }
+            let n = Double(ranks.count)
+            func share(_ cut: Int) -> Double { Double(ranks.filter { $0 <= cut }.count) / n }
+            let median = ranks.sorted()[ranks.count / 2]
+            print(
+                "| \(variant.name) | \(ranks.count) | "
+                    + String(
+                        format: "%.3f | %.3f | %.3f | %d | %.1f |", share(1), share(3), share(10), median, (clock.now - began).seconds))
+        }
+    }
+
+    static func numbers(_ list: String) -> [Double] {
+        list.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+    }
+}
