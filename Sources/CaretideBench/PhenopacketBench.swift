@@ -20,9 +20,12 @@ struct PhenopacketBench: ParsableCommand {
 
     @Option(help: "Folder holding hp.obo and phenotype.hpoa.") var directory: String
     @Option(help: "The cases as mapped (JSON of scripts/bench/phenopackets --cases-out).") var cases: String
-    @Option(help: "Exclusion penalty weights to compare, comma-separated.") var weights = "1"
+    @Option(help: "Exclusion penalty weights to compare, comma-separated.") var weights = "\(RankingOptions.defaultExclusionPenaltyWeight)"
+    @Option(help: "Least shares of patients for an absent finding to count, comma-separated.") var minimumShares =
+        "\(RankingOptions.defaultExclusionMinimumShare)"
     @Option(help: "Shares assumed where an annotation gives no frequency, comma-separated.") var unknownShares = "0.5"
     @Flag(help: "Also rank with the rule that charges every annotated disease in full (no frequencies).") var withFlatRule = false
+    @Option(help: "Disease sources ranked, comma-separated (e.g. OMIM); all when not given.") var sources: String?
     @Option(help: "Random queries per query size in the null distribution.") var samples = OntologyImportOptions().nullSampleCount
 
     struct CaseFile: Decodable {
@@ -55,15 +58,22 @@ struct PhenopacketBench: ParsableCommand {
                 format: "%d cases (%d with a disease the release holds); knowledge base and null distribution in %.1f s", all.count,
                 kept.count, (clock.now - start).seconds))
 
-        var variants: [(name: String, excluded: Bool, options: RankingOptions)] = [("present only", false, RankingOptions())]
-        if withFlatRule { variants.append(("excluded, flat", true, RankingOptions(exclusionByFrequency: false))) }
+        let ranked = sources.map { Set($0.split(separator: ",").map(String.init)) }
+        var variants: [(name: String, excluded: Bool, options: RankingOptions)] = [("present only", false, RankingOptions(sources: ranked))]
+        if withFlatRule {
+            variants.append(("excluded, flat (w 1)", true, RankingOptions(exclusionPenaltyWeight: 1, exclusionByFrequency: false, sources: ranked)))
+        }
         for weight in Self.numbers(weights) {
             for share in Self.numbers(unknownShares) {
-                variants.append(
-                    (
-                        "excluded, by frequency, w \(weight), unknown \(share)", true,
-                        RankingOptions(exclusionPenaltyWeight: weight, exclusionByFrequency: true, unknownFrequencyShare: share)
-                    ))
+                for minimum in Self.numbers(minimumShares) {
+                    variants.append(
+                        (
+                            "excluded, by frequency, w \(weight), unknown \(share), least \(minimum)", true,
+                            RankingOptions(
+                                exclusionPenaltyWeight: weight, exclusionByFrequency: true, unknownFrequencyShare: share,
+                                exclusionMinimumShare: minimum, sources: ranked)
+                        ))
+                }
             }
         }
         print("| query | cases | top 1 | top 3 | top 10 | median rank | seconds |\n|---|---|---|---|---|---|---|")

@@ -48,6 +48,10 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// Disease identifiers, sorted; a disease's index is its position here.
     public let diseaseIDs: [String]
     public let diseaseNames: [String]
+    /// The sources diseases come from (the prefix of their id: `DECIPHER`, `OMIM`, `ORPHA`), sorted.
+    public let diseaseSources: [String]
+    /// Each disease's source, as a position in `diseaseSources`.
+    let diseaseSourceIndex: [UInt8]
     /// Direct annotations per disease (sorted term indices, duplicates removed), CSR form.
     let annotationOffsets: [Int32]
     let annotationTerms: [Int32]
@@ -170,6 +174,13 @@ public final class PhenotypeKnowledgeBase: Sendable {
         let ids = byDisease.keys.sorted()
         diseaseIDs = ids
         diseaseNames = ids.map { byDisease[$0]!.name }
+        let sources = Set(ids.map(Self.source(of:))).sorted()
+        guard sources.count <= Int(UInt8.max) else {
+            throw PhenotypeRankingError(.noDiseases, "the annotations name more than 255 disease sources")
+        }
+        diseaseSources = sources
+        let sourcePosition = Dictionary(uniqueKeysWithValues: sources.enumerated().map { ($1, UInt8($0)) })
+        diseaseSourceIndex = ids.map { sourcePosition[Self.source(of: $0)]! }
         var offsets: [Int32] = [0]
         offsets.reserveCapacity(ids.count + 1)
         var flat: [Int32] = []
@@ -246,6 +257,18 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// The index of a disease by its identifier (e.g. `OMIM:154700`).
     public func diseaseIndex(of id: String) -> Int? {
         diseaseLookup[id].map(Int.init)
+    }
+
+    /// The source of a disease id: its prefix (`OMIM:154700` → `OMIM`).
+    public static func source(of diseaseID: String) -> String {
+        diseaseID.firstIndex(of: ":").map { String(diseaseID[..<$0]) } ?? diseaseID
+    }
+
+    /// Which diseases belong to `sources` (nil: every disease, no mask).
+    func sourceMask(_ sources: Set<String>?) -> [Bool]? {
+        guard let sources, !diseaseSources.allSatisfy(sources.contains) else { return nil }
+        let allowed = diseaseSources.map(sources.contains)
+        return diseaseSourceIndex.map { allowed[Int($0)] }
     }
 
     /// The direct phenotype annotations of a disease (after id resolution), sorted by index.

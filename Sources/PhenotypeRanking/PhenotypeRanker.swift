@@ -47,11 +47,19 @@ public struct RankingOptions: Sendable, Hashable {
     public var exclusionByFrequency: Bool
     /// The share of patients assumed to show an annotation whose frequency the annotation file does not give.
     public var unknownFrequencyShare: Double
+    /// The least share of patients showing a finding for its absence to count against a disease.
+    public var exclusionMinimumShare: Double
+    /// The disease sources ranked (`OMIM`, `ORPHA`, `DECIPHER`: the prefixes of disease ids); nil for every one.
+    /// All diseases are scored and counted in the adjustment of p-values either way.
+    public var sources: Set<String>?
 
     public init(
-        scoring: ScoringMode = .asymmetric, maxResults: Int = 20, exclusionPenaltyWeight: Double = 1, exclusionByFrequency: Bool = true,
-        unknownFrequencyShare: Double = RankingOptions.defaultUnknownFrequencyShare
+        scoring: ScoringMode = .asymmetric, maxResults: Int = 20, exclusionPenaltyWeight: Double = RankingOptions.defaultExclusionPenaltyWeight,
+        exclusionByFrequency: Bool = true, unknownFrequencyShare: Double = RankingOptions.defaultUnknownFrequencyShare,
+        exclusionMinimumShare: Double = RankingOptions.defaultExclusionMinimumShare, sources: Set<String>? = nil
     ) {
+        self.exclusionMinimumShare = exclusionMinimumShare
+        self.sources = sources
         self.scoring = scoring
         self.maxResults = maxResults
         self.exclusionPenaltyWeight = exclusionPenaltyWeight
@@ -60,16 +68,23 @@ public struct RankingOptions: Sendable, Hashable {
     }
 
     public static let defaultUnknownFrequencyShare = 0.5
+    /// The weight measured best on published cases (docs/clinical-rules.md §11).
+    public static let defaultExclusionPenaltyWeight = 0.2
+    /// The least share of patients showing a finding for its absence to count against a disease (see
+    /// ``exclusionMinimumShare``): Obligate, counts of at least 8 of 8 patients, 90 % and more.
+    public static let defaultExclusionMinimumShare = 0.9
 
     /// The share of patients with a disease expected to show an excluded finding, given the frequency shares of the
     /// disease's annotations at or below it (NaN: none given): the highest, since a patient who shows a more specific
-    /// finding shows the excluded one too. Nil when no annotation lies at or below the finding.
-    func expectedShare(of shares: some Sequence<Float>) -> Double? {
+    /// finding shows the excluded one too. Nil when no annotation lies at or below the finding, or when the share is
+    /// below ``exclusionMinimumShare``: the absence of a finding the disease only sometimes shows says little.
+    func chargedShare(of shares: some Sequence<Float>) -> Double? {
         var expected: Double?
         for share in shares {
             let value = exclusionByFrequency ? (share.isNaN ? unknownFrequencyShare : Double(share)) : 1
             expected = max(expected ?? 0, value)
         }
+        guard let expected, expected >= (exclusionByFrequency ? exclusionMinimumShare : 0) else { return nil }
         return expected
     }
 }
@@ -137,15 +152,18 @@ public struct RankingResult: Sendable, Hashable {
 /// - a p-value per disease from its ``NullDistribution`` for the query size, and the
 ///   Benjamini–Hochberg adjustment across all diseases.
 ///
-/// **Excluded phenotypes.** A disease annotated with an excluded term `e` or one of its
-/// descendants loses `w · IC(e) / |Q| · f(e, d)` per such term (`w` = ``RankingOptions/exclusionPenaltyWeight``,
-/// default 1), the score being floored at 0: an excluded finding the disease always shows counts like one perfectly
-/// matched query term, negated, so a disease carrying a specific excluded finding falls further than one carrying a
-/// vague one. `f(e, d)` is how often patients with the disease show the finding: the highest frequency share of its
-/// annotations at or below `e` (`AnnotationFrequency`; ``RankingOptions/unknownFrequencyShare`` where the file gives
-/// none). An obligate feature that is absent is strong evidence against the disease; a very rare one is almost none,
-/// as in LIRICAL's likelihood ratios for excluded findings (Robinson PN et al., Am J Hum Genet 2020;107(3):403-17). The p-value is read for the penalised score from the usual null
-/// distribution (which has no exclusions), so exclusions only ever raise p.
+/// **Excluded phenotypes.** A disease annotated with an excluded term `e` or one of its descendants loses
+/// `w · IC(e) / |Q| · f(e, d)` per such term, where `f(e, d)` is how often patients with the disease show the finding:
+/// the highest frequency share of its annotations at or below `e` (`AnnotationFrequency`), and only when it is at least
+/// ``RankingOptions/exclusionMinimumShare`` (0.9: an obligate or nearly obligate feature that is absent is evidence
+/// against the disease; the absence of one it shows in some patients says little). `w` =
+/// ``RankingOptions/exclusionPenaltyWeight`` (0.2). Both defaults were measured on published cases
+/// (docs/clinical-rules.md §11): charging every annotated disease in full, or in proportion to any frequency, put the
+/// true disease lower, because case reports list as absent many features their own disease shows at some frequency.
+/// The p-value is that of the present findings; the penalty lowers the score the order reads after it, so a disease
+/// moves down by the size of its penalty and never above a disease the exclusion left alone. The reported score is
+/// floored at 0. LIRICAL weighs excluded findings by frequency in the same spirit (Robinson PN et al., Am J Hum
+/// Genet 2020;107(3):403-17).
 ///
 /// Cost per query of `k` terms: for each, a write per disease annotated under each of its ancestors (about 21,000 on
 /// the full release), plus `O(T + E + A)` in symmetric mode (see `PhenotypeKnowledgeBase.similarityScores`), one
@@ -263,15 +281,18 @@ public struct PhenotypeRanker: Sendable {
         /// −log10 p of each survival count of `null`.
         var evidence: [Double]
 
-        var orderingInput: OrderingInput { OrderingInput(scores: scores, survival: survival, evidence: evidence) }
+        /// The diseases of the sources asked for; nil for all.
+        var included: [Bool]?
+
+        var orderingInput: OrderingInput { OrderingInput(scores: scores, survival: survival, evidence: evidence, included: included) }
     }
 
     func scoreAll(_ query: ResolvedQuery, options: RankingOptions) throws(PhenotypeRankingError) -> Scored {
         guard options.exclusionPenaltyWeight >= 0, options.exclusionPenaltyWeight.isFinite else {
             throw PhenotypeRankingError(.invalidOption, "exclusionPenaltyWeight must be a finite number ≥ 0")
         }
-        guard (0...1).contains(options.unknownFrequencyShare) else {
-            throw PhenotypeRankingError(.invalidOption, "unknownFrequencyShare must lie in 0...1")
+        guard (0...1).contains(options.unknownFrequencyShare), (0...1).contains(options.exclusionMinimumShare) else {
+            throw PhenotypeRankingError(.invalidOption, "unknownFrequencyShare and exclusionMinimumShare must lie in 0...1")
         }
         guard let null = nulls[options.scoring] else {
             throw PhenotypeRankingError(
@@ -289,22 +310,25 @@ public struct PhenotypeRanker: Sendable {
                 for i in marks.indices { marks[i] = false }
                 kb.ontology.markDescendants(of: Int(e), in: &marks)
                 let amount = weight * kb.ic[Int(e)] / k
-                let under = kb.diseasesUnder[Int(kb.diseasesUnderOffsets[Int(e)])..<Int(kb.diseasesUnderOffsets[Int(e) + 1])]
-                for d32 in under {
+                for d32 in kb.diseasesUnder[Int(kb.diseasesUnderOffsets[Int(e)])..<Int(kb.diseasesUnderOffsets[Int(e) + 1])] {
                     let d = Int(d32)
                     let shares = zip(kb.annotationSlice(d), kb.shareSlice(d)).lazy.filter { marks[Int($0.0)] }.map(\.1)
-                    if let share = options.expectedShare(of: shares) { penalties[d] += amount * Float(share) }
+                    if let share = options.chargedShare(of: shares) { penalties[d] += amount * Float(share) }
                 }
             }
-            for d in 0..<diseaseCount { scores[d] = max(0, scores[d] - penalties[d]) }
         }
+        // The p-value is that of the present findings; the penalty lowers the score the order reads after it.
         let size = query.terms.count
         var survival = [UInt32](repeating: 0, count: diseaseCount)
         null.survivalCounts(querySize: size, scores: scores, diseases: 0..<diseaseCount, into: &survival)
+        if !query.excluded.isEmpty {
+            for d in 0..<diseaseCount { scores[d] -= penalties[d] }
+        }
         return Scored(
             scores: scores, penalties: penalties, survival: survival,
             groups: SurvivalGroups(survival: survival, sampleCount: null.sampleCount), querySize: size, null: null,
-            evidence: evidence[options.scoring] ?? OrderingInput.evidence(sampleCount: null.sampleCount))
+            evidence: evidence[options.scoring] ?? OrderingInput.evidence(sampleCount: null.sampleCount),
+            included: kb.sourceMask(options.sources))
     }
 
     // MARK: Ranking
@@ -410,7 +434,7 @@ public struct PhenotypeRanker: Sendable {
         var penalty = 0.0
         for e in query.excluded {
             let shares = zip(annotations, kb.shareSlice(d)).lazy.filter { kb.ontology.isAncestor(e, of: Int($0.0)) }.map(\.1)
-            if let share = options.expectedShare(of: shares) { penalty += options.exclusionPenaltyWeight * kb.ic64[Int(e)] / Double(k) * share }
+            if let share = options.chargedShare(of: shares) { penalty += options.exclusionPenaltyWeight * kb.ic64[Int(e)] / Double(k) * share }
         }
         let ordered = matches.enumerated().sorted {
             ($0.element.informationContent, -$0.offset) > ($1.element.informationContent, -$1.offset)

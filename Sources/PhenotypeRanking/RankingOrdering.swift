@@ -67,7 +67,7 @@ public enum RankingOrdering: Sendable, Hashable, CustomStringConvertible {
     /// The 1-based position of disease `d` among all diseases.
     func position(of d: Int, _ ranking: OrderingInput) -> Int {
         var position = 1
-        for other in ranking.scores.indices where other != d && before(other, d, ranking) { position += 1 }
+        for other in ranking.scores.indices where other != d && ranking.includes(other) && before(other, d, ranking) { position += 1 }
         return position
     }
 
@@ -78,7 +78,7 @@ public enum RankingOrdering: Sendable, Hashable, CustomStringConvertible {
         if case .combined(let weight) = self { return Self.topCombined(limit, weight: weight, ranking) }
         var kept: [Int] = []
         kept.reserveCapacity(limit + 1)
-        for d in ranking.scores.indices {
+        for d in ranking.scores.indices where ranking.includes(d) {
             if kept.count == limit, let last = kept.last, !before(d, last, ranking) { continue }
             let at = kept.firstIndex { before(d, $0, ranking) } ?? kept.count
             kept.insert(d, at: at)
@@ -98,7 +98,7 @@ public enum RankingOrdering: Sendable, Hashable, CustomStringConvertible {
         for d in scores.indices { keys[d] = Double(scores[d]) + weight * evidence[Int(survival[d])] }
         var kept: [Int] = []
         kept.reserveCapacity(limit + 1)
-        for d in scores.indices {
+        for d in scores.indices where ranking.includes(d) {
             if kept.count == limit, let last = kept.last {
                 let (key, lastKey) = (keys[d], keys[last])
                 if key < lastKey || (key == lastKey && !ordering.before(d, last, ranking)) { continue }
@@ -119,6 +119,10 @@ struct OrderingInput {
     let scores: [Float]
     let survival: [UInt32]
     let evidence: [Double]
+    /// The diseases that take part (those of the sources asked for); nil for all.
+    var included: [Bool]? = nil
+
+    func includes(_ d: Int) -> Bool { included?[d] ?? true }
 
     /// −log10((c + 1) / (N + 1)) for every survival count c in 0...N.
     static func evidence(sampleCount: Int) -> [Double] {

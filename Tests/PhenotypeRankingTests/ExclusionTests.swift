@@ -18,10 +18,13 @@ import Testing
         #expect(AnnotationFrequency.share("HP:0000118") == nil)
     }
 
+    /// Counts are read by Laplace's rule of succession, (n + 1) / (m + 2): a handful of patients who all show a
+    /// finding does not make it obligate.
     @Test func countsOfPatients() {
-        #expect(AnnotationFrequency.share("7/13") == 7.0 / 13.0)
-        #expect(AnnotationFrequency.share("0/5") == 0)
-        #expect(AnnotationFrequency.share("27/27") == 1)
+        #expect(AnnotationFrequency.share("7/13") == 8.0 / 15.0)
+        #expect(AnnotationFrequency.share("0/5") == 1.0 / 7.0)
+        #expect(AnnotationFrequency.share("3/3") == 0.8)
+        #expect(AnnotationFrequency.share("27/27") == 28.0 / 29.0)
         for malformed in ["13/7", "7/0", "0/0", "/5", "5/", "1/2/3", "-1/5", "1.5/3", "a/b", "1 / 2", "1234567890/1234567891"] {
             #expect(AnnotationFrequency.share(malformed) == nil, "\(malformed)")
         }
@@ -47,7 +50,7 @@ import Testing
     @Test func repeatedRowsKeepTheHighestShare() throws {
         let hpoa =
             (["#version: 2024-01-01", Tiny.header] + [
-                Tiny.row("OMIM:1", "Disease one", "HP:0000101", frequency: "1/10"),
+                Tiny.row("OMIM:1", "Disease one", "HP:0000101", frequency: "0/10"),
                 Tiny.row("OMIM:1", "Disease one", "HP:0000101", frequency: "HP:0040282"),
                 Tiny.row("OMIM:1", "Disease one", "HP:0000101"),
                 Tiny.row("OMIM:1", "Disease one", "HP:0000201"),
@@ -92,7 +95,10 @@ import Testing
         return try PhenotypeRanker(knowledgeBase: kb, nullDistributions: [null])
     }
 
-    static func penalties(excluding: [String], options: RankingOptions = RankingOptions()) throws -> [String: Double] {
+    /// Every share charged, in full weight: the frequency arithmetic alone.
+    static let everyShare = RankingOptions(exclusionPenaltyWeight: 1, exclusionMinimumShare: 0)
+
+    static func penalties(excluding: [String], options: RankingOptions = everyShare) throws -> [String: Double] {
         let ranker = try ranker()
         var options = options
         options.maxResults = 10
@@ -106,20 +112,40 @@ import Testing
         let full = kb.informationContent(of: try term(kb, "HP:0000201"))
         let penalties = try Self.penalties(excluding: ["HP:0000201"])
         #expect(isClose(try #require(penalties["OMIM:1"]), full))  // obligate: charged in full
-        #expect(isClose(try #require(penalties["OMIM:3"]), full * 0.05))  // 1 of 20: almost nothing
+        #expect(isClose(try #require(penalties["OMIM:3"]), full * 2 / 22))  // 1 of 20: almost nothing
         #expect(isClose(try #require(penalties["OMIM:5"]), full * RankingOptions.defaultUnknownFrequencyShare))
         #expect(penalties["OMIM:6"] == 0)  // annotated as never shown
         #expect(penalties["OMIM:4"] == 0)
         // An excluded finding more specific than the disease's annotation (B1 below B) costs nothing.
         #expect(penalties["OMIM:7"] == 0)
         // The unknown share is the caller's to set; the flat rule charges every annotation in full.
-        let assumed = try Self.penalties(excluding: ["HP:0000201"], options: RankingOptions(unknownFrequencyShare: 0.2))
-        #expect(isClose(try #require(assumed["OMIM:5"]), full * 0.2))
-        let flat = try Self.penalties(excluding: ["HP:0000201"], options: RankingOptions(exclusionByFrequency: false))
+        var assumed = Self.everyShare
+        assumed.unknownFrequencyShare = 0.2
+        #expect(isClose(try #require(try Self.penalties(excluding: ["HP:0000201"], options: assumed)["OMIM:5"]), full * 0.2))
+        let flat = try Self.penalties(
+            excluding: ["HP:0000201"], options: RankingOptions(exclusionPenaltyWeight: 1, exclusionByFrequency: false))
         for id in ["OMIM:1", "OMIM:3", "OMIM:5", "OMIM:6"] { #expect(isClose(try #require(flat[id]), full), "\(id)") }
         #expect(throws: PhenotypeRankingError.self) {
             try Self.ranker().rank(terms: ["HP:0000101"], options: RankingOptions(unknownFrequencyShare: 1.5))
         }
+        #expect(throws: PhenotypeRankingError.self) {
+            try Self.ranker().rank(terms: ["HP:0000101"], options: RankingOptions(exclusionMinimumShare: -0.1))
+        }
+    }
+
+    /// By default only a finding the disease shows in at least 90 % of patients counts, at weight 0.2: here only
+    /// OMIM:1's obligate B1; the 1-in-20 and the unknown frequency cost nothing.
+    @Test func byDefaultOnlyANearlyObligateFindingCounts() throws {
+        let kb = try Self.ranker().knowledgeBase
+        let full = kb.informationContent(of: try term(kb, "HP:0000201"))
+        let penalties = try Self.penalties(excluding: ["HP:0000201"], options: RankingOptions())
+        #expect(isClose(try #require(penalties["OMIM:1"]), RankingOptions.defaultExclusionPenaltyWeight * full))
+        for id in ["OMIM:2", "OMIM:3", "OMIM:4", "OMIM:5", "OMIM:6", "OMIM:7"] { #expect(penalties[id] == 0, "\(id)") }
+        // The p-value stays that of the present findings: OMIM:1 and OMIM:4 match A1 alike and share it.
+        let result = try Self.ranker().rank(terms: ["HP:0000101"], excluding: ["HP:0000201"])
+        let byID = Dictionary(uniqueKeysWithValues: result.results.map { ($0.diseaseID, $0) })
+        #expect(byID["OMIM:1"]?.pValue == byID["OMIM:4"]?.pValue)
+        #expect(result.results.firstIndex { $0.diseaseID == "OMIM:4" }! < result.results.firstIndex { $0.diseaseID == "OMIM:1" }!)
     }
 
     /// Excluding the general B excludes all of it: a disease annotated with B or any finding below it is charged by
@@ -129,24 +155,26 @@ import Testing
         let full = kb.informationContent(of: try term(kb, "HP:0000200"))
         let penalties = try Self.penalties(excluding: ["HP:0000200"])
         #expect(isClose(try #require(penalties["OMIM:1"]), full))
-        #expect(isClose(try #require(penalties["OMIM:3"]), full * 0.05))
+        #expect(isClose(try #require(penalties["OMIM:3"]), full * 2 / 22))
         #expect(isClose(try #require(penalties["OMIM:7"]), full))
         #expect(penalties["OMIM:6"] == 0)
     }
 
-    /// Adding an excluded finding never raises a score, charges a disease that always shows it the most, and never
-    /// lifts that disease above one the exclusion left alone (on the HPO fixture, whose annotations give frequencies).
-    @Test func anExcludedObligateFindingNeverHelpsTheDiseaseThatHasIt() async throws {
+    /// Adding an excluded finding never raises a score, charges a disease that nearly always shows it by that share,
+    /// and never lifts that disease above one the exclusion left alone (on the HPO fixture, whose annotations give
+    /// frequencies).
+    @Test func anExcludedCharacteristicFindingNeverHelpsTheDiseaseThatHasIt() async throws {
         let ranker = try Fixture.ranker(sampleCount: 200)
         let kb = ranker.knowledgeBase
         let universe = kb.samplingUniverse
-        var obligate: [(disease: Int, term: Int32)] = []
+        let weight = RankingOptions.defaultExclusionPenaltyWeight
+        var characteristic: [(disease: Int, term: Int32, share: Float)] = []
         for d in 0..<kb.diseaseCount {
-            for (t, share) in zip(kb.annotationSlice(d), kb.shareSlice(d)) where share == 1 { obligate.append((d, t)) }
+            for (t, share) in zip(kb.annotationSlice(d), kb.shareSlice(d)) where share >= 0.9 { characteristic.append((d, t, share)) }
         }
-        try #require(!obligate.isEmpty)
-        await propertyCheck(count: 60, input: Gen.int(in: 0..<obligate.count), Gen.uint64().array(of: 1...6)) { pick, picks in
-            let (d, e) = obligate[pick]
+        try #require(!characteristic.isEmpty)
+        await propertyCheck(count: 60, input: Gen.int(in: 0..<characteristic.count), Gen.uint64().array(of: 1...6)) { pick, picks in
+            let (d, e, _) = characteristic[pick]
             var query: [String] = []
             for p in picks {
                 let t = universe[Int(p % UInt64(universe.count))]
@@ -161,11 +189,15 @@ import Testing
                 let after = try? ranker.rank(terms: query, excluding: [eID], options: options)
             else { return }
             let scoreBefore = Dictionary(uniqueKeysWithValues: before.results.map { ($0.diseaseID, $0.score) })
-            let penaltyOf = Dictionary(uniqueKeysWithValues: after.results.map { ($0.diseaseID, $0.penalty) })
             let target = kb.diseaseIDs[d]
-            for r in after.results { #expect(r.score <= (scoreBefore[r.diseaseID] ?? 0) + 1e-9) }
-            let most = penaltyOf.values.max() ?? 0
-            #expect(isClose(penaltyOf[target] ?? -1, most))
+            let full = weight * kb.ic64[Int(e)] / Double(after.queryTerms.count)
+            for r in after.results {
+                #expect(r.score <= (scoreBefore[r.diseaseID] ?? 0) + 1e-9)
+                #expect(r.penalty <= full + 1e-9)
+            }
+            // Its highest share at or below the finding, which is at least the share of this annotation.
+            let penalty = after.results.first { $0.diseaseID == target }?.penalty ?? 0
+            #expect(penalty >= full * 0.9 - 1e-6)
             // Those the exclusion left alone and that ranked above the disease still do.
             let untouched = Set(after.results.filter { $0.penalty == 0 }.map(\.diseaseID))
             let aboveBefore = before.results.prefix { $0.diseaseID != target }.map(\.diseaseID).filter(untouched.contains)

@@ -152,7 +152,7 @@ import Testing
     /// OMIM:4 are unchanged.
     @Test func exclusionPenalty() throws {
         let ranker = try Self.handNullRanker()
-        let flat = RankingOptions(exclusionByFrequency: false)
+        let flat = RankingOptions(exclusionPenaltyWeight: 1, exclusionByFrequency: false)
         let result = try ranker.rank(terms: ["HP:0000101", "HP:0000202"], excluding: ["HP:0000201"], options: flat)
         let byID = Dictionary(uniqueKeysWithValues: result.results.map { ($0.diseaseID, $0) })
         #expect(isClose(try #require(byID["OMIM:1"]).score, Tiny.ln2 / 2))

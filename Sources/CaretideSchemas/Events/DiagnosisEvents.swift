@@ -7,6 +7,17 @@ public enum PhenotypeScoring: String, Codable, Sendable, CaseIterable {
     case symmetric
 }
 
+/// Where a disease entry comes from: the prefix of its id. OMIM and Orphanet describe many of the same diseases
+/// under different ids, so ranking both lists one disease twice; rankings take OMIM alone unless asked.
+public enum DiseaseSource: String, Codable, Sendable, CaseIterable {
+    case omim = "OMIM"
+    case orpha = "ORPHA"
+    case decipher = "DECIPHER"
+
+    /// What a ranking takes when the request names no source.
+    public static let rankedByDefault: [DiseaseSource] = [.omim]
+}
+
 /// What an ontology update imports: everything (terms, synonyms, is-a graph, diseases, annotations and the null
 /// distributions of the p-values), or only terms and the graph.
 public enum OntologyUpdateKind: String, Codable, Sendable, CaseIterable {
@@ -29,11 +40,14 @@ public struct DiagnosisRequested: EventPayload {
     public var maxResults: Int?
     /// Whether to suggest the phenotypes that best separate the top candidates.
     public var suggestPhenotypes: Bool?
+    /// The disease sources ranked (`DiseaseSource.rankedByDefault` when absent).
+    public var sources: [DiseaseSource]?
 
     public init(
         requestID: String, phenotypes: [String], excluded: [String]? = nil, scoring: PhenotypeScoring? = nil, maxResults: Int? = nil,
-        suggestPhenotypes: Bool? = nil
+        suggestPhenotypes: Bool? = nil, sources: [DiseaseSource]? = nil
     ) {
+        self.sources = sources
         self.requestID = requestID
         self.phenotypes = phenotypes
         self.excluded = excluded
@@ -44,7 +58,7 @@ public struct DiagnosisRequested: EventPayload {
 
     enum CodingKeys: String, CodingKey {
         case requestID = "requestId"
-        case phenotypes, excluded, scoring, maxResults, suggestPhenotypes
+        case phenotypes, excluded, scoring, maxResults, suggestPhenotypes, sources
     }
 }
 

@@ -8,8 +8,13 @@ struct RankingQuery: Sendable, Equatable {
     var scoring: PhenotypeScoring = .asymmetric
     var maxResults: Int = 20
     var suggestPhenotypes: Bool = false
+    var sources: [DiseaseSource] = DiseaseSource.rankedByDefault
 
-    init(phenotypes: [String], excluded: [String]? = nil, scoring: PhenotypeScoring? = nil, maxResults: Int? = nil, suggestPhenotypes: Bool? = nil) {
+    init(
+        phenotypes: [String], excluded: [String]? = nil, scoring: PhenotypeScoring? = nil, maxResults: Int? = nil, suggestPhenotypes: Bool? = nil,
+        sources: [DiseaseSource]? = nil
+    ) {
+        self.sources = sources ?? DiseaseSource.rankedByDefault
         self.phenotypes = phenotypes
         self.excluded = excluded ?? []
         self.scoring = scoring ?? .asymmetric
@@ -20,7 +25,7 @@ struct RankingQuery: Sendable, Equatable {
     init(_ request: DiagnosisRequested) {
         self.init(
             phenotypes: request.phenotypes, excluded: request.excluded, scoring: request.scoring, maxResults: request.maxResults,
-            suggestPhenotypes: request.suggestPhenotypes)
+            suggestPhenotypes: request.suggestPhenotypes, sources: request.sources)
     }
 }
 
@@ -48,7 +53,7 @@ extension ReleaseCatalog {
                 ))
         }
         do {
-            let options = RankingOptions(scoring: query.scoring.mode, maxResults: query.maxResults)
+            let options = RankingOptions(scoring: query.scoring.mode, maxResults: query.maxResults, sources: Set(query.sources.map(\.rawValue)))
             let result = try ranker.rank(terms: query.phenotypes, excluding: query.excluded, options: options)
             let suggestions = query.suggestPhenotypes ? ranker.suggestPhenotypes(after: result).map(PhenotypeSuggestionEntry.init) : nil
             return .ranked(DiagnosisRanked(requestID: requestID, release: release.reference, result: result, suggestions: suggestions))

@@ -20,6 +20,7 @@ struct RankingRoutes: Sendable {
         let scoring: PhenotypeScoring?
         let maxResults: Int?
         let suggestPhenotypes: Bool?
+        let sources: [DiseaseSource]?
     }
 
     func register(on routes: APIRoutes) {
@@ -63,7 +64,7 @@ struct RankingRoutes: Sendable {
         let body = try await request.decodedJSON(Body.self, schema: .ranking, context: context)
         let query = RankingQuery(
             phenotypes: body.phenotypes, excluded: body.excluded, scoring: body.scoring, maxResults: body.maxResults,
-            suggestPhenotypes: body.suggestPhenotypes)
+            suggestPhenotypes: body.suggestPhenotypes, sources: body.sources)
         return catalog.rank(query, requestID: UUID().uuidString.lowercased())
     }
 

@@ -152,8 +152,16 @@ import Testing
         #expect(reply.status == 200)
         #expect(SchemaCatalog.bundled.payloads[.diagnosisRanked]!.validate(try CaretideJSON.parse(reply.body)) == [])
         let ranked = try reply.decoded(DiagnosisRanked.self)
-        let expected = try Self.referenceRanker().rank(terms: ["HP:0001166", "HP:0001083", "HP:9999999", "HP:0001166"])
+        // OMIM alone by default (OMIM and Orphanet list many diseases twice); every source when asked.
+        let expected = try Self.referenceRanker().rank(
+            terms: ["HP:0001166", "HP:0001083", "HP:9999999", "HP:0001166"], options: RankingOptions(sources: ["OMIM"]))
         #expect(ranked.results.map(\.diseaseID) == expected.results.map(\.diseaseID))
+        #expect(ranked.results.allSatisfy { $0.diseaseID.hasPrefix("OMIM:") })
+        let everySource = try await HTTP.post(
+            base + "/v1/rankings", json: #"{"phenotypes": ["HP:0001166", "HP:0001083"], "sources": ["OMIM", "ORPHA", "DECIPHER"]}"#)
+        let allExpected = try Self.referenceRanker().rank(terms: ["HP:0001166", "HP:0001083"])
+        #expect(try everySource.decoded(DiagnosisRanked.self).results.map(\.diseaseID) == allExpected.results.map(\.diseaseID))
+        #expect(allExpected.results.contains { $0.diseaseID.hasPrefix("ORPHA:") })
         #expect(ranked.results.map(\.pValue) == expected.results.map(\.pValue))
         #expect(ranked.results.map(\.score) == expected.results.map(\.score))
         #expect(ranked.release == report.release)
