@@ -36,7 +36,7 @@ struct SavedQueryRoutes: Sendable {
 
     func register(on routes: APIRoutes) {
         let base = "v1/doctors/:doctorId/saved-queries"
-        let store = SavedQueryStore(database: context.database, logger: context.logger)
+        let store = SavedQueryStore(context)
 
         routes.post(
             base, access: .consultantWorkspace, summary: "Save a named phenotype query (409 for a name in use unless overwrite)",
@@ -45,7 +45,9 @@ struct SavedQueryRoutes: Sendable {
             let doctorID = try Self.doctorID(requestContext)
             let body = try await request.decodedJSON(Body.self, schema: .savedQuery, context: requestContext)
             let (saved, created) = try await Self.answering {
-                try await store.save(body.content, doctorID: doctorID, overwrite: body.overwrite == true, in: context)
+                try await context.transaction { handler in
+                    try await SavedQueryStore(handler).save(body.content, doctorID: doctorID, overwrite: body.overwrite == true)
+                }
             }
             return try jsonResponse(saved, status: created ? .created : .ok)
         }
@@ -66,7 +68,9 @@ struct SavedQueryRoutes: Sendable {
             let body = try await request.decodedJSON(Body.self, schema: .savedQuery, context: requestContext)
             return try jsonResponse(
                 try await Self.answering {
-                    try await store.edit(queryID, doctorID: doctorID, to: body.content, overwrite: body.overwrite == true, in: context)
+                    try await context.transaction { handler in
+                        try await SavedQueryStore(handler).edit(queryID, doctorID: doctorID, to: body.content, overwrite: body.overwrite == true)
+                    }
                 })
         }
 

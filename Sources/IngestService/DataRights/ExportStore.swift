@@ -86,18 +86,18 @@ enum ExportStore {
     /// failed requests.
     static func purgeJob(interval: Duration, context: ServiceContext) -> PeriodicJob {
         PeriodicJob(name: "export purge", interval: interval, fullBatch: 500, context: context) {
-            try await context.database.client.query(
+            try await context.session.query(
                 """
                 UPDATE patient_exports SET status = 'failed', failure = \(interrupted), expires_at = now() + \(failedKept)::interval
                 WHERE status = 'assembling' AND requested_at < now() - \(interruptedAfter)::interval
-                """, logger: context.logger)
-            return try await context.database.client.fetchAll(
+                """)
+            return try await context.session.fetchAll(
                 """
                 WITH gone AS (
                     DELETE FROM patient_exports WHERE ctid IN (SELECT ctid FROM patient_exports WHERE expires_at < now() LIMIT 500)
                     RETURNING 1)
                 SELECT count(*)::int FROM gone
-                """, as: Int.self, logger: context.logger
+                """, as: Int.self
             ).first ?? 0
         }
     }

@@ -75,7 +75,7 @@ struct WebhookSender: Service {
     }
 
     func take() async throws -> [Taken] {
-        try await context.database.client.fetchAll(
+        try await context.session.fetchAll(
             """
             UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => \(Self.lease.seconds))
             FROM webhooks w
@@ -85,7 +85,7 @@ struct WebhookSender: Service {
               AND w.webhook_id = d.webhook_id
             RETURNING d.webhook_id, d.event_id, d.event_type, d.attempts, d.body, w.url, w.secret,
                       CASE WHEN w.include_text THEN (SELECT n.text FROM notifications n WHERE n.notification_id = d.alert_id) END
-            """, as: (UUID, UUID, String, Int, String, String, String, String?).self, logger: context.logger
+            """, as: (UUID, UUID, String, Int, String, String, String, String?).self
         ).map { Taken(webhookID: $0.0, eventID: $0.1, eventType: $0.2, attempt: $0.3, message: $0.4, url: $0.5, secret: $0.6, text: $0.7) }
     }
 
@@ -166,7 +166,7 @@ struct WebhookSender: Service {
                     ])
             }
         }
-        try await context.database.client.query(
+        try await context.session.query(
             """
             UPDATE webhook_deliveries d SET status = r.status, next_attempt_at = now() + make_interval(secs => r.delay),
                    last_status = NULLIF(r.answered, 0), last_error = NULLIF(r.problem, ''),
@@ -174,15 +174,15 @@ struct WebhookSender: Service {
             FROM unnest(\(results.map(\.taken.webhookID)), \(results.map(\.taken.eventID)), \(status), \(delay), \(answered), \(problem))
                 AS r(webhook_id, event_id, status, delay, answered, problem)
             WHERE d.webhook_id = r.webhook_id AND d.event_id = r.event_id AND d.status = 'pending'
-            """, logger: context.logger)
+            """)
         // A withdrawal an erasure announced names the erased patient: once delivered it is forgotten at once rather
         // than kept for 30 days. Undelivered, it stays (dead, for an operator to retry) until it reaches the consumer
         // that holds the patient's alerts, or expires.
-        try await context.database.client.query(
+        try await context.session.query(
             """
             DELETE FROM webhook_deliveries d USING unnest(\(results.map(\.taken.webhookID)), \(results.map(\.taken.eventID))) AS r(webhook_id, event_id)
             WHERE d.webhook_id = r.webhook_id AND d.event_id = r.event_id AND d.status = 'delivered'
               AND d.event_type = \(EventType.alertWithdrawn.rawValue) AND strpos(d.body, '"patientErased"') > 0
-            """, logger: context.logger)
+            """)
     }
 }

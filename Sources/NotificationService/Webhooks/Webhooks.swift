@@ -150,7 +150,7 @@ struct Webhooks: ServiceStore {
     /// operator has had a quarter to retry them), a batch at a time.
     static func expiryJob(context: ServiceContext) -> PeriodicJob {
         PeriodicJob(name: "webhook delivery expiry", interval: .seconds(3600), fullBatch: expiryBatch, context: context) {
-            try await context.database.client.fetchAll(
+            try await context.session.fetchAll(
                 """
                 WITH gone AS (
                     DELETE FROM webhook_deliveries WHERE ctid IN (
@@ -160,7 +160,7 @@ struct Webhooks: ServiceStore {
                         LIMIT \(expiryBatch))
                     RETURNING 1)
                 SELECT count(*)::int FROM gone
-                """, as: Int.self, logger: context.logger
+                """, as: Int.self
             ).first ?? 0
         }
     }
