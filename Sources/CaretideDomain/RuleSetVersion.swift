@@ -7,5 +7,5 @@
 /// The thresholds of this version are listed, with their sources, in `docs/clinical-rules.md`.
 public enum RuleSetVersion {
     /// The rule-set version recorded in every assessment.
-    public static let current: String = "2026.11.3"
+    public static let current: String = "2026.11.4"
 }

@@ -85,6 +85,7 @@ public enum TipKey: String, Sendable, Codable, CaseIterable {
     case nutritionSodiumAbove = "nutrition.sodiumAbove"
     case nutritionSodiumFarAbove = "nutrition.sodiumFarAbove"
     case nutritionSugarsPossiblyAbove = "nutrition.sugarsPossiblyAbove"
+    case nutritionFreeSugarsAbove = "nutrition.freeSugarsAbove"
     case nutritionSaturatedFatAbove = "nutrition.saturatedFatAbove"
     case nutritionEnergyBelow = "nutrition.energyBelow"
     case nutritionEnergyAbove = "nutrition.energyAbove"
@@ -262,6 +263,8 @@ public enum Tips {
             "You had more than twice the recommended salt that day. Too much salt raises blood pressure: try fresh foods instead of processed ones, and talk to your doctor or a dietitian if this happens often.",
         .nutritionSugarsPossiblyAbove:
             "Your food that day was high in sugars, so the added sugar may have been more than recommended. Water instead of sweet drinks, and fruit instead of sweets, can help.",
+        .nutritionFreeSugarsAbove:
+            "By our estimate, more of your energy came from free sugars that day than is recommended: sugar added to food and drinks, and the sugars in juice, honey and syrups (not those in whole fruit or plain milk). Water instead of sweet drinks, and whole fruit instead of juice or sweets, can help.",
         .nutritionSaturatedFatAbove:
             "More of your energy came from saturated fat that day than is recommended. Lean meat, low-fat dairy and vegetable oils instead of butter or fatty meat can help.",
         .nutritionEnergyBelow:

@@ -9,7 +9,7 @@ public import CaretideDomain
 /// | Check | Value | Status (boundaries) | Source |
 /// |---|---|---|---|
 /// | sodium | mg | below the limit → `belowLimit`; at or above → `atOrAboveLimit` | WHO 2012 (children: ``DietaryReference/sodiumLimitMg(sex:age:)``) |
-/// | sugars | g; share = g × 4 / kcal | share below 10 % → `belowLimit`; otherwise `possiblyAboveLimit` (the table gives total sugars, of which free sugars are a part) | WHO 2015 |
+/// | sugars | free sugars, g, estimated (``FreeSugars``); share = g × 4 / kcal | share below 10 % → `belowLimit`; at or above → `atOrAboveLimit`, the check's ``Check/estimate`` saying it is an estimate. A day with a meal recorded before the estimate existed is judged on total sugars as before: below 10 % → `belowLimit`, otherwise `possiblyAboveLimit` | WHO 2015 |
 /// | saturatedFat | g; share = g × 9 / kcal | share below 10 % → `belowLimit`; at or above → `atOrAboveLimit` | WHO 2023 |
 /// | energy | kcal | below 90 % of the reference → `belowReference`; 90–110 % inclusive → `nearReference`; above 110 % → `aboveReference` | DGA 2020–2025, Table A2-2 |
 /// | protein | g | below the RDA → `belowReference`; at or above → `meetsReference` | IOM DRI 2005 |
@@ -54,10 +54,15 @@ public struct DayAnalysis: Sendable, Equatable, Codable {
         public let source: String
         /// Why the reference is not known, e.g. "sex and age are not known".
         public let unknownBecause: String?
+        /// What the value is, when it is not the table's own figure (sugars: free sugars estimated from each food's
+        /// group and description, or total sugars when a meal has no estimate).
+        public let estimate: String?
 
         public init(
-            nutrient: Nutrient, status: Status, value: Double, reference: Double?, shareOfEnergy: Double?, source: String, unknownBecause: String?
+            nutrient: Nutrient, status: Status, value: Double, reference: Double?, shareOfEnergy: Double?, source: String, unknownBecause: String?,
+            estimate: String? = nil
         ) {
+            self.estimate = estimate
             self.nutrient = nutrient
             self.status = status
             self.value = value
@@ -94,9 +99,11 @@ public struct DayAnalysis: Sendable, Equatable, Codable {
         let sodiumCheck = Check(
             nutrient: .sodium, status: sodium < sodiumLimit ? .belowLimit : .atOrAboveLimit, value: sodium, reference: sodiumLimit,
             shareOfEnergy: nil, source: DietaryReference.sodiumSource, unknownBecause: nil)
+        // Free sugars when every meal has an estimate; otherwise total sugars, which bound them from above.
         let sugarsCheck = Self.shareCheck(
-            .sugars, grams: sums.sugarsG ?? 0, kcalPerGram: DietaryReference.kcalPerGramSugars, energy: energy,
-            maximumShare: DietaryReference.freeSugarsMaximumShare, atOrAbove: .possiblyAboveLimit, source: DietaryReference.sugarsSource)
+            .sugars, grams: totals.freeSugarsG ?? sums.sugarsG ?? 0, kcalPerGram: DietaryReference.kcalPerGramSugars, energy: energy,
+            maximumShare: DietaryReference.freeSugarsMaximumShare, atOrAbove: totals.freeSugarsG == nil ? .possiblyAboveLimit : .atOrAboveLimit,
+            source: DietaryReference.sugarsSource, estimate: totals.freeSugarsG == nil ? Self.totalSugars : Self.freeSugarsEstimated)
         let saturatedFatCheck = Self.shareCheck(
             .saturatedFat, grams: sums.saturatedFatG ?? 0, kcalPerGram: DietaryReference.kcalPerGramFat, energy: energy,
             maximumShare: DietaryReference.saturatedFatMaximumShare, atOrAbove: .atOrAboveLimit, source: DietaryReference.saturatedFatSource)
@@ -111,6 +118,7 @@ public struct DayAnalysis: Sendable, Equatable, Codable {
         }
         if saturatedFatCheck.status == .atOrAboveLimit { tips.append(.nutritionSaturatedFatAbove) }
         if sugarsCheck.status == .possiblyAboveLimit { tips.append(.nutritionSugarsPossiblyAbove) }
+        if sugarsCheck.status == .atOrAboveLimit { tips.append(.nutritionFreeSugarsAbove) }
         if energyCheck.status == .aboveReference { tips.append(.nutritionEnergyAbove) }
         if energyCheck.status == .belowReference { tips.append(.nutritionEnergyBelow) }
         if proteinCheck.status == .belowReference { tips.append(.nutritionProteinBelow) }
@@ -125,20 +133,25 @@ public struct DayAnalysis: Sendable, Equatable, Codable {
     }
 
     /// A WHO limit on a share of energy: the share is compared with the maximum (a share equal to it is not below).
+    /// What the sugars check's value is (``Check/estimate``).
+    public static let freeSugarsEstimated = "free sugars, estimated from each food's group and description"
+    public static let totalSugars = "total sugars: a meal of the day has no free-sugars estimate"
+
     private static func shareCheck(
-        _ nutrient: Nutrient, grams: Double, kcalPerGram: Double, energy: Double, maximumShare: Double, atOrAbove: Status, source: String
+        _ nutrient: Nutrient, grams: Double, kcalPerGram: Double, energy: Double, maximumShare: Double, atOrAbove: Status, source: String,
+        estimate: String? = nil
     ) -> Check {
         guard energy > 0 else {
             return Check(
                 nutrient: nutrient, status: .unknown, value: grams, reference: nil, shareOfEnergy: nil, source: source,
-                unknownBecause: "energy is 0")
+                unknownBecause: "energy is 0", estimate: estimate)
         }
         // A quotient, not a product, is compared with the maximum: division rounds correctly, so a share of exactly
         // 10 % is the double nearest 0.1, the very value of the literal.
         let share = grams * kcalPerGram / energy
         return Check(
             nutrient: nutrient, status: share < maximumShare ? .belowLimit : atOrAbove, value: grams, reference: maximumShare * energy / kcalPerGram,
-            shareOfEnergy: share, source: source, unknownBecause: nil)
+            shareOfEnergy: share, source: source, unknownBecause: nil, estimate: estimate)
     }
 
     private static func energyCheck(_ energy: Double, sex: Sex?, age: Int?) -> Check {

@@ -38,11 +38,15 @@ public struct Nutrients: Sendable, Equatable, Hashable, Codable {
     public var sugarsG: Double?
     public var fibreG: Double?
     public var sodiumMg: Double?
+    /// Free sugars, g: not in the table; estimated when a meal is recorded (``FreeSugars``), nil in a food's values per
+    /// 100 g and in meals recorded before the estimate existed.
+    public var freeSugarsG: Double?
 
     public init(
         energyKcal: Double? = nil, proteinG: Double? = nil, fatG: Double? = nil, saturatedFatG: Double? = nil, carbohydrateG: Double? = nil,
-        sugarsG: Double? = nil, fibreG: Double? = nil, sodiumMg: Double? = nil
+        sugarsG: Double? = nil, fibreG: Double? = nil, sodiumMg: Double? = nil, freeSugarsG: Double? = nil
     ) {
+        self.freeSugarsG = freeSugarsG
         self.energyKcal = energyKcal
         self.proteinG = proteinG
         self.fatG = fatG
@@ -87,6 +91,7 @@ public struct Nutrients: Sendable, Equatable, Hashable, Codable {
         for nutrient in Nutrient.allCases {
             scaled[nutrient] = self[nutrient].map { $0 * grams / 100 }
         }
+        scaled.freeSugarsG = freeSugarsG.map { $0 * grams / 100 }
         return scaled
     }
 }
@@ -102,10 +107,15 @@ public struct NutrientTotals: Sendable, Equatable, Hashable, Codable {
     public private(set) var incomplete: Set<Nutrient>
     /// How many entries were added.
     public private(set) var entryCount: Int
+    /// How many added entries had no free-sugars estimate (meals recorded before it existed); nil when none.
+    public private(set) var withoutFreeSugars: Int?
+
+    /// The day's estimated free sugars, g, when every entry has an estimate.
+    public var freeSugarsG: Double? { withoutFreeSugars == nil ? sums.freeSugarsG ?? 0 : nil }
 
     public init() {
         sums = Nutrients(
-            energyKcal: 0, proteinG: 0, fatG: 0, saturatedFatG: 0, carbohydrateG: 0, sugarsG: 0, fibreG: 0, sodiumMg: 0)
+            energyKcal: 0, proteinG: 0, fatG: 0, saturatedFatG: 0, carbohydrateG: 0, sugarsG: 0, fibreG: 0, sodiumMg: 0, freeSugarsG: 0)
         incomplete = []
         entryCount = 0
     }
@@ -118,6 +128,11 @@ public struct NutrientTotals: Sendable, Equatable, Hashable, Codable {
             } else {
                 incomplete.insert(nutrient)
             }
+        }
+        if let free = entry.freeSugarsG {
+            sums.freeSugarsG = (sums.freeSugarsG ?? 0) + free
+        } else if entry.sugarsG != nil {
+            withoutFreeSugars = (withoutFreeSugars ?? 0) + 1
         }
         entryCount += 1
     }

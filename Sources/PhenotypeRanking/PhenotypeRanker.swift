@@ -312,7 +312,7 @@ public struct PhenotypeRanker: Sendable {
                 let amount = weight * kb.ic[Int(e)] / k
                 for d32 in kb.diseasesUnder[Int(kb.diseasesUnderOffsets[Int(e)])..<Int(kb.diseasesUnderOffsets[Int(e) + 1])] {
                     let d = Int(d32)
-                    let shares = zip(kb.annotationSlice(d), kb.shareSlice(d)).lazy.filter { marks[Int($0.0)] }.map(\.1)
+                    let shares = zip(kb.annotationSlice(d), kb.shareSlice(d)).lazy.filter { term, _ in marks[Int(term)] }.map(\.1)
                     if let share = options.chargedShare(of: shares) { penalties[d] += amount * Float(share) }
                 }
             }
@@ -433,7 +433,7 @@ public struct PhenotypeRanker: Sendable {
         }
         var penalty = 0.0
         for e in query.excluded {
-            let shares = zip(annotations, kb.shareSlice(d)).lazy.filter { kb.ontology.isAncestor(e, of: Int($0.0)) }.map(\.1)
+            let shares = zip(annotations, kb.shareSlice(d)).lazy.filter { term, _ in kb.ontology.isAncestor(e, of: Int(term)) }.map(\.1)
             if let share = options.chargedShare(of: shares) { penalty += options.exclusionPenaltyWeight * kb.ic64[Int(e)] / Double(k) * share }
         }
         let ordered = matches.enumerated().sorted {

@@ -43,7 +43,7 @@ struct TipsAndVersionTests {
 
     @Test("Rule-set version is a single dotted version recorded by every assessment")
     func version() throws {
-        #expect(RuleSetVersion.current == "2026.11.3")
+        #expect(RuleSetVersion.current == "2026.11.4")
         let versions: [String] = [
             try BloodPressure.assess(systolic: 120, diastolic: 80).ruleSetVersion,
             try Pulse.assess(restingBeatsPerMinute: 70).ruleSetVersion,

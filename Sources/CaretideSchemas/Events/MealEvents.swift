@@ -102,8 +102,11 @@ public struct NutritionCheck: Codable, Sendable, Equatable {
     public var source: String
     /// Why the reference is not known ("sex and age are not known").
     public var unknownBecause: String?
+    /// What the value is when it is not the table's own figure (sugars: estimated free sugars).
+    public var estimate: String?
 
     public init(_ check: DayAnalysis.Check) {
+        estimate = check.estimate
         nutrient = check.nutrient
         status = check.status
         value = check.value

@@ -162,7 +162,7 @@ enum MealResolution {
         else {
             throw HTTPProblem(status: .unprocessableContent, error: "the meal cannot be recorded", violations: violations)
         }
-        let nutrients = food.per100g.scaled(toGrams: amount)
+        let nutrients = food.nutrients(forGrams: amount)
         var members: [String: JSONValue] = [
             "revision": .number(Double(revision)), "timeZone": .string(zoneName),
             "localDate": .string(LocalDate(eatenAt, in: zone).description), "foodName": .string(food.name),

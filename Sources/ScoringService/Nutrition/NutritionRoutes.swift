@@ -32,6 +32,7 @@ struct NutritionRoutes: Sendable {
         let shareOfEnergy: Double?
         let source: String
         let unknownBecause: String?
+        let estimate: String?
     }
 
     struct Tip: Encodable, Sendable {
@@ -149,7 +150,7 @@ struct NutritionRoutes: Sendable {
             checks: analysis.checks.map {
                 Check(
                     nutrient: $0.nutrient, unit: $0.nutrient.unit, status: $0.status, value: $0.value, reference: $0.reference,
-                    shareOfEnergy: $0.shareOfEnergy, source: $0.source, unknownBecause: $0.unknownBecause)
+                    shareOfEnergy: $0.shareOfEnergy, source: $0.source, unknownBecause: $0.unknownBecause, estimate: $0.estimate)
             },
             severity: analysis.severity, tips: analysis.tips.map { Tip(key: $0.rawValue, text: texts.text($0.rawValue) ?? $0.rawValue) },
             ruleSetVersion: RuleSetVersion.current, meals: withMeals ? meals : nil)

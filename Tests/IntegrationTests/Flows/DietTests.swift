@@ -139,6 +139,12 @@ import Testing
         #expect(abs((totals["saturatedFatG"] ?? 0) - (51.368 * 0.1 + 1.110 * 0.4 + 0 + 0.028 * 1.82)) < 1e-9)
         #expect(abs((day["saltG"] as? Double ?? 0) - (totals["sodiumMg"] ?? 0) * 2.5 / 1000) < 1e-9)
         #expect(Self.check(day, "sodium")?["status"] as? String == "atOrAboveLimit")
+        // The apple's sugars (19 g, a quarter of the day's energy) are not free sugars: no sugar warning, and the check
+        // says its value is an estimate of free sugars.
+        #expect(Self.check(day, "sugars")?["status"] as? String == "belowLimit")
+        #expect((Self.check(day, "sugars")?["estimate"] as? String)?.contains("free sugars") == true)
+        #expect((totals["sugarsG"] ?? 0) > 18 && (totals["freeSugarsG"] ?? 1) < 1)
+        #expect((day["tips"] as? [[String: Any]])?.contains { ($0["key"] as? String)?.contains("ugars") == true } == false)
         #expect(
             (day["tips"] as? [[String: Any]])?.contains {
                 $0["key"] as? String == "nutrition.sodiumAbove" && ($0["text"] as? String)?.isEmpty == false

@@ -42,7 +42,7 @@ import Testing
         let assessments = try await HTTP.get(stack.baseURL(ScoringService.name) + "/v1/patients/patient-7/assessments")
         let rows = try assessments.items()
         #expect(rows.map { $0["subjectId"] as? String } == [measurementID.uuidString.lowercased()])
-        #expect(rows.first?["ruleSetVersion"] as? String == "2026.11.3")
+        #expect(rows.first?["ruleSetVersion"] as? String == "2026.11.4")
         // The services count what they did; /metrics exposes it in Prometheus text format.
         let metrics = try await HTTP.get(stack.baseURL(ScoringService.name) + "/metrics").text
         #expect(metrics.contains(#"caretide_events_consumed_total{topic="caretide.measurements"} 1"#))
