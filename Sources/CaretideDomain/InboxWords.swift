@@ -56,6 +56,8 @@ public enum InboxWords {
         "inbox.escalation.body": "An urgent finding has not been acknowledged by the care team. Open it and act on it.",
         "inbox.broadcast.title": "Health information",
         "inbox.broadcast.body": "There is new health information for you.",
+        "inbox.broadcast.activity.title": "Activity",
+        "inbox.broadcast.activity.body": "There is a new activity you can take part in.",
         "inbox.appointment.title": "Appointment",
         "inbox.appointment.body": "An appointment changed. Open it to see when and where.",
         "inbox.reportShared.title": "Report shared with you",

@@ -15,6 +15,8 @@ import Testing
             let parts = key.split(separator: ".")
             #expect(parts.first == "inbox" && InboxWords.kinds.contains(String(parts[1])) && ["title", "body"].contains(parts.last ?? ""), "\(key)")
         }
+        // A broadcast's kinds have their own titles (an activity is not health information).
+        #expect(TipTexts.english.text("inbox.broadcast.activity.title") == "Activity")
         // A translation may give them, as it gives the tips.
         #expect(TipTexts.keys.contains("inbox.message.title"))
     }

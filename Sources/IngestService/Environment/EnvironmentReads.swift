@@ -25,6 +25,10 @@ struct EnvironmentReads: Sendable {
         let category: String
         let colour: String
         let dailyMax: Double?
+        /// The day's maximum has its own WHO band and colour: a reading of 0 at dawn with a maximum of 12.67 is a
+        /// day of extreme UV, not a low one.
+        let dailyMaxCategory: String?
+        let dailyMaxColour: String?
         /// The feed's, or computed from the area's longitude (NOAA's approximation) when the feed sends none.
         let solarNoon: Date?
         /// The total ozone column in Dobson units, when the feed sends it.
@@ -120,9 +124,11 @@ struct EnvironmentReads: Sendable {
         let solarNoon =
             row.body["solarNoon"]?.stringValue.flatMap(Timestamp.parse)
             ?? TimeZone(identifier: area.timeZone).flatMap { SolarNoon.of(row.observedAt, timeZone: $0, longitude: area.longitude) }
+        let dailyMax = row.body["dailyMax"]?.numberValue
+        let maxCategory = dailyMax.map(UVIndexCategory.init(uvIndex:))
         return UVReading(
-            observedAt: row.observedAt, uvIndex: index, category: category.rawValue, colour: category.colour,
-            dailyMax: row.body["dailyMax"]?.numberValue, solarNoon: solarNoon, ozone: row.body["ozone"]?.numberValue)
+            observedAt: row.observedAt, uvIndex: index, category: category.rawValue, colour: category.colour, dailyMax: dailyMax,
+            dailyMaxCategory: maxCategory?.rawValue, dailyMaxColour: maxCategory?.colour, solarNoon: solarNoon, ozone: row.body["ozone"]?.numberValue)
     }
 
     static func airQuality(_ row: EnvironmentStore.Reading) -> AirQualityReading? {

@@ -206,10 +206,11 @@ extension NotificationStore {
         var title: String? = nil
         var body: String? = nil
 
-        /// With its title and sentence in `texts`' language: a category's own sentence if it has one, else the kind's.
+        /// With its title and sentence in `texts`' language: a category's own title and sentence if it has them (a
+        /// broadcast's activity is not health information), else the kind's.
         func worded(_ texts: TipTexts) -> Notification {
             var worded = self
-            worded.title = texts.text("inbox.\(kind).title")
+            worded.title = texts.text("inbox.\(kind).\(category).title") ?? texts.text("inbox.\(kind).title")
             worded.body = texts.text("inbox.\(kind).\(category).body") ?? texts.text("inbox.\(kind).body")
             return worded
         }

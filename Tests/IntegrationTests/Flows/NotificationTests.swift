@@ -372,6 +372,7 @@ import Testing
             #expect(
                 inbox.count == 1 && inbox.first?["kind"] as? String == "broadcast"
                     && inbox.first?["text"] as? String == "Flu vaccination is open from Monday.")
+            #expect(inbox.first?["title"] as? String == "Health information")
         }
         // Listed patients only.
         let listed = #"{"kind": "activity", "text": "Guided walk on Saturday.", "audience": {"patientIds": ["p-b2", "p-new"]}}"#
@@ -379,6 +380,9 @@ import Testing
         try await eventually("the listed patients have it") {
             try await HTTP.get(notification + "/v1/inbox", as: .identity(Identity(subject: "p-new", role: .patient))).items().count == 1
         }
+        // An activity is titled as one, not as health information.
+        let activity = try await HTTP.get(notification + "/v1/inbox", as: .identity(Identity(subject: "p-new", role: .patient))).items().first
+        #expect(activity?["title"] as? String == "Activity" && (activity?["body"] as? String)?.contains("activity") == true)
         #expect(try await HTTP.get(notification + "/v1/inbox", as: .identity(Identity(subject: "p-b1", role: .patient))).items().count == 1)
         #expect(try await HTTP.get(notification + "/v1/inbox", as: .identity(Identity(subject: "p-b2", role: .patient))).items().count == 2)
         try await stack.shutdown()

@@ -179,6 +179,8 @@ import Testing
         let uv = try #require(latest["uvIndex"] as? [String: Any])
         #expect(uv["uvIndex"] as? Double == 6.0 && uv["category"] as? String == "high" && uv["colour"] as? String == "orange")
         #expect(uv["ozone"] as? Double == 318 && uv["dailyMax"] as? Double == 9.8)
+        // The day's maximum has its own band: 9.8 is very high, though the latest reading is high.
+        #expect(uv["dailyMaxCategory"] as? String == "veryHigh" && uv["dailyMaxColour"] as? String == "red")
         let noon = try #require((uv["solarNoon"] as? String).flatMap(Timestamp.parse))
         #expect(abs(noon.timeIntervalSince(Timestamp.parse("2026-07-01T12:40:00Z")!)) < 10 * 60)
         let air = try #require(latest["airQuality"] as? [String: Any])
