@@ -67,7 +67,9 @@ let package = Package(
             resources: [.copy("envelope.v1.schema.json"), .copy("events"), .copy("api"), .copy("asyncapi.yaml")]),
         .target(name: "CaretideDomain"),
         // Human Phenotype Ontology parsing and Phenomizer ranking with p-values (pure); diagnosis-service serves it.
-        .target(name: "PhenotypeRanking"),
+        // Optimised in debug builds too: its kernels (null distributions, scoring every disease) run about thirty times
+        // slower unoptimised, which made a development stack's import of the HPO release take nine minutes.
+        .target(name: "PhenotypeRanking", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Charts and reports (pure): series downsampling, and later the SVG charts and the report layout.
         .target(name: "CaretideCharts", dependencies: ["CaretideSchemas"]),
         // Food composition, meal totals and their reference values (pure): ingest resolves meals, scoring analyses days.

@@ -31,6 +31,11 @@ struct DevCommand: AsyncParsableCommand {
     var postgresSettings: [String] = []
     @Option(help: "USDA SR28 files to import as the food table when the database holds none yet (scripts/fetch-food-data fills .food-data).")
     var foodData: String?
+    @Option(
+        help: """
+            An HPO release (hp.obo, phenotype.hpoa; scripts/fetch-hpo-release fills .hpo-data) to import in the background             when diagnosis-service holds none yet, as caretide hpo import does.
+            """)
+    var hpoData: String?
     @Flag(
         help: """
             Once the stack is up, start a service that exits again (after 1 s, doubling to 30 s while it keeps exiting),             as an orchestrator would, rather than stopping the whole stack (the default, so that tests notice).
@@ -218,10 +223,24 @@ struct DevCommand: AsyncParsableCommand {
             """)
 
         // Run until a signal, or until a service dies (then stop the rest: a half-running stack misleads).
+        let hpoData = self.hpoData
         let stopReason: String? = await withTaskGroup(of: String?.self) { group in
             group.addTask {
                 _ = try? await signals.next()
                 return nil
+            }
+            if let hpoData {
+                // Diagnosis serves from the start and ranks as soon as the release is in (it looks every 2 s); an import
+                // that fails leaves it answering "no ontology is loaded", as it would without one, and the stack up.
+                group.addTask {
+                    do {
+                        try await Self.importOntologyIfNone(directory: hpoData, databaseURL: databaseURL, logger: logger)
+                    } catch {
+                        logger.error("the HPO release was not imported", metadata: [LogKey.reason: "\(error)"])
+                    }
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                    return nil
+                }
             }
             let restart = self.restart
             group.addTask {
@@ -282,6 +301,23 @@ struct DevCommand: AsyncParsableCommand {
             return try await FoodStore.importTable(table, keep: 3, database: database, logger: logger)
         }
         if let report { logger.info("food table imported", metadata: [LogKey.count: "\(report.foods)"]) }
+    }
+
+    /// A diagnosis-service that ranks out of the box: the HPO release imported once, the first time the stack starts, as
+    /// `caretide hpo import` would (a minute or two: the ranking module is optimised in debug builds too); a database that
+    /// already holds a release keeps it.
+    static func importOntologyIfNone(directory: String, databaseURL: String, logger: Logger) async throws {
+        let definition = DiagnosisService.definition
+        let database = Database(configuration: try DatabaseConfiguration(url: databaseURL), schema: definition.schema, logger: logger)
+        try await database.whileRunning {
+            guard try await OntologyReleases.newestReleaseID(database, logger: logger) == nil else { return }
+            logger.info("importing the HPO release in the background; diagnosis-service ranks once it is in")
+            let options = OntologyImportOptions()
+            let report = try await OntologyImporter.importFiles(
+                kind: .full, ontologyFile: "\(directory)/hp.obo", annotationFile: "\(directory)/phenotype.hpoa", database: database, options: options,
+                logger: logger)
+            logger.info("HPO release imported", metadata: [LogKey.count: "\(report.diseaseCount)", LogKey.seconds: "\(report.totalSeconds)"])
+        }
     }
 
     enum StartOutcome: Sendable {

@@ -78,4 +78,9 @@ public enum OntologyReleases {
         else { return nil }
         return (release.reference, release.ranker)
     }
+
+    /// The newest stored release's id, or `nil` without any.
+    public static func newestReleaseID(_ database: Database, logger: Logger) async throws -> Int? {
+        try await ReleaseStore(session: StoreSession(pool: database.client, logger: logger)).newestReleaseID()
+    }
 }

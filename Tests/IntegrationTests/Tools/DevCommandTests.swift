@@ -47,13 +47,17 @@ import Testing
         return environment
     }
 
-    @Test("caretide dev reaches endpoints.json, every /readyz answers 200, the pipeline bench reconciles against it, SIGTERM leaves nothing running")
+    @Test(
+        "caretide dev reaches endpoints.json, every /readyz answers 200, the HPO release it is given is imported and ranks, the pipeline bench reconciles against it, SIGTERM leaves nothing running"
+    )
     func devStackStartsAndStops() async throws {
         let stateDirectory = try Self.stateDirectory()
         defer { try? FileManager.default.removeItem(at: stateDirectory) }
         let environment = Self.environment(logLevel: "warning")
+        // The HPO test fixture (a subset of a release) stands in for .hpo-data: imported in seconds.
+        let hpo = Paths.packageRoot.appendingPathComponent("Tests/PhenotypeRankingTests/Fixtures").path
         let dev = ServiceProcess(
-            name: "caretide", executable: Paths.executable("caretide"), arguments: ["dev", "--state-dir", stateDirectory.path],
+            name: "caretide", executable: Paths.executable("caretide"), arguments: ["dev", "--state-dir", stateDirectory.path, "--hpo-data", hpo],
             environment: environment)
         try dev.start()
         // Whatever fails below, caretide dev is stopped as an operator stops it, with SIGTERM: it then stops its
@@ -70,9 +74,20 @@ import Testing
                 #expect(try await HTTP.get(base + "/readyz").status == 200, "\(base) not ready")
             }
             #expect(endpoints.database.hasPrefix("postgres://caretide@127.0.0.1:"))
+            // Diagnosis ranks from the release imported in the background (it answers "no ontology" until then).
+            let token =
+                try await Subprocess.run(
+                    Paths.executable("caretide").path, ["token", "--role", "consultant", "--subject", "dr-dev", "--state-dir", stateDirectory.path],
+                    environment: environment
+                ).output.split(separator: "\n").last.map(String.init) ?? ""
+            try await eventually("diagnosis ranks with the imported release", timeout: .seconds(300)) {
+                let ranked = try await HTTP.post(
+                    endpoints.diagnosis + "/v1/rankings", json: #"{"phenotypes": ["HP:0001166", "HP:0001083"]}"#, as: .token(token))
+                return ranked.status == 200 && ranked.text.contains("OMIM:154700")
+            }
             // `caretide-bench pipeline` against it, briefly: every kind of the mix sent with the tokens the stack trusts,
             // followed to scores and alerts by trace id, and reconciled (exit status 0 only when nothing is missing or
-            // came twice). Diagnosis is left out: no ontology is imported here.
+            // came twice). Diagnosis is left out of the mix.
             let bench = try await Subprocess.run(
                 Paths.executable("caretide-bench").path,
                 [
