@@ -41,16 +41,8 @@ struct PhenopacketBench: ParsableCommand {
     func run() throws {
         let clock = ContinuousClock()
         let start = clock.now
-        let kb = try PhenotypeKnowledgeBase(
-            obo: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/hp.obo")),
-            hpoa: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/phenotype.hpoa")))
-        let defaults = OntologyImportOptions()
-        let null = try NullDistribution.build(
-            for: kb,
-            options: NullDistributionOptions(
-                scoring: .asymmetric, sampleCount: samples, maxQuerySize: defaults.nullMaxQuerySize, binCount: defaults.nullBinCount,
-                concurrency: defaults.concurrency))
-        let ranker = try PhenotypeRanker(knowledgeBase: kb, nullDistributions: [null])
+        let ranker = try Self.asymmetricRanker(directory: directory, samples: samples)
+        let kb = ranker.knowledgeBase
         let all = try JSONDecoder().decode(CaseFile.self, from: Data(contentsOf: URL(fileURLWithPath: cases))).cases
         let kept = all.filter { kb.diseaseIndex(of: $0.disease) != nil }
         print(

@@ -35,16 +35,8 @@ struct PhenotypeAccuracyBench: ParsableCommand {
     func run() throws {
         let clock = ContinuousClock()
         let start = clock.now
-        let kb = try PhenotypeKnowledgeBase(
-            obo: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/hp.obo")),
-            hpoa: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/phenotype.hpoa")))
-        let defaults = OntologyImportOptions()
-        let null = try NullDistribution.build(
-            for: kb,
-            options: NullDistributionOptions(
-                scoring: .asymmetric, sampleCount: samples, maxQuerySize: defaults.nullMaxQuerySize, binCount: bins,
-                concurrency: defaults.concurrency))
-        let ranker = try PhenotypeRanker(knowledgeBase: kb, nullDistributions: [null])
+        let ranker = try Self.asymmetricRanker(directory: directory, samples: samples, bins: bins)
+        let kb = ranker.knowledgeBase
         print(
             String(
                 format: "%d diseases, %d terms; knowledge base and null distribution in %.1f s", kb.diseaseCount, kb.termCount,
@@ -65,5 +57,25 @@ struct PhenotypeAccuracyBench: ParsableCommand {
         print("| variant | ordering | top 1 | top 3 | top 10 |\n|---|---|---|---|---|")
         for row in rows { print(row) }
         print(String(format: "total %.1f s", (clock.now - start).seconds))
+    }
+}
+
+extension ParsableCommand {
+    /// The release in `directory` (hp.obo, phenotype.hpoa) built into an asymmetric ranker as the import builds it, with
+    /// `samples` random queries per query size and `bins` score bins in its null distribution: what the in-process
+    /// accuracy benchmarks rank with.
+    static func asymmetricRanker(
+        directory: String, samples: Int, bins: Int = OntologyImportOptions().nullBinCount
+    ) throws -> PhenotypeRanker {
+        let kb = try PhenotypeKnowledgeBase(
+            obo: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/hp.obo")),
+            hpoa: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/phenotype.hpoa")))
+        let defaults = OntologyImportOptions()
+        let null = try NullDistribution.build(
+            for: kb,
+            options: NullDistributionOptions(
+                scoring: .asymmetric, sampleCount: samples, maxQuerySize: defaults.nullMaxQuerySize, binCount: bins,
+                concurrency: defaults.concurrency))
+        return try PhenotypeRanker(knowledgeBase: kb, nullDistributions: [null])
     }
 }
