@@ -16,6 +16,9 @@ final class ServingRelease: Sendable {
     let ranker: PhenotypeRanker?
     /// The diseases in the order the Diseases list shows them: by name, case and accents ignored, then by id.
     let diseasesByName: [Int]
+    /// The phenotypes (current terms below Phenotypic abnormality, HP:0000118) in the order the Features list shows
+    /// them: by name, case and accents ignored, then by id.
+    let phenotypesByName: [TermIndex]
     /// The offline bundle's checksums, once its first download has read it (`ReleaseBundle`).
     let bundleDigest = Mutex<ReleaseBundle.Digest?>(nil)
 
@@ -24,6 +27,10 @@ final class ServingRelease: Sendable {
     init(reference: OntologyReleaseReference, ontology: PhenotypeOntology, knowledgeBase: PhenotypeKnowledgeBase?, nulls: [NullDistribution]) throws {
         self.reference = reference
         self.ontology = ontology
+        let root = ontology.resolve("HP:0000118").term
+        let phenotypes = root.map { root in ontology.descendants(of: root).filter { $0 != root } } ?? []
+        phenotypesByName = Self.sortedByName(ids: phenotypes.map { ontology.id(of: $0) }, names: phenotypes.map { ontology.name(of: $0) })
+            .map { phenotypes[$0] }
         if let knowledgeBase {
             search = PhenotypeSearchIndex(knowledgeBase: knowledgeBase)
             ranker = try PhenotypeRanker(knowledgeBase: knowledgeBase, nullDistributions: nulls)

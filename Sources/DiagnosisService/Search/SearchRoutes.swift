@@ -73,12 +73,16 @@ struct SearchRoutes: Sendable {
 
     func register(on routes: APIRoutes) {
         routes.get(
-            "v1/phenotypes", access: .referenceData, summary: "Search phenotypes by id, name, synonym or prefix, best first",
+            "v1/phenotypes", access: .referenceData,
+            summary:
+                "Search phenotypes by id, name, synonym or prefix, best first (q); without q, every phenotype by name, paged (limit, cursor), as a Features tab lists them",
             query: [
-                .init("q", "the search text (1 to 200 characters)", required: true),
-                .init("limit", "at most this many results (1 to 100; default 20)"),
+                .init("q", "the search text (1 to 200 characters); without it the phenotypes are listed by name"),
+                .init("limit", "searching: at most this many results (1 to 100; default 20); listing: a page's size (1 to 500; default 50)"),
+                .init("cursor", "listing: the nextCursor of the page before"),
             ]
         ) { request, _ in
+            guard request.uri.queryParameters.get("q") != nil else { return try Self.phenotypeList(request, release: catalog.release) }
             let (query, limit) = try Self.searchParameters(request)
             guard let release = catalog.release else {
                 return try jsonResponse(SearchAnswer<PhenotypeHit>(release: nil, results: [], message: Self.noOntology))
@@ -154,7 +158,7 @@ struct SearchRoutes: Sendable {
         let page = try PageRequest.from(request)
         guard let release, let kb = release.knowledgeBase else {
             return try jsonResponse(
-                DiseaseListPage(
+                ReferenceListPage(
                     release: release?.reference, items: [], nextCursor: nil, message: release == nil ? Self.noOntology : Self.noAnnotations))
         }
         let order = release.diseasesByName
@@ -165,19 +169,39 @@ struct SearchRoutes: Sendable {
             start = position + 1
         }
         let shown = order[min(start, order.count)..<min(start + page.limit, order.count)]
-        let items = shown.map { DiseaseListItem(id: kb.diseaseIDs[$0], name: kb.diseaseNames[$0]) }
+        let items = shown.map { ReferenceListItem(id: kb.diseaseIDs[$0], name: kb.diseaseNames[$0]) }
         let next = start + page.limit < order.count ? items.last.map { PageRequest.Cursor(position: "", id: $0.id).encoded } : nil
-        return try jsonResponse(DiseaseListPage(release: release.reference, items: items, nextCursor: next, message: nil))
+        return try jsonResponse(ReferenceListPage(release: release.reference, items: items, nextCursor: next, message: nil))
     }
 
-    struct DiseaseListItem: Encodable {
+    /// Every phenotype by name, a page at a time (the Features list); an empty page saying why without an ontology.
+    static func phenotypeList(_ request: Request, release: ServingRelease?) throws -> Response {
+        let page = try PageRequest.from(request)
+        guard let release else {
+            return try jsonResponse(ReferenceListPage(release: nil, items: [], nextCursor: nil, message: Self.noOntology))
+        }
+        let order = release.phenotypesByName
+        let ontology = release.ontology
+        var start = 0
+        if let after = page.after {
+            // The cursor names the last phenotype shown; one this release does not have is a cursor of another release.
+            guard let term = ontology.resolve(after.id).term, let position = order.firstIndex(of: term) else { throw PageRequest.badCursor }
+            start = position + 1
+        }
+        let shown = order[min(start, order.count)..<min(start + page.limit, order.count)]
+        let items = shown.map { ReferenceListItem(id: ontology.id(of: $0), name: ontology.name(of: $0)) }
+        let next = start + page.limit < order.count ? items.last.map { PageRequest.Cursor(position: "", id: $0.id).encoded } : nil
+        return try jsonResponse(ReferenceListPage(release: release.reference, items: items, nextCursor: next, message: nil))
+    }
+
+    struct ReferenceListItem: Encodable {
         let id: String
         let name: String
     }
 
-    struct DiseaseListPage: Encodable {
+    struct ReferenceListPage: Encodable {
         let release: OntologyReleaseReference?
-        let items: [DiseaseListItem]
+        let items: [ReferenceListItem]
         let nextCursor: String?
         let message: String?
     }

@@ -87,6 +87,9 @@ import Testing
         #expect(phenotypes.message?.contains("update is needed") == true)
         let diseases = try await HTTP.get(base + "/v1/diseases?q=marfan").decoded(SearchAnswer.self)
         #expect(diseases.results.isEmpty && diseases.message?.contains("update is needed") == true)
+        // The Features list, without a search word: empty, and saying why.
+        let features = try #require(try await HTTP.get(base + "/v1/phenotypes").json() as? [String: Any])
+        #expect((features["items"] as? [Any])?.isEmpty == true && (features["message"] as? String)?.contains("update is needed") == true)
 
         let ranking = try await HTTP.post(base + "/v1/rankings", json: #"{"phenotypes": ["HP:0001250"]}"#)
         #expect(ranking.status == 503)
@@ -96,9 +99,13 @@ import Testing
         #expect(empty.status == 400)
         #expect(try empty.decoded(Problem.self).violations.map(\.pointer) == ["/excluded/0", "/phenotypes"])
 
-        let badSearch = try await HTTP.get(base + "/v1/phenotypes?limit=0")
+        let badSearch = try await HTTP.get(base + "/v1/phenotypes?q=&limit=0")
         #expect(badSearch.status == 400)
         #expect(try badSearch.decoded(Problem.self).violations.map(\.pointer) == ["/limit", "/q"])
+        // Without q it is the list, whose page size is 1 to 500.
+        let badList = try await HTTP.get(base + "/v1/phenotypes?limit=0")
+        #expect(badList.status == 400)
+        #expect(try badList.decoded(Problem.self).violations.map(\.pointer) == ["/limit"])
         try await stack.shutdown()
     }
 
@@ -131,6 +138,22 @@ import Testing
         #expect(listed.count == 12 && Set(listed.compactMap { $0["id"] as? String }).count == 12)
         #expect(names == names.sorted { $0.lowercased() < $1.lowercased() })
         #expect(try await HTTP.get(base + "/v1/diseases?cursor=bogus").status == 400)
+        // The Features list: every phenotype (below Phenotypic abnormality) by name, a page at a time, each once.
+        var features: [[String: Any]] = []
+        var featureCursor: String?
+        repeat {
+            let page = try #require(
+                try await HTTP.get(base + "/v1/phenotypes?limit=200" + (featureCursor.map { "&cursor=\($0)" } ?? "")).json() as? [String: Any])
+            features += page["items"] as? [[String: Any]] ?? []
+            featureCursor = page["nextCursor"] as? String
+        } while featureCursor != nil
+        let ontology = try Self.referenceRanker().knowledgeBase.ontology
+        let phenotypeCount = ontology.descendants(of: try #require(ontology.resolve("HP:0000118").term)).count - 1  // the root itself
+        #expect(features.count == phenotypeCount && Set(features.compactMap { $0["id"] as? String }).count == phenotypeCount)
+        let featureNames = features.compactMap { $0["name"] as? String }
+        #expect(featureNames == featureNames.sorted { $0.lowercased() < $1.lowercased() })
+        #expect(features.contains { $0["id"] as? String == "HP:0001166" } && !features.contains { $0["id"] as? String == "HP:0000118" })
+        #expect(try await HTTP.get(base + "/v1/phenotypes?cursor=bogus").status == 400)
 
         // Browsing: a term's parents and children; an obsolete id answers the term replacing it.
         let seizure = try await HTTP.get(base + "/v1/phenotypes/HP:0001250").json() as! [String: Any]
