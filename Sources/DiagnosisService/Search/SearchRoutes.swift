@@ -162,16 +162,9 @@ struct SearchRoutes: Sendable {
                     release: release?.reference, items: [], nextCursor: nil, message: release == nil ? Self.noOntology : Self.noAnnotations))
         }
         let order = release.diseasesByName
-        var start = 0
-        if let after = page.after {
-            // The cursor names the last disease shown; one this release does not have is a cursor of another release.
-            guard let index = kb.diseaseIndex(of: after.id), let position = order.firstIndex(of: index) else { throw PageRequest.badCursor }
-            start = position + 1
-        }
-        let shown = order[min(start, order.count)..<min(start + page.limit, order.count)]
-        let items = shown.map { ReferenceListItem(id: kb.diseaseIDs[$0], name: kb.diseaseNames[$0]) }
-        let next = start + page.limit < order.count ? items.last.map { PageRequest.Cursor(position: "", id: $0.id).encoded } : nil
-        return try jsonResponse(ReferenceListPage(release: release.reference, items: items, nextCursor: next, message: nil))
+        return try listPage(
+            page, order: order, release: release.reference, position: { id in kb.diseaseIndex(of: id).flatMap { order.firstIndex(of: $0) } },
+            item: { ReferenceListItem(id: kb.diseaseIDs[$0], name: kb.diseaseNames[$0]) })
     }
 
     /// Every phenotype by name, a page at a time (the Features list); an empty page saying why without an ontology.
@@ -182,16 +175,25 @@ struct SearchRoutes: Sendable {
         }
         let order = release.phenotypesByName
         let ontology = release.ontology
+        return try listPage(
+            page, order: order, release: release.reference, position: { id in ontology.resolve(id).term.flatMap { order.firstIndex(of: $0) } },
+            item: { ReferenceListItem(id: ontology.id(of: $0), name: ontology.name(of: $0)) })
+    }
+
+    /// The page of `order` after the entry the cursor names, found by `position`: the cursor names the last entry shown,
+    /// and one this release does not have is a cursor of another release (400).
+    private static func listPage<Entry>(
+        _ page: PageRequest, order: [Entry], release: OntologyReleaseReference, position: (String) -> Int?,
+        item: (Entry) -> ReferenceListItem
+    ) throws -> Response {
         var start = 0
         if let after = page.after {
-            // The cursor names the last phenotype shown; one this release does not have is a cursor of another release.
-            guard let term = ontology.resolve(after.id).term, let position = order.firstIndex(of: term) else { throw PageRequest.badCursor }
-            start = position + 1
+            guard let at = position(after.id) else { throw PageRequest.badCursor }
+            start = at + 1
         }
-        let shown = order[min(start, order.count)..<min(start + page.limit, order.count)]
-        let items = shown.map { ReferenceListItem(id: ontology.id(of: $0), name: ontology.name(of: $0)) }
+        let items = order[min(start, order.count)..<min(start + page.limit, order.count)].map(item)
         let next = start + page.limit < order.count ? items.last.map { PageRequest.Cursor(position: "", id: $0.id).encoded } : nil
-        return try jsonResponse(ReferenceListPage(release: release.reference, items: items, nextCursor: next, message: nil))
+        return try jsonResponse(ReferenceListPage(release: release, items: items, nextCursor: next, message: nil))
     }
 
     struct ReferenceListItem: Encodable {

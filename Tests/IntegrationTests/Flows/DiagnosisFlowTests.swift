@@ -77,6 +77,18 @@ import Testing
         }
     }
 
+    /// The items of every page of a list, following `nextCursor` from `url` (which names its `limit`).
+    static func everyPage(_ url: String) async throws -> [[String: Any]] {
+        var items: [[String: Any]] = []
+        var cursor: String?
+        repeat {
+            let page = try #require(try await HTTP.get(url + (cursor.map { "&cursor=\($0)" } ?? "")).json() as? [String: Any])
+            items += page["items"] as? [[String: Any]] ?? []
+            cursor = page["nextCursor"] as? String
+        } while cursor != nil
+        return items
+    }
+
     @Test("with no ontology: searches answer an empty list saying an update is needed, ranking a 503, an empty query a 400")
     func nothingLoaded() async throws {
         let stack = try await TestStack.start([DiagnosisService.definition])
@@ -126,27 +138,13 @@ import Testing
         let marfan = try await HTTP.get(base + "/v1/diseases?q=154700").decoded(SearchAnswer.self)
         #expect(marfan.results.map(\.id) == ["OMIM:154700"])
         // Without a search word: every disease by name, a page at a time, each once.
-        var listed: [[String: Any]] = []
-        var cursor: String?
-        repeat {
-            let page = try #require(
-                try await HTTP.get(base + "/v1/diseases?limit=5" + (cursor.map { "&cursor=\($0)" } ?? "")).json() as? [String: Any])
-            listed += page["items"] as? [[String: Any]] ?? []
-            cursor = page["nextCursor"] as? String
-        } while cursor != nil
+        let listed = try await Self.everyPage(base + "/v1/diseases?limit=5")
         let names = listed.compactMap { $0["name"] as? String }
         #expect(listed.count == 12 && Set(listed.compactMap { $0["id"] as? String }).count == 12)
         #expect(names == names.sorted { $0.lowercased() < $1.lowercased() })
         #expect(try await HTTP.get(base + "/v1/diseases?cursor=bogus").status == 400)
         // The Features list: every phenotype (below Phenotypic abnormality) by name, a page at a time, each once.
-        var features: [[String: Any]] = []
-        var featureCursor: String?
-        repeat {
-            let page = try #require(
-                try await HTTP.get(base + "/v1/phenotypes?limit=200" + (featureCursor.map { "&cursor=\($0)" } ?? "")).json() as? [String: Any])
-            features += page["items"] as? [[String: Any]] ?? []
-            featureCursor = page["nextCursor"] as? String
-        } while featureCursor != nil
+        let features = try await Self.everyPage(base + "/v1/phenotypes?limit=200")
         let ontology = try Self.referenceRanker().knowledgeBase.ontology
         let phenotypeCount = ontology.descendants(of: try #require(ontology.resolve("HP:0000118").term)).count - 1  // the root itself
         #expect(features.count == phenotypeCount && Set(features.compactMap { $0["id"] as? String }).count == phenotypeCount)
