@@ -54,7 +54,9 @@ import Testing
     @Test("the checks a schema cannot make: a real past date of birth, a known IANA zone; names without control characters")
     func bodyChecks() throws {
         let today = LocalDate(year: 2026, month: 11, day: 25)!
-        func body(_ text: String) throws -> JSONValue { try CaretideJSON.parse(Array(text.utf8)) }
+        func body(_ text: String) throws -> PatientProfile.Body {
+            try JSONValueDecoder.decode(PatientProfile.Body.self, from: CaretideJSON.parse(Array(text.utf8)))
+        }
         let profile = try PatientProfile.from(
             try body(#"{"name": {"family": "  Okafor\n", "given": ["Ada", " "]}, "birthDate": "2026-11-25", "timeZone": "Asia/Kolkata"}"#),
             today: today)

@@ -16,6 +16,8 @@ public struct CaretideRequestContext: RequestContext {
     /// On routes that touch patient data: the request's audit entry, which a write records in its own transaction
     /// (`ServiceContext.transaction(auditing:status:_:)`).
     public var audit: RequestAudit?
+    /// Bodies are read as `SchemaBody` values: validated against their schema and decoded in one step.
+    public var requestDecoder: CaretideRequestDecoder { CaretideRequestDecoder() }
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

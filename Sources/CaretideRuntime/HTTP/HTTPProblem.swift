@@ -57,20 +57,6 @@ extension Request {
     }
 }
 
-extension Request {
-    /// Validates the body against `Schemas/api/<schemaName>.schema.json` (400 naming every failing field) and decodes it.
-    public func decodedJSON<Body: Decodable>(
-        _ type: Body.Type, schema: RequestSchema, catalog: SchemaCatalog = .bundled, context: some RequestContext
-    ) async throws -> Body {
-        let body = try await validatedJSON(schema: schema, catalog: catalog, context: context)
-        do {
-            return try JSONValueDecoder.decode(Body.self, from: body)
-        } catch let error as DecodingError {
-            throw HTTPProblem.invalidBody([error.violation])
-        }
-    }
-}
-
 extension RequestContext {
     /// The path parameter `name` as a UUID, or a 400 naming it.
     public func uuidParameter(_ name: String, label: String) throws -> UUID {

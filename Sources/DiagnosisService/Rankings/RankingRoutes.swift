@@ -14,7 +14,8 @@ struct RankingRoutes: Sendable {
     let catalog: ReleaseCatalog
     let printer: PDFPrinter
 
-    struct Body: Decodable {
+    struct Body: SchemaBody {
+        static let schema: RequestSchema = .ranking
         let phenotypes: [String]
         let excluded: [String]?
         let scoring: PhenotypeScoring?
@@ -61,7 +62,7 @@ struct RankingRoutes: Sendable {
     }
 
     private func rank(_ request: Request, _ context: CaretideRequestContext) async throws -> RankingOutcome {
-        let body = try await request.decodedJSON(Body.self, schema: .ranking, context: context)
+        let body = try await request.decode(as: Body.self, context: context)
         let query = RankingQuery(
             phenotypes: body.phenotypes, excluded: body.excluded, scoring: body.scoring, maxResults: body.maxResults,
             suggestPhenotypes: body.suggestPhenotypes, sources: body.sources)

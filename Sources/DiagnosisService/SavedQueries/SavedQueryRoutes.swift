@@ -17,7 +17,8 @@ struct SavedQueryRoutes: Sendable {
     let context: ServiceContext
     let catalog: ReleaseCatalog
 
-    struct Body: Decodable {
+    struct Body: SchemaBody {
+        static let schema: RequestSchema = .savedQuery
         let name: String
         let phenotypes: [String]
         let excluded: [String]?
@@ -43,7 +44,7 @@ struct SavedQueryRoutes: Sendable {
             body: [.savedQuery], bodyLimit: 64 * 1024
         ) { request, requestContext in
             let doctorID = try Self.doctorID(requestContext)
-            let body = try await request.decodedJSON(Body.self, schema: .savedQuery, context: requestContext)
+            let body = try await request.decode(as: Body.self, context: requestContext)
             let (saved, created) = try await Self.answering {
                 try await context.transaction { handler in
                     try await SavedQueryStore(handler).save(body.content, doctorID: doctorID, overwrite: body.overwrite == true)
@@ -65,7 +66,7 @@ struct SavedQueryRoutes: Sendable {
             base + "/:queryId", access: .consultantWorkspace, summary: "Edit a saved query", body: [.savedQuery], bodyLimit: 64 * 1024
         ) { request, requestContext in
             let (doctorID, queryID) = try Self.identifiers(requestContext)
-            let body = try await request.decodedJSON(Body.self, schema: .savedQuery, context: requestContext)
+            let body = try await request.decode(as: Body.self, context: requestContext)
             return try jsonResponse(
                 try await Self.answering {
                     try await context.transaction { handler in

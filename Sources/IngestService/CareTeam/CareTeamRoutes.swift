@@ -14,18 +14,19 @@ import Hummingbird
 struct CareTeamRoutes: Sendable {
     let context: ServiceContext
 
-    struct GrantBody: Decodable {
+    struct GrantBody: SchemaBody {
+        static let schema: RequestSchema = .careTeamGrant
         let expiresAt: Date?
     }
 
     func register(on routes: APIRoutes) {
         routes.put(
             "v1/patients/:patientId/care-team/:consultantId", access: .patientData(.manage),
-            summary: "Grant a consultant access to the patient's data, or change the grant's expiry", body: [.careTeamGrant],
+            summary: "Grant a consultant access to the patient's data, or change the grant's expiry", body: [GrantBody.schema],
             bodyLimit: 4 * 1024
         ) { request, requestContext in
             let (patientID, consultantID) = try Self.pair(requestContext)
-            let body = try await request.decodedJSON(GrantBody.self, schema: .careTeamGrant, context: requestContext)
+            let body = try await request.decode(as: GrantBody.self, context: requestContext)
             let now = Date()
             if let expiresAt = body.expiresAt, expiresAt <= now {
                 throw HTTPProblem(

@@ -84,7 +84,7 @@ struct EnvironmentReads: Sendable {
             let air = try await EnvironmentStore(context).readings(
                 area: area.areaCode, kind: .airQuality, period: .always, latestOnly: true)
             return try jsonResponse(
-                Latest(area: area, uvIndex: uv.first.map { Self.uv($0, area: area) }, airQuality: air.first.flatMap(Self.airQuality)))
+                Latest(area: area, uvIndex: uv.first.flatMap { Self.uv($0, area: area) }, airQuality: air.first.flatMap(Self.airQuality)))
         }
         routes.get(
             "v1/areas/:areaCode/uv-index", access: .referenceData, summary: "An area's UV index readings over a period for a chart",
@@ -94,7 +94,7 @@ struct EnvironmentReads: Sendable {
             let query = try SeriesQuery.from(request)
             let rows = try await EnvironmentStore(context).readings(
                 area: area.areaCode, kind: .uvIndex, period: query.period, latestOnly: false)
-            let readings = rows.map { Self.uv($0, area: area) }
+            let readings = rows.compactMap { Self.uv($0, area: area) }
             return try jsonResponse(SeriesResponse(readings, query: query, time: \.observedAt, values: { [$0.uvIndex] }, point: { $0 }))
         }
         routes.get(
@@ -118,23 +118,22 @@ struct EnvironmentReads: Sendable {
         return area
     }
 
-    static func uv(_ row: EnvironmentStore.Reading, area: EnvironmentStore.Area) -> UVReading {
-        let index = row.body["uvIndex"]?.numberValue ?? 0
-        let category = UVIndexCategory(uvIndex: index)
+    /// A stored UV reading as the area's reads show it; nil for a row that is not one (every stored row was a valid
+    /// request).
+    static func uv(_ row: EnvironmentStore.Reading, area: EnvironmentStore.Area) -> UVReading? {
+        guard let body = try? JSONValueDecoder.decode(EnvironmentRoutes.UVIndexBody.self, from: row.body) else { return nil }
+        let category = UVIndexCategory(uvIndex: body.uvIndex)
         let solarNoon =
-            row.body["solarNoon"]?.stringValue.flatMap(Timestamp.parse)
-            ?? TimeZone(identifier: area.timeZone).flatMap { SolarNoon.of(row.observedAt, timeZone: $0, longitude: area.longitude) }
-        let dailyMax = row.body["dailyMax"]?.numberValue
-        let maxCategory = dailyMax.map(UVIndexCategory.init(uvIndex:))
+            body.solarNoon ?? TimeZone(identifier: area.timeZone).flatMap { SolarNoon.of(row.observedAt, timeZone: $0, longitude: area.longitude) }
+        let maxCategory = body.dailyMax.map(UVIndexCategory.init(uvIndex:))
         return UVReading(
-            observedAt: row.observedAt, uvIndex: index, category: category.rawValue, colour: category.colour, dailyMax: dailyMax,
-            dailyMaxCategory: maxCategory?.rawValue, dailyMaxColour: maxCategory?.colour, solarNoon: solarNoon, ozone: row.body["ozone"]?.numberValue)
+            observedAt: row.observedAt, uvIndex: body.uvIndex, category: category.rawValue, colour: category.colour, dailyMax: body.dailyMax,
+            dailyMaxCategory: maxCategory?.rawValue, dailyMaxColour: maxCategory?.colour, solarNoon: solarNoon, ozone: body.ozone)
     }
 
     static func airQuality(_ row: EnvironmentStore.Reading) -> AirQualityReading? {
-        let (aqi, pm25, pm10, o3) = (
-            row.body["aqi"]?.numberValue, row.body["pm25"]?.numberValue, row.body["pm10"]?.numberValue, row.body["o3"]?.numberValue
-        )
+        guard let body = try? JSONValueDecoder.decode(EnvironmentRoutes.AirQualityBody.self, from: row.body) else { return nil }
+        let (aqi, pm25, pm10, o3) = (body.aqi, body.pm25, body.pm10, body.o3)
         // Stored readings passed the same rule when they were recorded.
         guard let assessed = try? AirQualityIndex.assess(aqi: aqi, pm25: pm25, pm10: pm10, o3: o3) else { return nil }
         return AirQualityReading(

@@ -24,14 +24,42 @@ struct EnvironmentRoutes: Sendable {
         var httpStatus: HTTPResponse.Status { ["registered", "recorded"].contains(status) ? .created : .ok }
     }
 
+    struct AreaBody: SchemaBody {
+        static let schema: RequestSchema = .area
+        let name: String
+        let latitude: Double
+        let longitude: Double
+        let timeZone: String
+    }
+
+    /// A UV reading as sent, and as stored (`EnvironmentReads` reads it back).
+    struct UVIndexBody: SchemaBody, Encodable {
+        static let schema: RequestSchema = .uvIndex
+        let observedAt: Date
+        let uvIndex: Double
+        let dailyMax: Double?
+        let solarNoon: Date?
+        let ozone: Double?
+    }
+
+    /// An air-quality reading as sent, and as stored.
+    struct AirQualityBody: SchemaBody, Encodable {
+        static let schema: RequestSchema = .airQuality
+        let observedAt: Date
+        let aqi: Double?
+        let pm25: Double?
+        let pm10: Double?
+        let o3: Double?
+    }
+
     func register(on routes: APIRoutes) {
         routes.put(
             "v1/areas/:areaCode", access: .operatorFeeds, summary: "Register an area for environmental readings, or change it",
-            body: [.area]
+            body: [AreaBody.schema]
         ) { request, requestContext in
             let code = try Self.areaCode(requestContext)
-            let body = try await request.validatedJSON(schema: .area, context: requestContext)
-            let timeZone = body["timeZone"]?.stringValue ?? ""
+            let body = try await request.decode(as: AreaBody.self, context: requestContext)
+            let timeZone = body.timeZone
             guard TimeZone(identifier: timeZone) != nil else {
                 throw HTTPProblem(
                     status: .unprocessableContent, error: "the area cannot be registered",
@@ -40,8 +68,7 @@ struct EnvironmentRoutes: Sendable {
                     ])
             }
             let area = AreaRegistered(
-                areaCode: code, name: body["name"]?.stringValue ?? "", latitude: body["latitude"]?.numberValue ?? 0,
-                longitude: body["longitude"]?.numberValue ?? 0, timeZone: timeZone)
+                areaCode: code, name: body.name, latitude: body.latitude, longitude: body.longitude, timeZone: timeZone)
             let requestID = requestContext.requestID
             let receipt = try await context.transaction { handler in
                 let outcome = try await EnvironmentStore(handler).register(area)
@@ -57,14 +84,12 @@ struct EnvironmentRoutes: Sendable {
         }
         routes.post(
             "v1/areas/:areaCode/uv-index", access: .operatorFeeds, summary: "Record a UV index reading of a registered area",
-            body: [.uvIndex]
+            body: [UVIndexBody.schema]
         ) { request, requestContext in
             let code = try Self.areaCode(requestContext)
-            let body = try await request.validatedJSON(schema: .uvIndex, context: requestContext)
+            let body = try await request.decode(as: UVIndexBody.self, context: requestContext)
             let reading = UVIndexRecorded(
-                areaCode: code, observedAt: body["observedAt"]?.stringValue.flatMap(Timestamp.parse) ?? Date(),
-                uvIndex: body["uvIndex"]?.numberValue ?? 0,
-                dailyMax: body["dailyMax"]?.numberValue, solarNoon: body["solarNoon"]?.stringValue.flatMap(Timestamp.parse))
+                areaCode: code, observedAt: body.observedAt, uvIndex: body.uvIndex, dailyMax: body.dailyMax, solarNoon: body.solarNoon)
             var violations = Self.futureViolations(reading.observedAt)
             if let dailyMax = reading.dailyMax, dailyMax < reading.uvIndex {
                 violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["dailyMax"]), message: "must not be below uvIndex"))
@@ -74,13 +99,12 @@ struct EnvironmentRoutes: Sendable {
         }
         routes.post(
             "v1/areas/:areaCode/air-quality", access: .operatorFeeds,
-            summary: "Record an air-quality reading of a registered area (US AQI, or PM2.5 / PM10 / O3)", body: [.airQuality]
+            summary: "Record an air-quality reading of a registered area (US AQI, or PM2.5 / PM10 / O3)", body: [AirQualityBody.schema]
         ) { request, requestContext in
             let code = try Self.areaCode(requestContext)
-            let body = try await request.validatedJSON(schema: .airQuality, context: requestContext)
+            let body = try await request.decode(as: AirQualityBody.self, context: requestContext)
             let reading = AirQualityRecorded(
-                areaCode: code, observedAt: body["observedAt"]?.stringValue.flatMap(Timestamp.parse) ?? Date(), aqi: body["aqi"]?.numberValue,
-                pm25: body["pm25"]?.numberValue, pm10: body["pm10"]?.numberValue, o3: body["o3"]?.numberValue)
+                areaCode: code, observedAt: body.observedAt, aqi: body.aqi, pm25: body.pm25, pm10: body.pm10, o3: body.o3)
             var violations = Self.futureViolations(reading.observedAt)
             if [reading.aqi, reading.pm25, reading.pm10, reading.o3].allSatisfy({ $0 == nil }) {
                 violations += ["aqi", "pm25", "pm10", "o3"].map {
@@ -94,7 +118,7 @@ struct EnvironmentRoutes: Sendable {
 
     /// Stores a reading of a registered area and announces it; a duplicate answers the first's receipt.
     private func record<P: EventPayload>(
-        _ reading: P, kind: EnvironmentStore.ReadingKind, observedAt: Date, body: JSONValue, violations: [SchemaViolation],
+        _ reading: P, kind: EnvironmentStore.ReadingKind, observedAt: Date, body: some Encodable, violations: [SchemaViolation],
         request: CaretideRequestContext
     ) async throws -> Response {
         guard violations.isEmpty else {

@@ -76,17 +76,33 @@ struct PatientProfile: Codable, Sendable, Equatable {
         let birthDate: LocalDate?
     }
 
-    /// A request body (already valid against `patient-profile.request`), with the checks its schema cannot make: a
-    /// real date of birth that is not in the future, a time zone the IANA database knows. Throws every failing field.
-    static func from(_ body: JSONValue, today: LocalDate) throws(HTTPProblem) -> PatientProfile {
+    /// The profile as a patient sends it (`PUT …/profile`); `from` reads its date and zone.
+    struct Body: SchemaBody {
+        static let schema: RequestSchema = .patientProfile
+
+        /// FHIR R4 HumanName's family and given names.
+        struct Name: Decodable {
+            let family: String?
+            let given: [String]?
+        }
+
+        let name: Name?
+        let sex: ProfileSex?
+        let birthDate: String?
+        let language: String?
+        let timeZone: String?
+    }
+
+    /// A request body, with the checks its schema cannot make: a real date of birth that is not in the future, a time
+    /// zone the IANA database knows. Throws every failing field.
+    static func from(_ body: Body, today: LocalDate) throws(HTTPProblem) -> PatientProfile {
         var violations: [SchemaViolation] = []
         var profile = PatientProfile()
-        if let name = body["name"] {
-            profile.name = PersonName(
-                family: name["family"]?.stringValue, given: (name["given"]?.elements ?? []).compactMap(\.stringValue))
+        if let name = body.name {
+            profile.name = PersonName(family: name.family, given: name.given ?? [])
         }
-        profile.sex = body["sex"]?.stringValue.flatMap(ProfileSex.init(rawValue:))
-        if let text = body["birthDate"]?.stringValue {
+        profile.sex = body.sex
+        if let text = body.birthDate {
             if let date = LocalDate(text), date <= today {
                 profile.birthDate = date
             } else {
@@ -94,8 +110,8 @@ struct PatientProfile: Codable, Sendable, Equatable {
                     SchemaViolation(pointer: JSONPointer(tokens: ["birthDate"]), message: "must be a real date (YYYY-MM-DD) from 1900 up to today"))
             }
         }
-        profile.language = body["language"]?.stringValue
-        if let zone = body["timeZone"]?.stringValue {
+        profile.language = body.language
+        if let zone = body.timeZone {
             if TimeZone(identifier: zone) != nil {
                 profile.timeZone = zone
             } else {

@@ -57,11 +57,11 @@ struct ProfileRoutes: Sendable {
         routes.put(
             path, access: .patientData(.write),
             summary: "Set the patient's profile as a whole (If-Match: its ETag, to refuse a change made in between)",
-            body: [.patientProfile]
+            body: [PatientProfile.Body.schema]
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let expected = try Self.expectedRevision(request)
-            let body = try await request.validatedJSON(schema: .patientProfile, context: requestContext)
+            let body = try await request.decode(as: PatientProfile.Body.self, context: requestContext)
             let profile = try PatientProfile.from(body, today: LocalDate(Date(), in: TimeZone(identifier: "UTC")!).addingDays(1))
             let identity = requestContext.identity
             let source = ProfileStore.Source(

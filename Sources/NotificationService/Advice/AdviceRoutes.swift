@@ -11,7 +11,12 @@ import Hummingbird
 struct AdviceRoutes: Sendable {
     let context: ServiceContext
 
-    static let schema: RequestSchema = .advice
+    struct Body: SchemaBody {
+        static let schema: RequestSchema = .advice
+        let text: String
+        /// `normal` or `attention` (the schema's enum): advice is never urgent.
+        let severity: Severity?
+    }
 
     struct Receipt: Encodable, Sendable {
         let notificationId: UUID
@@ -21,12 +26,11 @@ struct AdviceRoutes: Sendable {
     func register(on routes: APIRoutes) {
         routes.post(
             "v1/patients/:patientId/advice", access: .patientData(.advise),
-            summary: "A consultant of the patient's care team sends advice to the patient's inbox", body: [Self.schema]
+            summary: "A consultant of the patient's care team sends advice to the patient's inbox", body: [Body.schema]
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            let body = try await request.validatedJSON(schema: Self.schema, context: requestContext)
-            let text = body["text"]?.stringValue ?? ""
-            let severity: Severity = body["severity"]?.stringValue == Severity.attention.rawValue ? .attention : .normal
+            let body = try await request.decode(as: Body.self, context: requestContext)
+            let (text, severity) = (body.text, body.severity ?? .normal)
             let consultant = requestContext.identity?.subject
             let adviceID = UUID.timeOrdered()
             let row = NotificationStore.Row(

@@ -15,22 +15,34 @@ import Hummingbird
 struct AppointmentRoutes: Sendable {
     let context: ServiceContext
 
+    struct SlotBody: SchemaBody {
+        static let schema: RequestSchema = .slot
+        let service: String
+        let startsAt: Date
+        let endsAt: Date
+        let location: String?
+    }
+
+    struct BookingBody: SchemaBody {
+        static let schema: RequestSchema = .appointment
+        let institutionId: String
+        let slotId: String
+    }
+
     func register(on routes: APIRoutes) {
         routes.put(
             "v1/institutions/:institutionId/slots/:slotId", access: .institutionResults, summary: "Publish or change a bookable appointment slot",
-            body: [.slot]
+            body: [SlotBody.schema]
         ) { request, requestContext in
             let institution = try PatientID.fromPath(requestContext, parameter: "institutionId", label: "institution id")
             let slotID = try PatientID.fromPath(requestContext, parameter: "slotId", label: "slot id")
-            let body = try await request.validatedJSON(schema: .slot, context: requestContext)
-            let startsAt = body["startsAt"]?.stringValue.flatMap(Timestamp.parse) ?? Date()
-            let endsAt = body["endsAt"]?.stringValue.flatMap(Timestamp.parse) ?? Date()
-            guard endsAt > startsAt else {
+            let body = try await request.decode(as: SlotBody.self, context: requestContext)
+            guard body.endsAt > body.startsAt else {
                 throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: ["endsAt"]), message: "must be after startsAt")])
             }
             let slot = Appointments.Slot(
-                institutionId: institution, slotId: slotID, service: body["service"]?.stringValue ?? "", startsAt: startsAt, endsAt: endsAt,
-                location: body["location"]?.stringValue)
+                institutionId: institution, slotId: slotID, service: body.service, startsAt: body.startsAt, endsAt: body.endsAt,
+                location: body.location)
             let outcome = try await context.transaction(auditing: requestContext.origin, status: { $0 == nil ? 409 : 200 }) { handler in
                 try await Appointments(handler).putSlot(slot)
             }
@@ -59,12 +71,12 @@ struct AppointmentRoutes: Sendable {
                     page: try PageRequest.from(request)))
         }
         routes.post(
-            "v1/patients/:patientId/appointments", access: .patientData(.write), summary: "Book an appointment slot", body: [.appointment]
+            "v1/patients/:patientId/appointments", access: .patientData(.write), summary: "Book an appointment slot", body: [BookingBody.schema]
         ) {
             request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            let body = try await request.validatedJSON(schema: .appointment, context: requestContext)
-            let (institution, slotID) = (body["institutionId"]?.stringValue ?? "", body["slotId"]?.stringValue ?? "")
+            let body = try await request.decode(as: BookingBody.self, context: requestContext)
+            let (institution, slotID) = (body.institutionId, body.slotId)
             let id = UUID.timeOrdered()
             let now = Date()
             let booking = try await context.transaction(

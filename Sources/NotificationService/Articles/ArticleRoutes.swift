@@ -37,7 +37,7 @@ struct ArticleRoutes: Sendable {
     func register(on routes: APIRoutes) {
         routes.put(
             "v1/articles/:articleId/:language", access: .broadcasts,
-            summary: "Publish an information page's next version in a language (Markdown; served sanitised)", body: [.article]
+            summary: "Publish an information page's next version in a language (Markdown; served sanitised)", body: [Body.schema]
         ) { request, requestContext in
             let articleID = try Self.pathID(requestContext, "articleId")
             return try await publish(request, requestContext, articleID: articleID, by: requestContext.identity?.subject ?? "operator")
@@ -45,7 +45,7 @@ struct ArticleRoutes: Sendable {
         routes.put(
             "v1/institutions/:institutionId/articles/:slug/:language", access: .institutionResults,
             summary: "Publish one of the institution's information pages (an exam test's explanation: slug exam-test.{code}, topic examTest.{code})",
-            body: [.article]
+            body: [Body.schema]
         ) { request, requestContext in
             let institution = try PatientID.fromPath(requestContext, parameter: "institutionId", label: "institution id")
             let slug = try Self.pathID(requestContext, "slug")
@@ -130,7 +130,7 @@ struct ArticleRoutes: Sendable {
         -> Response
     {
         let language = try Self.language(requestContext)
-        let body = try await request.validatedJSON(schema: .article, context: requestContext)
+        let body = try await request.decode(as: Body.self, context: requestContext)
         let draft = try Self.draft(body, today: LocalDate(Date(), in: TimeZone(identifier: "UTC")!).addingDays(1))
         let published = try await context.transaction(auditing: requestContext.origin, status: { $0 == .created(version: 1) ? 201 : 200 }) {
             handler in
@@ -203,16 +203,28 @@ struct ArticleRoutes: Sendable {
         return text
     }
 
-    /// A request body (valid against `article.request`) as a draft, with the checks its schema cannot make: real
-    /// dates, the review not in the future, the next review after it.
-    static func draft(_ body: JSONValue, today: LocalDate) throws -> ArticleStore.Draft {
+    /// An article's next version as sent; its dates are read in `draft`, which names each one it refuses.
+    struct Body: SchemaBody {
+        static let schema: RequestSchema = .article
+        let topic: String
+        let kind: String?
+        let title: String
+        let markdown: String
+        let reviewer: String
+        let reviewedOn: String
+        let nextReviewOn: String?
+    }
+
+    /// A request body as a draft, with the checks its schema cannot make: real dates, the review not in the future,
+    /// the next review after it.
+    static func draft(_ body: Body, today: LocalDate) throws -> ArticleStore.Draft {
         var violations: [SchemaViolation] = []
-        let reviewed = body["reviewedOn"]?.stringValue.flatMap(LocalDate.init)
+        let reviewed = LocalDate(body.reviewedOn)
         if reviewed == nil || reviewed! > today {
             violations.append(.init(pointer: JSONPointer(tokens: ["reviewedOn"]), message: "must be a real date (YYYY-MM-DD), not in the future"))
         }
         var next: LocalDate?
-        if let text = body["nextReviewOn"]?.stringValue {
+        if let text = body.nextReviewOn {
             next = LocalDate(text)
             if next == nil || reviewed.map({ next! <= $0 }) == true {
                 violations.append(.init(pointer: JSONPointer(tokens: ["nextReviewOn"]), message: "must be a real date (YYYY-MM-DD) after reviewedOn"))
@@ -220,7 +232,7 @@ struct ArticleRoutes: Sendable {
         }
         var rendered: ArticleMarkup.Rendered?
         do {
-            rendered = try ArticleMarkup.render(body["markdown"]?.stringValue ?? "")
+            rendered = try ArticleMarkup.render(body.markdown)
         } catch {
             violations.append(.init(pointer: JSONPointer(tokens: ["markdown"]), message: error.description))
         }
@@ -228,8 +240,8 @@ struct ArticleRoutes: Sendable {
             throw HTTPProblem(status: .unprocessableContent, error: "the article is invalid", violations: violations)
         }
         return ArticleStore.Draft(
-            topic: body["topic"]?.stringValue ?? "", kind: body["kind"]?.stringValue ?? "article", title: body["title"]?.stringValue ?? "",
-            markdown: body["markdown"]?.stringValue ?? "", html: rendered.html, text: rendered.text, reviewer: body["reviewer"]?.stringValue ?? "",
+            topic: body.topic, kind: body.kind ?? "article", title: body.title, markdown: body.markdown, html: rendered.html,
+            text: rendered.text, reviewer: body.reviewer,
             reviewedOn: reviewed, nextReviewOn: next)
     }
 }

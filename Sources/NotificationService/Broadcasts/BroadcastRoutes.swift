@@ -11,7 +11,23 @@ import Hummingbird
 struct BroadcastRoutes: Sendable {
     let context: ServiceContext
 
-    static let schema: RequestSchema = .broadcast
+    struct Body: SchemaBody {
+        static let schema: RequestSchema = .broadcast
+        let broadcastId: UUID?
+        let kind: String
+        let text: String
+        let audience: Audience
+
+        /// One of three shapes (the schema's `oneOf`): everyone, an area's subscribers, or listed patients.
+        struct Audience: Decodable {
+            let areaCode: String?
+            let patientIds: [String]?
+
+            var scope: Broadcasts.Audience {
+                if let areaCode { .area(areaCode) } else if let patientIds, !patientIds.isEmpty { .patients(patientIds) } else { .all }
+            }
+        }
+    }
 
     struct Accepted: Encodable, Sendable {
         let broadcastId: UUID
@@ -20,17 +36,12 @@ struct BroadcastRoutes: Sendable {
 
     func register(on routes: APIRoutes) {
         routes.post(
-            "v1/broadcasts", access: .broadcasts, summary: "Broadcast health information or an activity to patients' inboxes", body: [Self.schema]
+            "v1/broadcasts", access: .broadcasts, summary: "Broadcast health information or an activity to patients' inboxes", body: [Body.schema]
         ) {
             request, requestContext in
-            let body = try await request.validatedJSON(schema: Self.schema, context: requestContext)
-            let audience: Broadcasts.Audience =
-                if let area = body["audience"]?["areaCode"]?.stringValue {
-                    .area(area)
-                } else if let ids = body["audience"]?["patientIds"]?.elements, !ids.isEmpty { .patients(ids.compactMap(\.stringValue)) } else { .all }
+            let body = try await request.decode(as: Body.self, context: requestContext)
             let broadcast = Broadcasts.Broadcast(
-                id: body["broadcastId"]?.stringValue.flatMap(UUID.init(uuidString:)) ?? UUID.timeOrdered(), kind: body["kind"]?.stringValue ?? "",
-                text: body["text"]?.stringValue ?? "", audience: audience)
+                id: body.broadcastId ?? UUID.timeOrdered(), kind: body.kind, text: body.text, audience: body.audience.scope)
             let created = try await context.transaction { handler in try await Broadcasts(handler).insert(broadcast) }
             return try jsonResponse(
                 Accepted(broadcastId: broadcast.id, status: created ? "accepted" : "duplicate"), status: created ? .accepted : .ok)

@@ -15,22 +15,28 @@ import Hummingbird
 struct SubscriptionRoutes: Sendable {
     let context: ServiceContext
 
-    static let schema: RequestSchema = .environmentSubscription
+    struct Body: SchemaBody {
+        static let schema: RequestSchema = .environmentSubscription
+        let uvIndex: Bool?
+        let airQuality: Bool?
+        let uvIndexThreshold: Double?
+        let aqiThreshold: Int?
+        let fitzpatrickSkinType: Int?
+        let conditions: [String]?
+    }
 
     func register(on routes: APIRoutes) {
         let path = "v1/patients/:patientId/environment-subscriptions"
         routes.put(
             "\(path)/:areaCode", access: .patientData(.write),
-            summary: "Subscribe to UV and air-quality alerts for a registered area, with the patient's thresholds", body: [Self.schema]
+            summary: "Subscribe to UV and air-quality alerts for a registered area, with the patient's thresholds", body: [Body.schema]
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let areaCode = try PatientID.fromPath(requestContext, parameter: "areaCode", label: "area code")
-            let body = try await request.validatedJSON(schema: Self.schema, context: requestContext)
+            let body = try await request.decode(as: Body.self, context: requestContext)
             let subscription = EnvironmentStore.subscription(
-                areaCode: areaCode, uvIndex: body["uvIndex"] != .bool(false), airQuality: body["airQuality"] != .bool(false),
-                uvIndexThreshold: body["uvIndexThreshold"]?.numberValue, aqiThreshold: body["aqiThreshold"]?.numberValue.map { Int($0) },
-                fitzpatrickSkinType: body["fitzpatrickSkinType"]?.numberValue.map { Int($0) },
-                conditions: (body["conditions"]?.elements ?? []).compactMap(\.stringValue), updatedAt: Date())
+                areaCode: areaCode, uvIndex: body.uvIndex ?? true, airQuality: body.airQuality ?? true, uvIndexThreshold: body.uvIndexThreshold,
+                aqiThreshold: body.aqiThreshold, fitzpatrickSkinType: body.fitzpatrickSkinType, conditions: body.conditions ?? [], updatedAt: Date())
             let traceID = requestContext.requestID
             let subscribed = try await context.transaction(auditing: requestContext.origin, status: { $0 ? 200 : 404 }) { handler in
                 guard try await EnvironmentStore(handler).subscribe(patientID: patientID, subscription) else { return false }

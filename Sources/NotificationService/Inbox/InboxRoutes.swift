@@ -81,24 +81,25 @@ struct InboxRoutes: Sendable {
         }
     }
 
-    static let preferencesSchema: RequestSchema = .inboxPreferences
+    struct PreferencesBody: SchemaBody {
+        static let schema: RequestSchema = .inboxPreferences
+        let timeZone: String
+        let quietHours: PreferenceStore.Preferences.Window?
+    }
 
     /// `PUT` and `GET /v1/inbox/preferences`: the caller's time zone and quiet hours.
     func registerPreferences(on routes: APIRoutes) {
-        routes.put("v1/inbox/preferences", access: .ownInbox, summary: "Set the caller's time zone and quiet hours", body: [Self.preferencesSchema]) {
+        routes.put("v1/inbox/preferences", access: .ownInbox, summary: "Set the caller's time zone and quiet hours", body: [PreferencesBody.schema]) {
             request, requestContext in
             let recipient = try Self.recipient(requestContext)
-            let body = try await request.validatedJSON(schema: Self.preferencesSchema, context: requestContext)
-            let zone = body["timeZone"]?.stringValue ?? ""
+            let body = try await request.decode(as: PreferencesBody.self, context: requestContext)
+            let zone = body.timeZone
             guard TimeZone(identifier: zone) != nil else {
                 throw HTTPProblem.invalidBody([
                     SchemaViolation(pointer: JSONPointer(tokens: ["timeZone"]), message: "must be an IANA time zone, e.g. Europe/Lisbon")
                 ])
             }
-            let window = body["quietHours"].flatMap { quiet in
-                quiet["from"]?.stringValue.flatMap { from in quiet["to"]?.stringValue.map { PreferenceStore.Preferences.Window(from: from, to: $0) } }
-            }
-            let preferences = PreferenceStore.Preferences(timeZone: zone, quietHours: window, updatedAt: Date())
+            let preferences = PreferenceStore.Preferences(timeZone: zone, quietHours: body.quietHours, updatedAt: Date())
             try await context.transaction(auditing: requestContext.origin, status: { 200 }) { handler in
                 try await PreferenceStore(handler).save(recipient, preferences)
             }

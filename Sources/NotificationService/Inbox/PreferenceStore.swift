@@ -15,7 +15,7 @@ struct PreferenceStore: ServiceStore {
         let quietHours: Window?
         let updatedAt: Date
 
-        struct Window: Encodable, Sendable {
+        struct Window: Codable, Sendable {
             let from: String
             let to: String
         }

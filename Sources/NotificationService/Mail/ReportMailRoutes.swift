@@ -17,16 +17,28 @@ struct ReportMailRoutes: Sendable {
     let context: ServiceContext
     let settings: MailSettings?
 
+    struct ContactBody: SchemaBody {
+        static let schema: RequestSchema = .doctorContact
+        let email: String
+    }
+
+    /// The period of the report; both ends default as `Period.reportPeriod` says.
+    struct EmailBody: SchemaBody {
+        static let schema: RequestSchema = .reportEmail
+        let from: String?
+        let to: String?
+    }
+
     func register(on routes: APIRoutes) {
         let contact = "v1/patients/:patientId/doctor-contact"
         routes.put(
             contact, access: .patientData(.manage), summary: "Keep the e-mail address of the patient's doctor, for sending reports",
-            body: [RequestSchema.doctorContact]
+            body: [ContactBody.schema]
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            let body = try await request.validatedJSON(schema: .doctorContact, context: requestContext)
+            let body = try await request.decode(as: ContactBody.self, context: requestContext)
             // The schema's pattern already refuses what `MailAddress` refuses; this keeps the two from drifting apart.
-            guard let email = body["email"]?.stringValue.flatMap(MailAddress.init) else {
+            guard let email = MailAddress(body.email) else {
                 throw HTTPProblem(
                     status: .badRequest, error: "the request body is invalid",
                     violations: [SchemaViolation(pointer: JSONPointer(tokens: ["email"]), message: "must be an e-mail address (local@domain)")])
@@ -55,15 +67,15 @@ struct ReportMailRoutes: Sendable {
         routes.post(
             emails, access: .patientData(.manage),
             summary: "E-mail the patient's doctor that the report for a period is waiting (a link asking them to sign in; no clinical values)",
-            body: [RequestSchema.reportEmail]
+            body: [EmailBody.schema]
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            let body = try await request.validatedJSON(schema: .reportEmail, context: requestContext)
+            let body = try await request.decode(as: EmailBody.self, context: requestContext)
             // A deployment without a relay sends no e-mail by the operator's choice: a standing state, not an outage.
             guard settings != nil else {
                 throw HTTPProblem(status: .conflict, error: "this deployment sends no e-mail: an operator sets SMTP_HOST to enable it")
             }
-            let period = try Period.from(from: body["from"]?.stringValue, to: body["to"]?.stringValue).reportPeriod(now: Date())
+            let period = try Period.from(from: body.from, to: body.to).reportPeriod(now: Date())
             let queued = try await context.transaction(auditing: requestContext.origin, status: { $0 == nil ? 409 : 202 }) { handler in
                 try await ReportMailStore(handler).queue(UUID.timeOrdered(), patientID: patientID, period: period)
             }

@@ -37,20 +37,33 @@ struct ThreadRoutes: Sendable {
         let markedRead: Int
     }
 
+    struct ThreadBody: SchemaBody {
+        static let schema: RequestSchema = .careThread
+        /// The consultant a patient writes to; a consultant starting a thread may leave it out.
+        let consultantId: String?
+        let subject: String
+        let text: String
+    }
+
+    struct MessageBody: SchemaBody {
+        static let schema: RequestSchema = .careMessage
+        let text: String
+    }
+
     func register(on routes: APIRoutes) {
         let base = "v1/patients/:patientId/threads"
         let unread = QueryParameter("unread", "true: only threads with messages from the other side not yet read")
         routes.put(
             "\(base)/:threadId", access: .patientData(.converse),
             summary: "Start a thread with one consultant of the patient's care team, with its first message (not for emergencies)",
-            body: [.careThread]
+            body: [ThreadBody.schema]
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let threadID = try requestContext.uuidParameter("threadId", label: "thread id")
             let sender = try Self.viewer(requestContext)
-            let body = try await request.validatedJSON(schema: .careThread, context: requestContext)
-            let consultantID = try Self.consultant(body, sender: sender)
-            let (subject, text) = (body["subject"]?.stringValue ?? "", body["text"]?.stringValue ?? "")
+            let body = try await request.decode(as: ThreadBody.self, context: requestContext)
+            let consultantID = try Self.consultant(named: body.consultantId, sender: sender)
+            let (subject, text) = (body.subject, body.text)
             // The first message's id is made from the thread's, so the same request again is the same message.
             let messageID = UUID.named("care-thread/\(threadID.uuidString.lowercased())/first")
             let origin = requestContext.origin
@@ -73,14 +86,13 @@ struct ThreadRoutes: Sendable {
         }
         routes.put(
             "\(base)/:threadId/messages/:messageId", access: .patientData(.converse),
-            summary: "Reply in a thread (not for emergencies); refused once the consultant's grant has ended", body: [.careMessage]
+            summary: "Reply in a thread (not for emergencies); refused once the consultant's grant has ended", body: [MessageBody.schema]
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
             let threadID = try requestContext.uuidParameter("threadId", label: "thread id")
             let messageID = try requestContext.uuidParameter("messageId", label: "message id")
             let sender = try Self.viewer(requestContext)
-            let body = try await request.validatedJSON(schema: .careMessage, context: requestContext)
-            let text = body["text"]?.stringValue ?? ""
+            let text = try await request.decode(as: MessageBody.self, context: requestContext).text
             let origin = requestContext.origin
             let stored = try await context.transaction(auditing: origin, status: Self.status) { handler in
                 let store = ThreadStore(handler)
@@ -194,8 +206,7 @@ struct ThreadRoutes: Sendable {
     }
 
     /// The thread's consultant: the one the patient names, or the consultant starting it (who may not name another).
-    static func consultant(_ body: JSONValue, sender: ThreadStore.Viewer) throws -> String {
-        let named = body["consultantId"]?.stringValue
+    static func consultant(named: String?, sender: ThreadStore.Viewer) throws -> String {
         switch sender.side {
         case .patient:
             guard let named else {

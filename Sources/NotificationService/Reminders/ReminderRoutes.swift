@@ -17,7 +17,18 @@ import Hummingbird
 struct ReminderRoutes: Sendable {
     let context: ServiceContext
 
-    static let schema: RequestSchema = .reminder
+    /// Dates and times are kept as the patient wrote them: the calendar reads them in `schedule`, naming each it refuses.
+    struct Body: SchemaBody {
+        static let schema: RequestSchema = .reminder
+        let reminderId: UUID?
+        let topic: String
+        let note: String?
+        let repeats: ReminderRepeat
+        let startsOn: String?
+        let dates: [String]?
+        let at: String
+        let timeZone: String
+    }
 
     struct Created: Encodable, Sendable {
         let reminderId: UUID
@@ -28,15 +39,15 @@ struct ReminderRoutes: Sendable {
 
     func register(on routes: APIRoutes) {
         let path = "v1/patients/:patientId/reminders"
-        routes.post(path, access: .patientData(.write), summary: "Set a reminder at a local time in the patient's time zone", body: [Self.schema]) {
+        routes.post(path, access: .patientData(.write), summary: "Set a reminder at a local time in the patient's time zone", body: [Body.schema]) {
             request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            let body = try await request.validatedJSON(schema: Self.schema, context: requestContext)
+            let body = try await request.decode(as: Body.self, context: requestContext)
             let now = Date()
             let schedule = try Self.schedule(body, now: now)
             let reminder = ReminderStore.Reminder(
-                id: body["reminderId"]?.stringValue.flatMap(UUID.init(uuidString:)) ?? UUID.timeOrdered(), patientID: patientID,
-                topic: body["topic"]?.stringValue ?? "other", note: body["note"]?.stringValue, schedule: schedule, origin: "patient")
+                id: body.reminderId ?? UUID.timeOrdered(), patientID: patientID, topic: body.topic, note: body.note, schedule: schedule,
+                origin: "patient")
             let created = try await context.transaction(auditing: requestContext.origin, status: { $0 ? 201 : 200 }) { handler in
                 try await ReminderStore(handler).insert(reminder, now: now)
             }
@@ -89,21 +100,21 @@ struct ReminderRoutes: Sendable {
 
     /// The schedule of a request the schema accepted, or a 400 naming each field the calendar refuses, and each date
     /// of a `once` or `onDates` reminder whose time has passed at `now` (it could never fire).
-    static func schedule(_ body: JSONValue, now: Date) throws -> ReminderSchedule {
+    static func schedule(_ body: Body, now: Date) throws -> ReminderSchedule {
         var violations: [SchemaViolation] = []
-        let repeats = ReminderRepeat(rawValue: body["repeats"]?.stringValue ?? "") ?? .once
-        let zone = TimeZone(identifier: body["timeZone"]?.stringValue ?? "")
+        let repeats = body.repeats
+        let zone = TimeZone(identifier: body.timeZone)
         if zone == nil {
             violations.append(.init(pointer: JSONPointer(tokens: ["timeZone"]), message: "must be an IANA time zone, e.g. Europe/Lisbon"))
         }
-        let dates = (body["dates"]?.elements ?? []).compactMap { $0.stringValue.flatMap(LocalDate.init) }
-        let startsOn = body["startsOn"]?.stringValue.flatMap(LocalDate.init) ?? dates.min()
+        let dates = (body.dates ?? []).compactMap(LocalDate.init)
+        let startsOn = body.startsOn.flatMap(LocalDate.init) ?? dates.min()
         if repeats == .onDates, dates.isEmpty {
             violations.append(.init(pointer: JSONPointer(tokens: ["dates"]), message: "must list the dates for onDates"))
-        } else if repeats != .onDates, body["startsOn"] == nil {
+        } else if repeats != .onDates, body.startsOn == nil {
             violations.append(.init(pointer: JSONPointer(tokens: ["startsOn"]), message: "must give the first date"))
         }
-        guard violations.isEmpty, let zone, let startsOn, let at = LocalTime(body["at"]?.stringValue ?? "") else {
+        guard violations.isEmpty, let zone, let startsOn, let at = LocalTime(body.at) else {
             throw HTTPProblem.invalidBody(violations)
         }
         let schedule = ReminderSchedule(repeats: repeats, startsOn: startsOn, at: at, timeZone: zone, dates: dates)
@@ -112,8 +123,8 @@ struct ReminderRoutes: Sendable {
             violations.append(.init(pointer: JSONPointer(tokens: ["startsOn"]), message: past))
         }
         if repeats == .onDates {
-            for (index, element) in (body["dates"]?.elements ?? []).enumerated() {
-                guard let date = element.stringValue.flatMap(LocalDate.init), ReminderSchedule.instant(of: date, at: at, in: zone) < now else {
+            for (index, element) in (body.dates ?? []).enumerated() {
+                guard let date = LocalDate(element), ReminderSchedule.instant(of: date, at: at, in: zone) < now else {
                     continue
                 }
                 violations.append(.init(pointer: JSONPointer(tokens: ["dates", String(index)]), message: past))

@@ -18,6 +18,14 @@ struct ReportShareRoutes: Sendable {
     /// How long a link opens when the patient does not say.
     static let defaultLifetimeDays = 14
 
+    struct Body: SchemaBody {
+        static let schema: RequestSchema = .reportShare
+        let consultantId: String
+        let expiresInDays: Int?
+        let from: String?
+        let to: String?
+    }
+
     struct Receipt: Encodable, Sendable {
         let shareId: UUID
         let notificationId: UUID
@@ -32,17 +40,17 @@ struct ReportShareRoutes: Sendable {
             "v1/patients/:patientId/report-shares", access: .patientData(.manage),
             summary:
                 "Share the patient's report for a period with a consultant of their care team (a signed, expiring link in the consultant's inbox)",
-            body: [RequestSchema.reportShare]
+            body: [Body.schema]
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
-            let body = try await request.validatedJSON(schema: .reportShare, context: requestContext)
+            let body = try await request.decode(as: Body.self, context: requestContext)
             // A deployment without a key shares nothing by the operator's choice: a standing state, not an outage.
             guard let shareKey else {
                 throw HTTPProblem(status: .conflict, error: "this deployment does not share reports: an operator sets \(ShareKey.variable)")
             }
-            let consultantID = body["consultantId"]?.stringValue ?? ""
-            let period = try Period.from(from: body["from"]?.stringValue, to: body["to"]?.stringValue).reportPeriod(now: Date())
-            let days = body["expiresInDays"]?.numberValue.map { Int($0) } ?? Self.defaultLifetimeDays
+            let consultantID = body.consultantId
+            let period = try Period.from(from: body.from, to: body.to).reportPeriod(now: Date())
+            let days = body.expiresInDays ?? Self.defaultLifetimeDays
             let now = Date()
             let link = ReportShareLink(
                 patientID: patientID, shareID: UUID.timeOrdered(), consultantID: consultantID, from: period.start, to: period.end,

@@ -16,7 +16,13 @@ import Hummingbird
 struct WebhookRoutes: Sendable {
     let context: ServiceContext
 
-    static let schema: RequestSchema = .webhook
+    struct Body: SchemaBody {
+        static let schema: RequestSchema = .webhook
+        let recipientRole: RecipientRole
+        let url: String
+        let includeText: Bool?
+        let description: String?
+    }
 
     struct Requeued: Encodable, Sendable {
         let eventId: UUID
@@ -25,18 +31,16 @@ struct WebhookRoutes: Sendable {
 
     func register(on routes: APIRoutes) {
         routes.post(
-            "v1/webhooks", access: .deliveryChannels, summary: "Register a webhook for every message to one group of recipients", body: [Self.schema]
+            "v1/webhooks", access: .deliveryChannels, summary: "Register a webhook for every message to one group of recipients", body: [Body.schema]
         ) {
             request, requestContext in
-            let body = try await request.validatedJSON(schema: Self.schema, context: requestContext)
-            let url = body["url"]?.stringValue ?? ""
-            if let problem = Self.urlProblem(url) {
+            let body = try await request.decode(as: Body.self, context: requestContext)
+            if let problem = Self.urlProblem(body.url) {
                 throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: ["url"]), message: problem)])
             }
-            let role = body["recipientRole"]?.stringValue.flatMap(RecipientRole.init(rawValue:)) ?? .patient
             let registered = try await context.transaction(auditing: requestContext.origin, status: { _ in 201 }) { handler in
                 try await Webhooks(handler).register(
-                    role: role, url: url, includeText: body["includeText"]?.boolValue ?? false, description: body["description"]?.stringValue)
+                    role: body.recipientRole, url: body.url, includeText: body.includeText ?? false, description: body.description)
             }
             return try jsonResponse(registered, status: .created)
         }

@@ -15,9 +15,9 @@ import Hummingbird
 ///   patient can confirm the results are theirs
 struct ReleaseRoutes: Sendable {
     let records: RecordRoutes
-    static let schema: RequestSchema = .releaseRules
 
-    struct RulesDocument: Codable, Sendable {
+    struct RulesDocument: Codable, SchemaBody {
+        static let schema: RequestSchema = .releaseRules
         let rules: [ReleasePolicy.Rule]
     }
 
@@ -25,10 +25,10 @@ struct ReleaseRoutes: Sendable {
         let context = records.context
         routes.put(
             "v1/institutions/:institutionId/release-rules", access: .institutionResults,
-            summary: "Set when the institution's results become visible to patients (replaced as a whole)", body: [Self.schema]
+            summary: "Set when the institution's results become visible to patients (replaced as a whole)", body: [RulesDocument.schema]
         ) { request, requestContext in
             let institution = requestContext.parameters.get("institutionId") ?? ""
-            let document = try await request.decodedJSON(RulesDocument.self, schema: Self.schema, context: requestContext)
+            let document = try await request.decode(as: RulesDocument.self, context: requestContext)
             var violations: [SchemaViolation] = []
             var seen: Set<String> = []
             for (index, rule) in document.rules.enumerated() {
