@@ -6,8 +6,9 @@ import Foundation
 import Hummingbird
 
 /// The food table, for any signed-in caller (reference data):
-/// - `GET /v1/foods?q=bean`: foods whose name holds every word, as a user types: grouped by food group, the group
-///   with the best match first, each group's best matches first; paged.
+/// - `GET /v1/foods?q=bean`: foods whose name holds every word, as a user types, the plain food a person means first
+///   (`FoodSearch`): grouped by food group, the group with the best match first, each group's best matches first; the
+///   first page holds the best of every group, so a grouped screen is complete from it; paged.
 /// - `GET /v1/foods/{foodId}`: one food: its values per 100 g and the household portions the table gives.
 /// Every answer names the table's release and its licence.
 struct FoodRoutes: Sendable {
@@ -75,16 +76,22 @@ struct FoodRoutes: Sendable {
                     violations: [SchemaViolation(pointer: JSONPointer(tokens: ["q"]), message: "must hold a word (up to 200 characters)")])
             }
             let page = try PageRequest.from(request)
-            let offset = try Self.offset(page.after, release: loaded.number)
-            let matches = loaded.search.search(query)
+            let blocks = loaded.search.blocks(query)
+            // The first page holds the best of every food group (as many of each as fit); the round size is kept in
+            // the cursor, so that the next pages continue the same order.
+            let (offset, perRound) = try Self.position(page.after, release: loaded.number, firstPage: (page.limit, blocks.count))
+            let matches = FoodSearch.rounds(blocks, perRound: perRound)
             let shown = matches.dropFirst(offset).prefix(page.limit)
+            // A page is shown grouped: each group's foods of the page together, the groups in the answer's order.
             var groups: [Group] = []
+            var groupOfCategory: [String: Int] = [:]
             for index in shown {
                 let food = loaded.foods[index]
                 let summary = Summary(id: food.id, name: food.name)
-                if groups.last?.category == food.category {
-                    groups[groups.count - 1] = Group(category: food.category, foods: groups[groups.count - 1].foods + [summary])
+                if let group = groupOfCategory[food.category] {
+                    groups[group] = Group(category: food.category, foods: groups[group].foods + [summary])
                 } else {
+                    groupOfCategory[food.category] = groups.count
                     groups.append(Group(category: food.category, foods: [summary]))
                 }
             }
@@ -92,7 +99,8 @@ struct FoodRoutes: Sendable {
             return try jsonResponse(
                 SearchAnswer(
                     release: Release(loaded), query: query, total: matches.count, groups: groups,
-                    nextCursor: end < matches.count ? PageRequest.Cursor(position: String(end), id: Self.cursorID(loaded.number)).encoded : nil))
+                    nextCursor: end < matches.count
+                        ? PageRequest.Cursor(position: String(end), id: Self.cursorID(loaded.number, perRound: perRound)).encoded : nil))
         }
         routes.get("v1/foods/:foodId", access: .referenceData, summary: "One food: its values per 100 g and its household portions") {
             _, context in
@@ -107,13 +115,19 @@ struct FoodRoutes: Sendable {
         }
     }
 
-    /// A search's pages are positions in its answer for one release: a cursor from another release is refused, as
-    /// its positions mean other foods.
-    static func offset(_ cursor: PageRequest.Cursor?, release: Int64) throws -> Int {
-        guard let cursor else { return 0 }
-        guard cursor.id == cursorID(release), let offset = Int(cursor.position), offset >= 0 else { throw PageRequest.badCursor }
-        return offset
+    /// Where a page starts in a search's answer, and the answer's round size (`FoodSearch.rounds`): from the cursor,
+    /// or, on the first page, as many of each group as a page of `limit` holds for `groups` groups. A cursor from
+    /// another release is refused, as its positions mean other foods.
+    static func position(_ cursor: PageRequest.Cursor?, release: Int64, firstPage: (limit: Int, groups: Int)) throws -> (Int, Int) {
+        guard let cursor else { return (0, max(1, firstPage.limit / max(1, firstPage.groups))) }
+        let parts = cursor.id.split(separator: "/")
+        guard parts.count == 2, parts[0] == cursorID(release), let perRound = Int(parts[1]), perRound >= 1, perRound <= PageRequest.maximumLimit,
+            let offset = Int(cursor.position), offset >= 0
+        else { throw PageRequest.badCursor }
+        return (offset, perRound)
     }
 
     static func cursorID(_ release: Int64) -> String { "foods-\(release)" }
+
+    static func cursorID(_ release: Int64, perRound: Int) -> String { "\(cursorID(release))/\(perRound)" }
 }

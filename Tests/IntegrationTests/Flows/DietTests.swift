@@ -80,13 +80,29 @@ import Testing
         let names = groups.flatMap { ($0["foods"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
         #expect(names.count == beans["total"] as? Int && names.allSatisfy { $0.lowercased().contains("bean") })
         #expect(((beans["release"] as? [String: Any])?["licence"] as? String)?.contains("Public domain") == true)
-        let first = try #require(try await HTTP.get("\(ingest)/v1/foods?q=bean&limit=3").json() as? [String: Any])
-        let cursor = try #require(first["nextCursor"] as? String)
-        let second = try #require(try await HTTP.get("\(ingest)/v1/foods?q=bean&limit=3&cursor=\(cursor)").json() as? [String: Any])
-        let paged = [first, second].flatMap { page in
+        // Small pages: the first holds the best of the first three groups, one each; the pages together hold every
+        // match once.
+        var pages: [[String: Any]] = []
+        var cursor: String?
+        repeat {
+            let url = "\(ingest)/v1/foods?q=bean&limit=3" + (cursor.map { "&cursor=\($0)" } ?? "")
+            let page = try #require(try await HTTP.get(url).json() as? [String: Any])
+            pages.append(page)
+            cursor = page["nextCursor"] as? String
+        } while cursor != nil && pages.count < 20
+        let firstGroups = try #require(pages.first?["groups"] as? [[String: Any]])
+        #expect(firstGroups.compactMap { $0["category"] as? String } == Array(categories.prefix(3)))
+        #expect(firstGroups.allSatisfy { ($0["foods"] as? [Any])?.count == 1 })
+        let paged = pages.flatMap { page in
             (page["groups"] as? [[String: Any]] ?? []).flatMap { ($0["foods"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
         }
-        #expect(paged == Array(names.prefix(6)))
+        #expect(paged.count == names.count && Set(paged) == Set(names))
+        // A page as long as the number of groups holds every group's best: a grouped screen is complete.
+        let nine = try #require(try await HTTP.get("\(ingest)/v1/foods?q=bean&limit=9").json() as? [String: Any])
+        #expect((nine["groups"] as? [[String: Any]])?.compactMap { $0["category"] as? String } == categories)
+        let apple = try #require(try await HTTP.get("\(ingest)/v1/foods?q=apple").json() as? [String: Any])
+        let firstApple = ((apple["groups"] as? [[String: Any]])?.first?["foods"] as? [[String: Any]])?.first?["name"] as? String
+        #expect(firstApple == "Apples, raw, with skin")
         #expect(try await HTTP.get("\(ingest)/v1/foods?q=%20").status == 400)
         let butter = try #require(try await HTTP.get("\(ingest)/v1/foods/01001").json() as? [String: Any])
         #expect((butter["per100g"] as? [String: Double])?["sodiumMg"] == 643)
