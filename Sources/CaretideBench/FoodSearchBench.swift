@@ -13,7 +13,8 @@ struct FoodSearchBench: AsyncParsableCommand {
     @Option(help: "Folder holding the SR28 files (scripts/fetch-food-data).") var directory = ".food-data"
     @Option(help: "Passes over the queries.") var passes = 20
     @Option(
-        name: .customLong("queries"), help: "A list of queries and the foods they mean (query, NDB numbers separated by commas, words; tab-separated).")
+        name: .customLong("queries"),
+        help: "A list of queries and the foods they mean (query, NDB numbers separated by commas, words; tab-separated).")
     var queryList: String?
 
     /// Words people look for in a diet diary, typed letter by letter.
@@ -71,6 +72,7 @@ struct FoodSearchBench: AsyncParsableCommand {
         print(
             "queries: \(lines.count) from \(file.lastPathComponent): the meant food first \(first) (\(String(format: "%.1f", 100 * Double(first) / count)) %), "
                 + "in the first three \(firstThree) (\(String(format: "%.1f", 100 * Double(firstThree) / count)) %); "
-                + "\(String(format: "%.3f", Double(clock.components.attoseconds) / 1e15 / count + Double(clock.components.seconds) * 1000 / count)) ms a query")
+                + "\(String(format: "%.3f", Double(clock.components.attoseconds) / 1e15 / count + Double(clock.components.seconds) * 1000 / count)) ms a query"
+        )
     }
 }

@@ -249,6 +249,9 @@ public struct MelanomaRiskProfile: Sendable, Equatable, Codable {
 /// male or other) carries none either, except through the body-mass-index weight, which is published for men only.
 public enum MelanomaRisk {
     public static let plausibleAge: ClosedRange<Int> = 18...120
+    /// Why a child is refused: the apps' age pickers start at "0-9", so a parent may well try.
+    static let childMessage =
+        "is under 18: this score is for adults, its weights come from studies of adults; a doctor should look at a child's moles and sunburns"
     public static let plausibleSkinType: ClosedRange<Int> = 1...6
     public static let plausibleAtypicalMoleCount: ClosedRange<Int> = 0...100
     public static let plausibleBodyMassIndex: ClosedRange<Double> = 10...80
@@ -362,7 +365,11 @@ public enum MelanomaRisk {
     public static func assess(_ input: MelanomaRiskInput) throws(DomainValidationError) -> MelanomaRiskProfile {
         var issues = IssueCollector()
         if let age = issues.require(input.age, "/age", allowed: IssueCollector.describe(plausibleAge, unit: "years")) {
-            issues.check(age, in: plausibleAge, "/age", unit: "years")
+            if (0..<plausibleAge.lowerBound).contains(age) {
+                issues.add("/age", childMessage, allowed: IssueCollector.describe(plausibleAge, unit: "years"))
+            } else {
+                issues.check(age, in: plausibleAge, "/age", unit: "years")
+            }
         }
         _ = issues.require(input.sex, "/sex", allowed: IssueCollector.oneOf(AdministrativeSex.self))
         if let type = issues.require(

@@ -37,6 +37,7 @@ public enum IngestService {
             routes: { routes, context in
                 let records = RecordRoutes(context: context)
                 MeasurementRoutes(records: records).register(on: routes)
+                MeasurementTemplates().register(on: routes)
                 let meals = MealRoutes(records: records, catalogue: catalogue)
                 meals.register(on: routes)
                 SyncRoutes(records: records, meals: meals.definition).register(on: routes)

@@ -63,6 +63,7 @@ struct NotificationHandler: EventHandler {
                 case .enteredInError: .enteredInError
                 case .profileWithdrawn: .profileWithdrawn
                 case .photoDeleted: .photoDeleted
+                case .npiDeleted: .npiDeleted
                 }
             try await withdraw(about: withdrawn.assessmentID, reason: reason, event: event, context: context)
             if withdrawn.kind == .melanomaRisk {

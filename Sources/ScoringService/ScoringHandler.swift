@@ -32,6 +32,11 @@ struct ScoringHandler: EventHandler {
             try await withdraw(
                 AssessmentStore(context), patientID: try patientID(), kind: .melanomaRisk, subjectID: withdrawal.profileID.uuidString.lowercased(),
                 reason: .profileWithdrawn, event: event, context: context)
+        case .npiInputsDeleted(let deletion):
+            try await withdraw(
+                AssessmentStore(context), patientID: try patientID(), kind: .nottinghamPrognosticIndex,
+                subjectID: deletion.npiID.uuidString.lowercased(),
+                reason: .npiDeleted, event: event, context: context)
         case .examResultReleased(let release):
             try await ReportStore(context).released(
                 patientID: try patientID(), exam: ExamKey(institutionID: release.institutionID, examID: release.examID), revision: release.revision,

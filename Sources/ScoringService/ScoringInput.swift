@@ -9,6 +9,7 @@ enum ScoringInput {
     case measurementDeleted(MeasurementDeleted)
     case examResultEnteredInError(ExamResultEnteredInError)
     case melanomaRiskProfileWithdrawn(MelanomaRiskProfileWithdrawn)
+    case npiInputsDeleted(NPIInputsDeleted)
     /// A revision of a report released to its patient: the patient's report may show it.
     case examResultReleased(ExamResultReleased)
     /// What the report's UV and air-quality section reads: the areas, their readings as daily maxima, and which
@@ -33,10 +34,11 @@ enum ScoringInput {
         switch try TopicEvent(event) {
         case .measurements(.measurementDeleted(let deleted)): self = .measurementDeleted(deleted)
         case .measurements(.bloodPressureRecorded), .measurements(.pulseRecorded), .measurements(.bodyMeasurementRecorded),
-            .measurements(.glucoseRecorded), .measurements(.hba1cRecorded), .measurements(.lipidPanelRecorded), .npi,
+            .measurements(.glucoseRecorded), .measurements(.hba1cRecorded), .measurements(.lipidPanelRecorded), .npi(.npiInputsRecorded),
             .riskProfiles(.melanomaRiskProfileRecorded), .examResults(.examResultRecorded):
             self = .assess
         case .riskProfiles(.melanomaRiskProfileWithdrawn(let withdrawal)): self = .melanomaRiskProfileWithdrawn(withdrawal)
+        case .npi(.npiInputsDeleted(let deletion)): self = .npiInputsDeleted(deletion)
         case .examResults(.examResultEnteredInError(let retraction)): self = .examResultEnteredInError(retraction)
         // A report is assessed when it is recorded, released or not, so its clinicians see the flags at once; its
         // release only says what the patient's own report may show.

@@ -142,6 +142,22 @@ struct MelanomaRiskTests {
             ])
     }
 
+    @Test("A child is refused with the reason, at every age below 18; 18 is scored")
+    func children() throws {
+        var input = lowestRiskMelanomaInput
+        for age in [0, 9, 17] {
+            input.age = age
+            let error = try #require(validationError { try MelanomaRisk.assess(input) })
+            #expect(error.fields == ["/age"])
+            #expect(error.issue(for: "/age")?.message.contains("for adults") == true)
+            #expect(error.issue(for: "/age")?.allowedRange == "18...120 years")
+        }
+        input.age = 18
+        #expect(try MelanomaRisk.assess(input).category == .lower)
+        input.age = -1
+        #expect(validationError { try MelanomaRisk.assess(input) }?.issue(for: "/age")?.message == "is outside the plausible range")
+    }
+
     @Test("Implausible values name field and allowed range")
     func implausible() throws {
         var input = lowestRiskMelanomaInput

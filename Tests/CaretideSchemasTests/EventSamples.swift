@@ -75,6 +75,7 @@ enum EventSamples {
                     immunosuppression: [], sunburnHistory: true, inflammatoryBowelDisease: .crohnsDisease, bodyMassIndex: 31.4,
                     intermittentSunExposure: true, sunbedUse: .firstBeforeAge35))),
         EventSample(MelanomaRiskProfileWithdrawn(profileID: UUID(), withdrawnAt: takenAt)),
+        EventSample(NPIInputsDeleted(npiID: UUID(), deletedAt: takenAt)),
         EventSample(
             LesionPhotoRecorded(
                 photoID: UUID(), bodySite: .forearm, side: .left, takenAt: takenAt, mediaType: "image/jpeg", width: 480, height: 400,

@@ -32,6 +32,32 @@ import Testing
         ).page.html
     }
 
+    @Test("systolic and diastolic are each drawn over their own bands: a diastolic 95 lies in stage 2, not in normal")
+    func bloodPressureBands() throws {
+        let result = try BloodPressure.assess(systolic: 118, diastolic: 95)
+        let report = PatientReport(
+            patientID: "p-1", period: Period(start: Self.start, end: Self.start.addingTimeInterval(30 * 86_400)),
+            entries: [
+                .init(
+                    kind: .bloodPressure, observedAt: Self.start.addingTimeInterval(86_400), category: result.category.rawValue,
+                    severity: result.severity, values: .object(["systolic": .number(118), "diastolic": .number(95)]))
+            ], texts: .english, generatedAt: Self.start.addingTimeInterval(30 * 86_400))
+        let charts = try #require(report.page.sections.first?.charts)
+        #expect(charts.map(\.id) == ["chart-bloodPressure-systolic", "chart-bloodPressure-diastolic"])
+        for chart in charts {
+            // Every point lies in exactly one band of its own chart, and that band is the point's own measure's.
+            for point in chart.series.flatMap(\.points) {
+                let holding = chart.bands.filter { ($0.from ?? -.infinity) <= point.value && point.value < ($0.below ?? .infinity) }
+                #expect(holding.count == 1, "\(chart.id): \(point.value)")
+            }
+        }
+        let diastolicBand = charts[1].bands.first { ($0.from ?? -.infinity) <= 95 && 95 < ($0.below ?? .infinity) }
+        let systolicBand = charts[0].bands.first { ($0.from ?? -.infinity) <= 118 && 118 < ($0.below ?? .infinity) }
+        #expect(diastolicBand?.level == 1 && diastolicBand?.from == 90 && diastolicBand?.below == 121)
+        #expect(systolicBand?.level == 0 && systolicBand?.below == 120)
+        #expect(charts.map { $0.series.map(\.name) } == [["Systolic"], ["Diastolic"]])
+    }
+
     @Test("in English every placeholder is filled and every word is there")
     func english() throws {
         let html = try Self.report(.english)

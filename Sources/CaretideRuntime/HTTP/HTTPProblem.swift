@@ -44,6 +44,16 @@ extension Request {
     /// every schema violation become one 400 naming each failing field. A body larger than the largest event the
     /// outbox can publish is refused with 413 as soon as it passes that size, before it is read whole.
     public func validatedJSON(schema: RequestSchema, catalog: SchemaCatalog = .bundled, context: some RequestContext) async throws -> JSONValue {
+        let (document, violations) = try await checkedJSON(schema: schema, catalog: catalog, context: context)
+        guard violations.isEmpty else { throw HTTPProblem.invalidBody(violations) }
+        return document
+    }
+
+    /// `validatedJSON` for a route that adds violations of its own to the schema's before answering (one answer names
+    /// every failing field): the parsed body and what the schema says of it. Malformed JSON is a 400 at once.
+    public func checkedJSON(
+        schema: RequestSchema, catalog: SchemaCatalog = .bundled, context: some RequestContext
+    ) async throws -> (JSONValue, [SchemaViolation]) {
         let bytes = Array(buffer: try await body.collect(upTo: min(context.maxUploadSize, Outbox.maximumEventBytes)))
         let document: JSONValue
         do {
@@ -51,9 +61,7 @@ extension Request {
         } catch {
             throw HTTPProblem.invalidBody([error])
         }
-        let violations = catalog.validateRequest(schema, document)
-        guard violations.isEmpty else { throw HTTPProblem.invalidBody(violations) }
-        return document
+        return (document, catalog.validateRequest(schema, document))
     }
 }
 

@@ -90,6 +90,8 @@ public enum AlertWithdrawalReason: String, Codable, Sendable, CaseIterable {
     case profileWithdrawn
     /// The skin photo the alert was about was deleted.
     case photoDeleted
+    /// The Nottingham Prognostic Index entry the alert was about was deleted.
+    case npiDeleted
     /// The patient the alert was about had their data erased at their request.
     case patientErased
 }

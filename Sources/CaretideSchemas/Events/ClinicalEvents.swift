@@ -72,6 +72,23 @@ public struct MelanomaRiskProfileRecorded: EventPayload {
 
 /// A patient withdrew (reset) a melanoma risk profile (`caretide.risk-profiles`): its assessment is withdrawn and
 /// the self-check reminder its category set is cancelled.
+/// A Nottingham Prognostic Index entry was deleted: its assessment is withdrawn everywhere.
+public struct NPIInputsDeleted: EventPayload {
+    public static let eventType = EventType.npiInputsDeleted
+    public var npiID: UUID
+    public var deletedAt: Date
+
+    public init(npiID: UUID, deletedAt: Date) {
+        self.npiID = npiID
+        self.deletedAt = deletedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case npiID = "npiId"
+        case deletedAt
+    }
+}
+
 public struct MelanomaRiskProfileWithdrawn: EventPayload {
     public static let eventType = EventType.melanomaRiskProfileWithdrawn
     public var profileID: UUID

@@ -12,6 +12,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     case lipidPanelRecorded = "lipid-panel.recorded"
     case measurementDeleted = "measurement.deleted"
     case npiInputsRecorded = "npi-inputs.recorded"
+    case npiInputsDeleted = "npi-inputs.deleted"
     case melanomaRiskProfileRecorded = "melanoma-risk-profile.recorded"
     case melanomaRiskProfileWithdrawn = "melanoma-risk-profile.withdrawn"
     case examResultRecorded = "exam-result.recorded"
@@ -60,7 +61,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .bloodPressureRecorded, .pulseRecorded, .bodyMeasurementRecorded, .glucoseRecorded, .hba1cRecorded, .lipidPanelRecorded,
             .measurementDeleted:
             .measurements
-        case .npiInputsRecorded: .npi
+        case .npiInputsRecorded, .npiInputsDeleted: .npi
         case .melanomaRiskProfileRecorded, .melanomaRiskProfileWithdrawn: .riskProfiles
         case .examResultRecorded, .examResultEnteredInError, .examResultReleased: .examResults
         case .mealRecorded, .mealDeleted: .meals
@@ -89,6 +90,7 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
         case .lipidPanelRecorded: LipidPanelRecorded.self
         case .measurementDeleted: MeasurementDeleted.self
         case .npiInputsRecorded: NPIInputsRecorded.self
+        case .npiInputsDeleted: NPIInputsDeleted.self
         case .melanomaRiskProfileRecorded: MelanomaRiskProfileRecorded.self
         case .melanomaRiskProfileWithdrawn: MelanomaRiskProfileWithdrawn.self
         case .examResultRecorded: ExamResultRecorded.self

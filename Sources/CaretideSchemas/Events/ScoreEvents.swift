@@ -98,6 +98,8 @@ public enum WithdrawalReason: String, Codable, Sendable, CaseIterable {
     case profileWithdrawn
     /// The skin photo classified was deleted.
     case photoDeleted
+    /// The Nottingham Prognostic Index entry assessed was deleted.
+    case npiDeleted
 }
 
 /// An assessment was withdrawn because its source was deleted or marked entered-in-error (`caretide.scores`).

@@ -4,7 +4,7 @@
 /// (`Topic`'s inbound topics and the dead-letter topic carry no Caretide events and have no case.)
 public enum TopicEvent: Sendable {
     case measurements(MeasurementEvent)
-    case npi(NPIInputsRecorded)
+    case npi(NPIEvent)
     case riskProfiles(RiskProfileEvent)
     case examResults(ExamResultEvent)
     case meals(MealEvent)
@@ -55,7 +55,8 @@ public enum TopicEvent: Sendable {
         case .hba1cRecorded: self = .measurements(.hba1cRecorded(try event.payload()))
         case .lipidPanelRecorded: self = .measurements(.lipidPanelRecorded(try event.payload()))
         case .measurementDeleted: self = .measurements(.measurementDeleted(try event.payload()))
-        case .npiInputsRecorded: self = .npi(try event.payload())
+        case .npiInputsRecorded: self = .npi(.npiInputsRecorded(try event.payload()))
+        case .npiInputsDeleted: self = .npi(.npiInputsDeleted(try event.payload()))
         case .melanomaRiskProfileRecorded: self = .riskProfiles(.melanomaRiskProfileRecorded(try event.payload()))
         case .melanomaRiskProfileWithdrawn: self = .riskProfiles(.melanomaRiskProfileWithdrawn(try event.payload()))
         case .examResultRecorded: self = .examResults(.examResultRecorded(try event.payload()))
@@ -101,6 +102,12 @@ public enum MeasurementEvent: Sendable {
     case hba1cRecorded(HbA1cRecorded)
     case lipidPanelRecorded(LipidPanelRecorded)
     case measurementDeleted(MeasurementDeleted)
+}
+
+/// An event of `Topic.npi`.
+public enum NPIEvent: Sendable {
+    case npiInputsRecorded(NPIInputsRecorded)
+    case npiInputsDeleted(NPIInputsDeleted)
 }
 
 /// An event of `Topic.riskProfiles`.

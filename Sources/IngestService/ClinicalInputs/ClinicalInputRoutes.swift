@@ -10,6 +10,7 @@ import Hummingbird
 /// Clinical inputs a patient or clinician enters:
 /// - `PUT /v1/patients/{patientId}/npi/{npiId}`: Nottingham Prognostic Index inputs (PUT again to correct), by the
 ///   patient or a consultant of their care team (a ward round), marked with who entered them
+/// - `DELETE /v1/patients/{patientId}/npi/{npiId}`: delete an entry: its assessment is withdrawn everywhere
 /// - `PUT /v1/patients/{patientId}/melanoma-risk-profiles/{profileId}`: melanoma risk factors (the newest profile is current)
 /// - `DELETE /v1/patients/{patientId}/melanoma-risk-profiles/{profileId}`: withdraw (reset) a profile
 struct ClinicalInputRoutes: Sendable {
@@ -21,7 +22,7 @@ struct ClinicalInputRoutes: Sendable {
         observedAt: \.diagnosisDate,
         // The NPI rule itself refuses a diagnosis date in the future.
         observedAtField: nil,
-        deletion: nil)
+        deletion: { id, at in NPIInputsDeleted(npiID: UUID(uuidString: id)!, deletedAt: at) })
 
     static let melanomaRiskProfile = RecordDefinition(
         kind: .melanomaRiskProfile, event: MelanomaRiskProfileRecorded.self,
@@ -50,14 +51,13 @@ struct ClinicalInputRoutes: Sendable {
             ) { request, context in
                 let patientID = try PatientID.fromPath(context)
                 let id = try context.uuidParameter(parameter, label: "id").uuidString.lowercased()
-                var body = try await records.schemaValidBody(definition, request: request, requestContext: context)
-                var fromProfile: [String]?
-                if definition.kind == .melanomaRiskProfile {
-                    (body, fromProfile) = try await Self.completedFromProfile(body, patientID: patientID, records: records)
-                } else if let identity = context.identity {
-                    // Who entered it travels with it, so the patient's history shows a ward round's entry as such.
-                    body = body.merging(["recordedBy": .object(["role": .string(identity.role.rawValue), "id": .string(identity.subject)])])
-                }
+                let (body, fromProfile): (JSONValue, [String]?) =
+                    definition.kind == .melanomaRiskProfile
+                    ? try await riskAnswers(request, context: context, patientID: patientID)
+                    : (
+                        Self.enteredBy(context.identity, try await records.schemaValidBody(definition, request: request, requestContext: context)),
+                        nil
+                    )
                 let write = try records.checked(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
                 let receipt = try await records.store(write, origin: context.origin)
                 return try jsonResponse(
@@ -67,15 +67,21 @@ struct ClinicalInputRoutes: Sendable {
                     status: receipt.httpStatus)
             }
         }
-        routes.delete(
-            "v1/patients/:patientId/melanoma-risk-profiles/:profileId", access: .patientData(.write),
-            summary:
+        for (path, parameter, definition, access, summary) in [
+            (
+                "npi", "npiId", Self.npi, Access.patientData(.record),
+                "Delete a Nottingham Prognostic Index entry: its assessment is withdrawn from the history, series and report, and its alerts withdrawn"
+            ),
+            (
+                "melanoma-risk-profiles", "profileId", Self.melanomaRiskProfile, .patientData(.write),
                 "Withdraw (reset) a melanoma risk profile: its assessment and alert are withdrawn and the self-check reminder it set is cancelled"
-        ) { _, context in
-            let patientID = try PatientID.fromPath(context)
-            let id = try context.uuidParameter("profileId", label: "id").uuidString.lowercased()
-            return try jsonResponse(
-                try await records.delete(Self.melanomaRiskProfile, patientID: patientID, recordID: id, origin: context.origin))
+            ),
+        ] {
+            routes.delete("v1/patients/:patientId/\(path)/:\(parameter)", access: access, summary: summary) { _, context in
+                let patientID = try PatientID.fromPath(context)
+                let id = try context.uuidParameter(parameter, label: "id").uuidString.lowercased()
+                return try jsonResponse(try await records.delete(definition, patientID: patientID, recordID: id, origin: context.origin))
+            }
         }
         // The apps' "Calculate" buttons: the same rules on the same body, nothing stored, nobody's data read.
         for (path, definition, summary) in [
@@ -83,11 +89,38 @@ struct ClinicalInputRoutes: Sendable {
             ("v1/melanoma-risk/calculate", Self.melanomaRiskProfile, "Calculate a melanoma risk category without storing anything"),
         ] {
             routes.post(path, access: .calculators, summary: summary, body: [definition.kind.requestSchema]) { request, context in
-                let body = try await records.schemaValidBody(definition, request: request, requestContext: context)
+                let body =
+                    definition.kind == .melanomaRiskProfile
+                    ? try await riskAnswers(request, context: context, patientID: nil).0
+                    : try await records.schemaValidBody(definition, request: request, requestContext: context)
                 let payload = try RecordRoutes.decodePayload(definition, body: body, recordID: UUID().uuidString.lowercased(), revision: 1)
                 return try jsonResponse(try Self.answer(try records.assessed(definition, payload: payload), body: body))
             }
         }
+    }
+
+    /// A risk profile's answers as sent, completed from the patient's profile when recorded for one
+    /// (`completedFromProfile`). When its schema refuses it, the 400 names age and sex as well wherever neither the
+    /// body nor the profile gives them: one answer names every field the rule will need, whatever its source.
+    func riskAnswers(_ request: Request, context: CaretideRequestContext, patientID: String?) async throws -> (JSONValue, [String]?) {
+        let (document, violations) = try await request.checkedJSON(schema: .melanomaRiskProfile, context: context)
+        let (completed, fromProfile) =
+            if let patientID { try await Self.completedFromProfile(document, patientID: patientID, records: records) } else { (document, nil) }
+        guard violations.isEmpty else {
+            let unanswered = ["age", "sex"].filter { completed[$0] == nil }.map {
+                SchemaViolation(
+                    pointer: JSONPointer(tokens: [$0]),
+                    message: patientID == nil ? "is required" : "is required (the patient's profile does not give it)")
+            }
+            throw HTTPProblem.invalidBody(violations + unanswered)
+        }
+        return (completed, fromProfile)
+    }
+
+    /// NPI inputs with who entered them, so the patient's history shows a ward round's entry as such.
+    static func enteredBy(_ identity: Identity?, _ body: JSONValue) -> JSONValue {
+        guard let identity else { return body }
+        return body.merging(["recordedBy": .object(["role": .string(identity.role.rawValue), "id": .string(identity.subject)])])
     }
 
     /// The NPI and the melanoma profile are assessed kinds: their rule answers whenever it refuses nothing. A melanoma
@@ -103,10 +136,15 @@ struct ClinicalInputRoutes: Sendable {
     /// profile's time zone; a sex of unknown gives none), so the app need not ask again what the patient told it once.
     /// What neither gives is refused by the rule as missing. Answers the body and the factors it took.
     static func completedFromProfile(_ body: JSONValue, patientID: String, records: RecordRoutes) async throws -> (JSONValue, [String]?) {
-        guard body["age"] == nil || body["sex"] == nil else { return (body, nil) }
-        let context = records.context
-        guard let profile = try await ProfileStore(context).current(patientID: patientID)?.profile
-        else { return (body, nil) }
+        guard lacksProfileFactors(body) else { return (body, nil) }
+        return completed(body, from: try await ProfileStore(records.context).current(patientID: patientID)?.profile)
+    }
+
+    static func lacksProfileFactors(_ body: JSONValue) -> Bool { body["age"] == nil || body["sex"] == nil }
+
+    /// `completedFromProfile` with the profile read.
+    static func completed(_ body: JSONValue, from profile: PatientProfile?) -> (JSONValue, [String]?) {
+        guard let profile, lacksProfileFactors(body) else { return (body, nil) }
         var completed: [String: JSONValue] = [:]
         if body["age"] == nil, let age = profile.age(at: Date()) { completed["age"] = .number(Double(age)) }
         if body["sex"] == nil, let sex = profile.sex?.administrativeSex { completed["sex"] = .string(sex.rawValue) }

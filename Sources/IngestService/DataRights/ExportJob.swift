@@ -32,15 +32,15 @@ struct ExportJob: Sendable {
             encoder.outputFormatting = [.sortedKeys]
             let document = try encoder.encode(ExportDocument.document(exportID: exportID, patientID: patientID, generatedAt: now, parts: parts))
             let bundle = try encoder.encode(ExportDocument.bundle(exportID: exportID, generatedAt: now, parts: parts))
-            try await ExportStore.finish(
+            try await ExportStore(context).finish(
                 exportID, document: Array(document), bundle: Array(bundle),
-                expiresAt: now.addingTimeInterval(Double(settings.retention.components.seconds)), database: context.database, logger: logger)
+                expiresAt: now.addingTimeInterval(Double(settings.retention.components.seconds)))
             logger.info("export assembled", metadata: [LogKey.bytes: "\(document.count + bundle.count)"])
         } catch {
             let reason = (error as? ExportSourceFailed)?.description ?? "the export could not be assembled; ask again"
             logger.warning(
                 "export failed", metadata: [LogKey.reason: "\(reason)", LogKey.errorType: "\(String(reflecting: type(of: error)))"])
-            try? await ExportStore.fail(exportID, reason: reason, database: context.database, logger: logger)
+            try? await ExportStore(context).fail(exportID, reason: reason)
         }
     }
 

@@ -7,7 +7,9 @@ import PostgresNIO
 
 /// The SQL of patients' exports: a row per request, assembling until its job stores the JSON document and the FHIR
 /// Bundle (or the reason it failed), downloadable until it expires, then deleted (`purgeJob`).
-enum ExportStore {
+struct ExportStore: ServiceStore {
+    let session: StoreSession
+
     enum Status: String, Encodable, Sendable {
         case assembling, ready, failed
     }
@@ -22,40 +24,37 @@ enum ExportStore {
         let failure: String?
     }
 
-    static func create(patientID: String, at requestedAt: Date, handler: HandlerContext) async throws -> Export {
+    func create(patientID: String, at requestedAt: Date) async throws -> Export {
         let id = UUID()
-        try await handler.connection.query(
+        try await session.query(
             """
             INSERT INTO patient_exports (export_id, patient_id, status, requested_at) VALUES (\(id), \(patientID), 'assembling', \(requestedAt))
-            """, logger: handler.logger)
+            """)
         return Export(exportId: id, status: .assembling, requestedAt: requestedAt, readyAt: nil, expiresAt: nil, failure: nil)
     }
 
-    static func finish(
-        _ exportID: UUID, document: [UInt8], bundle: [UInt8], expiresAt: Date, database: Database, logger: Logger
-    ) async throws {
-        try await database.client.query(
+    func finish(_ exportID: UUID, document: [UInt8], bundle: [UInt8], expiresAt: Date) async throws {
+        try await session.query(
             """
             UPDATE patient_exports SET status = 'ready', document = \(ByteBuffer(bytes: document)), bundle = \(ByteBuffer(bytes: bundle)), ready_at = now(), expires_at = \(expiresAt)
             WHERE export_id = \(exportID) AND status = 'assembling'
-            """, logger: logger)
+            """)
     }
 
-    static func fail(_ exportID: UUID, reason: String, database: Database, logger: Logger) async throws {
-        try await database.client.query(
+    func fail(_ exportID: UUID, reason: String) async throws {
+        try await session.query(
             """
             UPDATE patient_exports SET status = 'failed', failure = \(reason), expires_at = now() + \(Self.failedKept)::interval
             WHERE export_id = \(exportID) AND status = 'assembling'
-            """,
-            logger: logger)
+            """)
     }
 
-    static func find(patientID: String, exportID: UUID, database: Database, logger: Logger) async throws -> Export? {
-        try await database.client.fetchAll(
+    func find(patientID: String, exportID: UUID) async throws -> Export? {
+        try await session.fetchAll(
             """
             SELECT status, requested_at, ready_at, expires_at, failure FROM patient_exports
             WHERE export_id = \(exportID) AND patient_id = \(patientID)
-            """, as: (String, Date, Date?, Date?, String?).self, logger: logger
+            """, as: (String, Date, Date?, Date?, String?).self
         ).first.map {
             Export(exportId: exportID, status: Status(rawValue: $0.0) ?? .failed, requestedAt: $0.1, readyAt: $0.2, expiresAt: $0.3, failure: $0.4)
         }
@@ -66,12 +65,12 @@ enum ExportStore {
     }
 
     /// A finished export's file, if it has not expired.
-    static func file(_ file: File, patientID: String, exportID: UUID, database: Database, logger: Logger) async throws -> ByteBuffer? {
-        try await database.client.fetchAll(
+    func file(_ file: File, patientID: String, exportID: UUID) async throws -> ByteBuffer? {
+        try await session.fetchAll(
             """
             SELECT \(unescaped: file == .document ? "document" : "bundle") FROM patient_exports
             WHERE export_id = \(exportID) AND patient_id = \(patientID) AND status = 'ready' AND expires_at > now()
-            """, as: ByteBuffer.self, logger: logger
+            """, as: ByteBuffer.self
         ).first
     }
 

@@ -40,46 +40,20 @@ enum IngestFHIR {
         return .object(patient)
     }
 
-    /// LOINC codes of each measurement kind's values, with their UCUM units.
+    /// A measurement as Observations, coded as `MeasurementCodes` says (LOINC, UCUM).
     static func measurement(_ kind: String, id: String, body: JSONValue, patientID: String) -> [JSONValue] {
-        let quantity = { (field: String, code: String, display: String, unit: String) -> (String, String, JSONValue)? in
-            guard let value = body[field]?.numberValue else { return nil }
-            return (code, display, ["value": .number(value), "unit": .string(unit), "system": "http://unitsofmeasure.org", "code": .string(unit)])
+        guard let kind = MeasurementKind(rawValue: kind) else { return [] }
+        let codes = MeasurementCodes.kind(kind)
+        let values: [(String, String, JSONValue)] = codes.values.compactMap { coded in
+            guard let value = body[coded.field]?.numberValue else { return nil }
+            // Glucose and lipids come in the unit the request named (`mgPerDL` or `mmolPerL`).
+            let unit = coded.unit ?? MeasurementCodes.concentrationUnit(body["unit"]?.stringValue)
+            return (
+                coded.code, coded.display,
+                ["value": .number(value), "unit": .string(unit), "system": "http://unitsofmeasure.org", "code": .string(unit)]
+            )
         }
-        // Glucose and lipids come in the unit the request named (`mgPerDL` or `mmolPerL`).
-        let concentrationUnit = body["unit"]?.stringValue == "mmolPerL" ? "mmol/L" : "mg/dL"
-        let values: [(String, String, JSONValue)]
-        let panel: (code: String, display: String)?
-        switch kind {
-        case "blood-pressure":
-            panel = ("85354-9", "Blood pressure panel with all children optional")
-            values = [
-                quantity("systolic", "8480-6", "Systolic blood pressure", "mm[Hg]"),
-                quantity("diastolic", "8462-4", "Diastolic blood pressure", "mm[Hg]"),
-            ].compactMap { $0 }
-        case "pulse":
-            panel = nil
-            values = [quantity("beatsPerMinute", "8867-4", "Heart rate", "/min")].compactMap { $0 }
-        case "glucose":
-            panel = nil
-            values = [quantity("value", "2339-0", "Glucose [Mass/volume] in Blood", concentrationUnit)].compactMap { $0 }
-        case "hba1c":
-            panel = nil
-            values = [quantity("percent", "4548-4", "Hemoglobin A1c/Hemoglobin.total in Blood", "%")].compactMap { $0 }
-        case "body-measurement":
-            panel = nil
-            values = [quantity("weightKg", "29463-7", "Body weight", "kg"), quantity("heightCm", "8302-2", "Body height", "cm")].compactMap { $0 }
-        case "lipid-panel":
-            panel = ("57698-3", "Lipid panel with direct LDL - Serum or Plasma")
-            values = [
-                quantity("totalCholesterol", "2093-3", "Cholesterol [Mass/volume] in Serum or Plasma", concentrationUnit),
-                quantity("hdlCholesterol", "2085-9", "Cholesterol in HDL [Mass/volume] in Serum or Plasma", concentrationUnit),
-                quantity("ldlCholesterol", "13457-7", "Cholesterol in LDL [Mass/volume] in Serum or Plasma by calculation", concentrationUnit),
-                quantity("triglycerides", "2571-8", "Triglyceride [Mass/volume] in Serum or Plasma", concentrationUnit),
-            ].compactMap { $0 }
-        default:
-            return []
-        }
+        let panel = codes.panel
         guard !values.isEmpty else { return [] }
         var observation = base(id: id, patientID: patientID, effective: body["takenAt"])
         observation["category"] = [category("vital-signs", "Vital Signs")]

@@ -118,7 +118,7 @@ struct SyncRoutes: Sendable {
     /// One change of an upload, checked.
     struct UploadedChange: Sendable {
         let index: Int
-        /// A measurement kind or `meal`, as the change named it.
+        /// A measurement kind, `meal`, `npi` or `melanoma-risk-profile`, as the change named it.
         let kind: String
         let definition: RecordDefinition
         let id: String
@@ -126,10 +126,14 @@ struct SyncRoutes: Sendable {
         var key: RecordStore.Key { RecordStore.Key(kind: definition.kind, id: id) }
     }
 
-    /// The definition of what a change names: a measurement kind, or `meal`.
+    /// The definition of what a change names: a measurement kind, `meal`, `npi` or `melanoma-risk-profile`.
     func uploadDefinition(kind: String) -> RecordDefinition? {
-        if kind == RecordKind.meal.family { return meals }
-        return MeasurementKind(rawValue: kind).map(MeasurementRoutes.definition)
+        switch kind {
+        case RecordKind.meal.family: meals
+        case RecordKind.npi.family: ClinicalInputRoutes.npi
+        case RecordKind.melanomaRiskProfile.family: ClinicalInputRoutes.melanomaRiskProfile
+        default: MeasurementKind(rawValue: kind).map(MeasurementRoutes.definition)
+        }
     }
 
     struct ChangeResult: Encodable, Sendable {
@@ -178,8 +182,18 @@ struct SyncRoutes: Sendable {
         {
             items = items.map { item in meal(item).map { item.merging(["record": MealRoutes.body($0, inTimeZone: zone)]) } ?? item }
         }
+        // A melanoma risk profile without an age or a sex takes them from the patient's profile, as its PUT does (the
+        // profile read once for the upload, if one needs it).
+        func riskProfile(_ item: JSONValue) -> JSONValue? {
+            item["kind"]?.stringValue == RecordKind.melanomaRiskProfile.family ? item["record"] : nil
+        }
+        if items.contains(where: { riskProfile($0).map(ClinicalInputRoutes.lacksProfileFactors) == true }) {
+            let profile = try await ProfileStore(records.context).current(patientID: patientID)?.profile
+            items = items.map { item in riskProfile(item).map { item.merging(["record": ClinicalInputRoutes.completed($0, from: profile).0]) } ?? item
+            }
+        }
         for (index, item) in items.enumerated() {
-            switch check(item, index: index, now: now, seen: &seen) {
+            switch check(item, index: index, now: now, enteredBy: context.identity, seen: &seen) {
             case .accepted(let change): accepted.append(change)
             case .refused(let refusal): results[index] = refusal
             }
@@ -198,7 +212,7 @@ struct SyncRoutes: Sendable {
     }
 
     /// A change whose every field is acceptable, or its refusal naming each failing field under `/changes/{index}`.
-    private func check(_ item: JSONValue, index: Int, now: Date, seen: inout Set<RecordStore.Key>) -> Checked {
+    private func check(_ item: JSONValue, index: Int, now: Date, enteredBy identity: Identity?, seen: inout Set<RecordStore.Key>) -> Checked {
         let at = JSONPointer(tokens: ["changes", String(index)])
         let kindName = item["kind"]?.stringValue ?? ""
         let id = item["id"]?.stringValue?.lowercased() ?? ""
@@ -233,15 +247,24 @@ struct SyncRoutes: Sendable {
         return .accepted(
             UploadedChange(
                 index: index, kind: kindName, definition: definition, id: id,
-                change: .init(updatedAt: updatedAt, deleted: deleted, body: deleted ? nil : record)))
+                // NPI inputs carry who entered them, as their PUT's do (added once the request schema has passed).
+                change: .init(
+                    updatedAt: updatedAt, deleted: deleted,
+                    body: deleted ? nil : definition.kind == .npi ? record.map { ClinicalInputRoutes.enteredBy(identity, $0) } : record)))
     }
 
     /// What a single POST of the record would be told: its schema, its id, the clinical rules and the clock.
     private func recordViolations(_ record: JSONValue, definition: RecordDefinition, id: String, now: Date) -> [SchemaViolation] {
         do {
             var violations = try records.violations(definition, body: record, recordID: id, now: now)
-            let idField = definition.kind == .meal ? "mealId" : "measurementId"
-            if let given = record[idField]?.stringValue, given.lowercased() != id {
+            // A measurement or a meal names its id in its body too; NPI inputs and a risk profile take the change's.
+            let idField: String? =
+                switch definition.kind {
+                case .meal: "mealId"
+                case .measurement: "measurementId"
+                default: nil
+                }
+            if let idField, let given = record[idField]?.stringValue, given.lowercased() != id {
                 violations.append(SchemaViolation(pointer: JSONPointer(tokens: [idField]), message: "must equal the change's id"))
             }
             return violations

@@ -94,6 +94,16 @@ struct PhotoStore: ServiceStore {
         }
     }
 
+    /// What describes each of the patient's photos recorded by `time`, oldest taken first: what an export archives.
+    func archived(patientID: String, recordedBy time: Date) async throws -> [Photo] {
+        try await session.fetchAll(
+            """
+            SELECT \(unescaped: Self.columns) FROM lesion_photos
+            WHERE patient_id = \(patientID) AND recorded_at <= \(time) ORDER BY taken_at, photo_id
+            """, as: Columns.self
+        ).map(Self.photo)
+    }
+
     /// A photo's stored file or thumbnail with its media type; nil when the patient has no such photo.
     func file(_ id: UUID, patientID: String, thumbnail: Bool) async throws -> (ByteBuffer, String)? {
         // A thumbnail is always a JPEG; the photo is served in the type it was stored in.

@@ -48,14 +48,28 @@ struct PatientReport {
     /// How many points a chart draws at most: enough for a year of daily readings at full detail on paper.
     static let chartPoints = 400
 
-    /// What each measurement kind's chart draws: its unit, the values as lines (each named by `report.line.<field>`),
-    /// and the bands shaded; its heading is `report.heading.<kind>`.
+    /// What each measurement kind's charts draw: its unit, the values as lines (each named by `report.line.<field>`),
+    /// and the bands shaded; its heading is `report.heading.<kind>`. A value with bands of its own gets a chart of its
+    /// own (blood pressure: systolic and diastolic), so that no point sits in another value's band.
     struct ChartedKind {
         let kind: AssessmentKind
         let unit: String
         let lines: [String]
-        let bands: ReferenceMeasure?
         let labelNamespace: String?
+        /// The charts: the lines each draws and the bands behind them.
+        let plots: [(lines: [String], bands: ReferenceMeasure?)]
+
+        init(kind: AssessmentKind, unit: String, lines: [String], bands: ReferenceMeasure?, labelNamespace: String?) {
+            self.init(kind: kind, unit: unit, lines: lines, plots: [(lines, bands)], labelNamespace: labelNamespace)
+        }
+
+        init(kind: AssessmentKind, unit: String, lines: [String], plots: [(lines: [String], bands: ReferenceMeasure?)], labelNamespace: String?) {
+            self.kind = kind
+            self.unit = unit
+            self.lines = lines
+            self.plots = plots
+            self.labelNamespace = labelNamespace
+        }
 
         var headingKey: String { "report.heading.\(kind.rawValue)" }
     }
@@ -63,7 +77,8 @@ struct PatientReport {
     static let chartedKinds: [ChartedKind] = [
         ChartedKind(
             kind: .bloodPressure, unit: "mmHg", lines: ["systolic", "diastolic"],
-            bands: ReferenceTable.bloodPressure.measures.first, labelNamespace: BloodPressureCategory.labelNamespace),
+            plots: ["systolic", "diastolic"].map { line in ([line], ReferenceTable.bloodPressure.measures.first { $0.name == line }) },
+            labelNamespace: BloodPressureCategory.labelNamespace),
         ChartedKind(
             kind: .pulse, unit: "report.unit.beatsPerMinute", lines: ["beatsPerMinute"],
             bands: ReferenceTable.pulse.measures.first, labelNamespace: PulseCategory.labelNamespace),
@@ -126,28 +141,34 @@ struct PatientReport {
             time: { $0.observedAt.timeIntervalSince1970 }, values: { entry in charted.lines.map { entry.values[$0]?.numberValue ?? .nan } })
         let heading = texts.filled(charted.headingKey)
         let unit = unit(charted)
-        let series = charted.lines.map { line in
-            LineChart.Series(
-                name: texts.filled("report.line.\(line)"),
-                points: thinned.points.compactMap { entry in
-                    entry.values[line]?.numberValue.map {
-                        LineChart.Point(
-                            time: entry.observedAt.timeIntervalSince1970, value: $0, label: label(entry.category, namespace: charted.labelNamespace),
-                            abnormal: entry.severity != .normal)
-                    }
-                })
-        }
-        let bands = (charted.bands?.bands ?? []).map { band in
-            LineChart.Band(
-                label: label(band.category, namespace: charted.labelNamespace), from: band.from, below: band.below,
-                level: band.severity.map { $0 == .urgent ? 3 : $0 == .attention ? 1 : 0 } ?? 0)
-        }
         let first = readings.first!.observedAt.timeIntervalSince1970
         let last = readings.last!.observedAt.timeIntervalSince1970
-        let chart = LineChart(
-            id: "chart-\(charted.kind.rawValue)", title: heading, unit: unit, series: series, bands: bands,
-            start: period.start == Timestamp.plausibleRange.lowerBound ? first : period.start.timeIntervalSince1970,
-            end: period.end == Timestamp.plausibleRange.upperBound ? last : period.end.timeIntervalSince1970)
+        let charts = charted.plots.map { plot in
+            let series = plot.lines.map { line in
+                LineChart.Series(
+                    name: texts.filled("report.line.\(line)"),
+                    points: thinned.points.compactMap { entry in
+                        entry.values[line]?.numberValue.map {
+                            LineChart.Point(
+                                time: entry.observedAt.timeIntervalSince1970, value: $0,
+                                label: label(entry.category, namespace: charted.labelNamespace), abnormal: entry.severity != .normal)
+                        }
+                    })
+            }
+            let bands = (plot.bands?.bands ?? []).map { band in
+                LineChart.Band(
+                    label: label(band.category, namespace: charted.labelNamespace), from: band.from, below: band.below,
+                    level: band.severity.map { $0 == .urgent ? 3 : $0 == .attention ? 1 : 0 } ?? 0)
+            }
+            // One chart keeps the kind's id and heading; several are told apart by their line.
+            let single = charted.plots.count == 1
+            return LineChart(
+                id: single ? "chart-\(charted.kind.rawValue)" : "chart-\(charted.kind.rawValue)-\(plot.lines.joined(separator: "-"))",
+                title: single ? heading : "\(heading): \(plot.lines.map { texts.filled("report.line.\($0)") }.joined(separator: ", "))",
+                unit: unit, series: series, bands: bands,
+                start: period.start == Timestamp.plausibleRange.lowerBound ? first : period.start.timeIntervalSince1970,
+                end: period.end == Timestamp.plausibleRange.upperBound ? last : period.end.timeIntervalSince1970)
+        }
 
         func values(_ entry: Entry) -> String {
             charted.lines.compactMap { line in entry.values[line]?.numberValue.map { Markup.number($0) } }.joined(separator: "/")
@@ -172,7 +193,7 @@ struct PatientReport {
         let outside = readings.filter { $0.severity != .normal }.count
         return ReportPage.Section(
             heading: heading, paragraphs: [texts.filled("report.readings", ["count": "\(readings.count)", "outside": "\(outside)"])],
-            charts: [chart],
+            charts: charts,
             tables: [
                 ReportPage.Table(
                     caption: texts.filled("report.summary.caption", ["heading": heading]),

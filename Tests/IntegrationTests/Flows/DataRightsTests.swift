@@ -1,8 +1,10 @@
 import CaretideIdentity
 import CaretideKafka
+import CaretideLocalStack
 import CaretideSchemas
 import CaretideStore
 import CaretideTestSupport
+import Crypto
 import DiagnosisService
 import Foundation
 import IngestService
@@ -67,6 +69,11 @@ import Testing
         try await eventually("scoring assessed the reading and notification told the patient") {
             try await HTTP.get("\(notification)/v1/inbox", as: patient).items().count >= 1
         }
+        let photoID = UUID()
+        let photo = try await PhotoTests.upload(
+            "\(ingest)/v1/patients/\(patientID)/photos", photoID, "sharp.jpg", query: "bodySite=upperBack&takenAt=2026-11-20T10:00:00Z",
+            as: patient)
+        #expect(photo.status == 201, "\(photo.text)")
 
         // The patient alone asks and reads; a consultant with a grant may not.
         let exportsURL = "\(ingest)/v1/patients/\(patientID)/exports"
@@ -123,6 +130,35 @@ import Testing
             (($0["code"] as? [String: Any])?["coding"] as? [[String: Any]])?.first?["code"] as? String
         }
         #expect(components == ["8480-6", "8462-4"])
+
+        // The archive: both files and the photo as an image file, byte for byte as the photo route serves it, in a ZIP
+        // that Python's zipfile reads and checks (CRC-32 of every entry).
+        #expect(try await HTTP.get("\(exportURL)/archive", as: consultant).status == 403)
+        let archive = try await HTTP.get("\(exportURL)/archive", as: patient)
+        #expect(archive.status == 200 && archive.header("Content-Type") == "application/zip")
+        let zipFile = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-export-\(exportID).zip")
+        try Data(archive.body).write(to: zipFile)
+        defer { try? FileManager.default.removeItem(at: zipFile) }
+        let listing = try await Subprocess.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import hashlib, sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; "
+                    + "[print(n, hashlib.sha256(z.read(n)).hexdigest()) for n in z.namelist()]",
+                zipFile.path,
+            ])
+        #expect(listing.status == 0, "\(listing.output)")
+        let entries = Dictionary(
+            uniqueKeysWithValues: listing.output.split(separator: "\n").compactMap { line -> (String, String)? in
+                let parts = line.split(separator: " ")
+                return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+            })
+        let photoName = "photos/2026-11-20_upperBack_\(photoID.uuidString.lowercased()).jpg"
+        #expect(Set(entries.keys) == ["caretide-export-\(exportID).json", "caretide-export-\(exportID).fhir.json", photoName])
+        let served = try await HTTP.get("\(ingest)/v1/patients/\(patientID)/photos/\(photoID)", as: patient)
+        #expect(served.status == 200 && entries[photoName] == SHA256.hash(data: Data(served.body)).map { String(format: "%02x", $0) }.joined())
+        #expect(
+            entries["caretide-export-\(exportID).json"] == SHA256.hash(data: Data(documentReply.body)).map { String(format: "%02x", $0) }.joined())
 
         // Offered until it expires, then gone.
         try await eventually("the export expired", timeout: .seconds(120)) {

@@ -137,6 +137,28 @@ import Testing
         #expect((try risk.json() as? [String: Any]).flatMap { ($0["assessment"] as? [String: Any])?["fromProfile"] as? [String] } == ["age", "sex"])
         let without = try await HTTP.send(method: "PUT", "\(ingest)/v1/patients/p-none/melanoma-risk-profiles/\(UUID())", json: factors)
         #expect(without.status == 422 && without.text.contains("/age") && without.text.contains("/sex"))
+        // An empty form names every field at once: the ten the schema requires, and age and sex, which neither it nor
+        // a profile gives; with a profile, only the ten. The calculator, reading nobody's profile, names all twelve.
+        func named(_ reply: HTTP.Reply) throws -> Set<String> {
+            Set(((try reply.json() as? [String: Any])?["violations"] as? [[String: Any]] ?? []).compactMap { $0["pointer"] as? String })
+        }
+        let ten: Set<String> = [
+            "/fitzpatrickSkinType", "/eyeColour", "/hairColour", "/commonMoles", "/atypicalMoleCount", "/freckling", "/familyHistory",
+            "/personalHistory", "/immunosuppression", "/sunburnHistory",
+        ]
+        let empty = try await HTTP.send(method: "PUT", "\(ingest)/v1/patients/p-none/melanoma-risk-profiles/\(UUID())", json: "{}")
+        #expect(empty.status == 400)
+        #expect(try named(empty) == ten.union(["/age", "/sex"]))
+        let emptyWithProfile = try await HTTP.send(method: "PUT", "\(ingest)/v1/patients/p-rules/melanoma-risk-profiles/\(UUID())", json: "{}")
+        #expect(emptyWithProfile.status == 400)
+        #expect(try named(emptyWithProfile) == ten)
+        let calculator = try await HTTP.send(method: "POST", "\(ingest)/v1/melanoma-risk/calculate", json: "{}")
+        #expect(calculator.status == 400)
+        #expect(try named(calculator) == ten.union(["/age", "/sex"]))
+        // A child's age is refused with the reason.
+        let child = try await HTTP.send(
+            method: "POST", "\(ingest)/v1/melanoma-risk/calculate", json: String(factors.dropLast()) + #", "age": 9, "sex": "female"}"#)
+        #expect(child.status == 422 && child.text.contains("for adults"))
 
         // Diet: the day's energy and protein references for a woman of 40, with no query; the query still wins.
         let meal = DietTests.meal(food: "01001", grams: 10, at: "2026-11-20T12:00:00Z")

@@ -297,6 +297,60 @@ import Testing
         try await pipeline.stop()
     }
 
+    @Test(
+        "An NPI entry deleted, online or offline, is withdrawn from the history and the series; a risk profile uploaded offline is assessed, and withdrawn by an offline deletion"
+    )
+    func npiDeleted() async throws {
+        let pipeline = try await Pipeline.start()
+        let scoring = pipeline.stack.baseURL(ScoringService.name)
+        let inputs = #"{"tumourSizeCm": 1.5, "histologicalGrade": 1, "positiveNodes": 0, "diagnosisDate": "2026-10-01T00:00:00Z"}"#
+        let (kept, deleted, offline) = (UUID().uuidString.lowercased(), UUID().uuidString.lowercased(), UUID().uuidString.lowercased())
+        for id in [kept, deleted] { #expect(try await pipeline.send("PUT", "/v1/patients/p-del/npi/\(id)", inputs).status == 201) }
+        let recorded = try await pipeline.nextScores(2).compactMap { $0.payload(as: AssessmentRecorded.self) }
+        #expect(Set(recorded.map(\.subjectID)) == [kept, deleted])
+
+        let deletion = try await pipeline.send("DELETE", "/v1/patients/p-del/npi/\(deleted)")
+        let deletionStatus = (try deletion.json() as? [String: Any])?["status"] as? String
+        #expect(deletion.status == 200 && deletionStatus == "deleted")
+        let withdrawn = try #require(try await pipeline.nextScores(1)[0].payload(as: AssessmentWithdrawn.self))
+        #expect(withdrawn.subjectID == deleted && withdrawn.reason == .npiDeleted && withdrawn.kind == .nottinghamPrognosticIndex)
+        // Deleting again changes nothing; an id never used is not found; another patient may not.
+        #expect(try await pipeline.send("DELETE", "/v1/patients/p-del/npi/\(deleted)").status == 200)
+        #expect(try await pipeline.send("DELETE", "/v1/patients/p-del/npi/\(UUID())").status == 404)
+        let stranger = Caller.identity(.init(subject: "p-other", role: .patient))
+        #expect(try await HTTP.send(method: "DELETE", pipeline.ingest + "/v1/patients/p-del/npi/\(kept)", as: stranger).status == 403)
+
+        // Offline: an NPI and a risk profile recorded, then deleted, in two uploads.
+        let profile = UUID().uuidString.lowercased()
+        let answers =
+            #"{"age": 46, "sex": "female", "fitzpatrickSkinType": 1, "eyeColour": "blueOrGrey", "hairColour": "red", "commonMoles": "over100", "atypicalMoleCount": 6, "freckling": "many", "familyHistory": "moreThanOneFirstDegreeRelative", "personalHistory": "melanoma", "immunosuppression": ["organTransplant"], "sunburnHistory": true}"#
+        let upload = try await pipeline.send(
+            "POST", "/v1/patients/p-del/changes",
+            #"{"changes": [{"kind": "npi", "id": "\#(offline)", "updatedAt": "2026-11-20T08:00:00Z", "record": \#(inputs)}, {"kind": "melanoma-risk-profile", "id": "\#(profile)", "updatedAt": "2026-11-20T08:00:00Z", "record": \#(answers)}]}"#
+        )
+        #expect(upload.status == 200)
+        let results = try #require((try upload.json() as? [String: Any])?["results"] as? [[String: Any]])
+        #expect(results.map { $0["status"] as? String } == ["recorded", "recorded"])
+        let offlineScores = try await pipeline.nextScores(2).compactMap { $0.payload(as: AssessmentRecorded.self) }
+        #expect(Set(offlineScores.map(\.kind)) == [.nottinghamPrognosticIndex, .melanomaRisk])
+        let removal = try await pipeline.send(
+            "POST", "/v1/patients/p-del/changes",
+            #"{"changes": [{"kind": "npi", "id": "\#(offline)", "updatedAt": "2026-11-21T08:00:00Z", "deleted": true}, {"kind": "melanoma-risk-profile", "id": "\#(profile)", "updatedAt": "2026-11-21T08:00:00Z", "deleted": true}]}"#
+        )
+        let removed = (try removal.json() as? [String: Any])?["results"] as? [[String: Any]]
+        #expect(removed?.map { $0["status"] as? String } == ["deleted", "deleted"])
+        let reasons = try await pipeline.nextScores(2).compactMap { $0.payload(as: AssessmentWithdrawn.self) }.map(\.reason)
+        #expect(Set(reasons) == [.npiDeleted, .profileWithdrawn])
+
+        // What stands: the kept entry alone, in the history, the assessments and the chart's series.
+        let history = try await HTTP.get(scoring + "/v1/patients/p-del/npi").items()
+        #expect(history.map { $0["npiId"] as? String } == [kept])
+        #expect(try await HTTP.get(scoring + "/v1/patients/p-del/melanoma-risk").items().isEmpty)
+        let series = try #require(try await HTTP.get(scoring + "/v1/patients/p-del/series/nottinghamPrognosticIndex").json() as? [String: Any])
+        #expect((series["points"] as? [Any])?.count == 1)
+        try await pipeline.stop()
+    }
+
     @Test("a patient reads exam reports only as released, from ingest: scoring lists their assessments to the care team, not to the patient")
     func examAssessmentsNotToPatient() async throws {
         let pipeline = try await Pipeline.start()

@@ -257,7 +257,7 @@ import Testing
         let rendering = try await Chromium.render(html, name: "patient-report", in: output)
         #expect(rendering.consoleLines.isEmpty, "console: \(rendering.consoleLines)")
         let charts = rendering.dom.components(separatedBy: "<svg").count - 1
-        #expect(charts == 2, "a blood-pressure chart and the NPI survival curve")
+        #expect(charts == 3, "a systolic and a diastolic chart, each over its own bands, and the NPI survival curve")
         #expect(rendering.dom.components(separatedBy: "<desc id=").count - 1 == charts, "every chart has its text alternative")
         let screenshot = try Data(contentsOf: rendering.screenshot)
         #expect(screenshot.count > 10_000 && screenshot.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
