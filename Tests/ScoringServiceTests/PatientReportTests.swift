@@ -58,6 +58,27 @@ import Testing
         #expect(charts.map { $0.series.map(\.name) } == [["Systolic"], ["Diastolic"]])
     }
 
+    @Test("an NPI shows what was entered beside it; one entry's page holds every detail of its date and its group's curve")
+    func npiDetails() throws {
+        let entry = PatientReport.Entry(
+            kind: .nottinghamPrognosticIndex, observedAt: Self.start, category: "moderate", severity: .attention,
+            values: .object(["npi": .number(4.4), "lymphNodeStage": .number(2), "fiveYearSurvivalPercent": .number(70)]),
+            inputs: .object([
+                "tumourSizeCm": .number(2), "histologicalGrade": .number(2), "positiveNodes": .number(2),
+                "recordedBy": .object(["role": .string("consultant"), "id": .string("dr-a")]),
+            ]), tipText: "Talk it over with your care team.")
+        let report = PatientReport(
+            patientID: "p-1", period: Period(start: Self.start, end: Self.start.addingTimeInterval(86_400)), entries: [entry], texts: .english,
+            generatedAt: Self.start)
+        let table = try #require(report.page.sections.first?.tables.first)
+        #expect(table.header == ["Diagnosis", "Tumour size", "Grade", "Lymph nodes", "NPI", "Prognostic group", "5-year survival"])
+        #expect(table.rows.first?.map(\.text) == ["2026-09-21", "2 cm", "2", "2 positive (stage 2)", "4.4", "Moderate prognosis group", "70 %"])
+        let page = PatientReport.npiPage(entry, patientID: "p-1", texts: .english, generatedAt: Self.start).html
+        #expect(page.contains("Nottingham Prognostic Index, diagnosis of 2026-09-21") && page.contains("2 positive (stage 2)"))
+        #expect(page.contains("consultant") && page.contains("Talk it over with your care team.") && page.contains("chart-npi-entry"))
+        #expect(page.firstMatch(of: /\{[a-zA-Z]+\}/) == nil && !page.contains("report."))
+    }
+
     @Test("in English every placeholder is filled and every word is there")
     func english() throws {
         let html = try Self.report(.english)

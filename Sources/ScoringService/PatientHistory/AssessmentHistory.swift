@@ -41,6 +41,8 @@ extension AssessmentStore {
         var newestFirst = false
         /// Only assessments of values observed in it.
         var period = Period.always
+        /// Only those of this measurement, NPI, profile or exam.
+        var subjectID: String?
     }
 
     /// A page of the patient's assessments, by observation time (oldest first unless `query.newestFirst`).
@@ -60,6 +62,7 @@ extension AssessmentStore {
             WHERE patient_id = \(patientID) AND (NOT \(query.standingOnly) OR (superseded_by IS NULL AND withdrawn_at IS NULL))
               AND (cardinality(\(kinds)::text[]) = 0 OR kind = ANY(\(kinds)::text[])) AND NOT kind = ANY(\(excluded)::text[])
               AND observed_at >= \(query.period.start) AND observed_at < \(query.period.end)
+              AND (\(query.subjectID == nil) OR subject_id = \(query.subjectID ?? ""))
               AND (\(after == nil) OR (observed_at, assessment_id) \(unescaped: beyond) (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
             ORDER BY observed_at \(unescaped: direction), assessment_id \(unescaped: direction) LIMIT \(page.limit + 1)
             """, as: (UUID, UUID, String, String, Int, String, String, String, String, Date, UUID?, String?, String, String).self)

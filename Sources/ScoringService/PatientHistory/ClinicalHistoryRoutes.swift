@@ -8,7 +8,8 @@ import Hummingbird
 
 /// The patient's clinical inputs as the patient reads them, each with what the rules made of it:
 /// - `GET /v1/patients/{patientId}/npi`: the NPI history (oldest diagnosis first), each with its prognostic group,
-///   the group's 5-year survival, the tip, and the survival curve points to plot;
+///   the group's 5-year survival, the tip, and the survival curve points to plot; `…/npi/{npiId}` one of them
+///   (its page is `…/npi/{npiId}/report`);
 /// - `GET /v1/patients/{patientId}/melanoma-risk`: the melanoma risk profiles, newest first (the first is the current
 ///   one), each with its factors, category, score and self-examination interval.
 /// Corrections replace what they correct: only standing assessments are listed (the full trail is `…/assessments`).
@@ -60,24 +61,29 @@ struct ClinicalHistoryRoutes: Sendable {
             summary: "The patient's Nottingham Prognostic Index history with prognostic groups and survival curve points, oldest diagnosis first",
             query: Period.queryParameters, paged: true
         ) { request, requestContext in
-            try await page(request, requestContext, kind: .nottinghamPrognosticIndex, newestFirst: false) { entry -> NPIEntry? in
-                guard let group = NPIPrognosticGroup(rawValue: entry.category) else { return nil }
-                return NPIEntry(
-                    npiId: entry.subjectId, revision: entry.subjectRevision, diagnosisDate: entry.observedAt,
-                    inputs: Self.without(["npiId", "revision", "recordedBy"], entry.inputs), recordedBy: entry.inputs["recordedBy"],
-                    npi: entry.values["npi"]?.numberValue,
-                    lymphNodeStage: entry.values["lymphNodeStage"]?.numberValue.map { Int($0) }, group: entry.category,
-                    fiveYearSurvivalPercent: entry.values["fiveYearSurvivalPercent"]?.numberValue.map { Int($0) }, tip: entry.tip,
-                    tipText: entry.tipText, ruleSetVersion: entry.ruleSetVersion,
-                    survivalCurve: (try? NottinghamPrognosticIndex.survivalCurve(for: group)) ?? [])
-            }
+            try await page(request, requestContext, kind: .nottinghamPrognosticIndex, newestFirst: false, item: Self.npiEntry)
+        }
+        routes.get(
+            "v1/patients/:patientId/npi/:npiId", access: .patientData(.read),
+            summary: "One NPI entry with its prognostic group, survival and curve points (404 once deleted)"
+        ) { request, requestContext in
+            let patientID = try PatientID.fromPath(requestContext)
+            let npiID = try requestContext.uuidParameter("npiId", label: "NPI id").uuidString.lowercased()
+            let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
+            let found = try await AssessmentStore(context).history(
+                patientID: patientID, query: .init(kinds: [.nottinghamPrognosticIndex], standingOnly: true, subjectID: npiID),
+                page: PageRequest(limit: 1), texts: texts)
+            guard let entry = found.items.first.flatMap(Self.npiEntry) else { throw HTTPProblem(status: .notFound, error: "no such NPI entry") }
+            var response = try jsonResponse(entry)
+            response.headers[.contentLanguage] = texts.language
+            return response
         }
         routes.get(
             "v1/patients/:patientId/melanoma-risk", access: .patientData(.read),
             summary: "The patient's melanoma risk profiles with their categories, newest first (the first is current)",
             query: Period.queryParameters, paged: true
         ) { request, requestContext in
-            try await page(request, requestContext, kind: .melanomaRisk, newestFirst: true) { entry -> MelanomaRiskEntry? in
+            try await page(request, requestContext, kind: .melanomaRisk, newestFirst: true) { entry in
                 MelanomaRiskEntry(
                     profileId: entry.subjectId, revision: entry.subjectRevision, answeredAt: entry.observedAt,
                     factors: entry.inputs["factors"] ?? .object([:]), category: entry.category,
@@ -88,9 +94,21 @@ struct ClinicalHistoryRoutes: Sendable {
         }
     }
 
+    static func npiEntry(_ entry: AssessmentStore.HistoryEntry) -> NPIEntry? {
+        guard let group = NPIPrognosticGroup(rawValue: entry.category) else { return nil }
+        return NPIEntry(
+            npiId: entry.subjectId, revision: entry.subjectRevision, diagnosisDate: entry.observedAt,
+            inputs: Self.without(["npiId", "revision", "recordedBy"], entry.inputs), recordedBy: entry.inputs["recordedBy"],
+            npi: entry.values["npi"]?.numberValue,
+            lymphNodeStage: entry.values["lymphNodeStage"]?.numberValue.map { Int($0) }, group: entry.category,
+            fiveYearSurvivalPercent: entry.values["fiveYearSurvivalPercent"]?.numberValue.map { Int($0) }, tip: entry.tip,
+            tipText: entry.tipText, ruleSetVersion: entry.ruleSetVersion,
+            survivalCurve: (try? NottinghamPrognosticIndex.survivalCurve(for: group)) ?? [])
+    }
+
     private func page<Item: Encodable & Sendable>(
         _ request: Request, _ requestContext: CaretideRequestContext, kind: AssessmentKind, newestFirst: Bool,
-        _ item: (AssessmentStore.HistoryEntry) -> Item?
+        item: (AssessmentStore.HistoryEntry) -> Item?
     ) async throws -> Response {
         let patientID = try PatientID.fromPath(requestContext)
         let page = try PageRequest.from(request)

@@ -21,6 +21,10 @@ struct PatientReport {
         var items: [FlaggedExamLine] = []
         /// The measurement, NPI, profile or exam (`institution/exam`).
         var subjectID = ""
+        /// What was assessed, for an NPI: its tumour size, grade and nodes, and who entered them.
+        var inputs: JSONValue = .object([:])
+        /// The advice given with it, in the reader's language.
+        var tipText: String?
     }
 
     let patientID: String
@@ -202,42 +206,80 @@ struct PatientReport {
             ])
     }
 
+    /// The NPI's own cells: what was entered (tumour size, grade, nodes) and what the rule made of it.
+    func npiCells(_ entry: Entry) -> [ReportPage.Cell] {
+        let flagged = entry.severity != .normal
+        let stage = entry.values["lymphNodeStage"]?.numberValue.map { Markup.number($0) } ?? "–"
+        let nodes =
+            if let count = entry.inputs["positiveNodes"]?.numberValue {
+                texts.filled("report.npi.positiveNodes", ["count": Markup.number(count), "stage": stage])
+            } else {
+                texts.filled("report.npi.nodeStage", ["stage": entry.inputs["lymphNodeStage"]?.numberValue.map { Markup.number($0) } ?? stage])
+            }
+        return [
+            ReportPage.Cell(LineChart.date(entry.observedAt.timeIntervalSince1970)),
+            ReportPage.Cell(entry.inputs["tumourSizeCm"]?.numberValue.map { "\(Markup.number($0, decimals: 1)) cm" } ?? "–"),
+            ReportPage.Cell(entry.inputs["histologicalGrade"]?.numberValue.map { Markup.number($0) } ?? "–"),
+            ReportPage.Cell(nodes),
+            ReportPage.Cell(entry.values["npi"]?.numberValue.map { Markup.number($0, decimals: 2) } ?? "–", flagged: flagged),
+            ReportPage.Cell(label(entry.category, namespace: NPIPrognosticGroup.labelNamespace), flagged: flagged),
+            ReportPage.Cell(entry.values["fiveYearSurvivalPercent"]?.numberValue.map { "\(Markup.number($0)) %" } ?? "–"),
+        ]
+    }
+
+    static let npiColumns = ["diagnosis", "tumourSize", "grade", "nodes", "npi", "group", "survival"]
+
+    /// The survival curve of an NPI's group, from its diagnosis to five years.
+    func survivalChart(_ entry: Entry, id: String, titleKey: String) -> LineChart? {
+        guard let group = NPIPrognosticGroup(rawValue: entry.category), let curve = try? NottinghamPrognosticIndex.survivalCurve(for: group)
+        else { return nil }
+        let diagnosis = entry.observedAt.timeIntervalSince1970
+        let month = 365.25 / 12 * 86_400
+        return LineChart(
+            id: id, title: texts.filled(titleKey), unit: texts.filled("report.npi.curveUnit"),
+            series: [
+                LineChart.Series(
+                    name: label(group.rawValue, namespace: NPIPrognosticGroup.labelNamespace),
+                    points: curve.map {
+                        LineChart.Point(
+                            time: diagnosis + Double($0.monthsSinceDiagnosis) * month, value: $0.survivalProbability * 100,
+                            label: texts.filled("report.npi.monthsAfterDiagnosis", ["months": "\($0.monthsSinceDiagnosis)"]), abnormal: false)
+                    })
+            ], start: diagnosis, end: diagnosis + 60 * month)
+    }
+
     func npiSection(_ entries: [Entry]) -> ReportPage.Section {
-        let namespace = NPIPrognosticGroup.labelNamespace
-        let rows = entries.map { entry in
-            [
-                ReportPage.Cell(LineChart.date(entry.observedAt.timeIntervalSince1970)),
-                ReportPage.Cell(entry.values["npi"]?.numberValue.map { Markup.number($0, decimals: 2) } ?? "–", flagged: entry.severity != .normal),
-                ReportPage.Cell(label(entry.category, namespace: namespace), flagged: entry.severity != .normal),
-                ReportPage.Cell(entry.values["fiveYearSurvivalPercent"]?.numberValue.map { "\(Markup.number($0)) %" } ?? "–"),
-            ]
-        }
-        var charts: [LineChart] = []
-        if let latest = entries.last, let group = NPIPrognosticGroup(rawValue: latest.category),
-            let curve = try? NottinghamPrognosticIndex.survivalCurve(for: group)
-        {
-            let diagnosis = latest.observedAt.timeIntervalSince1970
-            let month = 365.25 / 12 * 86_400
-            charts.append(
-                LineChart(
-                    id: "chart-npi-survival", title: texts.filled("report.npi.curveTitle"), unit: texts.filled("report.npi.curveUnit"),
-                    series: [
-                        LineChart.Series(
-                            name: label(group.rawValue, namespace: namespace),
-                            points: curve.map {
-                                LineChart.Point(
-                                    time: diagnosis + Double($0.monthsSinceDiagnosis) * month, value: $0.survivalProbability * 100,
-                                    label: texts.filled("report.npi.monthsAfterDiagnosis", ["months": "\($0.monthsSinceDiagnosis)"]), abnormal: false)
-                            })
-                    ], start: diagnosis, end: diagnosis + 60 * month))
-        }
+        let charts = entries.last.flatMap { survivalChart($0, id: "chart-npi-survival", titleKey: "report.npi.curveTitle") }
         return ReportPage.Section(
-            heading: texts.filled("report.npi.heading"), paragraphs: [texts.filled("report.npi.explanation")], charts: charts,
+            heading: texts.filled("report.npi.heading"), paragraphs: [texts.filled("report.npi.explanation")], charts: charts.map { [$0] } ?? [],
             tables: [
                 ReportPage.Table(
-                    caption: texts.filled("report.npi.caption"),
-                    header: ["diagnosis", "npi", "group", "survival"].map { texts.filled("report.npi.column.\($0)") }, rows: rows)
+                    caption: texts.filled("report.npi.caption"), header: Self.npiColumns.map { texts.filled("report.npi.column.\($0)") },
+                    rows: entries.map(npiCells))
             ])
+    }
+
+    /// One NPI entry's own page (`GET …/npi/{npiId}/report`): every detail of that date, and its group's curve.
+    static func npiPage(_ entry: Entry, patientID: String, texts: TipTexts, generatedAt: Date) -> ReportPage {
+        let report = PatientReport(
+            patientID: patientID, period: Period(start: entry.observedAt, end: entry.observedAt), entries: [entry], texts: texts,
+            generatedAt: generatedAt)
+        let date = LineChart.date(entry.observedAt.timeIntervalSince1970)
+        var rows = zip(npiColumns, report.npiCells(entry)).map { column, cell in [ReportPage.Cell(texts.filled("report.npi.column.\(column)")), cell]
+        }
+        if let role = entry.inputs["recordedBy"]?["role"]?.stringValue {
+            rows.append([ReportPage.Cell(texts.filled("report.npi.row.recordedBy")), ReportPage.Cell(role)])
+        }
+        if let tip = entry.tipText { rows.append([ReportPage.Cell(texts.filled("report.npi.row.advice")), ReportPage.Cell(tip)]) }
+        let section = ReportPage.Section(
+            heading: texts.filled("report.npi.entryTitle", ["date": date]), paragraphs: [texts.filled("report.npi.explanation")],
+            charts: report.survivalChart(entry, id: "chart-npi-entry", titleKey: "report.npi.entryCurveTitle").map { [$0] } ?? [],
+            tables: [ReportPage.Table(caption: texts.filled("report.npi.entryCaption"), header: ["", ""], rows: rows)])
+        return ReportPage(
+            title: texts.filled("report.npi.entryTitle", ["date": date]),
+            subtitle: texts.filled("report.subtitle", ["patient": patientID, "period": date]),
+            language: texts.language, sections: [section],
+            footer: texts.filled("report.footer", ["date": LineChart.date(generatedAt.timeIntervalSince1970), "ruleSet": RuleSetVersion.current]))
     }
 
     /// Each released report as a table, its items in their order: what was measured, the value, the flag in words

@@ -41,6 +41,18 @@ struct ReportRoutes: Sendable {
             return try await printer.response(html, language: language, name: "report.pdf", htmlRoute: "the HTML report")
         }
         routes.get(
+            "v1/patients/:patientId/npi/:npiId/report", access: .patientData(.read),
+            summary: "One NPI entry's own page: every detail of its date (inputs, index, group, survival, advice) and its group's curve",
+            mediaType: "text/html"
+        ) { request, requestContext in
+            let patientID = try PatientID.fromPath(requestContext)
+            let npiID = try requestContext.uuidParameter("npiId", label: "NPI id").uuidString.lowercased()
+            let texts = tips.texts(acceptLanguage: request.headers[.acceptLanguage])
+            guard let entry = try await ReportStore(context).entries(patientID: patientID, period: .always, npiID: npiID, texts: texts).first
+            else { throw HTTPProblem(status: .notFound, error: "no such NPI entry") }
+            return Self.page(PatientReport.npiPage(entry, patientID: patientID, texts: texts, generatedAt: Date()).html, language: texts.language)
+        }
+        routes.get(
             "v1/patients/:patientId/shared-reports/:shareId", access: .patientData(.read),
             summary: "The report a patient shared with this consultant, opened from the signed link in the consultant's inbox",
             query: Self.shareLinkParameters, mediaType: "text/html"

@@ -22,25 +22,28 @@ struct ReportStore: ServiceStore {
 
     /// The patient's standing assessments observed in `period`, oldest first; an exam report's only when the revision
     /// assessed was released to the patient.
-    func entries(patientID: String, period: Period) async throws -> [PatientReport.Entry] {
+    func entries(patientID: String, period: Period, npiID: String? = nil, texts: TipTexts? = nil) async throws -> [PatientReport.Entry] {
+        // An NPI's inputs go beside it; other kinds' are not read.
         try await session.fetchAll(
             """
             SELECT a.kind, a.observed_at, a.category, a.severity, coalesce(a.result->'values', '{}'::jsonb)::text,
-                   coalesce(a.result->'items', '[]'::jsonb)::text, a.subject_id
+                   coalesce(a.result->'items', '[]'::jsonb)::text, a.subject_id,
+                   CASE WHEN a.kind = \(AssessmentKind.nottinghamPrognosticIndex.rawValue) THEN a.inputs::text ELSE '{}' END, a.tip
             FROM assessments a
             WHERE a.patient_id = \(patientID) AND a.superseded_by IS NULL AND a.withdrawn_at IS NULL
               AND a.observed_at >= \(period.start) AND a.observed_at < \(period.end)
+              AND (\(npiID == nil) OR (a.kind = \(AssessmentKind.nottinghamPrognosticIndex.rawValue) AND a.subject_id = \(npiID ?? "")))
               AND (a.kind <> \(AssessmentKind.examResult.rawValue) OR EXISTS (
                     SELECT 1 FROM exam_releases r
                     WHERE r.patient_id = a.patient_id AND r.subject_id = a.subject_id AND r.revision = a.subject_revision))
             ORDER BY a.observed_at, a.assessment_id
-            """, as: (String, Date, String, String, String, String, String).self
+            """, as: (String, Date, String, String, String, String, String, String, String).self
         ).compactMap { row in
             guard let kind = AssessmentKind(rawValue: row.0), let severity = Severity(rawValue: row.3) else { return nil }
             return PatientReport.Entry(
                 kind: kind, observedAt: row.1, category: row.2, severity: severity, values: try CaretideJSON.parse(Array(row.4.utf8)),
                 items: kind == .examResult ? try JSONValueDecoder.decode([FlaggedExamLine].self, from: CaretideJSON.parse(Array(row.5.utf8))) : [],
-                subjectID: row.6)
+                subjectID: row.6, inputs: try CaretideJSON.parse(Array(row.7.utf8)), tipText: texts?.text(row.8))
         }
     }
 }

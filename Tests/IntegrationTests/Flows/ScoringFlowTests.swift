@@ -345,6 +345,15 @@ import Testing
         // What stands: the kept entry alone, in the history, the assessments and the chart's series.
         let history = try await HTTP.get(scoring + "/v1/patients/p-del/npi").items()
         #expect(history.map { $0["npiId"] as? String } == [kept])
+        // One entry alone, as data and as its own page with every detail and its curve; the deleted one is gone.
+        let one = try #require(try await HTTP.get(scoring + "/v1/patients/p-del/npi/\(kept)").json() as? [String: Any])
+        #expect(one["npiId"] as? String == kept && (one["inputs"] as? [String: Any])?["tumourSizeCm"] as? Double == 1.5)
+        #expect(try await HTTP.get(scoring + "/v1/patients/p-del/npi/\(deleted)").status == 404)
+        let page = try await HTTP.get(scoring + "/v1/patients/p-del/npi/\(kept)/report")
+        #expect(page.status == 200 && page.header("Content-Type")?.hasPrefix("text/html") == true)
+        #expect(page.text.contains("diagnosis of 2026-10-01") && page.text.contains("1.5 cm") && page.text.contains("chart-npi-entry"))
+        #expect(try await HTTP.get(scoring + "/v1/patients/p-del/npi/\(deleted)/report").status == 404)
+        #expect(try await HTTP.get(scoring + "/v1/patients/p-del/npi/\(kept)/report", as: stranger).status == 403)
         #expect(try await HTTP.get(scoring + "/v1/patients/p-del/melanoma-risk").items().isEmpty)
         let series = try #require(try await HTTP.get(scoring + "/v1/patients/p-del/series/nottinghamPrognosticIndex").json() as? [String: Any])
         #expect((series["points"] as? [Any])?.count == 1)
