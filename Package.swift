@@ -199,7 +199,8 @@ let package = Package(
         .testTarget(
             name: "ScoringServiceTests",
             dependencies: [
-                "ScoringService", "ClinicalAssessment", "CaretideSchemas", "CaretideDomain", "CaretideRuntime", "CaretideCharts", propertyBased,
+                "ScoringService", "ClinicalAssessment", "CaretideSchemas", "CaretideDomain", "CaretideRuntime", "CaretideCharts", "CaretideNutrition",
+                propertyBased,
             ]),
         .testTarget(
             name: "NotificationServiceTests", dependencies: ["NotificationService", "CaretideDomain", "CaretideSchemas", "CaretideRuntime", crypto]),

@@ -1,5 +1,6 @@
 import CaretideCharts
 import CaretideDomain
+import CaretideNutrition
 import CaretideRuntime
 import CaretideSchemas
 import Foundation
@@ -77,6 +78,44 @@ import Testing
         #expect(page.contains("Nottingham Prognostic Index, diagnosis of 2026-09-21") && page.contains("2 positive (stage 2)"))
         #expect(page.contains("consultant") && page.contains("Talk it over with your care team.") && page.contains("chart-npi-entry"))
         #expect(page.firstMatch(of: /\{[a-zA-Z]+\}/) == nil && !page.contains("report."))
+    }
+
+    @Test("the diet days and the care-tracking patterns of the period appear as sections when there are any")
+    func dietAndCare() throws {
+        // A salty, sugary day (5 g sodium, 100 g of free sugars in 2,000 kcal) and a plain one.
+        func day(_ date: String, sodiumMg: Double, freeSugarsG: Double) -> NutritionRoutes.Day {
+            let nutrients = Nutrients(
+                energyKcal: 2_000, proteinG: 60, fatG: 50, saturatedFatG: 10, carbohydrateG: 250, sugarsG: freeSugarsG + 10, fibreG: 25,
+                sodiumMg: sodiumMg, freeSugarsG: freeSugarsG)
+            let entry = NutritionRoutes.Entry(
+                mealId: UUID(), eatenAt: Self.start, timeZone: "UTC", foodId: "01001", foodName: "Butter, salted", foodRelease: "usda-sr28",
+                grams: 100, portion: nil, nutrients: nutrients)
+            return NutritionRoutes.day(
+                date, entries: [.init(day: date, meal: .lunch, entry: entry)], sex: .female, age: 40, texts: .english, withMeals: false)
+        }
+        var report = PatientReport(
+            patientID: "p-1", period: Period(start: Self.start, end: Self.start.addingTimeInterval(30 * 86_400)), entries: [], texts: .english,
+            generatedAt: Self.start)
+        #expect(report.page.sections.allSatisfy { $0.heading != "Diet" && $0.heading != "Care tracking" })
+        report.diet = [day("2026-09-22", sodiumMg: 5_000, freeSugarsG: 100), day("2026-09-23", sodiumMg: 1_000, freeSugarsG: 5)]
+        report.careFlags = [
+            .init(rule: "persistentHighSodium", firstObservedAt: Self.start, lastObservedAt: Self.start.addingTimeInterval(6 * 86_400))
+        ]
+        let diet = try #require(report.page.sections.first { $0.heading == "Diet" })
+        #expect(diet.paragraphs == ["Days with meals recorded: 2. Days at or above a WHO limit, marked ▲: 1."])
+        let rows = try #require(diet.tables.first?.rows)
+        #expect(
+            rows.map { $0.map(\.text) }.first == [
+                "2026-09-22", "1", "2000 kcal", "12.5 g", "at or above the limit", "at or above the limit", "below the limit",
+            ])
+        #expect(rows[0][4].flagged && !rows[1][4].flagged && rows[1][4].text == "below the limit")
+        let care = try #require(report.page.sections.first { $0.heading == "Care tracking" })
+        #expect(
+            care.tables.first?.rows.first?.map(\.text) == [
+                "Sodium at or above the WHO limit on 5 of 7 days, with high blood pressure", "2026-09-21", "2026-09-27",
+            ])
+        let html = report.page.html
+        #expect(html.firstMatch(of: /\{[a-zA-Z]+\}/) == nil && !html.contains("report."))
     }
 
     @Test("in English every placeholder is filled and every word is there")

@@ -1,5 +1,6 @@
 import CaretideCharts
 import CaretideDomain
+import CaretideNutrition
 import CaretideRuntime
 import CaretideSchemas
 import Foundation
@@ -34,6 +35,16 @@ struct PatientReport {
     let generatedAt: Date
     /// The areas the patient follows, with their daily UV and air-quality maxima in the period.
     var environment: [AreaHistory] = []
+    /// The days of the period with meals recorded, as the diet analysis reads them (`NutritionRoutes.day`).
+    var diet: [NutritionRoutes.Day] = []
+    /// The care-tracking patterns raised in the period.
+    var careFlags: [CareFlag] = []
+
+    struct CareFlag: Sendable, Equatable {
+        let rule: String
+        let firstObservedAt: Date
+        let lastObservedAt: Date
+    }
 
     /// An area the patient follows and its days in the period.
     struct AreaHistory: Sendable, Equatable {
@@ -127,6 +138,8 @@ struct PatientReport {
         if let profiles = byKind[.melanomaRisk], let latest = profiles.max(by: { $0.observedAt < $1.observedAt }) {
             sections.append(melanomaSection(latest))
         }
+        if !diet.isEmpty { sections.append(dietSection(diet)) }
+        if !careFlags.isEmpty { sections.append(careSection(careFlags)) }
         for (index, area) in environment.enumerated() { sections.append(environmentSection(area, index: index)) }
         if !none.isEmpty {
             sections.append(
@@ -256,6 +269,55 @@ struct PatientReport {
                 ReportPage.Table(
                     caption: texts.filled("report.npi.caption"), header: Self.npiColumns.map { texts.filled("report.npi.column.\($0)") },
                     rows: entries.map(npiCells))
+            ])
+    }
+
+    /// The WHO checks a day's row shows, in order.
+    static let dietChecks: [Nutrient] = [.sodium, .sugars, .saturatedFat]
+
+    /// Each day of the period with meals: its records, energy and salt, and where it stands against the WHO limits of
+    /// sodium, free sugars and saturated fat (a day at or above one marked ▲).
+    func dietSection(_ days: [NutritionRoutes.Day]) -> ReportPage.Section {
+        func above(_ status: DayAnalysis.Status) -> Bool { status == .atOrAboveLimit || status == .possiblyAboveLimit }
+        let rows = days.map { day in
+            [
+                ReportPage.Cell(day.date), ReportPage.Cell("\(day.mealCount)"),
+                ReportPage.Cell(day.totals[.energy].map { "\(Markup.number($0)) kcal" } ?? "–"),
+                ReportPage.Cell("\(Markup.number(day.saltG, decimals: 1)) g"),
+            ]
+                + Self.dietChecks.map { nutrient in
+                    guard let check = day.checks.first(where: { $0.nutrient == nutrient }) else { return ReportPage.Cell("–") }
+                    let words = texts.text("report.diet.status.\(check.status.rawValue)") ?? check.status.rawValue
+                    return ReportPage.Cell(words, flagged: above(check.status))
+                }
+        }
+        let flaggedDays = days.filter { $0.checks.contains { Self.dietChecks.contains($0.nutrient) && above($0.status) } }.count
+        return ReportPage.Section(
+            heading: texts.filled("report.diet.heading"),
+            paragraphs: [texts.filled("report.diet.summary", ["days": "\(days.count)", "above": "\(flaggedDays)"])],
+            tables: [
+                ReportPage.Table(
+                    caption: texts.filled("report.diet.caption"),
+                    header: ["day", "meals", "energy", "salt", "sodium", "sugars", "saturatedFat"].map { texts.filled("report.diet.column.\($0)") },
+                    rows: rows)
+            ])
+    }
+
+    /// The care-tracking patterns raised in the period, each with the readings it spans.
+    func careSection(_ flags: [CareFlag]) -> ReportPage.Section {
+        ReportPage.Section(
+            heading: texts.filled("report.care.heading"),
+            tables: [
+                ReportPage.Table(
+                    caption: texts.filled("report.care.caption"),
+                    header: ["pattern", "from", "to"].map { texts.filled("report.care.column.\($0)") },
+                    rows: flags.map {
+                        [
+                            ReportPage.Cell(texts.text("report.care.rule.\($0.rule)") ?? $0.rule, flagged: true),
+                            ReportPage.Cell(LineChart.date($0.firstObservedAt.timeIntervalSince1970)),
+                            ReportPage.Cell(LineChart.date($0.lastObservedAt.timeIntervalSince1970)),
+                        ]
+                    })
             ])
     }
 

@@ -107,8 +107,23 @@ struct ReportRoutes: Sendable {
 
     private func page(patientID: String, period: Period, texts: TipTexts) async throws -> String {
         let entries = try await ReportStore(context).entries(patientID: patientID, period: period)
-        let areas = try await ReportEnvironmentStore(context).followedAreas(patientID: patientID, period: period)
-        return PatientReport(patientID: patientID, period: period, entries: entries, texts: texts, generatedAt: Date(), environment: areas).page.html
+        var report = PatientReport(patientID: patientID, period: period, entries: entries, texts: texts, generatedAt: Date())
+        report.environment = try await ReportEnvironmentStore(context).followedAreas(patientID: patientID, period: period)
+        report.careFlags = try await ReportStore(context).careFlags(patientID: patientID, period: period)
+        report.diet = try await dietDays(patientID: patientID, period: period, texts: texts)
+        return report.page.html
+    }
+
+    /// The period's days with meals, by their UTC dates, analysed as the diet routes analyse them.
+    private func dietDays(patientID: String, period: Period, texts: TipTexts) async throws -> [NutritionRoutes.Day] {
+        let utc = TimeZone(identifier: "UTC")!
+        let (first, last) = (LocalDate(period.start, in: utc), LocalDate(period.end.addingTimeInterval(-1), in: utc))
+        let entries = try await NutritionStore(context).entries(patientID: patientID, from: first, through: last)
+        guard !entries.isEmpty else { return [] }
+        let person = try await DemographicsStore(context).demographics(patientID: patientID)
+        return Dictionary(grouping: entries, by: \.day).sorted { $0.key < $1.key }.map { day, meals in
+            NutritionRoutes.day(day, entries: meals, sex: person.sex, age: LocalDate(day).flatMap(person.age(on:)), texts: texts, withMeals: false)
+        }
     }
 
     static func page(_ html: String, language: String) -> Response {

@@ -22,6 +22,17 @@ struct ReportStore: ServiceStore {
 
     /// The patient's standing assessments observed in `period`, oldest first; an exam report's only when the revision
     /// assessed was released to the patient.
+    /// The care-tracking patterns raised about readings in the period, oldest first.
+    func careFlags(patientID: String, period: Period) async throws -> [PatientReport.CareFlag] {
+        try await session.fetchAll(
+            """
+            SELECT rule, first_observed_at, last_observed_at FROM care_tracking_flags
+            WHERE patient_id = \(patientID) AND last_observed_at >= \(period.start) AND first_observed_at < \(period.end)
+            ORDER BY first_observed_at, flag_id
+            """, as: (String, Date, Date).self
+        ).map { PatientReport.CareFlag(rule: $0.0, firstObservedAt: $0.1, lastObservedAt: $0.2) }
+    }
+
     func entries(patientID: String, period: Period, npiID: String? = nil, texts: TipTexts? = nil) async throws -> [PatientReport.Entry] {
         // An NPI's inputs go beside it; other kinds' are not read.
         try await session.fetchAll(
