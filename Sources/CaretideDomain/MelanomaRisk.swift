@@ -138,6 +138,18 @@ public enum MelanomaRiskFactor: String, Sendable, Codable, CaseIterable {
 public enum MelanomaRiskCategory: String, Sendable, Codable, CaseIterable, Comparable {
     case lower, medium, higher
 
+    /// The scores (doublings of the combined relative risk) of each category; a personal history of melanoma is
+    /// higher whatever the score (``MelanomaRisk``).
+    public var scores: ClosedRange<Int> {
+        switch self {
+        case .lower: 0...1
+        case .medium: 2...4
+        case .higher: 5...MelanomaRisk.maximumScore
+        }
+    }
+
+    public static func of(score: Int) -> MelanomaRiskCategory { allCases.first { $0.scores.contains(score) } ?? .higher }
+
     /// Recommended interval between skin self-examinations, in months: every 6 months at lower risk (the melanoma
     /// app's specification), monthly at raised risk (Skin Cancer Foundation public advice); docs/clinical-rules.md §7.
     public var selfExaminationIntervalMonths: Int {
@@ -437,12 +449,7 @@ public enum MelanomaRisk {
         let doublings = (sumLog / log(2.0)).rounded(.down)
         // bounded: a sum of logarithms of the weight table's finite relative risks, clamped to the score's range.
         let score = Int(min(Double(maximumScore), max(0, doublings)))
-        var category: MelanomaRiskCategory =
-            switch score {
-            case ...1: .lower
-            case 2...4: .medium
-            default: .higher
-            }
+        var category = MelanomaRiskCategory.of(score: score)
         if personal == .melanoma { category = .higher }
 
         let tip: TipKey =

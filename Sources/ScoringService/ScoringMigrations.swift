@@ -220,5 +220,10 @@ enum ScoringMigrations {
                             "withdrawal_reason",
                         ])
                 ]),
+            // Where and when each known photo was taken, for the report's photo timeline by body site (null for photos
+            // announced before; an announcement delivered again fills them in).
+            Migration(
+                version: 13, name: "known photos' site and time",
+                statements: ["ALTER TABLE known_photos ADD COLUMN body_site text, ADD COLUMN side text, ADD COLUMN taken_at timestamptz"]),
         ])
 }

@@ -118,6 +118,24 @@ import Testing
         #expect(html.firstMatch(of: /\{[a-zA-Z]+\}/) == nil && !html.contains("report."))
     }
 
+    @Test("skin photos appear by body site with the classifier's answer and certainty; one advising a dermatologist is marked")
+    func photos() throws {
+        var report = PatientReport(
+            patientID: "p-1", period: Period(start: Self.start, end: Self.start.addingTimeInterval(30 * 86_400)), entries: [], texts: .english,
+            generatedAt: Self.start)
+        report.photos = [
+            .init(bodySite: "upperBack", side: nil, takenAt: Self.start, answer: "notSuspicious", certaintyPercent: 80),
+            .init(bodySite: "upperBack", side: nil, takenAt: Self.start.addingTimeInterval(86_400), answer: "suspicious", certaintyPercent: 40),
+            .init(bodySite: "upperArm", side: "left", takenAt: Self.start, answer: nil, certaintyPercent: nil),
+        ]
+        let section = try #require(report.page.sections.first { $0.heading == "Skin photos" })
+        #expect(section.paragraphs == ["Photos taken: 3. Answers advising a dermatologist, marked ▲: 1."])
+        let rows = try #require(section.tables.first?.rows)
+        #expect(rows.map { $0.map(\.text) }[1] == ["upperBack", "2026-09-22", "Suspicious: see a dermatologist", "40 %"])
+        #expect(rows.map { $0[2].flagged } == [false, true, false])
+        #expect(rows[2].map(\.text) == ["upperArm (left)", "2026-09-21", "No answer yet", "–"])
+    }
+
     @Test("in English every placeholder is filled and every word is there")
     func english() throws {
         let html = try Self.report(.english)

@@ -23,6 +23,32 @@ struct PhotoRoutes: Sendable {
     let checker: PhotoChecker
     let links: PhotoLinks
 
+    /// What this deployment checks in a photo before it stores it (`GET /v1/photo-checks`), with the sources of the
+    /// thresholds, so an app can tell the patient before the upload.
+    struct Checks: Encodable, Sendable {
+        let formats = ImageFormat.allCases.map(\.rawValue)
+        let maximumBytes: Int
+        let maximumPixels: Int
+        let minimumSide: Int
+        let minimumSharpness: Double
+        let maximumScans: Int
+        let sources = [
+            "minimumSide":
+                "299 pixels, the input size of the classifiers of the melanoma literature (Inception v3, as in Esteva A et al. Nature 2017;542:115-118)",
+            "minimumSharpness":
+                "the variance of the Laplacian at the working size (Pech-Pacheco JL et al. ICPR 2000); the threshold is measured on sharp and blurred fixtures (docs/operations.md)",
+            "maximumScans": "libjpeg-turbo's advice against progressive JPEGs built to be slow to decode",
+        ]
+
+        init(_ limits: PhotoInspection.Limits) {
+            maximumBytes = limits.maximumBytes
+            maximumPixels = limits.maximumPixels
+            minimumSide = limits.minimumSide
+            minimumSharpness = limits.minimumSharpness
+            maximumScans = limits.maximumScans
+        }
+    }
+
     /// A photo stored or found again.
     struct Receipt: Encodable, Sendable {
         /// created or duplicate.
@@ -31,6 +57,12 @@ struct PhotoRoutes: Sendable {
     }
 
     func register(on routes: APIRoutes) {
+        routes.get(
+            "v1/photo-checks", access: .referenceData,
+            summary: "What a skin photo must be to be stored here: formats, size, pixels, sides, sharpness, with the thresholds' sources"
+        ) { _, _ in
+            try jsonResponse(Checks(checker.inspection.limits))
+        }
         let base = "v1/patients/:patientId/photos"
         let describing = [
             QueryParameter("bodySite", "where the photo was taken: " + BodySite.allCases.map(\.rawValue).joined(separator: ", "), required: true),

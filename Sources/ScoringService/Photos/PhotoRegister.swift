@@ -13,8 +13,10 @@ struct PhotoRegister: ServiceStore {
     func recorded(_ photo: LesionPhotoRecorded, patientID: String) async throws {
         try await session.query(
             """
-            INSERT INTO known_photos (photo_id, patient_id) VALUES (\(photo.photoID), \(patientID))
-            ON CONFLICT (photo_id) DO NOTHING
+            INSERT INTO known_photos (photo_id, patient_id, body_site, side, taken_at)
+            VALUES (\(photo.photoID), \(patientID), \(photo.bodySite.rawValue), \(photo.side?.rawValue), \(photo.takenAt))
+            ON CONFLICT (photo_id) DO UPDATE SET body_site = EXCLUDED.body_site, side = EXCLUDED.side, taken_at = EXCLUDED.taken_at
+            WHERE known_photos.patient_id = EXCLUDED.patient_id AND known_photos.taken_at IS NULL
             """)
     }
 

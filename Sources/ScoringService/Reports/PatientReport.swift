@@ -39,6 +39,17 @@ struct PatientReport {
     var diet: [NutritionRoutes.Day] = []
     /// The care-tracking patterns raised in the period.
     var careFlags: [CareFlag] = []
+    /// The skin photos taken in the period, by body site.
+    var photos: [Photo] = []
+
+    struct Photo: Sendable, Equatable {
+        let bodySite: String
+        let side: String?
+        let takenAt: Date
+        /// The classifier's answer (`LesionPhotoCategory`), nil before one.
+        let answer: String?
+        let certaintyPercent: Double?
+    }
 
     struct CareFlag: Sendable, Equatable {
         let rule: String
@@ -139,6 +150,7 @@ struct PatientReport {
             sections.append(melanomaSection(latest))
         }
         if !diet.isEmpty { sections.append(dietSection(diet)) }
+        if !photos.isEmpty { sections.append(photoSection(photos)) }
         if !careFlags.isEmpty { sections.append(careSection(careFlags)) }
         for (index, area) in environment.enumerated() { sections.append(environmentSection(area, index: index)) }
         if !none.isEmpty {
@@ -300,6 +312,28 @@ struct PatientReport {
                     caption: texts.filled("report.diet.caption"),
                     header: ["day", "meals", "energy", "salt", "sodium", "sugars", "saturatedFat"].map { texts.filled("report.diet.column.\($0)") },
                     rows: rows)
+            ])
+    }
+
+    /// The photos' timeline by body site: each photo's date, and the classifier's answer with its certainty; an
+    /// answer that advises a dermatologist is marked ▲.
+    func photoSection(_ photos: [Photo]) -> ReportPage.Section {
+        func advised(_ photo: Photo) -> Bool { photo.answer.flatMap(LesionPhotoCategory.init(rawValue:)).map { $0 != .notSuspicious } ?? false }
+        let rows = photos.map { photo in
+            [
+                ReportPage.Cell(photo.side.map { "\(photo.bodySite) (\($0))" } ?? photo.bodySite),
+                ReportPage.Cell(LineChart.date(photo.takenAt.timeIntervalSince1970)),
+                ReportPage.Cell(texts.filled("report.photos.answer.\(photo.answer ?? "none")"), flagged: advised(photo)),
+                ReportPage.Cell(photo.certaintyPercent.map { "\(Markup.number($0)) %" } ?? "–"),
+            ]
+        }
+        return ReportPage.Section(
+            heading: texts.filled("report.photos.heading"),
+            paragraphs: [texts.filled("report.photos.summary", ["count": "\(photos.count)", "advised": "\(photos.filter(advised).count)"])],
+            tables: [
+                ReportPage.Table(
+                    caption: texts.filled("report.photos.caption"),
+                    header: ["site", "taken", "answer", "certainty"].map { texts.filled("report.photos.column.\($0)") }, rows: rows)
             ])
     }
 

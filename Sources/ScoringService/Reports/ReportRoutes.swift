@@ -110,6 +110,7 @@ struct ReportRoutes: Sendable {
         var report = PatientReport(patientID: patientID, period: period, entries: entries, texts: texts, generatedAt: Date())
         report.environment = try await ReportEnvironmentStore(context).followedAreas(patientID: patientID, period: period)
         report.careFlags = try await ReportStore(context).careFlags(patientID: patientID, period: period)
+        report.photos = try await ReportStore(context).photos(patientID: patientID, period: period)
         report.diet = try await dietDays(patientID: patientID, period: period, texts: texts)
         return report.page.html
     }

@@ -22,6 +22,21 @@ struct ReportStore: ServiceStore {
 
     /// The patient's standing assessments observed in `period`, oldest first; an exam report's only when the revision
     /// assessed was released to the patient.
+    /// The skin photos taken in the period, by body site and then time, each with the classifier's standing answer
+    /// about it, if any.
+    func photos(patientID: String, period: Period) async throws -> [PatientReport.Photo] {
+        try await session.fetchAll(
+            """
+            SELECT p.body_site, p.side, p.taken_at, a.category, (a.result->'values'->>'certaintyPercent')::float8
+            FROM known_photos p
+            LEFT JOIN assessments a ON a.patient_id = p.patient_id AND a.kind = \(AssessmentKind.lesionPhoto.rawValue)
+                AND a.subject_id = p.photo_id::text AND a.superseded_by IS NULL AND a.withdrawn_at IS NULL
+            WHERE p.patient_id = \(patientID) AND p.taken_at >= \(period.start) AND p.taken_at < \(period.end)
+            ORDER BY p.body_site, p.side NULLS FIRST, p.taken_at, p.photo_id
+            """, as: (String, String?, Date, String?, Double?).self
+        ).map { PatientReport.Photo(bodySite: $0.0, side: $0.1, takenAt: $0.2, answer: $0.3, certaintyPercent: $0.4) }
+    }
+
     /// The care-tracking patterns raised about readings in the period, oldest first.
     func careFlags(patientID: String, period: Period) async throws -> [PatientReport.CareFlag] {
         try await session.fetchAll(

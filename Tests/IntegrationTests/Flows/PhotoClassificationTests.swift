@@ -82,6 +82,12 @@ struct PhotoClassificationTests {
         }
         #expect(
             certainty == [thigh.uuidString.lowercased(): 64, forearm.uuidString.lowercased(): 20, back.uuidString.lowercased(): 80])
+        // The report's photo timeline: by body site, each with its answer and certainty, the two advising a
+        // dermatologist marked.
+        let report = try await HTTP.get(scoring + "/v1/patients/p-mole/report?from=2026-11-01&to=2026-11-02", as: patient)
+        #expect(report.status == 200 && report.text.contains("<h2>Skin photos</h2>"))
+        #expect(report.text.contains("Photos taken: 3. Answers advising a dermatologist, marked ▲: 2."))
+        #expect(report.text.contains("thigh (right)") && report.text.contains("64 %") && report.text.contains("Not suspicious: keep watching it"))
 
         // Refused with the reason: a model nobody registered, a photo scoring never saw, a probability outside 0–1.
         let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)

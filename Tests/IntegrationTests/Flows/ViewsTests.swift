@@ -80,6 +80,15 @@ import Testing
         #expect(groups == ["excellent", "good", "moderate", "poor"] && npi["ruleSetVersion"] as? String != nil)
         #expect(try await HTTP.get("\(scoring)/v1/reference-tables", as: stranger).items().count == 9)
         #expect(try await HTTP.get("\(scoring)/v1/reference-tables/bmi").status == 404)
+        // The melanoma score's categories and weights, and what a photo must be, with their sources.
+        let melanoma = try #require(try await HTTP.get("\(scoring)/v1/reference-tables/melanoma-risk", as: stranger).json() as? [String: Any])
+        let categories = (melanoma["categories"] as? [[String: Any]])?.map { [$0["category"] as? String, "\($0["fromScore"] ?? "")"] }
+        #expect(categories == [["lower", "0"], ["medium", "2"], ["higher", "5"]])
+        let weights = melanoma["weights"] as? [[String: Any]] ?? []
+        #expect(weights.count > 20 && weights.allSatisfy { ($0["source"] as? String)?.isEmpty == false })
+        let checks = try #require(try await HTTP.get("\(ingest)/v1/photo-checks", as: stranger).json() as? [String: Any])
+        #expect(checks["minimumSide"] as? Int == 299 && (checks["formats"] as? [String])?.contains("heif") == true)
+        #expect((checks["sources"] as? [String: String])?["minimumSharpness"]?.contains("Pech-Pacheco") == true)
         try await stack.shutdown()
     }
 
