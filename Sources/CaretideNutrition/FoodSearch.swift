@@ -48,8 +48,8 @@ public struct FoodSearch: Sendable {
 
     /// One word of a name: its bytes in `names`, its part of the name (0 before the first comma) and its marks.
     private struct Word {
-        let start: Int32
-        let end: Int32
+        let start: Int
+        let end: Int
         let part: UInt8
         let marks: Marks
     }
@@ -132,7 +132,7 @@ public struct FoodSearch: Sendable {
                 if let plainIndex = Self.plainWords.firstIndex(of: word), !Self.namesAVariety(word, before: lowered[end...]) {
                     plain |= 1 << plainIndex
                 }
-                words.append(Word(start: Int32(base + position), end: Int32(base + end), part: part, marks: marks))
+                words.append(Word(start: base + position, end: base + end, part: part, marks: marks))
                 position = end
             }
             wordOffsets.append(words.count)
@@ -331,7 +331,7 @@ public struct FoodSearch: Sendable {
                         let marks = words[position].marks
                         guard marks.contains(.processed) || (marks.contains(.modified) && !asksModified) else { continue }
                         // A mark the query asks for is no mark ("apple juice" asks for juice).
-                        let text = names[Int(words[position].start)..<Int(words[position].end)]
+                        let text = names[words[position].start..<words[position].end]
                         if !query.indices.contains(where: { queryMarks[$0] && query[$0].elementsEqual(text) }) { marked += 1 }
                     }
                     let plain = UInt64((profile.plain & ~queryPlain).nonzeroBitCount)
@@ -374,7 +374,7 @@ public struct FoodSearch: Sendable {
     ) -> (Match, Int)? {
         var best: (Match, Int)?
         for position in range {
-            let name = UnsafeBufferPointer(rebasing: names[Int(words[position].start)..<Int(words[position].end)])
+            let name = UnsafeBufferPointer(rebasing: names[words[position].start..<words[position].end])
             let match: Match
             if name.elementsEqual(word) {
                 return (.same, position)

@@ -31,7 +31,9 @@ struct ZipArchive {
         let name = Array(name.utf8)
         let size = UInt64(data.count)
         let header = 30 + UInt64(name.count)
-        guard entries.count < 65_535, offset + header + size + Self.directorySize(of: entries, adding: name.count) <= Self.maximum else {
+        guard entries.count < 65_535, name.count <= Int(UInt16.max),
+            offset + header + size + Self.directorySize(of: entries, adding: name.count) <= Self.maximum
+        else {
             throw TooLarge()
         }
         let (time, date) = Self.dosTime(modified)
