@@ -252,12 +252,16 @@ public struct FoodSearch: Sendable {
         return answer
     }
 
+    /// At most this many ways of reading one query: each other name doubles them, so a query of many (a list of
+    /// British words) would otherwise make millions of searches.
+    static let maximumAlternatives = 8
+
     /// The query and the queries made from it by replacing another name with the table's (`FoodSynonyms`), each pair
-    /// applied once, in the list's order, to every query made so far.
+    /// applied once, in the list's order, to every query made so far, up to `maximumAlternatives`.
     func alternatives(of query: [[UInt8]]) -> [[[UInt8]]] {
         var alternatives = [query]
         for (phrase, table) in synonyms where !phrase.isEmpty {
-            for alternative in alternatives {
+            for alternative in alternatives where alternatives.count < Self.maximumAlternatives {
                 guard alternative.count >= phrase.count else { continue }
                 for start in 0...(alternative.count - phrase.count) where Array(alternative[start..<start + phrase.count]) == phrase {
                     let replaced = Array(alternative[..<start]) + table + Array(alternative[(start + phrase.count)...])

@@ -1,6 +1,7 @@
-import CaretideNutrition
 import Foundation
 import Testing
+
+@testable import CaretideNutrition
 
 @Suite("Food search")
 struct FoodSearchTests {
@@ -200,6 +201,16 @@ struct FoodSearchRankingTests {
         #expect(order("mince", foods) == ["23572"])
         // "bean" itself still finds the soup; the bean curd is tofu, not a bean.
         #expect(order("bean", foods) == ["06002"])
+    }
+
+    @Test("A query of many other names is read in a few ways only, not in every combination")
+    func boundedAlternatives() {
+        let search = FoodSearch(foods: [Self.food("09148", "Kiwifruit, green, raw")])
+        let many =
+            "kiwi soya mince swede maize prawn rocket gammon crisps treacle ketchup yoghurt garbanzo capsicum porridge beetroot groundnut sweetcorn"
+        #expect(search.alternatives(of: FoodSearch.words(of: many)).count == FoodSearch.maximumAlternatives)
+        #expect(search.search(many).isEmpty)
+        #expect(search.search("kiwi").map { $0 } == [0])
     }
 
     @Test("Rounds put every block's best first: a grouped page is complete")

@@ -28,6 +28,8 @@ struct ZipArchiveTests {
         let directorySize = Int(endRecord[12]) | Int(endRecord[13]) << 8
         let directoryOffset = Int(endRecord[16]) | Int(endRecord[17]) << 8
         #expect(directorySize == end.count - 22 && directoryOffset == first.count + second.count)
+        // What the export checks before it streams is what the archive comes to.
+        #expect(ZipArchive.size(of: [("a.txt", 5), ("photos/b.jpg", 2)]) == UInt64(first.count + second.count + end.count))
         // 10:11:12 UTC on 2026-11-20 in MS-DOS form.
         let (time, date) = ZipArchive.dosTime(modified)
         #expect(time == UInt16(10 << 11 | 11 << 5 | 6) && date == UInt16(46 << 9 | 11 << 5 | 20))

@@ -100,15 +100,17 @@ struct ExportRoutes: Sendable {
             throw HTTPProblem(status: .notFound, error: "no such export")
         }
         let photos = try await PhotoStore(context).archived(patientID: patientID, recordedBy: export.requestedAt)
-        let total = UInt64(document.readableBytes + bundle.readableBytes) + photos.reduce(0) { $0 + UInt64($1.bytes) + 200 }
-        guard total < ZipArchive.maximum, photos.count < 65_000 else {
+        let prefix = "caretide-export-\(exportID.uuidString.lowercased())"
+        let files =
+            [("\(prefix).json", document.readableBytes), ("\(prefix).fhir.json", bundle.readableBytes)] + photos.map { (Self.fileName($0), $0.bytes) }
+        // Checked before the answer starts: once the body streams, a refusal could only cut it short.
+        guard ZipArchive.size(of: files) <= ZipArchive.maximum, files.count < 65_535 else {
             throw HTTPProblem(
                 status: .conflict, error: "the photos are too many for one archive (more than 4 GiB): download them one by one from the photo list")
         }
         let context = context
         let body = ResponseBody { writer in
             var zip = ZipArchive()
-            let prefix = "caretide-export-\(exportID.uuidString.lowercased())"
             try await writer.write(ByteBuffer(bytes: try zip.append("\(prefix).json", document.readableBytesView, modified: export.requestedAt)))
             try await writer.write(ByteBuffer(bytes: try zip.append("\(prefix).fhir.json", bundle.readableBytesView, modified: export.requestedAt)))
             for photo in photos {

@@ -23,6 +23,8 @@ struct ZipArchive {
     private(set) var entries: [Entry] = []
     /// Bytes written so far: where the next entry starts.
     private(set) var offset: UInt64 = 0
+    /// The central directory's size so far (46 bytes and the name per entry).
+    private var directory: UInt64 = 0
 
     static let maximum = UInt64(UInt32.max)
 
@@ -32,7 +34,8 @@ struct ZipArchive {
         let size = UInt64(data.count)
         let header = 30 + UInt64(name.count)
         guard entries.count < 65_535, name.count <= Int(UInt16.max),
-            offset + header + size + Self.directorySize(of: entries, adding: name.count) <= Self.maximum
+            // This entry, the directory with its header in it, and the end record.
+            offset + header + size + directory + 46 + UInt64(name.count) + 22 <= Self.maximum
         else {
             throw TooLarge()
         }
@@ -55,6 +58,7 @@ struct ZipArchive {
         bytes.append(contentsOf: data)
         entries.append(entry)
         offset += UInt64(bytes.count)
+        directory += 46 + UInt64(name.count)
         return bytes
     }
 
@@ -93,9 +97,12 @@ struct ZipArchive {
         return bytes
     }
 
-    /// The size of the central directory and its end record once an entry with a name of `nameLength` bytes is added.
-    static func directorySize(of entries: [Entry], adding nameLength: Int) -> UInt64 {
-        UInt64(entries.reduce(0) { $0 + 46 + $1.name.count } + 46 + nameLength + 22)
+    /// What an entry adds besides its bytes: its local header and its central directory header, each with its name.
+    static func overhead(nameLength: Int) -> UInt64 { UInt64(30 + 46 + 2 * nameLength) }
+
+    /// The size of an archive of files with these names and sizes, end record included.
+    static func size(of files: [(name: String, bytes: Int)]) -> UInt64 {
+        files.reduce(22) { $0 + overhead(nameLength: $1.name.utf8.count) + UInt64(max(0, $1.bytes)) }
     }
 
     /// MS-DOS date and time in UTC (two-second resolution, 1980 to 2107), as ZIP headers carry them.

@@ -182,6 +182,13 @@ struct SyncRoutes: Sendable {
         {
             items = items.map { item in meal(item).map { item.merging(["record": MealRoutes.body($0, inTimeZone: zone)]) } ?? item }
         }
+        // NPI inputs as the feed gave them carry who entered them, which the server sets: it is set again below, for
+        // this upload's caller.
+        items = items.map { item in
+            guard item["kind"]?.stringValue == RecordKind.npi.family, case .object(var record)? = item["record"] else { return item }
+            record["recordedBy"] = nil
+            return item.merging(["record": .object(record)])
+        }
         // A melanoma risk profile without an age or a sex takes them from the patient's profile, as its PUT does (the
         // profile read once for the upload, if one needs it).
         func riskProfile(_ item: JSONValue) -> JSONValue? {

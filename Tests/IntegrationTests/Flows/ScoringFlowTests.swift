@@ -324,9 +324,11 @@ import Testing
         let profile = UUID().uuidString.lowercased()
         let answers =
             #"{"age": 46, "sex": "female", "fitzpatrickSkinType": 1, "eyeColour": "blueOrGrey", "hairColour": "red", "commonMoles": "over100", "atypicalMoleCount": 6, "freckling": "many", "familyHistory": "moreThanOneFirstDegreeRelative", "personalHistory": "melanoma", "immunosuppression": ["organTransplant"], "sunburnHistory": true}"#
+        // The NPI as the changes feed gives an entry back, with who entered it: the server sets that again.
+        let fromFeed = String(inputs.dropLast()) + #", "recordedBy": {"role": "patient", "id": "p-del"}}"#
         let upload = try await pipeline.send(
             "POST", "/v1/patients/p-del/changes",
-            #"{"changes": [{"kind": "npi", "id": "\#(offline)", "updatedAt": "2026-11-20T08:00:00Z", "record": \#(inputs)}, {"kind": "melanoma-risk-profile", "id": "\#(profile)", "updatedAt": "2026-11-20T08:00:00Z", "record": \#(answers)}]}"#
+            #"{"changes": [{"kind": "npi", "id": "\#(offline)", "updatedAt": "2026-11-20T08:00:00Z", "record": \#(fromFeed)}, {"kind": "melanoma-risk-profile", "id": "\#(profile)", "updatedAt": "2026-11-20T08:00:00Z", "record": \#(answers)}]}"#
         )
         #expect(upload.status == 200)
         let results = try #require((try upload.json() as? [String: Any])?["results"] as? [[String: Any]])
