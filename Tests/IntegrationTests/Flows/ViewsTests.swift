@@ -223,7 +223,7 @@ import Testing
         "the report for a period: charts with text alternatives, no console error in Chromium, the figures in its PDF; only the patient and the care team"
     )
     func report() async throws {
-        let stack = try await TestStack.start([IngestService.definition, ScoringService.definition])
+        let stack = try await TestStack.start([DietTests.ingestDefinition(), ScoringService.definition])
         let ingest = stack.baseURL(IngestService.name)
         let scoring = stack.baseURL(ScoringService.name)
         for (day, systolic, diastolic) in [(2, 118, 76), (9, 134, 84), (16, 192, 118), (23, 121, 78), (30, 126, 79)] {
@@ -249,6 +249,13 @@ import Testing
         try await eventually("the released report in the patient's report") {
             try await HTTP.get("\(scoring)/v1/patients/p-report/report?from=2026-10-01&to=2026-10-31").text.contains("Exam E-rep from st-mary")
         }
+        // A day of meals: the report's diet section, in the page and on the screenshot.
+        try await DietTests.importFoods(stack)
+        let meal = DietTests.meal(food: "01001", grams: 40, at: "2026-10-12T12:00:00Z")
+        #expect(try await HTTP.send(method: "POST", "\(ingest)/v1/patients/p-report/meals", json: meal).status == 201)
+        try await eventually("the day of meals in the patient's report") {
+            try await HTTP.get("\(scoring)/v1/patients/p-report/report?from=2026-10-01&to=2026-10-31").text.contains("<h2>Diet</h2>")
+        }
 
         let reply = try await HTTP.get("\(scoring)/v1/patients/p-report/report?from=2026-10-01&to=2026-10-31")
         #expect(reply.status == 200)
@@ -257,6 +264,7 @@ import Testing
         let html = reply.text
         #expect(html.contains("<h2>Blood pressure</h2>") && html.contains("Readings: 5. Outside the normal range: 2."))
         #expect(html.contains("2026-10-01 to 2026-10-31") && html.contains("<h2>Nottingham Prognostic Index</h2>"))
+        #expect(html.contains("1 positive (stage 2)") && html.contains("Days with meals recorded: 1."))
         #expect(html.contains("Very high blood pressure (hypertensive crisis)") && html.contains("▲ 192/118 mmHg"))
         #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;Glucose (2345-7)") && html.contains("&lt;script&gt;alert(1)&lt;/script&gt; Repeat"))
         #expect(!html.contains("<img") && html.contains("▲ 182 mg/dL") && html.contains("▲ High") && html.contains("<td>Normal</td>"))
