@@ -10,7 +10,7 @@ public enum InboxWords {
     public static let kinds: [String] = [
         "bloodPressure", "pulse", "bodyMassIndex", "glucose", "hba1c", "lipids", "nottinghamPrognosticIndex", "melanomaRisk", "examResult",
         "lesionPhoto", "careTracking", "examResultReady", "advice", "message", "uvIndex", "airQuality", "reminder", "escalation", "broadcast",
-        "appointment", "reportShared",
+        "appointment", "reportShared", "lesionFollowUp",
     ]
 
     public static let english: [String: String] = [
@@ -62,5 +62,19 @@ public enum InboxWords {
         "inbox.appointment.body": "An appointment changed. Open it to see when and where.",
         "inbox.reportShared.title": "Report shared with you",
         "inbox.reportShared.body": "A patient shared a report with you. Open the link to read it.",
+        "inbox.lesionFollowUp.title": "Skin photo follow-up",
+        "inbox.lesionFollowUp.body": "A skin photo's follow-up needs attention. Open it to see what is due and by when.",
+        "inbox.lesionFollowUp.checkUpOpened.body":
+            "A skin photo's result means a dermatologist should see the mole within two weeks. Book an appointment; you will be reminded.",
+        "inbox.lesionFollowUp.checkUpReminder.body":
+            "A dermatologist should still see the mole from your skin photo. Book an appointment before the two weeks are up.",
+        "inbox.lesionFollowUp.checkUpOverdue.body":
+            "A patient's suspicious or uncertain skin photo has had no check-up booked or recorded within two weeks. Open it and act on it.",
+        "inbox.lesionFollowUp.treatmentOpened.body":
+            "The check-up found the mole needs treatment, which should start within 30 days. Open it to see the date.",
+        "inbox.lesionFollowUp.treatmentReminder.body":
+            "Treatment for the mole found at your check-up should start soon. Book it if you have not.",
+        "inbox.lesionFollowUp.treatmentOverdue.body":
+            "A patient's mole found positive at check-up has had no treatment booked or recorded within 30 days. Open it and act on it.",
     ]
 }

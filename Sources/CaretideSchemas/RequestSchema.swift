@@ -37,6 +37,7 @@ public enum RequestSchema: String, CaseIterable, Sendable {
     case reportShare = "report-share.request"
     case doctorContact = "doctor-contact.request"
     case reportEmail = "report-email.request"
+    case lesionFollowUpFinding = "lesion-follow-up-finding.request"
     // diagnosis-service
     case ranking = "ranking.request"
     case savedQuery = "saved-query.request"

@@ -14,6 +14,8 @@ import Foundation
 struct NotificationHandler: EventHandler {
     /// How long an urgent finding waits for a consultant's acknowledgement before it escalates (`Escalation`).
     let escalationDelay: Duration
+    /// The time skin-photo follow-ups open at (`LesionFollowUps`).
+    let clock: WallClock
 
     /// Shorter than the runtime's 50 ms: every alert's path ends here, after scoring's window. At 1,000 events/s, 20 ms
     /// lowered every alert kind's p99 (the report's and the UV reading's by about a third) with no change in CPU a
@@ -66,6 +68,7 @@ struct NotificationHandler: EventHandler {
                 case .npiDeleted: .npiDeleted
                 }
             try await withdraw(about: withdrawn.assessmentID, reason: reason, event: event, context: context)
+            try await closeFollowUp(withdrawn, event: event, context: context)
             if withdrawn.kind == .melanomaRisk {
                 guard let patientID = event.patientID else { throw UnprocessableEvent("the event names no patient") }
                 try await ReminderStore(context).cancel(setBy: withdrawn.assessmentID, patientID: patientID)
@@ -83,6 +86,10 @@ struct NotificationHandler: EventHandler {
             throw UnprocessableEvent("notification-service does not consume \(type.rawValue)")
         }
         if let intent = Self.intent(input, event: event) { try await notify(intent, event: event, context: context, alertBatch: &alertBatch) }
+        // After the answer's own notice: the follow-up it opens is told second.
+        if case .assessmentRecorded(let assessment) = input {
+            try await followUp(assessment, event: event, context: context, alertBatch: &alertBatch)
+        }
     }
 
 }

@@ -416,5 +416,41 @@ enum NotificationMigrations {
                     "DROP INDEX notifications_about",
                     "CREATE INDEX notifications_about ON notifications (about_id) WHERE withdrawn_at IS NULL AND about_id IS NOT NULL",
                 ]),
+            Migration(
+                version: 19, name: "skin-photo follow-ups and their findings",
+                statements: [
+                    """
+                    CREATE TABLE lesion_follow_ups (
+                        follow_up_id uuid PRIMARY KEY,
+                        patient_id text NOT NULL,
+                        photo_id text NOT NULL,
+                        category text NOT NULL,
+                        stage text NOT NULL,
+                        stage_started_at timestamptz NOT NULL,
+                        due_at timestamptz NOT NULL,
+                        reminders_sent integer NOT NULL DEFAULT 0,
+                        next_step_at timestamptz,
+                        appointment_id uuid,
+                        escalated_at timestamptz,
+                        opened_at timestamptz NOT NULL,
+                        closed_at timestamptz,
+                        outcome text)
+                    """,
+                    // One open follow-up a photo: a rescored answer keeps the clock the first one started.
+                    "CREATE UNIQUE INDEX lesion_follow_ups_open ON lesion_follow_ups (patient_id, photo_id) WHERE closed_at IS NULL",
+                    "CREATE INDEX lesion_follow_ups_due ON lesion_follow_ups (next_step_at) WHERE closed_at IS NULL AND appointment_id IS NULL",
+                    "CREATE INDEX lesion_follow_ups_by_patient ON lesion_follow_ups (patient_id, opened_at)",
+                    "CREATE INDEX lesion_follow_ups_by_appointment ON lesion_follow_ups (appointment_id) WHERE appointment_id IS NOT NULL",
+                    """
+                    CREATE TABLE lesion_follow_up_findings (
+                        follow_up_id uuid NOT NULL REFERENCES lesion_follow_ups ON DELETE CASCADE,
+                        patient_id text NOT NULL,
+                        stage text NOT NULL,
+                        finding text NOT NULL,
+                        consultant_id text NOT NULL,
+                        recorded_at timestamptz NOT NULL,
+                        PRIMARY KEY (follow_up_id, stage))
+                    """,
+                ]),
         ])
 }

@@ -21,13 +21,15 @@ public enum NotificationService {
     ///   - mail: the operator's SMTP relay for report e-mails (`SMTP_*`, `MAIL_*`); none sends no e-mail.
     ///   - shareKey: the key shared reports' links are signed with (`REPORT_SHARE_KEY`); none refuses sharing.
     ///   - tips: the languages notifications' titles and sentences are answered in (`TIP_TRANSLATIONS_DIR`).
+    ///   - clock: the time skin-photo follow-ups open at and fall due by (a test's own, to move by weeks).
     public static func definition(
         reminderCheck: Duration = .seconds(30), escalationDelay: Duration = .seconds(30 * 60), webhookRetry: WebhookRetryPolicy = .standard,
-        mail: MailSettings? = nil, shareKey: ShareKey? = nil, tips: TipCatalog = TipCatalog()
+        mail: MailSettings? = nil, shareKey: ShareKey? = nil, tips: TipCatalog = TipCatalog(), clock: WallClock = .system
     ) -> ServiceDefinition {
         ServiceDefinition(
             name: name, schema: "notification", migrations: NotificationMigrations.track, consumedTopics: [.scores, .examResults, .environment],
-            handler: NotificationHandler(escalationDelay: escalationDelay), careTeam: .projection, patientData: NotificationPatientData.patientData,
+            handler: NotificationHandler(escalationDelay: escalationDelay, clock: clock), careTeam: .projection,
+            patientData: NotificationPatientData.patientData,
             routes: { routes, context in
                 InboxRoutes(context: context, tips: tips).register(on: routes)
                 AdviceRoutes(context: context).register(on: routes)
@@ -40,12 +42,14 @@ public enum NotificationService {
                 WebhookRoutes(context: context).register(on: routes)
                 ReportShareRoutes(context: context, shareKey: shareKey).register(on: routes)
                 ReportMailRoutes(context: context, settings: mail).register(on: routes)
+                LesionFollowUpRoutes(context: context, clock: clock).register(on: routes)
             },
             backgroundServices: { context in
                 [
                     ReminderScheduler.job(interval: reminderCheck, context: context),
                     NotificationDelivery.releaseJob(interval: reminderCheck, context: context),
                     Escalation.job(interval: reminderCheck, context: context), Broadcasts.job(interval: reminderCheck, context: context),
+                    LesionFollowUps.job(interval: reminderCheck, clock: clock, context: context),
                     // Due deliveries are looked for every second: a webhook is a delivery channel, not a reminder.
                     WebhookSender(context: context, interval: .seconds(1), policy: webhookRetry), Webhooks.expiryJob(context: context),
                 ] + (mail.map { [ReportMailer(context: context, settings: $0, interval: .seconds(1))] } ?? [])

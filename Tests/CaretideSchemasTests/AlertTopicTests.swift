@@ -13,6 +13,7 @@ import Testing
             .message(fromConsultant: true), .message(fromConsultant: false), .advice, .reportShared,
         ] + UVIndexCategory.allCases.map(AlertTopic.uvIndex) + AirQualityCategory.allCases.map(AlertTopic.airQuality)
         + AlertTopic.AppointmentChange.allCases.map(AlertTopic.appointment)
+        + AlertTopic.LesionFollowUpNotice.allCases.map(AlertTopic.lesionFollowUp)
 
     @Test("each topic's words are the ones the alerts have always carried")
     func words() {
@@ -37,6 +38,7 @@ import Testing
             (.appointment(.cancelled), "appointment", "cancelled", "alert.appointment.cancelled"),
             (.advice, "advice", "fromConsultant", "alert.advice.fromConsultant"),
             (.reportShared, "reportShared", "report", "alert.reportShared"),
+            (.lesionFollowUp(.checkUpOverdue), "lesionFollowUp", "checkUpOverdue", "alert.lesionFollowUp.checkUpOverdue"),
         ]
         for (topic, kind, category, messageKey) in expected {
             #expect(topic.kind == kind && topic.category == category && topic.messageKey == messageKey, "\(topic)")

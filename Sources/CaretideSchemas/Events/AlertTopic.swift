@@ -30,6 +30,12 @@ public enum AlertTopic: Hashable, Sendable {
     case advice
     /// A patient's report shared with a consultant.
     case reportShared
+    /// The follow-up of a suspicious or uncertain skin photo: a stage opened, a reminder, or a stage run out.
+    case lesionFollowUp(LesionFollowUpNotice)
+
+    public enum LesionFollowUpNotice: String, Sendable, CaseIterable {
+        case checkUpOpened, checkUpReminder, checkUpOverdue, treatmentOpened, treatmentReminder, treatmentOverdue
+    }
 
     public enum AppointmentChange: String, Sendable, CaseIterable {
         case booked, cancelled
@@ -39,7 +45,7 @@ public enum AlertTopic: Hashable, Sendable {
     public static let kinds: [String] =
         AssessmentKind.allCases.map(\.rawValue) + [
             "careTracking", "examResultReady", "uvIndex", "airQuality", "reminder", "broadcast", "escalation", "message", "appointment", "advice",
-            "reportShared",
+            "reportShared", "lesionFollowUp",
         ]
 
     /// What the alert is about, in the words of the inbox and the alerts topic.
@@ -57,6 +63,7 @@ public enum AlertTopic: Hashable, Sendable {
         case .appointment: "appointment"
         case .advice: "advice"
         case .reportShared: "reportShared"
+        case .lesionFollowUp: "lesionFollowUp"
         }
     }
 
@@ -75,6 +82,7 @@ public enum AlertTopic: Hashable, Sendable {
         case .appointment(let change): change.rawValue
         case .advice: "fromConsultant"
         case .reportShared: "report"
+        case .lesionFollowUp(let notice): notice.rawValue
         }
     }
 
@@ -85,7 +93,7 @@ public enum AlertTopic: Hashable, Sendable {
         case .escalation(let kind, _): "alert.escalation.\(kind)"
         case .message: "alert.message.received"
         case .reportShared: "alert.reportShared"
-        case .assessment, .careTracking, .examResultReady, .uvIndex, .airQuality, .reminder, .broadcast, .appointment, .advice:
+        case .assessment, .careTracking, .examResultReady, .uvIndex, .airQuality, .reminder, .broadcast, .appointment, .advice, .lesionFollowUp:
             "alert.\(kind).\(category)"
         }
     }

@@ -89,6 +89,7 @@ struct AppointmentRoutes: Sendable {
                 let booking = try await appointments.book(id, patientID: patientID, institutionID: institution, slotID: slotID, now: now)
                 if case .booked(let appointment) = booking {
                     try await appointments.setReminders(appointment, now: now)
+                    try await LesionFollowUpStore(handler).appointmentBooked(id, patientID: patientID, startsAt: appointment.slot.startsAt)
                     try await NotificationDelivery.deliver(
                         Appointments.notices(appointment, .booked, source: id, now: now), traceID: requestContext.requestID,
                         context: handler)
@@ -150,6 +151,7 @@ struct AppointmentRoutes: Sendable {
                 return false
             }
             try await appointments.cancelReminders(appointment)
+            try await LesionFollowUpStore(handler).appointmentCancelled(id)
             try await NotificationDelivery.deliver(
                 Appointments.notices(
                     appointment, .cancelled, source: .named("appointment/\(id.uuidString.lowercased())/cancelled"), now: now),

@@ -9,7 +9,8 @@ import PostgresNIO
 /// Appointments: institutions publish slots per service, patients book them. A slot holds one standing booking,
 /// enforced by a partial unique index (two bookings racing for a slot: one wins, the other is told it is taken).
 /// Booking and cancellation notify both sides (the patient's inbox and the institution's); a booking sets reminders
-/// 24 hours and 1 hour before, cancelled with it.
+/// 24 hours and 1 hour before, cancelled with it. A booking by an open skin-photo follow-up's due date stops that
+/// follow-up's clock, and its cancellation starts it again (`LesionFollowUpStore`).
 struct Appointments: ServiceStore {
     let session: StoreSession
 

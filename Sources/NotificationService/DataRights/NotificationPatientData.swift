@@ -29,6 +29,8 @@ enum NotificationPatientData {
             PatientTable("environment_alert_states"),
             PatientTable("environment_subscriptions"),
             PatientTable("appointments"),
+            PatientTable("lesion_follow_up_findings"),
+            PatientTable("lesion_follow_ups"),
             PatientTable("doctor_contacts"),
             PatientTable("report_emails"),
             PatientTable("recipient_preferences", rows: "t.recipient_role = 'patient' AND t.recipient_id = $1"),

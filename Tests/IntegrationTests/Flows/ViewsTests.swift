@@ -226,7 +226,8 @@ import Testing
         let stack = try await TestStack.start([DietTests.ingestDefinition(), ScoringService.definition])
         let ingest = stack.baseURL(IngestService.name)
         let scoring = stack.baseURL(ScoringService.name)
-        for (day, systolic, diastolic) in [(2, 118, 76), (9, 134, 84), (16, 192, 118), (23, 121, 78), (30, 126, 79)] {
+        // Days 16 to 18 are three readings in a row at stage 2 or higher: the care-tracking section.
+        for (day, systolic, diastolic) in [(2, 118, 76), (9, 134, 84), (16, 192, 118), (17, 150, 95), (18, 146, 92), (23, 121, 78), (30, 126, 79)] {
             let time = String(format: "2026-10-%02dT07:30:00Z", day)
             #expect(
                 try await HTTP.send(
@@ -244,7 +245,7 @@ import Testing
             #"{"patientId": "p-report", "reportedAt": "2026-10-20T08:00:00Z", "items": [{"code": "2345-7", "name": "<img src=x onerror=alert(1)>Glucose", "value": 182, "unit": "mg/dL", "referenceLow": 70, "referenceHigh": 99, "comment": "<script>alert(1)</script> Repeat fasting"}, {"code": "2160-0", "name": "Creatinine", "value": 0.9, "unit": "mg/dL", "referenceLow": 0.6, "referenceHigh": 1.2}]}"#
         #expect(try await HTTP.send(method: "PUT", "\(ingest)/v1/institutions/st-mary/exam-results/E-rep", json: exam).status == 201)
         try await eventually("the readings assessed") {
-            (try await HTTP.get("\(scoring)/v1/patients/p-report/assessments?standing=true").items()).count == 6
+            (try await HTTP.get("\(scoring)/v1/patients/p-report/assessments?standing=true").items()).count == 8
         }
         try await eventually("the released report in the patient's report") {
             try await HTTP.get("\(scoring)/v1/patients/p-report/report?from=2026-10-01&to=2026-10-31").text.contains("Exam E-rep from st-mary")
@@ -257,12 +258,24 @@ import Testing
             try await HTTP.get("\(scoring)/v1/patients/p-report/report?from=2026-10-01&to=2026-10-31").text.contains("<h2>Diet</h2>")
         }
 
+        // A skin photo of the period (no classifier's answer yet): the photo timeline.
+        #expect(
+            try await PhotoTests.upload(
+                "\(ingest)/v1/patients/p-report/photos", UUID(), "sharp.jpg", query: "bodySite=forearm&side=left&takenAt=2026-10-14T09:00:00Z"
+            ).status == 201)
+        try await eventually("the photo and the care-tracking pattern in the patient's report") {
+            let page = try await HTTP.get("\(scoring)/v1/patients/p-report/report?from=2026-10-01&to=2026-10-31").text
+            return page.contains("<h2>Skin photos</h2>") && page.contains("<h2>Care tracking</h2>")
+        }
+
         let reply = try await HTTP.get("\(scoring)/v1/patients/p-report/report?from=2026-10-01&to=2026-10-31")
         #expect(reply.status == 200)
         #expect(reply.header("Content-Type")?.hasPrefix("text/html") == true && reply.header("Cache-Control") == "no-store")
         #expect(reply.header("Content-Security-Policy")?.contains("default-src 'none'") == true)
         let html = reply.text
-        #expect(html.contains("<h2>Blood pressure</h2>") && html.contains("Readings: 5. Outside the normal range: 2."))
+        #expect(html.contains("<h2>Blood pressure</h2>") && html.contains("Readings: 7. Outside the normal range: 4."))
+        #expect(html.contains("forearm (left)") && html.contains("No answer yet"))
+        #expect(html.contains("Blood pressure at stage 2 or higher in consecutive readings"))
         #expect(html.contains("2026-10-01 to 2026-10-31") && html.contains("<h2>Nottingham Prognostic Index</h2>"))
         #expect(html.contains("1 positive (stage 2)") && html.contains("Days with meals recorded: 1."))
         #expect(html.contains("Very high blood pressure (hypertensive crisis)") && html.contains("▲ 192/118 mmHg"))
