@@ -8,7 +8,8 @@ struct CaretideBench: AsyncParsableCommand {
         commandName: "caretide-bench", abstract: "Measure throughput and latency (use a release build: swift build -c release).",
         subcommands: [
             DomainBench.self, ScoringBench.self, PhenotypeBench.self, PhenotypeAccuracyBench.self, AuthBench.self, PipelineBench.self,
-            SeriesBench.self, ReportBench.self, FoodSearchBench.self, PhotoCheckBench.self, CodecBench.self, HTTPFloorBench.self,
+            SeriesBench.self, ReportBench.self, FoodSearchBench.self, PhotoCheckBench.self, SkinPresenceBench.self, CodecBench.self,
+            HTTPFloorBench.self,
             PhenopacketBench.self,
         ])
 }

@@ -32,6 +32,7 @@ struct PhotoCheckBench: AsyncParsableCommand {
                 try Codecs.decodeRGB(bytes, format: format, scale: scale, maximumPixels: inspection.limits.maximumPixels, maximumScans: 64)
             }
             _ = time("3 sharpness") { Sharpness.measure(decoded) }
+            _ = time("3b skin presence") { SkinPresence.measure(decoded) }
             if format != .heif { _ = try time("4 strip metadata") { try MetadataStripping.stripped(bytes, format: format) } }
             _ = try time("5 thumbnail") {
                 try Codecs.encodeJPEG(decoded.shrunk(by: decoded.factor(toFit: PhotoInspection.thumbnailSide)), quality: 80)
@@ -42,6 +43,45 @@ struct PhotoCheckBench: AsyncParsableCommand {
         for (stage, durations) in stages.sorted(by: { $0.key < $1.key }) {
             let summary = LatencySummary(durations)
             print("  \(stage): p50 \(summary.milliseconds(0.5, digits: 2)), p99 \(summary.milliseconds(0.99, digits: 2))")
+        }
+    }
+}
+
+/// The skin check on a directory of fixtures (Tests/CaretideImagingTests/Fixtures/skin): per group of files (the name
+/// up to its last dash: `skin-type3`, `noskin`, `hard`, …), how many were refused, unsure and taken for skin, so that
+/// the false-refusal rate of each Fitzpatrick type stands beside the refusals of scenes without skin.
+struct SkinPresenceBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "skin", abstract: "The skin check's verdicts per group of fixtures, and each file's shares of skin colour.")
+
+    @Option(help: "A directory of JPEG or PNG files named <group>-<what>.jpg.") var directory = "Tests/CaretideImagingTests/Fixtures/skin"
+
+    func run() async throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".png") }.sorted()
+        var groups: [String: [SkinPresence.Verdict]] = [:]
+        for file in files {
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent(file)))
+            guard let format = ImageFormat(signatureOf: bytes) else { continue }
+            let image = try Codecs.decodeRGB(bytes, format: format, scale: 1, maximumPixels: 50_000_000, maximumScans: 64)
+            let measure = SkinPresence.measure(image)
+            let name = file.split(separator: ".").first.map(String.init) ?? file
+            let parts = name.split(separator: "-")
+            // skin-type3-flash → skin-type3; noskin-wall-white → noskin; hard-cat → hard.
+            let group = parts.first == "skin" && parts.count > 2 ? parts.prefix(2).joined(separator: "-") : String(parts.first ?? "")
+            groups[group, default: []].append(measure.verdict)
+            print(
+                "  \(file): skin colour \(String(format: "%.4f", measure.skinFraction)), largest region "
+                    + "\(String(format: "%.4f", measure.largestRegionFraction)): \(measure.verdict.rawValue)")
+        }
+        print("group            files  refused  unsure  skin  refused %")
+        for (group, verdicts) in groups.sorted(by: { $0.key < $1.key }) {
+            let refused = verdicts.filter { $0 == .noSkin }.count
+            let unsure = verdicts.filter { $0 == .unsure }.count
+            print(
+                group.padding(toLength: 16, withPad: " ", startingAt: 0)
+                    + String(
+                        format: " %5d  %7d  %6d  %4d  %8.1f", verdicts.count, refused, unsure, verdicts.count - refused - unsure,
+                        100 * Double(refused) / Double(verdicts.count)))
         }
     }
 }

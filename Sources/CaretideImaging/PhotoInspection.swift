@@ -1,6 +1,7 @@
 /// The checks a skin photo passes before anything of it is stored, in the order they cost: size in bytes, the
 /// format by its signature, the pixel count from the header (a decompression bomb is refused before a pixel is
-/// decoded), the smallest side, a full decode (a file that does not decode is not a photo), sharpness. A photo that
+/// decoded), the smallest side, a full decode (a file that does not decode is not a photo), sharpness, the presence of
+/// skin (``SkinPresence``: a photo of a chair is refused, one it is unsure of accepted and said so). A photo that
 /// passes is stored without its identifying metadata, with a thumbnail: a JPEG or PNG as sent, less its metadata
 /// segments; a HEIF photo as a JPEG of its pixels (quality 92), because its metadata items cannot be cut out of the
 /// container as simply, and because browsers other than Safari cannot show HEIF.
@@ -39,6 +40,7 @@ public struct PhotoInspection: Sendable {
         case tooSmall(width: Int, height: Int, minimum: Int)
         case doesNotDecode(String)
         case blurred(sharpness: Double, minimum: Double)
+        case noSkin(skinFraction: Double)
 
         /// A stable word for the problem, for clients and metrics.
         public var code: String {
@@ -49,6 +51,7 @@ public struct PhotoInspection: Sendable {
             case .tooSmall: "tooSmall"
             case .doesNotDecode: "doesNotDecode"
             case .blurred: "blurred"
+            case .noSkin: "noSkin"
             }
         }
 
@@ -63,6 +66,9 @@ public struct PhotoInspection: Sendable {
             case .blurred(let sharpness, let minimum):
                 // bounded: the variance of 8-bit Laplacians (under 2^20), and the operator's minimum, a setting.
                 "is too blurred to compare (sharpness \(Int(sharpness.rounded())), at least \(Int(minimum)) needed): hold still, and focus on the mole"
+            case .noSkin(let fraction):
+                // bounded: a share of pixels, 0–1.
+                "shows no skin (\(Int((fraction * 100).rounded())) % of it has a skin colour, at least \(Int(SkinPresence.refusedBelow * 100)) % needed): photograph the mole with the skin around it"
             }
         }
     }
@@ -80,6 +86,8 @@ public struct PhotoInspection: Sendable {
         /// A JPEG whose longer side is at most ``thumbnailSide``.
         public let thumbnail: [UInt8]
         public let sharpness: Double
+        /// Whether it shows skin: skin or unsure (a refused photo is never inspected).
+        public let skin: SkinPresence.Measure
     }
 
     public static let thumbnailSide = 256
@@ -114,6 +122,8 @@ public struct PhotoInspection: Sendable {
         }
         let sharpness = Sharpness.measure(decoded)
         guard sharpness >= limits.minimumSharpness else { throw .blurred(sharpness: sharpness, minimum: limits.minimumSharpness) }
+        let skin = SkinPresence.measure(decoded)
+        guard skin.verdict != .noSkin else { throw .noSkin(skinFraction: skin.skinFraction) }
         let stripped: MetadataStripping.Stripped
         do {
             stripped =
@@ -134,7 +144,8 @@ public struct PhotoInspection: Sendable {
             throw .doesNotDecode(Self.reason(error))
         }
         let stored = stripped.bytes
-        return Inspected(format: format, width: width, height: height, stored: stored, thumbnail: thumbnail, sharpness: sharpness)
+        return Inspected(
+            format: format, width: width, height: height, stored: stored, thumbnail: thumbnail, sharpness: sharpness, skin: skin)
     }
 
     static func reason(_ error: Codecs.Failure) -> String {

@@ -32,12 +32,17 @@ struct PhotoRoutes: Sendable {
         let minimumSide: Int
         let minimumSharpness: Double
         let maximumScans: Int
+        /// The share of skin-coloured pixels below which a photo is refused, and from which it is taken for skin.
+        let skinRefusedBelowPercent = SkinPresence.refusedBelow * 100
+        let skinFromPercent = SkinPresence.skinFrom * 100
         let sources = [
             "minimumSide":
                 "299 pixels, the input size of the classifiers of the melanoma literature (Inception v3, as in Esteva A et al. Nature 2017;542:115-118)",
             "minimumSharpness":
                 "the variance of the Laplacian at the working size (Pech-Pacheco JL et al. ICPR 2000); the threshold is measured on sharp and blurred fixtures (docs/operations.md)",
             "maximumScans": "libjpeg-turbo's advice against progressive JPEGs built to be slow to decode",
+            "skinRefusedBelowPercent":
+                "pixels of a skin colour in CIELAB (some red, hue -45 to 80 degrees, chroma at most 45), measured on fixtures of Fitzpatrick types I-VI and of scenes without skin (BENCHMARKS.md, Skin presence); between the two thresholds a photo is accepted as unsure",
         ]
 
         init(_ limits: PhotoInspection.Limits) {
@@ -54,12 +59,29 @@ struct PhotoRoutes: Sendable {
         /// created or duplicate.
         let status: String
         let photo: PhotoStore.Photo
+        let skinCheck: SkinCheck
+    }
+
+    /// What the skin check made of the photo: skin, or unsure (accepted rather than refuse a real lesion).
+    struct SkinCheck: Encodable, Sendable {
+        let verdict: SkinPresence.Verdict
+        /// The share of skin-coloured pixels, in percent to a tenth.
+        let skinPercent: Double
+        let note: String?
+
+        init(_ measure: SkinPresence.Measure) {
+            verdict = measure.verdict
+            skinPercent = (measure.skinFraction * 1000).rounded() / 10
+            note =
+                measure.verdict == .unsure
+                ? "little of the photo has a skin colour: it was kept, but check that it shows the mole with the skin around it" : nil
+        }
     }
 
     func register(on routes: APIRoutes) {
         routes.get(
             "v1/photo-checks", access: .referenceData,
-            summary: "What a skin photo must be to be stored here: formats, size, pixels, sides, sharpness, with the thresholds' sources"
+            summary: "What a skin photo must be to be stored here: formats, size, pixels, sides, sharpness, skin, with the thresholds' sources"
         ) { _, _ in
             try jsonResponse(Checks(checker.inspection.limits))
         }
@@ -72,7 +94,7 @@ struct PhotoRoutes: Sendable {
         routes.put(
             "\(base)/:photoId", access: .patientData(.write),
             summary:
-                "Store a skin photo (JPEG, PNG or HEIF, judged by its content): checked for format, size, pixels and sharpness, stored without identifying metadata",
+                "Store a skin photo (JPEG, PNG or HEIF, judged by its content): checked for format, size, pixels, sharpness and skin, stored without identifying metadata",
             query: describing, bytesUpTo: PhotoSettings.largestStoredBytes
         ) { request, requestContext in
             let patientID = try PatientID.fromPath(requestContext)
@@ -103,8 +125,9 @@ struct PhotoRoutes: Sendable {
                 return stored
             }
             switch stored {
-            case .created(let photo): return try jsonResponse(Receipt(status: "created", photo: photo), status: .created)
-            case .duplicate(let photo): return try jsonResponse(Receipt(status: "duplicate", photo: photo))
+            case .created(let photo):
+                return try jsonResponse(Receipt(status: "created", photo: photo, skinCheck: SkinCheck(inspected.skin)), status: .created)
+            case .duplicate(let photo): return try jsonResponse(Receipt(status: "duplicate", photo: photo, skinCheck: SkinCheck(inspected.skin)))
             case .idTaken: throw RecordRoutes.idTaken
             }
         }

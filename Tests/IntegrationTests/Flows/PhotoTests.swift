@@ -34,6 +34,7 @@ struct PhotoTests {
         #expect(created.status == 201)
         let receipt = try #require(try created.json() as? [String: Any])
         #expect(receipt["status"] as? String == "created")
+        #expect((receipt["skinCheck"] as? [String: Any])?["verdict"] as? String == "skin")
         let stored = try #require(receipt["photo"] as? [String: Any])
         #expect(stored["width"] as? Int == 480 && stored["height"] as? Int == 400 && stored["mediaType"] as? String == "image/jpeg")
         #expect(try await Self.upload(photos, first, "sharp.png", query: "bodySite=forearm&side=left&takenAt=2026-03-01T10:00:00Z").status == 201)
@@ -67,10 +68,15 @@ struct PhotoTests {
         // Each check refuses with a 422 naming the problem, and stores nothing.
         for (file, problem) in [
             ("blurred.jpg", "blurred"), ("too-small.jpg", "tooSmall"), ("not-an-image.jpg", "notAnImage"), ("bomb.png", "tooManyPixels"),
+            ("skin/noskin-chair-painted.jpg", "noSkin"),
         ] {
             let refused = try await Self.upload(photos, UUID(), file, query: back)
             #expect(refused.status == 422 && refused.text.contains("(\(problem))"), "\(file): \(refused.text)")
         }
+        // A photo of a wooden chair has enough of a skin colour to be unsure: kept, and the answer says so.
+        let unsure = try await Self.upload(ingest + "/v1/patients/p-unsure/photos", UUID(), "skin/hard-chair-wooden.jpg", query: back)
+        let check = (try unsure.json() as? [String: Any])?["skinCheck"] as? [String: Any]
+        #expect(unsure.status == 201 && check?["verdict"] as? String == "unsure" && (check?["note"] as? String)?.isEmpty == false)
         // The query: an unknown site, a paired site without its side, a midline one with a side, no time, a time ahead.
         for (query, pointers) in [
             ("bodySite=elbow&takenAt=2026-06-01T10:00:00Z", ["/bodySite"]), ("bodySite=hand&takenAt=2026-06-01T10:00:00Z", ["/side"]),
