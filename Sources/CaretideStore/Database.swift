@@ -24,6 +24,12 @@ public final class Database: Service, Sendable {
         await client.run()
     }
 
+    /// A session on the pool, each statement on a connection of its own: what a store outside a service's context
+    /// (a command, a start-up check) is made from.
+    public func session(logger: Logger? = nil) -> StoreSession {
+        StoreSession(pool: client, logger: logger ?? self.logger)
+    }
+
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
     ///
     /// Errors come out as they were thrown: PostgresNIO wraps them in `PostgresTransactionError`, which would hide a

@@ -115,6 +115,11 @@ extension ServiceStore {
         self.init(session: context.session)
     }
 
+    /// The store on a database's pool, for a command or a start-up check outside a service's context.
+    public init(database: Database, logger: Logger) {
+        self.init(session: database.session(logger: logger))
+    }
+
     /// The store on a connection a job or a command holds.
     public init(connection: PostgresConnection, logger: Logger) {
         self.init(session: StoreSession(connection: connection, logger: logger))

@@ -138,7 +138,7 @@ struct DatabaseCareTeamGrants: CareTeamGrants {
     let logger: Logger
 
     func isActive(patientID: String, consultantID: String) async throws -> Bool {
-        try await CareTeamStore(session: StoreSession(pool: database.client, logger: logger)).isActive(
+        try await CareTeamStore(database: database, logger: logger).isActive(
             patientID: patientID, consultantID: consultantID)
     }
 }

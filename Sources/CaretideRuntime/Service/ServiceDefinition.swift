@@ -106,7 +106,7 @@ public struct ServiceContext: Sendable {
     public let metrics: ServiceMetrics
 
     /// The pool, for stores read outside a transaction: each statement on a connection of its own.
-    public var session: StoreSession { StoreSession(pool: database.client, logger: logger) }
+    public var session: StoreSession { database.session(logger: logger) }
 
     /// Runs `body` in a transaction and wakes the relay afterwards, so events it enqueued leave at once. A transaction
     /// that does not finish within `limits.transactionTimeout` is given up (the caller gets a 503), so no request

@@ -73,7 +73,7 @@ public enum OntologyReleases {
     public static func loadNewest(
         _ database: Database, logger: Logger
     ) async throws -> (reference: OntologyReleaseReference, ranker: PhenotypeRanker?)? {
-        let store = ReleaseStore(session: StoreSession(pool: database.client, logger: logger))
+        let store = ReleaseStore(database: database, logger: logger)
         guard let releaseID = try await store.newestReleaseID(), let release = try await ServingRelease.load(releaseID: releaseID, from: store)
         else { return nil }
         return (release.reference, release.ranker)
@@ -81,6 +81,6 @@ public enum OntologyReleases {
 
     /// The newest stored release's id, or `nil` without any.
     public static func newestReleaseID(_ database: Database, logger: Logger) async throws -> Int? {
-        try await ReleaseStore(session: StoreSession(pool: database.client, logger: logger)).newestReleaseID()
+        try await ReleaseStore(database: database, logger: logger).newestReleaseID()
     }
 }

@@ -78,7 +78,7 @@ public struct FoodStore: ServiceStore {
 
     /// Whether any release has been imported (`caretide dev` imports one only into a database without).
     public static func hasRelease(database: Database, logger: Logger) async throws -> Bool {
-        try await FoodStore(session: StoreSession(pool: database.client, logger: logger)).newestRelease() != nil
+        try await FoodStore(database: database, logger: logger).newestRelease() != nil
     }
 
     func newestRelease() async throws -> Int64? {

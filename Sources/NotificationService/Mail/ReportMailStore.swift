@@ -64,6 +64,39 @@ struct ReportMailStore: ServiceStore {
             """, as: ReportEmail.Row.self)
         return Page(rows: rows.map(ReportEmail.init), request: page) { .init(date: $0.createdAt, id: $0.emailId) }
     }
+
+    /// A queued e-mail taken for sending.
+    struct Taken: Sendable {
+        let emailID: UUID
+        let patientID: String
+        let recipient: String
+        let from: Date
+        let to: Date
+        let attempt: Int
+    }
+
+    /// Takes up to `limit` due e-mails for `lease` (`ReportMailer`): each counts an attempt and waits out the lease
+    /// before another round (or replica) may take it again.
+    func takeDue(limit: Int, lease: Duration) async throws -> [Taken] {
+        try await session.fetchAll(
+            """
+            UPDATE report_emails SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => \(lease.seconds))
+            WHERE email_id IN (SELECT email_id FROM report_emails WHERE status = 'queued' AND next_attempt_at <= now()
+                               ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING email_id, patient_id, recipient, period_from, period_to, attempts
+            """, as: (UUID, String, String, Date, Date, Int).self
+        ).map { Taken(emailID: $0.0, patientID: $0.1, recipient: $0.2, from: $0.3, to: $0.4, attempt: $0.5) }
+    }
+
+    /// What an attempt left: `sent`, `failed`, or `queued` again after `delay` seconds.
+    func record(_ id: UUID, status: String, delay: Double, error: String?) async throws {
+        try await session.query(
+            """
+            UPDATE report_emails SET status = \(status), next_attempt_at = now() + make_interval(secs => \(delay)),
+                   last_error = \(error), finished_at = CASE WHEN \(status) = 'queued' THEN NULL ELSE now() END
+            WHERE email_id = \(id) AND status = 'queued'
+            """)
+    }
 }
 
 /// A report e-mail as the patient reads it: to whom, for which period, and how its delivery stands.

@@ -38,24 +38,10 @@ struct ReportMailer: Service {
         }
     }
 
-    struct Taken: Sendable {
-        let emailID: UUID
-        let patientID: String
-        let recipient: String
-        let from: Date
-        let to: Date
-        let attempt: Int
-    }
+    typealias Taken = ReportMailStore.Taken
 
     func round(client http: HTTPClient) async throws -> Int {
-        let taken = try await context.session.fetchAll(
-            """
-            UPDATE report_emails SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => \(Self.lease.seconds))
-            WHERE email_id IN (SELECT email_id FROM report_emails WHERE status = 'queued' AND next_attempt_at <= now()
-                               ORDER BY next_attempt_at LIMIT \(Self.batch) FOR UPDATE SKIP LOCKED)
-            RETURNING email_id, patient_id, recipient, period_from, period_to, attempts
-            """, as: (UUID, String, String, Date, Date, Int).self
-        ).map { Taken(emailID: $0.0, patientID: $0.1, recipient: $0.2, from: $0.3, to: $0.4, attempt: $0.5) }
+        let taken = try await ReportMailStore(context).takeDue(limit: Self.batch, lease: Self.lease)
         let client = SMTPClient(relay: settings.relay)
         for email in taken {
             let failure: MailFailure?
@@ -154,11 +140,6 @@ struct ReportMailer: Service {
                 "report e-mail given up",
                 metadata: [LogKey.emailID: "\(email.emailID)", LogKey.attempts: "\(email.attempt)", LogKey.reason: "\(failure?.description ?? "")"])
         }
-        try await context.session.query(
-            """
-            UPDATE report_emails SET status = \(status), next_attempt_at = now() + make_interval(secs => \(delay)),
-                   last_error = \(failure?.description), finished_at = CASE WHEN \(status) = 'queued' THEN NULL ELSE now() END
-            WHERE email_id = \(email.emailID) AND status = 'queued'
-            """)
+        try await ReportMailStore(context).record(email.emailID, status: status, delay: delay, error: failure?.description)
     }
 }

@@ -19,14 +19,7 @@ enum ReminderScheduler {
         PeriodicJob(name: "reminders", interval: interval, fullBatch: batch, context: context) {
             let fired = try await context.transaction { handler in try await fireDue(now: Date(), context: handler) }
             // How late the oldest occurrence still waiting is: an alert rule sees a scheduler that falls behind.
-            let overdue =
-                try await context.session.fetchAll(
-                    """
-                    SELECT coalesce(extract(epoch FROM now() - min(next_due_at)), 0)::float8 FROM reminders
-                    WHERE next_due_at <= now() AND cancelled_at IS NULL
-                    """, as: Double.self
-                ).first ?? 0
-            context.metrics.schedulerOverdue("reminders", seconds: overdue)
+            context.metrics.schedulerOverdue("reminders", seconds: try await ReminderStore(context).oldestOverdueSeconds())
             return fired
         }
     }

@@ -207,4 +207,14 @@ extension ReminderStore {
             }, request: page
         ) { .init(date: $0.createdAt, id: $0.reminderId) }
     }
+
+    /// How late the oldest occurrence still waiting is, in seconds (0 when none is due).
+    func oldestOverdueSeconds() async throws -> Double {
+        try await session.fetchAll(
+            """
+            SELECT coalesce(extract(epoch FROM now() - min(next_due_at)), 0)::float8 FROM reminders
+            WHERE next_due_at <= now() AND cancelled_at IS NULL
+            """, as: Double.self
+        ).first ?? 0
+    }
 }

@@ -61,7 +61,7 @@ struct ReportShareRoutes: Sendable {
             let traceID = requestContext.requestID
             let shared = try await context.transaction(auditing: requestContext.origin, status: { $0 ? 201 : 422 }) { handler in
                 // The grant is checked where the notification is written, so a revocation racing the share is seen.
-                guard try await Self.grantInForce(patientID: patientID, consultantID: consultantID, on: handler) else { return false }
+                guard try await CareTeamStore(handler).isActive(patientID: patientID, consultantID: consultantID) else { return false }
                 try await NotificationDelivery.deliver([row], traceID: traceID, context: handler)
                 return true
             }
@@ -77,11 +77,5 @@ struct ReportShareRoutes: Sendable {
                     shareId: link.shareID, notificationId: row.alert.alertID, consultantId: consultantID, from: link.from, to: link.to,
                     expiresAt: link.expiresAt), status: .created)
         }
-    }
-
-    static func grantInForce(patientID: String, consultantID: String, on handler: HandlerContext) async throws -> Bool {
-        try await handler.connection.fetchAll(
-            "SELECT grant_in_force(\(patientID), \(consultantID))", as: Bool.self, logger: handler.logger
-        ).first ?? false
     }
 }

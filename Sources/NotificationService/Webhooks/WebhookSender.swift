@@ -34,17 +34,7 @@ struct WebhookSender: Service {
         }
     }
 
-    /// A delivery taken for sending.
-    struct Taken: Sendable {
-        let webhookID: UUID
-        let eventID: UUID
-        let eventType: String
-        let attempt: Int
-        let message: String
-        let url: String
-        let secret: String
-        let text: String?
-    }
+    typealias Taken = Webhooks.Taken
 
     /// What followed one attempt.
     struct Result: Sendable {
@@ -75,18 +65,7 @@ struct WebhookSender: Service {
     }
 
     func take() async throws -> [Taken] {
-        try await context.session.fetchAll(
-            """
-            UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => \(Self.lease.seconds))
-            FROM webhooks w
-            WHERE (d.webhook_id, d.event_id) IN (
-                    SELECT webhook_id, event_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()
-                    ORDER BY next_attempt_at LIMIT \(Self.batch) FOR UPDATE SKIP LOCKED)
-              AND w.webhook_id = d.webhook_id
-            RETURNING d.webhook_id, d.event_id, d.event_type, d.attempts, d.body, w.url, w.secret,
-                      CASE WHEN w.include_text THEN (SELECT n.text FROM notifications n WHERE n.notification_id = d.alert_id) END
-            """, as: (UUID, UUID, String, Int, String, String, String, String?).self
-        ).map { Taken(webhookID: $0.0, eventID: $0.1, eventType: $0.2, attempt: $0.3, message: $0.4, url: $0.5, secret: $0.6, text: $0.7) }
+        try await Webhooks(context).takeDue(limit: Self.batch, lease: Self.lease)
     }
 
     func send(_ taken: Taken, client: HTTPClient) async -> Result {
@@ -131,31 +110,27 @@ struct WebhookSender: Service {
     }
 
     func record(_ results: [Result]) async throws {
-        var status: [String] = []
-        var delay: [Double] = []
-        var answered: [Int] = []
-        var problem: [String] = []
+        var attempts: [Webhooks.Attempt] = []
         for result in results {
+            let status: Webhooks.Attempt.Status
+            var delay = 0.0
             switch result.next {
-            case .delivered:
-                status.append("delivered")
-                delay.append(0)
+            case .delivered: status = .delivered
             case .retry(let after):
-                status.append("pending")
-                delay.append(after.seconds)
-            case .deadLetter:
-                status.append("dead")
-                delay.append(0)
+                status = .pending
+                delay = after.seconds
+            case .deadLetter: status = .dead
             }
-            switch result.outcome {
-            case .answered(let code):
-                answered.append(code)
-                problem.append((200..<300).contains(code) ? "" : "answered \(code)")
-            case .unreachable:
-                answered.append(0)
-                problem.append("no answer: connection failed or timed out")
-            }
-            context.metrics.webhookAttempt(outcome: status.last == "pending" ? "retry" : status.last!)
+            let (answered, problem): (Int, String) =
+                switch result.outcome {
+                case .answered(let code): (code, (200..<300).contains(code) ? "" : "answered \(code)")
+                case .unreachable: (0, "no answer: connection failed or timed out")
+                }
+            attempts.append(
+                Webhooks.Attempt(
+                    webhookID: result.taken.webhookID, eventID: result.taken.eventID, status: status, delay: delay, answered: answered,
+                    problem: problem))
+            context.metrics.webhookAttempt(outcome: status == .pending ? "retry" : status.rawValue)
             if case .deadLetter = result.next {
                 // Ids only: the body is a patient's message.
                 context.logger.warning(
@@ -166,23 +141,6 @@ struct WebhookSender: Service {
                     ])
             }
         }
-        try await context.session.query(
-            """
-            UPDATE webhook_deliveries d SET status = r.status, next_attempt_at = now() + make_interval(secs => r.delay),
-                   last_status = NULLIF(r.answered, 0), last_error = NULLIF(r.problem, ''),
-                   finished_at = CASE WHEN r.status = 'pending' THEN NULL ELSE now() END
-            FROM unnest(\(results.map(\.taken.webhookID)), \(results.map(\.taken.eventID)), \(status), \(delay), \(answered), \(problem))
-                AS r(webhook_id, event_id, status, delay, answered, problem)
-            WHERE d.webhook_id = r.webhook_id AND d.event_id = r.event_id AND d.status = 'pending'
-            """)
-        // A withdrawal an erasure announced names the erased patient: once delivered it is forgotten at once rather
-        // than kept for 30 days. Undelivered, it stays (dead, for an operator to retry) until it reaches the consumer
-        // that holds the patient's alerts, or expires.
-        try await context.session.query(
-            """
-            DELETE FROM webhook_deliveries d USING unnest(\(results.map(\.taken.webhookID)), \(results.map(\.taken.eventID))) AS r(webhook_id, event_id)
-            WHERE d.webhook_id = r.webhook_id AND d.event_id = r.event_id AND d.status = 'delivered'
-              AND d.event_type = \(EventType.alertWithdrawn.rawValue) AND strpos(d.body, '"patientErased"') > 0
-            """)
+        try await Webhooks(context).record(attempts)
     }
 }

@@ -180,4 +180,73 @@ struct Webhooks: ServiceStore {
             """, as: Int.self
         ).isEmpty
     }
+
+    /// A delivery taken for sending.
+    struct Taken: Sendable {
+        let webhookID: UUID
+        let eventID: UUID
+        let eventType: String
+        let attempt: Int
+        let message: String
+        let url: String
+        let secret: String
+        let text: String?
+    }
+
+    /// Takes up to `limit` due deliveries for `lease` (`WebhookSender`): each counts an attempt and waits out the
+    /// lease before another round (or replica) may take it again.
+    func takeDue(limit: Int, lease: Duration) async throws -> [Taken] {
+        try await session.fetchAll(
+            """
+            UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => \(lease.seconds))
+            FROM webhooks w
+            WHERE (d.webhook_id, d.event_id) IN (
+                    SELECT webhook_id, event_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()
+                    ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+              AND w.webhook_id = d.webhook_id
+            RETURNING d.webhook_id, d.event_id, d.event_type, d.attempts, d.body, w.url, w.secret,
+                      CASE WHEN w.include_text THEN (SELECT n.text FROM notifications n WHERE n.notification_id = d.alert_id) END
+            """, as: (UUID, UUID, String, Int, String, String, String, String?).self
+        ).map { Taken(webhookID: $0.0, eventID: $0.1, eventType: $0.2, attempt: $0.3, message: $0.4, url: $0.5, secret: $0.6, text: $0.7) }
+    }
+
+    /// What one attempt left: the delivery's status next, when to try again, the receiver's answer.
+    struct Attempt: Sendable {
+        enum Status: String, Sendable {
+            case pending, delivered, dead
+        }
+
+        let webhookID: UUID
+        let eventID: UUID
+        let status: Status
+        /// Seconds until the next attempt (pending only).
+        let delay: Double
+        /// The HTTP status answered, 0 for none.
+        let answered: Int
+        /// Why it failed, empty when it did not.
+        let problem: String
+    }
+
+    /// Records a round's attempts in one statement.
+    func record(_ attempts: [Attempt]) async throws {
+        try await session.query(
+            """
+            UPDATE webhook_deliveries d SET status = r.status, next_attempt_at = now() + make_interval(secs => r.delay),
+                   last_status = NULLIF(r.answered, 0), last_error = NULLIF(r.problem, ''),
+                   finished_at = CASE WHEN r.status = 'pending' THEN NULL ELSE now() END
+            FROM unnest(\(attempts.map(\.webhookID)), \(attempts.map(\.eventID)), \(attempts.map(\.status.rawValue)), \(attempts.map(\.delay)),
+                        \(attempts.map(\.answered)), \(attempts.map(\.problem)))
+                AS r(webhook_id, event_id, status, delay, answered, problem)
+            WHERE d.webhook_id = r.webhook_id AND d.event_id = r.event_id AND d.status = 'pending'
+            """)
+        // A withdrawal an erasure announced names the erased patient: once delivered it is forgotten at once rather
+        // than kept for 30 days. Undelivered, it stays (dead, for an operator to retry) until it reaches the consumer
+        // that holds the patient's alerts, or expires.
+        try await session.query(
+            """
+            DELETE FROM webhook_deliveries d USING unnest(\(attempts.map(\.webhookID)), \(attempts.map(\.eventID))) AS r(webhook_id, event_id)
+            WHERE d.webhook_id = r.webhook_id AND d.event_id = r.event_id AND d.status = 'delivered'
+              AND d.event_type = \(EventType.alertWithdrawn.rawValue) AND strpos(d.body, '"patientErased"') > 0
+            """)
+    }
 }

@@ -112,4 +112,16 @@ struct AssessmentStore: ServiceStore {
         }
         return standing
     }
+
+    /// The standing assessments made since `since`, oldest first, with the inputs they were made from (`Rescorer`).
+    func standing(since: Date) async throws -> [(UUID, String, String, String, String, String, String, UUID, String, String, Date)] {
+        try await session.fetchAll(
+            """
+            SELECT assessment_id, patient_id, kind, subject_id, category, severity, rule_set_version, source_event_id, source_event_type,
+                   inputs::text, assessed_at
+            FROM assessments
+            WHERE assessed_at >= \(since) AND superseded_by IS NULL AND withdrawn_at IS NULL
+            ORDER BY assessed_at, assessment_id
+            """, as: (UUID, String, String, String, String, String, String, UUID, String, String, Date).self)
+    }
 }

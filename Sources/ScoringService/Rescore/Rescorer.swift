@@ -56,14 +56,7 @@ public enum Rescorer {
     }
 
     public static func rescore(database: Database, since: Date, apply: Bool, logger: Logger) async throws -> Report {
-        let rows = try await database.client.fetchAll(
-            """
-            SELECT assessment_id, patient_id, kind, subject_id, category, severity, rule_set_version, source_event_id, source_event_type,
-                   inputs::text, assessed_at
-            FROM assessments
-            WHERE assessed_at >= \(since) AND superseded_by IS NULL AND withdrawn_at IS NULL
-            ORDER BY assessed_at, assessment_id
-            """, as: (UUID, String, String, String, String, String, String, UUID, String, String, Date).self, logger: logger)
+        let rows = try await AssessmentStore(database: database, logger: logger).standing(since: since)
         var changes: [(change: Change, assessment: Assessment, payload: any EventPayload, inputs: JSONValue, sourceEventID: UUID)] = []
         var unreadable: [UUID] = []
         for (id, patient, kind, subject, category, severity, ruleSet, sourceEventID, sourceType, inputs, assessedAt) in rows {
