@@ -205,7 +205,8 @@ let package = Package(
         .testTarget(
             name: "NotificationServiceTests", dependencies: ["NotificationService", "CaretideDomain", "CaretideSchemas", "CaretideRuntime", crypto]),
         .testTarget(name: "DiagnosisServiceTests", dependencies: ["DiagnosisService", "PhenotypeRanking", "CaretideSchemas", "CaretideCharts"]),
-        // Whole services started against a real PostgreSQL and the embedded broker: Flows/, Resilience/, Contracts/, Tools/.
+        // Whole services started against a real PostgreSQL and the embedded broker: Flows/ (by service), Resilience/, Contracts/,
+        // Tools/.
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
