@@ -47,6 +47,6 @@ struct RecordedWithRules: Encodable, Sendable {
     let id: String
     let revision: Int
     let eventId: UUID?
-    let status: RecordRoutes.Receipt.Status
+    let status: WriteOutcome
     let assessment: RuleAnswer
 }

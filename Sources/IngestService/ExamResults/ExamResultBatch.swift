@@ -23,7 +23,7 @@ struct ExamResultBatch: Sendable {
         let examId: String
         /// accepted, duplicate (the same report again), corrected (a changed report: its next revision), refused (with
         /// every failing field), or failed (the database could not store it now: send it again).
-        let status: String
+        let status: WriteOutcome
         var revision: Int?
         var eventId: UUID?
         var error: String?
@@ -73,7 +73,7 @@ struct ExamResultBatch: Sendable {
         let examID = item["examId"]?.stringValue ?? ""
         let at = JSONPointer(tokens: ["reports", String(index)])
         func refused(_ error: String, _ violations: [SchemaViolation]) -> Result {
-            Result(index: index, examId: examID, status: "refused", error: error, violations: violations)
+            Result(index: index, examId: examID, status: .refused, error: error, violations: violations)
         }
         if duplicateInBatch {
             return refused(
@@ -100,18 +100,18 @@ struct ExamResultBatch: Sendable {
                     [SchemaViolation(pointer: JSONPointer(tokens: prefix), message: "is too large")])
             }
             let receipt = try await records.store(write, origin: origin)
-            let status =
+            let status: WriteOutcome =
                 switch receipt.status {
-                case .recorded: "accepted"
-                case .unchanged: "duplicate"
-                default: receipt.status.rawValue
+                case .recorded: .accepted
+                case .unchanged: .duplicate
+                default: receipt.status
                 }
             return Result(index: index, examId: examID, status: status, revision: receipt.revision, eventId: receipt.eventId)
         } catch let problem as HTTPProblem {
             return refused(problem.error, prefixed(problem.violations))
         } catch {
             // The database failed this one report (for example a timeout): the others stand; the report can be sent again.
-            return Result(index: index, examId: examID, status: "failed", error: "could not be stored now; send this report again")
+            return Result(index: index, examId: examID, status: .failed, error: "could not be stored now; send this report again")
         }
     }
 }

@@ -38,8 +38,8 @@ struct InboundResults: InboundMessageHandler {
         } catch let problem as HTTPProblem {
             throw UnprocessableEvent(Self.reason(problem.error, problem.violations.map { "\($0.pointer): \($0.message)" }))
         }
-        if results.contains(where: { $0.status == "failed" }) { throw RetryLater() }
-        let refused = results.filter { $0.status == "refused" }
+        if results.contains(where: { $0.status == .failed }) { throw RetryLater() }
+        let refused = results.filter { $0.status == .refused }
         guard refused.isEmpty else {
             throw UnprocessableEvent(
                 Self.reason(

@@ -33,7 +33,7 @@ extension SyncRoutes {
         let kind: String
         let id: String
         /// recorded, corrected, deleted, unchanged, conflict or refused.
-        let status: String
+        let status: WriteOutcome
         var revision: Int?
         var eventId: UUID?
         /// Why a conflict: `stale` (the stored version is as new or newer) or `deleted` (deletions are final).
@@ -132,7 +132,7 @@ extension SyncRoutes {
             let kind = upload.kind
             if let existing, existing.patientID != patientID {
                 results.append(
-                    ChangeResult(index: upload.index, kind: kind, id: upload.id, status: "refused", violations: RecordRoutes.idTaken.violations))
+                    ChangeResult(index: upload.index, kind: kind, id: upload.id, status: .refused, violations: RecordRoutes.idTaken.violations))
                 continue
             }
             let outcome = LastWriterWins.decide(upload.change, stored: existing?.version)
@@ -156,7 +156,7 @@ extension SyncRoutes {
                 }
                 results.append(
                     ChangeResult(
-                        index: upload.index, kind: kind, id: upload.id, status: outcome == .insert ? "recorded" : "corrected", revision: revision,
+                        index: upload.index, kind: kind, id: upload.id, status: outcome == .insert ? .recorded : .corrected, revision: revision,
                         eventId: envelope.eventID))
             case .delete:
                 guard let existing, let deletion = upload.definition.deletion else { continue }
@@ -169,19 +169,19 @@ extension SyncRoutes {
                 events.append((upload.index, envelope))
                 results.append(
                     ChangeResult(
-                        index: upload.index, kind: kind, id: upload.id, status: "deleted", revision: existing.version.revision,
+                        index: upload.index, kind: kind, id: upload.id, status: .deleted, revision: existing.version.revision,
                         eventId: envelope.eventID))
             case .refresh:
                 refreshes.append((upload.key, upload.change.updatedAt))
                 results.append(
                     ChangeResult(
-                        index: upload.index, kind: kind, id: upload.id, status: "unchanged", revision: existing?.version.revision,
+                        index: upload.index, kind: kind, id: upload.id, status: .unchanged, revision: existing?.version.revision,
                         eventId: existing?.lastEventID))
             case .unchanged:
                 results.append(
                     ChangeResult(
                         index: upload.index, kind: kind, id: upload.id,
-                        status: existing?.version.deleted == true || upload.change.deleted ? "deleted" : "unchanged",
+                        status: existing?.version.deleted == true || upload.change.deleted ? .deleted : .unchanged,
                         revision: existing?.version.revision, eventId: existing?.lastEventID))
             case .conflict(let conflict):
                 let version = existing.map {
@@ -191,7 +191,7 @@ extension SyncRoutes {
                 }
                 results.append(
                     ChangeResult(
-                        index: upload.index, kind: kind, id: upload.id, status: "conflict", revision: existing?.version.revision,
+                        index: upload.index, kind: kind, id: upload.id, status: .conflict, revision: existing?.version.revision,
                         reason: conflict.rawValue,
                         stored: version))
             }
@@ -203,7 +203,7 @@ extension SyncRoutes {
                 events.append((upload.index, envelope))
             } else if let position = results.firstIndex(where: { $0.index == upload.index }) {
                 results[position] = ChangeResult(
-                    index: upload.index, kind: upload.kind, id: upload.id, status: "refused", violations: RecordRoutes.idTaken.violations)
+                    index: upload.index, kind: upload.kind, id: upload.id, status: .refused, violations: RecordRoutes.idTaken.violations)
             }
         }
         try await store.revise(revisions)

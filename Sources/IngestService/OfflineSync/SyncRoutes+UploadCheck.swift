@@ -18,7 +18,7 @@ extension SyncRoutes {
         let kindName = item["kind"]?.stringValue ?? ""
         let id = item["id"]?.stringValue?.lowercased() ?? ""
         func refused(_ violations: [SchemaViolation]) -> Checked {
-            .refused(ChangeResult(index: index, kind: kindName, id: id, status: "refused", violations: violations))
+            .refused(ChangeResult(index: index, kind: kindName, id: id, status: .refused, violations: violations))
         }
         // The upload's schema has checked the forms of kind, id and updatedAt.
         guard let definition = uploadDefinition(kind: kindName), let updatedAt = item["updatedAt"]?.stringValue.flatMap(Timestamp.parse) else {

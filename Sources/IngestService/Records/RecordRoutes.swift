@@ -30,11 +30,8 @@ struct RecordRoutes: Sendable {
         let id: String
         let revision: Int
         let eventId: UUID?
-        let status: Status
-
-        enum Status: String, Encodable, Sendable {
-            case recorded, duplicate, corrected, unchanged, deleted
-        }
+        /// recorded, duplicate, corrected, unchanged or deleted.
+        let status: WriteOutcome
 
         var httpStatus: HTTPResponse.Status { status == .recorded ? .created : .ok }
     }

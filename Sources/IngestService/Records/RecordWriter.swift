@@ -28,7 +28,7 @@ struct RecordWrite: Sendable {
 enum RecordRevisionRule {
     enum Decision: Equatable {
         /// The record stays as it is; the receipt says so with `status`.
-        case keep(RecordRoutes.Receipt.Status)
+        case keep(WriteOutcome)
         /// The body becomes the record's next revision.
         case correct(revision: Int)
         case idTaken
