@@ -5,7 +5,7 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// The floor under ingest's own share of the single POST (issue 23): the same HTTP framework on the same machine,
+/// The floor under ingest's own share of the single POST: the same HTTP framework on the same machine,
 /// answering the same request with nothing behind it. It reads the body and answers 201 with an answer the size of
 /// ingest's, and does no authentication, validation, database or broker work. `scripts/bench/http-floor` drives it
 /// with `ingest-post`'s wrk script, so ingest's CPU per request reads against what the framework alone needs.

@@ -2,7 +2,7 @@ import ArgumentParser
 import CaretideImaging
 import Foundation
 
-/// The checks of one skin photo in-process (issue 27): the part of an upload that is ingest's own CPU, apart from
+/// The checks of one skin photo in-process: the part of an upload that is ingest's own CPU, apart from
 /// receiving the body and storing it. Stage by stage, so a profile need not guess: the header, the decode at the
 /// working scale, the sharpness measure, the metadata stripping, the thumbnail; then `PhotoInspection.inspect` whole.
 struct PhotoCheckBench: AsyncParsableCommand {

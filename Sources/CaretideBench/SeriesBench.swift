@@ -5,7 +5,7 @@ import Foundation
 import PhenotypeRanking
 import ScoringService
 
-/// A chart's series thinned on the server (issue 24: a 100,000-point series in ≤ 20 ms p50): a year of blood
+/// A chart's series thinned on the server (a 100,000-point series in ≤ 20 ms p50): a year of blood
 /// pressures every five minutes, as scoring-service holds them (values in a JSON object), thinned to 500 points by
 /// `SeriesResponse` (per-bucket min/max of systolic and diastolic) and encoded as the answer, timed apart.
 struct SeriesBench: AsyncParsableCommand {
@@ -59,7 +59,7 @@ struct SeriesBench: AsyncParsableCommand {
     }
 }
 
-/// The patient report rendered to HTML (issue 24: a one-year report with 2,000 measurements in ≤ 50 ms p50): a year
+/// The patient report rendered to HTML (a one-year report with 2,000 measurements in ≤ 50 ms p50): a year
 /// of blood pressures, pulses and glucose values with an NPI, laid out with its charts and tables as scoring-service
 /// does for `GET …/report`, from values already read (the database's part is the history's query).
 struct ReportBench: AsyncParsableCommand {

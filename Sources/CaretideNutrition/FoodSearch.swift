@@ -29,7 +29,7 @@
 ///
 /// Everything a query needs from the names is computed once in ``init(foods:)``: the lowercased names in one byte
 /// buffer, every word's place, its part of the name and its marks. A query scans that buffer's bytes (no Foundation
-/// string call in the loop), so a query over all 8,789 foods of SR28 takes well under 2 ms in a release build.
+/// string call in the loop), so a query over the whole of SR28 stays well inside a keystroke (BENCHMARKS.md).
 public struct FoodSearch: Sendable {
     /// The lowercased names as UTF-8, concatenated; name `i` is `names[offsets[i]..<offsets[i + 1]]`.
     private let names: [UInt8]

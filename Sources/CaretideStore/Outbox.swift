@@ -94,7 +94,7 @@ public enum Outbox {
     /// does. The advisory lock keeps a single publisher per schema, so one patient's events leave in the order they
     /// were written. It is the session's until `stopPublishing` or until the connection ends (a crash, a deadline
     /// that closes it), so the relay takes it once rather than in a transaction per batch, and holds no transaction
-    /// open while the broker acknowledges (issue 23).
+    /// open while the broker acknowledges.
     public static func tryToBecomePublisher(schema: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
         try await connection.execute(StorePreparedStatements.TryOutboxPublisherLock(lockName: publisherLockName(schema)), logger: logger)
             .collectAll().first == true

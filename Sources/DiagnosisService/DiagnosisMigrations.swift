@@ -110,11 +110,11 @@ enum DiagnosisMigrations {
                         answered_at timestamptz NOT NULL DEFAULT now())
                     """,
                 ]),
-            // A query may be saved before any phenotype is known (issue 28); ranking one is refused by the route instead.
+            // A query may be saved before any phenotype is known; ranking one is refused by the route instead.
             Migration(
                 version: 2, name: "saved queries may be empty",
                 statements: ["ALTER TABLE saved_queries DROP CONSTRAINT saved_queries_phenotypes_check"]),
-            // A consultant's request for an ontology update check, and an operator's decision (issue 28). An approved
+            // A consultant's request for an ontology update check, and an operator's decision. An approved
             // request's import is the release whose update_id is its update_id.
             Migration(
                 version: 3, name: "ontology update requests",

@@ -17,9 +17,9 @@ struct NotificationHandler: EventHandler {
     /// The time skin-photo follow-ups open at (`LesionFollowUps`).
     let clock: WallClock
 
-    /// Shorter than the runtime's 50 ms: every alert's path ends here, after scoring's window. At 1,000 events/s, 20 ms
-    /// lowered every alert kind's p99 (the report's and the UV reading's by about a third) with no change in CPU a
-    /// reading that the single POST could show (BENCHMARKS.md, "notification-service's own window").
+    /// Shorter than the runtime's: every alert's path ends here, after scoring's window, so a shorter wait here lowers
+    /// every alert kind's latency without a change in CPU the single POST could show (BENCHMARKS.md,
+    /// "notification-service's own window").
     var batchWindow: Duration? { .milliseconds(20) }
 
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {

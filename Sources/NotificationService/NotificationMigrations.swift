@@ -395,7 +395,7 @@ enum NotificationMigrations {
             // Alert fatigue's question (`NotificationStore.AlertedToday`) names all five columns. With only the inbox's
             // and withdrawals' indexes, the prepared statement's generic plan, made while the table was nearly empty,
             // walked the whole of `notifications_about` for every recipient asked, and kept doing so as the table grew
-            // until an ANALYZE replanned it (117 ms a call after 20 s of the single POST's load, BENCHMARKS.md).
+            // until an ANALYZE replanned it (BENCHMARKS.md, "Fewer round trips").
             Migration(
                 version: 17, name: "alert fatigue's index",
                 statements: [
@@ -407,8 +407,8 @@ enum NotificationMigrations {
             // Until the first ANALYZE of `notifications`, the planner has no statistics for `withdrawn_at` and takes 0.5 %
             // of rows to be standing (`withdrawn_at IS NULL`), so any index with that predicate looks a page long. Alert
             // fatigue's question, which implies the predicate, then still chose to walk all of `notifications_about` (no
-            // index condition) over `notifications_fatigue` at equal cost: 14 ms a call after 20 s of the single POST,
-            // half of all statement time (BENCHMARKS.md). Withdrawals by `about_id` name it, and `about_id = $1` implies
+            // index condition) over `notifications_fatigue` at equal cost, the largest share of all statement time
+            // (BENCHMARKS.md). Withdrawals by `about_id` name it, and `about_id = $1` implies
             // `about_id IS NOT NULL`; alert fatigue's question does not, so that index is no longer a choice for it.
             Migration(
                 version: 18, name: "withdrawals' index only for a subject",

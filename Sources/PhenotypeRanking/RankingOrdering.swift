@@ -8,7 +8,7 @@ import Foundation
 /// alone forgets that. The candidates are measured on simulated patients (`caretide-bench phenotype-accuracy`) and
 /// the choice is recorded in docs/clinical-rules.md §11.
 public enum RankingOrdering: Sendable, Hashable, CustomStringConvertible {
-    /// p-value ascending, then score descending (Caretide before issue 28).
+    /// p-value ascending, then score descending (the order before p-values led).
     case pValueThenScore
     /// Score descending alone: the raw-score reference.
     case score

@@ -5,7 +5,7 @@ public import Foundation
 import Logging
 public import PostgresNIO
 
-/// What a service holds about a patient (issue 26 §2): the tables of its rows, which an erasure deletes and an export
+/// What a service holds about a patient: the tables of its rows, which an erasure deletes and an export
 /// copies, and the FHIR R4 resources its rows make in the patient's export. An erasure runs on
 /// `patient.erasure-requested`, beside what the runtime erases in every service (`SharedErasure`), inside the
 /// transaction that records the event processed, retires the patient (`erased_patients`) and enqueues the service's
@@ -113,7 +113,7 @@ enum ErasedPatients {
 
     /// Claims a consumed batch's events (`ProcessedEvents`: the ids seen here for the first time) and names which of
     /// `patientIDs` were erased here, in one statement: a batch's transaction used to ask the two in turn, a round trip
-    /// each (issue 23).
+    /// each.
     static func claim(
         _ eventIDs: [UUID], patientIDs: [String], consumer: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> (fresh: Set<UUID>, erased: Set<String>) {

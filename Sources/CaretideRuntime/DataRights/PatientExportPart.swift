@@ -7,7 +7,7 @@ import Hummingbird
 public import Logging
 import PostgresNIO
 
-/// A service's part of a patient's copy of their data (issue 26 §2; GDPR Art. 15 and 20): the rows of its tables about
+/// A service's part of a patient's copy of their data (GDPR Art. 15 and 20): the rows of its tables about
 /// the patient, as PostgreSQL holds them, and the FHIR R4 resources they make. ingest-service gathers every service's
 /// part into one document and one FHIR `Bundle` (`GET /v1/patients/{patientId}/export-part`, the patient alone).
 public enum PatientExportPart {

@@ -1,5 +1,5 @@
 /// A table of a service that holds rows about a patient, and how to find them: what an erasure deletes and what an
-/// export copies (issue 26 §2) are read off one list, so a table cannot be erased without being exported or the other
+/// export copies are read off one list, so a table cannot be erased without being exported or the other
 /// way round.
 public struct PatientTable: Sendable, Hashable {
     public let name: String

@@ -12,7 +12,7 @@ import Synchronization
 /// order), then, round after round, reads a batch, sends it and awaits every acknowledgement. What was acknowledged is
 /// deleted by the next round's read, in the same statement (a batch larger than `Outbox.foldedRemovalLimit` at once,
 /// by a statement of its own), and by the last round before the relay gives up the role. No transaction stays open
-/// while the broker answers, and a round costs one statement instead of five (issue 23). A crash before the delete
+/// while the broker answers, and a round costs one statement instead of five. A crash before the delete
 /// publishes the batch again, which consumers absorb because they are idempotent on event id; nothing is ever lost.
 public final class OutboxRelay: Service, Sendable {
     let database: Database
@@ -36,8 +36,8 @@ public final class OutboxRelay: Service, Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Wake-ups: one per committed transaction (`wake()`) and one when the idle interval passes without a check; at
     /// most one waits, so wakes that come while a batch is out are answered by one more round at most, not one each
-    /// (`checks` says whether they call for one). The relay sleeps until the next one (it used to poll a flag every
-    /// 2 ms, which kept an idle service at 5 % of a core).
+    /// (`checks` says whether they call for one). The relay sleeps until the next one: polling a flag instead kept an
+    /// idle service busy.
     private let wakeups: AsyncStream<Void>
     private let wakeupSource: AsyncStream<Void>.Continuation
 

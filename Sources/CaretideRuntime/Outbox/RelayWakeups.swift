@@ -1,6 +1,6 @@
 import Synchronization
 
-/// When the outbox relay has reason to read (issue 23). A read sees every row committed before it began, so:
+/// When the outbox relay has reason to read. A read sees every row committed before it began, so:
 /// - a wake-up from a commit that was counted before the read began brings nothing new: under the single POST's load
 ///   the relay used to read again after each batch for commits the batch had already carried, and 0.14 of the 1.46
 ///   statements per request were such empty reads;

@@ -1,7 +1,7 @@
 import CaretideSchemas
 import Foundation
 
-/// Where a patient's erasure stands, per service (issue 26 §2): each Caretide service that keeps data confirms on
+/// Where a patient's erasure stands, per service: each Caretide service that keeps data confirms on
 /// `caretide.erasure-confirmations` once its part is erased; the request is complete when all have.
 struct ErasureProgress: Encodable, Sendable, Equatable {
     /// The services that hold patient data and must each confirm. The list is Caretide's, not configuration: a

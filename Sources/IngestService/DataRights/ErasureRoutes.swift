@@ -5,7 +5,7 @@ import CaretideStore
 import Foundation
 import Hummingbird
 
-/// The right to erasure (issue 26 §2; GDPR Art. 17):
+/// The right to erasure (GDPR Art. 17):
 /// - `POST /v1/patients/{patientId}/erasure`: the patient, or an operator on their behalf, asks that Caretide erase
 ///   everything it holds about the patient. From the commit on, no write for the patient is taken (410); every
 ///   service erases its part on `patient.erasure-requested` and confirms. 202 with the progress; asked again, 200

@@ -6,7 +6,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The right of access and to data portability (issue 26 §2; GDPR Art. 15 and 20):
+/// The right of access and to data portability (GDPR Art. 15 and 20):
 /// - `POST /v1/patients/{patientId}/exports`: the patient asks for a copy of everything Caretide holds about them;
 ///   202 with the export, assembled by a job from every service (`ExportJob`)
 /// - `GET /v1/patients/{patientId}/exports/{exportId}`: how it stands: assembling, ready (until `expiresAt`) or failed

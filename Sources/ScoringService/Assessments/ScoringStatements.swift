@@ -6,7 +6,7 @@ import PostgresNIO
 enum ScoringStatements {
     /// The standing assessment of each subject, locked for the rest of the transaction. A LATERAL probe of the
     /// one-standing-per-subject index for each subject: a plain join let PostgreSQL hash the whole table's standing
-    /// rows for every batch (15 ms for 30 events on 10,000 rows, growing with the table).
+    /// rows for every batch, a cost that grew with the table (BENCHMARKS.md).
     struct LockStanding: PostgresPreparedStatement {
         static let name = "scoring.lock-standing"
         static let sql = """
