@@ -12,7 +12,8 @@ import Testing
         Array(
             Data(
                 contentsOf:
-                    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/fhir-r4-bundle-lipids.json"))))
+                    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+                        "Fixtures/fhir-r4-bundle-lipids.json"))))
 
     /// The fixture with the resource of entry `index` changed.
     static func changing(entry index: Int, _ change: (inout [String: JSONValue]) -> Void) -> JSONValue {

@@ -8,7 +8,8 @@ import Testing
 /// (`Fixtures/oru-r01-lipids-glucose.hl7`: two OBR groups, NTE comments, offsets in DTM times).
 @Suite struct HL7v2Tests {
     static let fixture = try! String(
-        contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/oru-r01-lipids-glucose.hl7"),
+        contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "Fixtures/oru-r01-lipids-glucose.hl7"),
         encoding: .utf8)
 
     static func date(_ text: String) -> Date { Timestamp.parse(text)! }

@@ -1,3 +1,4 @@
+import CaretideDomain
 import CaretideSchemas
 import Foundation
 import Testing
@@ -12,7 +13,10 @@ import Testing
         let id = UUID()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let checkUp = LesionFollowUps.opened(id, stage: .checkUp, patientID: "p-1", consultants: ["dr-a", "dr-b"], at: now)
-        #expect(checkUp.map(\.recipient) == [.init(id: "p-1", role: .patient), .init(id: "dr-a", role: .consultant), .init(id: "dr-b", role: .consultant)])
+        #expect(
+            checkUp.map(\.recipient) == [
+                .init(id: "p-1", role: .patient), .init(id: "dr-a", role: .consultant), .init(id: "dr-b", role: .consultant),
+            ])
         #expect(checkUp.allSatisfy { $0.alert.kind == "lesionFollowUp" && $0.alert.category == "checkUpOpened" && $0.alert.aboutID == id })
         #expect(Set(checkUp.map(\.alert.alertID)).count == 3)
         // The same stage again is the same notifications; the treatment stage's are others.
