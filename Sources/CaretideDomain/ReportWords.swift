@@ -4,6 +4,20 @@
 public enum ReportWords {
     public static let english: [String: String] = [
         "report.title": "Health report",
+        "outside.title": "A health report shared with you",
+        "outside.intro":
+            "A patient shared this report with you. Give your name and the access code the patient gave you; the patient sees who opened it and when.",
+        "outside.name": "Your name",
+        "outside.code": "Access code",
+        "outside.birthDate": "The patient's date of birth (YYYY-MM-DD)",
+        "outside.open": "Open the report",
+        "outside.pdf": "Download it as PDF",
+        "outside.problem.name": "Please give your name.",
+        "outside.problem.wrong": "That code (or date of birth) is not right. After five wrong tries the link locks.",
+        "outside.gone":
+            "This link no longer opens a report: it expired, the patient withdrew it, or it never existed. Ask the patient to share the report again.",
+        "outside.locked": "This link is locked after too many wrong codes. Ask the patient to share the report again.",
+        "outside.throttled": "Too many wrong codes came from your network. Try again in 15 minutes.",
         "report.subtitle": "Patient {patient} · {period}",
         "report.period.between": "{from} to {to}",
         "report.period.from": "from {from}",

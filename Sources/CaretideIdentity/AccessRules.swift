@@ -32,6 +32,10 @@ public enum Access: Sendable, Hashable {
     /// A skin photo's file fetched through the signed, short-lived link its `lesion-photo.recorded` event carries (an
     /// outside classifier): the link's signature is checked by the route, the caller's scope here.
     case photoFiles
+    /// A report a patient shared with someone outside Caretide (a doctor without an account), opened with the
+    /// share's own access code: no token is asked for, and the route checks the code, counts failures, and records
+    /// every opening in the patient's list of openings.
+    case outsideViewer
 
     /// Whether an allowed request is audited: everything that reads or writes a patient's data. (Every refused
     /// request is audited, whatever it touches.)
@@ -39,7 +43,9 @@ public enum Access: Sendable, Hashable {
         switch self {
         // A consultant's inbox names patients and their findings.
         case .patientData, .institutionResults, .ownInbox, .photoFiles: true
-        case .consultantWorkspace, .clinicalTools, .referenceData, .calculators, .operatorFeeds, .broadcasts, .deliveryChannels, .ontologyUpdates:
+        // An outside viewer has no identity to audit: the route records each opening itself.
+        case .consultantWorkspace, .clinicalTools, .referenceData, .calculators, .operatorFeeds, .broadcasts, .deliveryChannels, .ontologyUpdates,
+            .outsideViewer:
             false
         }
     }
@@ -50,7 +56,9 @@ public enum Access: Sendable, Hashable {
         case .patientData, .photoFiles: "patientId"
         case .institutionResults: "institutionId"
         case .consultantWorkspace: "doctorId"
-        case .clinicalTools, .referenceData, .calculators, .operatorFeeds, .ownInbox, .broadcasts, .deliveryChannels, .ontologyUpdates: nil
+        case .clinicalTools, .referenceData, .calculators, .operatorFeeds, .ownInbox, .broadcasts, .deliveryChannels, .ontologyUpdates,
+            .outsideViewer:
+            nil
         }
     }
 }
@@ -177,7 +185,9 @@ public enum AccessRules {
             (.patient, .deliveryChannels), (.consultant, .deliveryChannels), (.institution, .deliveryChannels), (.service, .deliveryChannels),
             (.patient, .ontologyUpdates), (.institution, .ontologyUpdates), (.service, .ontologyUpdates), (.consultant, .ontologyUpdates(.decide)),
             // The patient and their consultants read photos through their own routes; the links are for classifiers.
-            (.patient, .photoFiles), (.consultant, .photoFiles), (.institution, .photoFiles):
+            (.patient, .photoFiles), (.consultant, .photoFiles), (.institution, .photoFiles),
+            // Reached without a token (`APIRoutes`): a caller with one is no one the share was made for.
+            (_, .outsideViewer):
             return .refused
         }
     }
@@ -185,6 +195,7 @@ public enum AccessRules {
     /// Who may call a route that touches `access`, in words (the OpenAPI document's `x-caretide-access`), read off
     /// `decide` itself so the two cannot disagree.
     public static func describe(_ access: Access) -> [String] {
+        if access == .outsideViewer { return ["anyone with the share's access code, without a token"] }
         let names = access.ownerParameter == nil ? (own: nil, other: nil) : (own: "self", other: "someone-else") as (own: String?, other: String?)
         var callers: [String] = []
         for role in Role.allCases where role != .service {

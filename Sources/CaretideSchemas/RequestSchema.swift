@@ -38,6 +38,8 @@ public enum RequestSchema: String, CaseIterable, Sendable {
     case doctorContact = "doctor-contact.request"
     case reportEmail = "report-email.request"
     case lesionFollowUpFinding = "lesion-follow-up-finding.request"
+    // scoring-service
+    case outsideShare = "outside-share.request"
     // diagnosis-service
     case ranking = "ranking.request"
     case savedQuery = "saved-query.request"

@@ -225,5 +225,40 @@ enum ScoringMigrations {
             Migration(
                 version: 13, name: "known photos' site and time",
                 statements: ["ALTER TABLE known_photos ADD COLUMN body_site text, ADD COLUMN side text, ADD COLUMN taken_at timestamptz"]),
+            // Reports shared with someone outside Caretide (`OutsideShareStore`): the share, its code's salted digest
+            // (never the code), its failures and lock; and every opening, refused ones included, for the patient.
+            Migration(
+                version: 14, name: "reports shared outside Caretide",
+                statements: [
+                    """
+                    CREATE TABLE outside_shares (
+                        share_id uuid PRIMARY KEY,
+                        patient_id text NOT NULL,
+                        period_from timestamptz NOT NULL,
+                        period_to timestamptz NOT NULL,
+                        sections text[] NOT NULL,
+                        code_salt bytea NOT NULL,
+                        code_digest bytea NOT NULL,
+                        asks_birth_date boolean NOT NULL,
+                        created_at timestamptz NOT NULL,
+                        expires_at timestamptz NOT NULL,
+                        revoked_at timestamptz,
+                        failed_attempts integer NOT NULL DEFAULT 0,
+                        locked_at timestamptz)
+                    """,
+                    "CREATE INDEX outside_shares_by_patient ON outside_shares (patient_id, created_at)",
+                    """
+                    CREATE TABLE outside_share_openings (
+                        opening_id uuid PRIMARY KEY,
+                        share_id uuid NOT NULL REFERENCES outside_shares ON DELETE CASCADE,
+                        patient_id text NOT NULL,
+                        at timestamptz NOT NULL,
+                        viewer_name text,
+                        address text NOT NULL,
+                        outcome text NOT NULL)
+                    """,
+                    "CREATE INDEX outside_share_openings_by_share ON outside_share_openings (share_id, at)",
+                    "CREATE INDEX outside_share_openings_refused ON outside_share_openings (address, at) WHERE outcome <> 'opened'",
+                ]),
         ])
 }

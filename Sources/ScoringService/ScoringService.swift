@@ -38,7 +38,9 @@ public enum ScoringService {
             ClinicalHistoryRoutes(context: context, tips: tips).register(on: routes)
             SeriesRoutes(context: context).register(on: routes)
             ReferenceTableRoutes().register(on: routes)
-            ReportRoutes(context: context, tips: tips, printer: printer, shareKey: shareKey).register(on: routes)
+            let reports = ReportRoutes(context: context, tips: tips, printer: printer, shareKey: shareKey)
+            reports.register(on: routes)
+            OutsideShareRoutes(context: context, tips: tips, printer: printer, reports: reports).register(on: routes)
             NutritionRoutes(context: context, tips: tips).register(on: routes)
         }
     }

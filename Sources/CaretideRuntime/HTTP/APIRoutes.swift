@@ -40,6 +40,19 @@ public struct QueryParameter: Sendable, Hashable {
     }
 }
 
+/// A field of a browser's form a route reads.
+public struct FormField: Sendable, Hashable {
+    public let name: String
+    public let description: String
+    /// The longest value read; a longer one is refused.
+    public static let maximumLength = 200
+
+    public init(_ name: String, _ description: String) {
+        self.name = name
+        self.description = description
+    }
+}
+
 /// A route's description for its OpenAPI operation.
 public struct RouteDocumentation: Sendable, Hashable {
     public let summary: String
@@ -53,14 +66,17 @@ public struct RouteDocumentation: Sendable, Hashable {
     public let mediaType: String
     /// Whether the body is bytes of a type the route judges by their content (a photo), answered in JSON.
     public let readsBytes: Bool
+    /// The fields of a browser's form the route reads (`application/x-www-form-urlencoded`), if it reads one.
+    public let form: [FormField]?
     public static let json = "application/json"
     var speaksJSON: Bool { mediaType == Self.json }
 
     public init(
         summary: String, bodySchemas: [RequestSchema] = [], query: [QueryParameter] = [], paged: Bool = false, mediaType: String = json,
-        readsBytes: Bool = false
+        readsBytes: Bool = false, form: [FormField]? = nil
     ) {
         self.readsBytes = readsBytes
+        self.form = form
         self.summary = summary
         self.bodySchemas = bodySchemas
         self.query = query
@@ -83,6 +99,8 @@ public final class RouteTable: Sendable {
 /// the body limit is set, a declared `Content-Length` beyond it answered with 413 before a byte is read.
 public struct APIRoutes {
     let group: RouterGroup<CaretideRequestContext>
+    /// Where the routes an outside viewer opens without a token go (`Access.outsideViewer`): outside authentication.
+    let publicGroup: RouterGroup<CaretideRequestContext>?
     public let table: RouteTable
     let access: AccessGuard
     let idempotency: IdempotencyKeys
@@ -138,6 +156,13 @@ public struct APIRoutes {
         on(.put, path, access: access, bodyLimit: bodyLimit, RouteDocumentation(summary: summary, query: query, readsBytes: true), handler)
     }
 
+    /// A POST of a browser's form (`application/x-www-form-urlencoded`), answered in `mediaType`.
+    public func post(
+        _ path: String, access: Access, summary: String, form: [FormField], mediaType: String, _ handler: @escaping Handler
+    ) {
+        on(.post, path, access: access, bodyLimit: Self.noBody * 4, RouteDocumentation(summary: summary, mediaType: mediaType, form: form), handler)
+    }
+
     func on(
         _ method: HTTPRequest.Method, _ path: String, access declared: Access, bodyLimit: Int, _ documentation: RouteDocumentation,
         _ handler: @escaping Handler
@@ -145,7 +170,8 @@ public struct APIRoutes {
         let route = RouteDescription(method: method, path: "/" + path, access: declared, bodyLimit: bodyLimit, documentation: documentation)
         table.append(route)
         let (guarded, idempotency) = (self.access, self.idempotency)
-        group.on(RouterPath(path), method: method) { request, context in
+        let target = declared == .outsideViewer ? (publicGroup ?? group) : group
+        target.on(RouterPath(path), method: method) { request, context in
             var context = context
             context.maxUploadSize = bodyLimit
             if let length = request.headers[.contentLength].flatMap(Int.init), length > bodyLimit {
@@ -200,7 +226,8 @@ struct AccessGuard: Sendable {
     func run(
         _ route: RouteDescription, context: CaretideRequestContext, owner: String?, _ handler: (CaretideRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard enabled else { return try await handler(context) }
+        // No identity to check: the route checks the share's code and records the opening itself.
+        guard enabled, route.access != .outsideViewer else { return try await handler(context) }
         // The authentication middleware ran before: no identity here means a route outside it, which is a bug.
         guard let identity = context.identity else { throw Forbidden() }
         // The route names a patient, or else an institution or doctor.

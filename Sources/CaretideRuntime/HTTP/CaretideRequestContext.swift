@@ -1,6 +1,7 @@
 public import CaretideIdentity
 import Foundation
 public import Hummingbird
+import NIOCore
 
 /// The context every Caretide route sees: Hummingbird's core, the caller's verified identity (set by
 /// `AuthenticationMiddleware`; nil on the open operational routes and when authentication is disabled), the request
@@ -18,9 +19,13 @@ public struct CaretideRequestContext: RequestContext {
     public var audit: RequestAudit?
     /// Bodies are read as `SchemaBody` values: validated against their schema and decoded in one step.
     public var requestDecoder: CaretideRequestDecoder { CaretideRequestDecoder() }
+    /// The address the connection came from (a proxy's, behind one): what an outside viewer's failed codes are
+    /// counted against, and what the patient's list of openings shows.
+    public var remoteAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress?.ipAddress
         identity = nil
         requestID = Self.newRequestID()
         maxUploadSize = 2 * 1024 * 1024

@@ -100,6 +100,8 @@ enum OpenAPIDocument {
             "parameters": .array(parameters),
             "responses": .object(responses(route)),
         ]
+        // Opened without a token: the share's access code, in the form, is what is checked.
+        if route.access == .outsideViewer { operation["security"] = .array([]) }
         let schemas = route.documentation.bodySchemas.map { JSONValue.object(["$ref": .string("/schemas/\($0.path)")]) }
         if route.method == .get {
             // A read has no body, whatever it answers.
@@ -108,6 +110,26 @@ enum OpenAPIDocument {
             operation["requestBody"] = .object([
                 "required": .bool(true),
                 "content": .object(["application/json": .object(["schema": schemas.count == 1 ? schemas[0] : .object(["oneOf": .array(schemas)])])]),
+            ])
+        } else if let form = route.documentation.form {
+            // A browser's form: every field a string.
+            operation["requestBody"] = .object([
+                "required": .bool(true),
+                "content": .object([
+                    "application/x-www-form-urlencoded": .object([
+                        "schema": .object([
+                            "type": .string("object"),
+                            "properties": .object(
+                                Dictionary(
+                                    uniqueKeysWithValues: form.map {
+                                        (
+                                            $0.name,
+                                            JSONValue.object(["type": .string("string"), "maxLength": .number(Double(FormField.maximumLength))])
+                                        )
+                                    })),
+                        ])
+                    ])
+                ]),
             ])
         } else if route.documentation.readsBytes {
             // Bytes judged by their content (a photo's own signature), whatever type the client names.
@@ -192,6 +214,7 @@ enum OpenAPIDocument {
         case .deliveryChannels: "webhooks"
         case .ontologyUpdates: "ontology updates"
         case .photoFiles: "photo files"
+        case .outsideViewer: "outside shares"
         }
     }
 

@@ -24,7 +24,7 @@ struct AuditEntry: Sendable {
 
     var action: AuditAction {
         switch access {
-        case .patientData(.read), .patientData(.export), .photoFiles: .read
+        case .patientData(.read), .patientData(.export), .photoFiles, .outsideViewer: .read
         case .patientData(.write), .patientData(.advise), .patientData(.record), .institutionResults: .write
         // Reading a thread reads what the patient and the care team wrote; composing and marking read write.
         case .patientData(.converse): method == .get ? .read : .write

@@ -47,7 +47,7 @@ public struct ServiceAssembly: Sendable {
         let idempotency = IdempotencyKeys(database: parts.database, logger: logger, timeout: parts.limits.transactionTimeout)
         let routes = Self.registerAPI(
             definition: definition, configuration: configuration, parts: parts, context: context, idempotency: idempotency,
-            on: router.group().add(middleware: AuthenticationMiddleware(authenticator: authenticator)))
+            on: router.group().add(middleware: AuthenticationMiddleware(authenticator: authenticator)), publicGroup: router.group())
         DocumentRoutes(document: OpenAPIDocument.build(service: definition.name, routes: routes.routes)).register(on: router)
 
         let boundPort = BoundPort()
@@ -128,14 +128,14 @@ public struct ServiceAssembly: Sendable {
     /// services that serve patient data; returns the table the OpenAPI document and the access-matrix test read.
     private static func registerAPI(
         definition: ServiceDefinition, configuration: ServiceConfiguration, parts: ServiceParts, context: ServiceContext,
-        idempotency: IdempotencyKeys, on group: RouterGroup<CaretideRequestContext>
+        idempotency: IdempotencyKeys, on group: RouterGroup<CaretideRequestContext>, publicGroup: RouterGroup<CaretideRequestContext>
     ) -> RouteTable {
         let routes = RouteTable()
         let audit = AuditTrail(
             database: parts.database, codec: parts.codec, producer: definition.name, logger: parts.logger, timeout: parts.limits.transactionTimeout,
             metrics: context.metrics)
         let apiRoutes = APIRoutes(
-            group: group, table: routes,
+            group: group, publicGroup: publicGroup, table: routes,
             access: AccessGuard(
                 enabled: configuration.auth != .disabled, grants: DatabaseCareTeamGrants(database: parts.database, logger: parts.logger),
                 audit: audit, erasedPatients: definition.erasedPatientWrites == .refusedByTheAccessGuard ? parts.database : nil, logger: parts.logger),

@@ -2,7 +2,8 @@ import CaretideRuntime
 import CaretideSchemas
 
 /// What scoring-service holds about a patient (`PatientData`): every assessment and care-tracking flag, the report
-/// releases, followed areas, meals and daily analyses, the photos it knew of, and the sex and date of birth it kept.
+/// releases, followed areas, meals and daily analyses, the photos it knew of, the sex and date of birth it kept, and
+/// the reports shared outside Caretide with every opening of them.
 /// In an export, each standing assessment is a FHIR RiskAssessment.
 enum ScoringPatientData {
     static let patientData = PatientData(
@@ -15,6 +16,8 @@ enum ScoringPatientData {
             PatientTable("nutrition_days"),
             PatientTable("known_photos"),
             PatientTable("patient_demographics"),
+            PatientTable("outside_share_openings"),
+            PatientTable("outside_shares"),
         ],
         resources: riskAssessments)
 

@@ -41,6 +41,8 @@ struct PatientReport {
     var careFlags: [CareFlag] = []
     /// The skin photos taken in the period, by body site.
     var photos: [Photo] = []
+    /// The parts shown: all of them, or those a patient chose to share.
+    var shown: Set<ReportSection> = Set(ReportSection.allCases)
 
     struct Photo: Sendable, Equatable {
         let bodySite: String
@@ -137,22 +139,24 @@ struct PatientReport {
         let byKind = Dictionary(grouping: entries, by: \.kind)
         var sections: [ReportPage.Section] = []
         var none: [String] = []
-        for charted in Self.chartedKinds {
+        for charted in Self.chartedKinds where shown.contains(.measurements) {
             guard let readings = byKind[charted.kind], !readings.isEmpty else {
                 none.append(texts.filled(charted.headingKey))
                 continue
             }
             sections.append(measurementSection(charted, readings))
         }
-        if let npi = byKind[.nottinghamPrognosticIndex], !npi.isEmpty { sections.append(npiSection(npi)) }
-        if let exams = byKind[.examResult], !exams.isEmpty { sections.append(examSection(exams)) }
-        if let profiles = byKind[.melanomaRisk], let latest = profiles.max(by: { $0.observedAt < $1.observedAt }) {
+        if shown.contains(.npi), let npi = byKind[.nottinghamPrognosticIndex], !npi.isEmpty { sections.append(npiSection(npi)) }
+        if shown.contains(.examResults), let exams = byKind[.examResult], !exams.isEmpty { sections.append(examSection(exams)) }
+        if shown.contains(.melanoma), let profiles = byKind[.melanomaRisk], let latest = profiles.max(by: { $0.observedAt < $1.observedAt }) {
             sections.append(melanomaSection(latest))
         }
-        if !diet.isEmpty { sections.append(dietSection(diet)) }
-        if !photos.isEmpty { sections.append(photoSection(photos)) }
-        if !careFlags.isEmpty { sections.append(careSection(careFlags)) }
-        for (index, area) in environment.enumerated() { sections.append(environmentSection(area, index: index)) }
+        if shown.contains(.diet), !diet.isEmpty { sections.append(dietSection(diet)) }
+        if shown.contains(.melanoma), !photos.isEmpty { sections.append(photoSection(photos)) }
+        if shown.contains(.care), !careFlags.isEmpty { sections.append(careSection(careFlags)) }
+        if shown.contains(.environment) {
+            for (index, area) in environment.enumerated() { sections.append(environmentSection(area, index: index)) }
+        }
         if !none.isEmpty {
             sections.append(
                 ReportPage.Section(heading: texts.filled("report.notRecorded"), paragraphs: [none.joined(separator: ", ") + "."]))

@@ -105,9 +105,13 @@ struct ReportRoutes: Sendable {
         return (try await page(patientID: patientID, period: period, texts: texts), texts.language)
     }
 
-    private func page(patientID: String, period: Period, texts: TipTexts) async throws -> String {
+    /// The report page of a patient's period, with the parts `shown` (all of them unless a share chose some).
+    func page(patientID: String, period: Period, texts: TipTexts, shown: Set<ReportSection> = Set(ReportSection.allCases)) async throws
+        -> String
+    {
         let entries = try await ReportStore(context).entries(patientID: patientID, period: period)
         var report = PatientReport(patientID: patientID, period: period, entries: entries, texts: texts, generatedAt: Date())
+        report.shown = shown
         report.environment = try await ReportEnvironmentStore(context).followedAreas(patientID: patientID, period: period)
         report.careFlags = try await ReportStore(context).careFlags(patientID: patientID, period: period)
         report.photos = try await ReportStore(context).photos(patientID: patientID, period: period)

@@ -1,0 +1,184 @@
+import CaretideIdentity
+import CaretideRuntime
+import CaretideSchemas
+import CaretideStore
+import Foundation
+import PostgresNIO
+
+/// The SQL of `outside_shares` and `outside_share_openings`: a patient's report shared with someone outside Caretide,
+/// opened with its access code, and every attempt to open it.
+struct OutsideShareStore: ServiceStore {
+    let session: StoreSession
+
+    /// Wrong codes (or dates of birth) after which a share opens no more: the patient shares again.
+    static let failuresBeforeLock = 5
+    /// Wrong codes from one address, on any share, after which it is refused for a while.
+    static let failuresPerAddress = 20
+    static let addressWindow: TimeInterval = 15 * 60
+
+    struct Share: Encodable, Sendable {
+        let shareId: UUID
+        let from: Date
+        let to: Date
+        let sections: [ReportSection]
+        let asksBirthDate: Bool
+        let createdAt: Date
+        let expiresAt: Date
+        let revokedAt: Date?
+        let lockedAt: Date?
+        let failedAttempts: Int
+        /// active, expired, revoked or locked.
+        let status: String
+        let openings: Int
+        let lastOpenedAt: Date?
+    }
+
+    struct Opening: Encodable, Sendable {
+        let at: Date
+        /// The name the viewer gave (absent on a refusal before the name was read).
+        let viewerName: String?
+        let address: String
+        /// opened, refused (a wrong code or date of birth), locked (tried after the lock) or throttled (too many wrong
+        /// codes from the address).
+        let outcome: String
+    }
+
+    func create(
+        _ id: UUID, patientID: String, period: Period, sections: [ReportSection], code: OutsideShareCode, asksBirthDate: Bool, now: Date,
+        expiresAt: Date
+    ) async throws {
+        let salt = OutsideShareCode.salt()
+        let digest = OutsideShareCode.digest(OutsideShareCode.normalised(code.text) ?? "", salt: salt)
+        try await session.query(
+            """
+            INSERT INTO outside_shares (share_id, patient_id, period_from, period_to, sections, code_salt, code_digest, asks_birth_date, created_at,
+                                        expires_at)
+            VALUES (\(id), \(patientID), \(period.start), \(period.end), \(sections.map(\.rawValue)), \(salt),
+                    \(digest), \(asksBirthDate), \(now), \(expiresAt))
+            """)
+    }
+
+    func list(patientID: String, now: Date) async throws -> [Share] {
+        try await session.fetchAll(
+            """
+            SELECT s.share_id, s.period_from, s.period_to, s.sections, s.asks_birth_date, s.created_at, s.expires_at, s.revoked_at, s.locked_at,
+                   s.failed_attempts, (SELECT count(*)::int FROM outside_share_openings o WHERE o.share_id = s.share_id AND o.outcome = 'opened'),
+                   (SELECT max(o.at) FROM outside_share_openings o WHERE o.share_id = s.share_id AND o.outcome = 'opened')
+            FROM outside_shares s WHERE s.patient_id = \(patientID) ORDER BY s.created_at DESC, s.share_id
+            """, as: (UUID, Date, Date, [String], Bool, Date, Date, Date?, Date?, Int, Int, Date?).self
+        ).map { row in
+            let status =
+                row.7 != nil ? "revoked" : row.8 != nil ? "locked" : row.6 <= now ? "expired" : "active"
+            return Share(
+                shareId: row.0, from: row.1, to: row.2, sections: row.3.compactMap(ReportSection.init(rawValue:)), asksBirthDate: row.4,
+                createdAt: row.5, expiresAt: row.6, revokedAt: row.7, lockedAt: row.8, failedAttempts: row.9, status: status, openings: row.10,
+                lastOpenedAt: row.11)
+        }
+    }
+
+    /// Revokes a share of the patient's at once; false when there is no such share.
+    func revoke(_ id: UUID, patientID: String, now: Date) async throws -> Bool {
+        try await !session.fetchAll(
+            """
+            UPDATE outside_shares SET revoked_at = coalesce(revoked_at, \(now)) WHERE share_id = \(id) AND patient_id = \(patientID) RETURNING 1
+            """, as: Int.self
+        ).isEmpty
+    }
+
+    func openings(_ id: UUID, patientID: String) async throws -> [Opening]? {
+        guard try await !session.fetchAll("SELECT 1 FROM outside_shares WHERE share_id = \(id) AND patient_id = \(patientID)", as: Int.self).isEmpty
+        else { return nil }
+        return try await session.fetchAll(
+            "SELECT at, viewer_name, address, outcome FROM outside_share_openings WHERE share_id = \(id) ORDER BY at, opening_id",
+            as: (Date, String?, String, String).self
+        ).map { Opening(at: $0.0, viewerName: $0.1, address: $0.2, outcome: $0.3) }
+    }
+
+    /// A share as its page needs it: whether it opens at all, and whether it asks for a date of birth.
+    struct Openable: Sendable {
+        let patientID: String
+        let period: Period
+        let sections: [ReportSection]
+        let asksBirthDate: Bool
+    }
+
+    /// The share, if it exists, is neither revoked nor expired; locked ones are told apart by the caller.
+    func openable(_ id: UUID, now: Date) async throws -> (share: Openable, locked: Bool)? {
+        try await session.fetchAll(
+            """
+            SELECT patient_id, period_from, period_to, sections, asks_birth_date, locked_at IS NOT NULL FROM outside_shares
+            WHERE share_id = \(id) AND revoked_at IS NULL AND expires_at > \(now)
+            """, as: (String, Date, Date, [String], Bool, Bool).self
+        ).first.map {
+            (
+                Openable(
+                    patientID: $0.0, period: Period(start: $0.1, end: $0.2), sections: $0.3.compactMap(ReportSection.init(rawValue:)),
+                    asksBirthDate: $0.4), $0.5
+            )
+        }
+    }
+
+    enum Attempt: Sendable {
+        case opened(Openable)
+        /// Wrong: `locked` when this failure locked the share.
+        case refused(locked: Bool)
+        case locked
+        case throttled
+        case gone
+    }
+
+    /// One attempt to open a share, judged and recorded in the caller's transaction: the share's row is locked, so
+    /// attempts at once count one after another. `matches` says whether what was typed is right.
+    func attempt(
+        _ id: UUID, viewerName: String, address: String, now: Date, matches: (_ salt: Data, _ digest: Data, _ patientID: String) async throws -> Bool
+    ) async throws -> Attempt {
+        guard
+            let row = try await session.fetchAll(
+                """
+                SELECT patient_id, period_from, period_to, sections, asks_birth_date, code_salt, code_digest, locked_at IS NOT NULL
+                FROM outside_shares WHERE share_id = \(id) AND revoked_at IS NULL AND expires_at > \(now) FOR UPDATE
+                """, as: (String, Date, Date, [String], Bool, Data, Data, Bool).self
+            ).first
+        else { return .gone }
+        let patientID = row.0
+        func record(_ outcome: String) async throws {
+            try await session.query(
+                """
+                INSERT INTO outside_share_openings (opening_id, share_id, patient_id, at, viewer_name, address, outcome)
+                VALUES (\(UUID.timeOrdered()), \(id), \(patientID), \(now), \(viewerName), \(address), \(outcome))
+                """)
+        }
+        if row.7 {
+            try await record("locked")
+            return .locked
+        }
+        let recentFailures =
+            try await session.fetchAll(
+                """
+                SELECT count(*)::int FROM outside_share_openings
+                WHERE address = \(address) AND outcome <> 'opened' AND at > \(now.addingTimeInterval(-Self.addressWindow))
+                """, as: Int.self
+            ).first ?? 0
+        if recentFailures >= Self.failuresPerAddress {
+            try await record("throttled")
+            return .throttled
+        }
+        guard try await matches(row.5, row.6, patientID) else {
+            let locks =
+                try await session.fetchAll(
+                    """
+                    UPDATE outside_shares SET failed_attempts = failed_attempts + 1,
+                        locked_at = CASE WHEN failed_attempts + 1 >= \(Self.failuresBeforeLock) THEN \(now) END
+                    WHERE share_id = \(id) RETURNING locked_at IS NOT NULL
+                    """, as: Bool.self
+                ).first ?? false
+            try await record("refused")
+            return .refused(locked: locks)
+        }
+        try await record("opened")
+        return .opened(
+            Openable(
+                patientID: patientID, period: Period(start: row.1, end: row.2), sections: row.3.compactMap(ReportSection.init(rawValue:)),
+                asksBirthDate: row.4))
+    }
+}
