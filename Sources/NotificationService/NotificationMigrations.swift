@@ -452,5 +452,12 @@ enum NotificationMigrations {
                         PRIMARY KEY (follow_up_id, stage))
                     """,
                 ]),
+            // A report e-mail in the patient's words, to an address of their choosing, linking to an outside share; the
+            // PDF only when the patient asks for it.
+            Migration(
+                version: 20, name: "report e-mails in the patient's words",
+                statements: [
+                    "ALTER TABLE report_emails ADD COLUMN subject text, ADD COLUMN message text, ADD COLUMN share_id uuid, ADD COLUMN attach_pdf boolean NOT NULL DEFAULT false"
+                ]),
         ])
 }

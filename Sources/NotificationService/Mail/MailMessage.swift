@@ -44,7 +44,7 @@ struct MailMessage: Sendable, Equatable {
         from: MailAddress, to: MailAddress, subject: String, body: String, date: Date, messageID: String, attachment: Attachment? = nil
     ) throws(HeaderInjection) {
         let safeName = attachment.map { $0.filename.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) } } ?? true
-        guard !subject.contains(where: \.isNewline), !messageID.contains(where: \.isNewline), subject.unicodeScalars.allSatisfy(\.isASCII),
+        guard !subject.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }), !messageID.contains(where: \.isNewline),
             safeName
         else { throw HeaderInjection() }
         self.from = from
@@ -64,7 +64,7 @@ struct MailMessage: Sendable, Equatable {
     /// command adds). A body that is not all ASCII is sent as base64 so no relay has to understand 8-bit text.
     var transmitted: String {
         let headers = [
-            "Date: \(Self.rfc5322Date(date))", "From: \(from)", "To: \(to)", "Subject: \(subject)", "Message-ID: \(messageID)",
+            "Date: \(Self.rfc5322Date(date))", "From: \(from)", "To: \(to)", "Subject: \(Self.encodedHeader(subject))", "Message-ID: \(messageID)",
             "MIME-Version: 1.0", "Auto-Submitted: auto-generated",
         ]
         var lines = headers
@@ -90,6 +90,25 @@ struct MailMessage: Sendable, Equatable {
                 let line = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
                 return line.hasPrefix(".") ? "." + line : line
             }
+    }
+
+    /// A header value as it may travel: ASCII as it is; anything else as RFC 2047 encoded words (`=?utf-8?B?…?=`), each
+    /// of whole characters and at most 75 characters long, on folded lines (RFC 5322 §2.2.3).
+    static func encodedHeader(_ value: String) -> String {
+        guard !value.unicodeScalars.allSatisfy(\.isASCII) else { return value }
+        var words: [String] = []
+        var chunk = Data()
+        for character in value {
+            let bytes = Data(String(character).utf8)
+            // 45 bytes make 60 of base64, which with `=?utf-8?B?` and `?=` stays within 75.
+            if chunk.count + bytes.count > 45 {
+                words.append("=?utf-8?B?\(chunk.base64EncodedString())?=")
+                chunk = Data()
+            }
+            chunk.append(bytes)
+        }
+        if !chunk.isEmpty { words.append("=?utf-8?B?\(chunk.base64EncodedString())?=") }
+        return words.joined(separator: "\r\n ")
     }
 
     /// Base64 in lines of 76 (RFC 2045 §6.8).

@@ -27,6 +27,13 @@ struct ReportMailRoutes: Sendable {
         static let schema: RequestSchema = .reportEmail
         let from: String?
         let to: String?
+        /// The doctor's address when not the kept one.
+        let email: String?
+        let subject: String?
+        let message: String?
+        /// An outside share of the patient's (scoring-service): the e-mail links to its page.
+        let shareId: UUID?
+        let attachPdf: Bool?
     }
 
     func register(on routes: APIRoutes) {
@@ -76,8 +83,9 @@ struct ReportMailRoutes: Sendable {
                 throw HTTPProblem(status: .conflict, error: "this deployment sends no e-mail: an operator sets SMTP_HOST to enable it")
             }
             let period = try Period.from(from: body.from, to: body.to).reportPeriod(now: Date())
+            let wording = try Self.wording(body, attachmentsAllowed: settings?.attachment != nil)
             let queued = try await context.transaction(auditing: requestContext.origin, status: { $0 == nil ? 409 : 202 }) { handler in
-                try await ReportMailStore(handler).queue(UUID.timeOrdered(), patientID: patientID, period: period)
+                try await ReportMailStore(handler).queue(UUID.timeOrdered(), patientID: patientID, period: period, wording: wording)
             }
             guard let queued else {
                 throw HTTPProblem(status: .conflict, error: "no doctor's address kept: PUT /v1/patients/{patientId}/doctor-contact first")
@@ -98,5 +106,31 @@ struct ReportMailRoutes: Sendable {
             else { throw HTTPProblem(status: .notFound, error: "no such report e-mail") }
             return try jsonResponse(email)
         }
+    }
+
+    /// What the patient wrote and chose, or a 400 or 422 naming each field that cannot be sent as it is.
+    static func wording(_ body: EmailBody, attachmentsAllowed: Bool) throws -> ReportMailStore.Wording {
+        var violations: [SchemaViolation] = []
+        var recipient: MailAddress?
+        if let email = body.email {
+            recipient = MailAddress(email)
+            if recipient == nil {
+                violations.append(.init(pointer: JSONPointer(tokens: ["email"]), message: "must be an e-mail address (local@domain)"))
+            }
+        }
+        // The schema refuses control characters; this keeps a line break out of the headers whatever the schema says.
+        if let subject = body.subject, subject.contains(where: \.isNewline) {
+            violations.append(.init(pointer: JSONPointer(tokens: ["subject"]), message: "must be one line"))
+        }
+        guard violations.isEmpty else { throw HTTPProblem.invalidBody(violations) }
+        if body.attachPdf == true, !attachmentsAllowed {
+            throw HTTPProblem(
+                status: .unprocessableContent, error: "this deployment sends no report as an attachment",
+                violations: [
+                    SchemaViolation(pointer: JSONPointer(tokens: ["attachPdf"]), message: "needs MAIL_ATTACH_REPORT_PDF, which an operator sets")
+                ])
+        }
+        return ReportMailStore.Wording(
+            recipient: recipient, subject: body.subject, message: body.message, shareID: body.shareId, attachPdf: body.attachPdf ?? false)
     }
 }

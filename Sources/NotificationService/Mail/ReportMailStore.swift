@@ -25,11 +25,24 @@ struct ReportMailStore: ServiceStore {
     }
 
     /// Queues an e-mail to the patient's doctor; nil when the patient has kept no address.
-    func queue(_ id: UUID, patientID: String, period: Period) async throws -> ReportEmail? {
+    /// What the patient wrote and chose for one e-mail.
+    struct Wording: Sendable {
+        var recipient: MailAddress?
+        var subject: String?
+        var message: String?
+        var shareID: UUID?
+        var attachPdf = false
+    }
+
+    /// Queues an e-mail to `wording.recipient`, or else to the doctor's kept address; nil when there is neither.
+    func queue(_ id: UUID, patientID: String, period: Period, wording: Wording = Wording()) async throws -> ReportEmail? {
         try await session.fetchAll(
             """
-            INSERT INTO report_emails (email_id, patient_id, recipient, period_from, period_to)
-            SELECT \(id), patient_id, email, \(period.start), \(period.end) FROM doctor_contacts WHERE patient_id = \(patientID)
+            INSERT INTO report_emails (email_id, patient_id, recipient, period_from, period_to, subject, message, share_id, attach_pdf)
+            SELECT \(id), \(patientID), r.email, \(period.start), \(period.end), \(wording.subject), \(wording.message), \(wording.shareID),
+                   \(wording.attachPdf)
+            FROM (SELECT \(wording.recipient?.description) AS email WHERE \(wording.recipient != nil)
+                  UNION ALL SELECT email FROM doctor_contacts WHERE patient_id = \(patientID) AND \(wording.recipient == nil)) r
             RETURNING \(unescaped: ReportEmail.columns)
             """, as: ReportEmail.Row.self
         ).first.map(ReportEmail.init)
@@ -73,6 +86,10 @@ struct ReportMailStore: ServiceStore {
         let from: Date
         let to: Date
         let attempt: Int
+        var subject: String? = nil
+        var message: String? = nil
+        var shareID: UUID? = nil
+        var attachPdf = false
     }
 
     /// Takes up to `limit` due e-mails for `lease` (`ReportMailer`): each counts an attempt and waits out the lease
@@ -83,9 +100,13 @@ struct ReportMailStore: ServiceStore {
             UPDATE report_emails SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => \(lease.seconds))
             WHERE email_id IN (SELECT email_id FROM report_emails WHERE status = 'queued' AND next_attempt_at <= now()
                                ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
-            RETURNING email_id, patient_id, recipient, period_from, period_to, attempts
-            """, as: (UUID, String, String, Date, Date, Int).self
-        ).map { Taken(emailID: $0.0, patientID: $0.1, recipient: $0.2, from: $0.3, to: $0.4, attempt: $0.5) }
+            RETURNING email_id, patient_id, recipient, period_from, period_to, attempts, subject, message, share_id, attach_pdf
+            """, as: (UUID, String, String, Date, Date, Int, String?, String?, UUID?, Bool).self
+        ).map {
+            Taken(
+                emailID: $0.0, patientID: $0.1, recipient: $0.2, from: $0.3, to: $0.4, attempt: $0.5, subject: $0.6, message: $0.7, shareID: $0.8,
+                attachPdf: $0.9)
+        }
     }
 
     /// What an attempt left: `sent`, `failed`, or `queued` again after `delay` seconds.

@@ -47,7 +47,7 @@ struct ReportMailer: Service {
             let failure: MailFailure?
             do {
                 var message = try message(for: email)
-                if let attachment = settings.attachment {
+                if email.attachPdf, let attachment = settings.attachment {
                     message.attachment = MailMessage.Attachment(
                         filename: "report.pdf", contentType: "application/pdf", data: try await Self.report(of: email, from: attachment, client: http)
                     )
@@ -65,28 +65,45 @@ struct ReportMailer: Service {
         return taken.count
     }
 
-    /// The notice: the period, a link that asks for sign-in, and nothing clinical.
+    /// The notice: the patient's subject and message if they wrote them, the period, and a link: to the outside share's
+    /// page (opened with the code the patient gives apart), or to the report behind a care-team sign-in. Nothing
+    /// clinical.
     func message(for email: Taken) throws -> MailMessage {
         guard let recipient = MailAddress(email.recipient) else { throw MailFailure.refused("the recipient's address is not valid") }
         let from = Timestamp.formatDay(email.from)
         let to = Timestamp.formatDay(email.to.addingTimeInterval(-1))
         // Patient ids are path-safe already; escaping keeps a hostile one from bending the link.
         let patient = email.patientID.addingPercentEncoding(withAllowedCharacters: .urlUnreservedCharacters) ?? email.patientID
-        let link = "\(settings.linkBase)/v1/patients/\(patient)/report?from=\(from)&to=\(to)"
+        let opening: String
+        if let share = email.shareID {
+            opening = """
+                To read it, open this page in any browser; no account is needed:
+                \(settings.linkBase)/v1/outside-shares/\(share.uuidString.lowercased())
+
+                The page asks your name and an access code, which the patient gives you separately (not in this e-mail). \
+                The patient sees when the report is opened and by whom.
+                """
+        } else {
+            opening = """
+                To read it, open this link and sign in to Caretide as a member of the patient's care team:
+                \(settings.linkBase)/v1/patients/\(patient)/report?from=\(from)&to=\(to)
+                """
+        }
+        let words = email.message.map { "\($0)\n\n---\n\n" } ?? ""
         let body = """
-            Hello,
+            \(words)Hello,
 
-            A patient who uses Caretide has sent you their health report for \(from) to \(to).
+            A patient who uses Caretide has sent you their health report\(email.shareID == nil ? " for \(from) to \(to)" : "").
 
-            To read it, open this link and sign in to Caretide as a member of the patient's care team:
-            \(link)
+            \(opening)
 
-            This e-mail holds no health information. If you did not expect it, you can ignore it.
+            \(email.attachPdf && settings.attachment != nil ? "The report is attached as a PDF." : "This e-mail holds no health information.") \
+            If you did not expect it, you can ignore it.
 
             Reference: \(email.emailID.uuidString.lowercased())
             """
         return try MailMessage(
-            from: settings.sender, to: recipient, subject: "A patient has shared a health report with you", body: body, date: Date(),
+            from: settings.sender, to: recipient, subject: email.subject ?? "A patient has shared a health report with you", body: body, date: Date(),
             messageID: "<report-email.\(email.emailID.uuidString.lowercased())@caretide>")
     }
 

@@ -44,6 +44,21 @@ struct MailMessageTests {
         #expect(body == ["Hello", "..", "...dots", "end", "."])
     }
 
+    @Test("a subject that is not ASCII travels as RFC 2047 encoded words of whole characters, folded; control characters are refused")
+    func encodedSubject() throws {
+        let subject = "Relatório da tensão arterial — outubro e novembro de 2026, para a consulta de terça"
+        let text = try MailMessage(from: Self.from, to: Self.to, subject: subject, body: "", date: Date(), messageID: "<s.1@c>").transmitted
+        let header = try #require(text.components(separatedBy: "\r\nMessage-ID:").first?.components(separatedBy: "Subject: ").last)
+        let words = header.components(separatedBy: "\r\n ")
+        #expect(words.count > 1 && words.allSatisfy { $0.hasPrefix("=?utf-8?B?") && $0.hasSuffix("?=") && $0.count <= 75 })
+        let decoded = words.compactMap { Data(base64Encoded: String($0.dropFirst(10).dropLast(2))) }.reduce(Data(), +)
+        #expect(String(decoding: decoded, as: UTF8.self) == subject)
+        #expect(MailMessage.encodedHeader("Plain report") == "Plain report")
+        #expect(throws: MailMessage.HeaderInjection.self) {
+            try MailMessage(from: Self.from, to: Self.to, subject: "Tab\there", body: "", date: Date(), messageID: "<1@c>")
+        }
+    }
+
     @Test("a body that is not ASCII is sent as base64 in lines of 76")
     func base64Body() throws {
         let body = String(repeating: "Zürich ", count: 30)

@@ -148,6 +148,29 @@ import Testing
             }
             let listed = try await HTTP.get(emails).items()
             #expect(listed.map { $0["status"] as? String } == ["failed", "sent"])
+
+            // To a doctor outside Caretide, in the patient's words, linking to an outside share's page; the code is
+            // not in the e-mail. A subject that would add a header, or a PDF this deployment does not attach, is refused.
+            let scoring = stack.baseURL(ScoringService.name)
+            let share = try #require(
+                try await HTTP.post("\(scoring)/v1/patients/p-mail/outside-shares", json: #"{"sections": ["measurements"]}"#).json() as? [String: Any]
+            )
+            let (shareID, code) = (try #require(share["shareId"] as? String), try #require(share["accessCode"] as? String))
+            let outside =
+                #"{"email": "ana.reis@outside.example.org", "subject": "Relatório da tensão — outubro", "message": "Dear Dr Reis,\nmy readings before Tuesday.\nAda", "shareId": "\#(shareID)"}"#
+            #expect(try await HTTP.post(emails, json: #"{"subject": "Hi\r\nBcc: all@example.org"}"#).status == 400)
+            #expect(try await HTTP.post(emails, json: #"{"attachPdf": true}"#).status == 422)
+            #expect(try await HTTP.post(emails, json: #"{"email": "not an address"}"#).status == 400)
+            let sent = try #require((try await HTTP.post(emails, json: outside).json() as? [String: Any])?["emailId"] as? String)
+            try await eventually("the outside doctor's e-mail is delivered") { relay.messages().count == 2 }
+            let letter = try #require(relay.messages().first { $0.contains("report-email.\(sent)") })
+            #expect(letter.contains("To: ana.reis@outside.example.org"))
+            // The subject as RFC 2047 encoded words; the patient's message first, as written.
+            #expect(letter.contains("Subject: =?utf-8?B?UmVsYXTDs3JpbyBkYSB0ZW5zw6NvIOKAlCBvdXR1YnJv?="))
+            let words = letter.replacingOccurrences(of: "\r\n", with: "\n")
+            #expect(words.contains("\n\nDear Dr Reis,\nmy readings before Tuesday.\nAda\n\n---\n"))
+            #expect(words.contains("https://caretide.example.org/v1/outside-shares/\(shareID)") && !words.contains(code))
+            #expect(letter.range(of: #"\b(187|112)\b"#, options: .regularExpression) == nil)
             try await stack.shutdown()
         }
     }
@@ -206,7 +229,8 @@ import Testing
                     .status == 200)
             let emails = "\(notification)/v1/patients/p-pdf/report-emails"
             let id = try #require(
-                (try await HTTP.post(emails, json: #"{"from": "2026-10-01", "to": "2026-10-31"}"#).json() as? [String: Any])?["emailId"] as? String)
+                (try await HTTP.post(emails, json: #"{"from": "2026-10-01", "to": "2026-10-31", "attachPdf": true}"#).json() as? [String: Any])?[
+                    "emailId"] as? String)
             try await eventually("the e-mail with its report leaves") {
                 (try await HTTP.get("\(emails)/\(id)").json() as? [String: Any])?["status"] as? String == "sent"
             }
