@@ -78,6 +78,9 @@ struct OutsideShareTests {
         #expect(opened.status == 200 && opened.text.contains("<h2>Blood pressure</h2>") && !opened.text.contains("Nottingham"))
         #expect(opened.header("Content-Security-Policy")?.contains("default-src 'none'") == true && opened.header("Cache-Control") == "no-store")
         #expect(opened.header("X-Robots-Tag") == "noindex, nofollow" && opened.header("Referrer-Policy") == "no-referrer")
+        // As a browser shows the report and the refusal: nothing on either page runs or fails to load.
+        #expect(try await Chromium.render(opened.text, name: "outside-share-report", in: output).consoleLines.isEmpty)
+        #expect(try await Chromium.render(wrong.text, name: "outside-share-refused", in: output).consoleLines.isEmpty)
         let pdf = try await Self.form(page, ["name": "Dr Ana Reis", "code": code, "birthDate": "1968-04-02", "format": "pdf"])
         #expect(pdf.status == 200 && pdf.header("Content-Type") == "application/pdf" && pdf.body.starts(with: Array("%PDF".utf8)))
 
@@ -104,7 +107,9 @@ struct OutsideShareTests {
 
         // Revoked and expired links open nothing, and say so alike.
         #expect(try await HTTP.send(method: "DELETE", "\(shares)/\(shareID)").status == 204)
-        #expect(try await HTTP.get(page, as: .anonymous).status == 410)
+        let revoked = try await HTTP.get(page, as: .anonymous)
+        #expect(revoked.status == 410 && revoked.text.contains("no longer opens a report"))
+        #expect(try await Chromium.render(revoked.text, name: "outside-share-gone", in: output).consoleLines.isEmpty)
         #expect(try await Self.form(page, ["name": "Dr Ana Reis", "code": code, "birthDate": "1968-04-02"]).status == 410)
         let third = try #require(try await HTTP.post(shares, json: "{}").json() as? [String: Any])
         let thirdID = try #require(third["shareId"] as? String)
