@@ -36,6 +36,8 @@ struct DevCommand: AsyncParsableCommand {
             An HPO release (hp.obo, phenotype.hpoa; scripts/fetch-hpo-release fills .hpo-data) to import in the background             when diagnosis-service holds none yet, as caretide hpo import does.
             """)
     var hpoData: String?
+    @Option(help: "The content pack (information pages, help, tips) to publish at start; pages already published unchanged stay as they are.")
+    var content: String?
     @Flag(
         help: """
             Once the stack is up, start a service that exits again (after 1 s, doubling to 30 s while it keeps exiting),             as an orchestrator would, rather than stopping the whole stack (the default, so that tests notice).
@@ -200,6 +202,21 @@ struct DevCommand: AsyncParsableCommand {
                 try await Self.importFoodsIfNone(directory: foodData, databaseURL: databaseURL, logger: logger)
             } catch {
                 logger.error("the food table was not imported", metadata: [LogKey.reason: "\(error)"])
+                await shutDown()
+                throw ExitCode.failure
+            }
+        }
+
+        if let content {
+            do {
+                let database = Database(
+                    configuration: try DatabaseConfiguration(url: databaseURL), schema: NotificationService.definition.schema, logger: logger)
+                let report = try await database.whileRunning {
+                    try await ContentPack.importPack(directory: URL(fileURLWithPath: content), database: database, logger: logger)
+                }
+                logger.info("content pack published", metadata: [LogKey.count: "\(report.published)"])
+            } catch {
+                logger.error("the content pack was not published", metadata: [LogKey.reason: "\(error)"])
                 await shutDown()
                 throw ExitCode.failure
             }
