@@ -144,10 +144,9 @@ struct OutsideShareRoutes: Sendable {
         let now = Date()
         let attempt = try await context.transaction { handler in
             try await OutsideShareStore(handler).attempt(id, viewerName: name, address: requestContext.remoteAddress ?? "unknown", now: now) {
-                salt, digest, patientID in
+                salt, digest, patientID, asksBirthDate in
                 guard OutsideShareCode.matches(typed.code, digest: digest, salt: salt) else { return false }
-                let asks = try await OutsideShareStore(handler).openable(id, now: now)?.share.asksBirthDate ?? false
-                guard asks else { return true }
+                guard asksBirthDate else { return true }
                 let birthDate = try await DemographicsStore(handler).demographics(patientID: patientID).birthDate
                 return birthDate != nil && LocalDate(typed.birthDate.trimmingCharacters(in: .whitespaces)) == birthDate
             }

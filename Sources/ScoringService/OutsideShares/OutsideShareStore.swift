@@ -130,7 +130,8 @@ struct OutsideShareStore: ServiceStore {
     /// One attempt to open a share, judged and recorded in the caller's transaction: the share's row is locked, so
     /// attempts at once count one after another. `matches` says whether what was typed is right.
     func attempt(
-        _ id: UUID, viewerName: String, address: String, now: Date, matches: (_ salt: Data, _ digest: Data, _ patientID: String) async throws -> Bool
+        _ id: UUID, viewerName: String, address: String, now: Date,
+        matches: (_ salt: Data, _ digest: Data, _ patientID: String, _ asksBirthDate: Bool) async throws -> Bool
     ) async throws -> Attempt {
         guard
             let row = try await session.fetchAll(
@@ -148,8 +149,19 @@ struct OutsideShareStore: ServiceStore {
                 VALUES (\(UUID.timeOrdered()), \(id), \(patientID), \(now), \(viewerName), \(address), \(outcome))
                 """)
         }
+        // Attempts on a locked share, or from a throttled address, are refused without being read: one row per address
+        // and share per window says so, however often they come, so that nobody can fill the table by knocking.
+        func recordOnce(_ outcome: String) async throws {
+            let told = try await session.fetchAll(
+                """
+                SELECT 1 FROM outside_share_openings
+                WHERE share_id = \(id) AND address = \(address) AND outcome = \(outcome) AND at > \(now.addingTimeInterval(-Self.addressWindow))
+                LIMIT 1
+                """, as: Int.self)
+            if told.isEmpty { try await record(outcome) }
+        }
         if row.7 {
-            try await record("locked")
+            try await recordOnce("locked")
             return .locked
         }
         let recentFailures =
@@ -160,10 +172,10 @@ struct OutsideShareStore: ServiceStore {
                 """, as: Int.self
             ).first ?? 0
         if recentFailures >= Self.failuresPerAddress {
-            try await record("throttled")
+            try await recordOnce("throttled")
             return .throttled
         }
-        guard try await matches(row.5, row.6, patientID) else {
+        guard try await matches(row.5, row.6, patientID, row.4) else {
             let locks =
                 try await session.fetchAll(
                     """
