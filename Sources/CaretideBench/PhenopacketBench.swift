@@ -24,6 +24,10 @@ struct PhenopacketBench: ParsableCommand {
     @Option(help: "Least shares of patients for an absent finding to count, comma-separated.") var minimumShares =
         "\(RankingOptions.defaultExclusionMinimumShare)"
     @Option(help: "Shares assumed where an annotation gives no frequency, comma-separated.") var unknownShares = "0.5"
+    @Option(help: "Likelihood ratio: discounts of a present finding the disease is not annotated with, comma-separated.")
+    var unmatchedFactors = "\(LikelihoodRatioScoring.Parameters.standard.unmatchedFactor)"
+    @Option(help: "Likelihood ratio: weights of an absent finding outside a disease's annotations, comma-separated.")
+    var absentOutside = "\(LikelihoodRatioScoring.Parameters.standard.absentOutsideSpectrum)"
     @Flag(help: "Also rank with the rule that charges every annotated disease in full (no frequencies).") var withFlatRule = false
     @Option(help: "Disease sources ranked, comma-separated (e.g. OMIM); all when not given.") var sources: String?
     @Option(help: "Random queries per query size in the null distribution.") var samples = OntologyImportOptions().nullSampleCount
@@ -52,6 +56,16 @@ struct PhenopacketBench: ParsableCommand {
 
         let ranked = sources.map { Set($0.split(separator: ",").map(String.init)) }
         var variants: [(name: String, excluded: Bool, options: RankingOptions)] = [("present only", false, RankingOptions(sources: ranked))]
+        for rho in Self.numbers(unmatchedFactors) {
+            for r in Self.numbers(absentOutside) {
+                let parameters = LikelihoodRatioScoring.Parameters(unmatchedFactor: rho, absentOutsideSpectrum: r)
+                let name = "likelihood ratio (rho \(rho), r \(r))"
+                variants.append(
+                    ("\(name), present only", false, RankingOptions(method: .likelihoodRatio, likelihoodRatio: parameters, sources: ranked)))
+                variants.append(
+                    ("\(name), present + excluded", true, RankingOptions(method: .likelihoodRatio, likelihoodRatio: parameters, sources: ranked)))
+            }
+        }
         if withFlatRule {
             variants.append(("excluded, flat (w 1)", true, RankingOptions(exclusionPenaltyWeight: 1, exclusionByFrequency: false, sources: ranked)))
         }

@@ -69,6 +69,15 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// propagated to every ancestor, which the ranking reads term by term (`similarityScores`).
     let diseasesUnderOffsets: [Int32]
     let diseasesUnder: [Int32]
+    /// In step with `diseasesUnder`: `ln(f / b)`, with `f` the share of the disease's patients expected to show the
+    /// term (`LikelihoodRatioScoring`) and `b` the term's background share (`presentBackground`).
+    let underLogRatios: [Float]
+    /// In step with `diseasesUnder`: the share of the disease's patients expected to show the term, for an absent
+    /// finding (no frequency given: `LikelihoodRatioScoring.unknownShareIfAbsent`).
+    let underAbsentShares: [Float]
+    /// Per term: the mean over all diseases of the share of their patients expected to show it (0 for a term no
+    /// disease is annotated under, floored at `LikelihoodRatioScoring.leastBackground` otherwise).
+    let presentBackground: [Double]
     /// Whether each term lies in the phenotype subtree (root included).
     let inPhenotypeSubtree: [Bool]
     /// The terms random queries are drawn from: current terms strictly below the phenotype root.
@@ -218,18 +227,48 @@ public final class PhenotypeKnowledgeBase: Sendable {
         underOffsets.reserveCapacity(termCount + 1)
         for count in counts { underOffsets.append(underOffsets[underOffsets.count - 1] + count) }
         var filled = Array(underOffsets.dropLast())
+        // In step with `under`: the share of each disease's patients expected to show the term, the highest of its
+        // annotations at or below it (a patient showing a more specific finding shows the general one too), with an
+        // annotation of no given frequency read once as a present finding reads it and once as an absent one does.
+        var presentShares = [Float](repeating: 0, count: under.count)
+        var absentShares = [Float](repeating: 0, count: under.count)
+        var slot = [Int32](repeating: 0, count: termCount)
         for i in stamp.indices { stamp[i] = -1 }
         for d in 0..<ids.count {
-            for t in flat[Int(offsets[d])..<Int(offsets[d + 1])] {
-                for a in ontology.ancestorSlice(Int(t)) where stamp[Int(a)] != Int32(d) {
-                    stamp[Int(a)] = Int32(d)
-                    under[Int(filled[Int(a)])] = Int32(d)
-                    filled[Int(a)] += 1
+            for position in Int(offsets[d])..<Int(offsets[d + 1]) {
+                let share = shares[position]
+                let present = share.isNaN ? LikelihoodRatioScoring.unknownShareIfPresent : share
+                let absent = share.isNaN ? LikelihoodRatioScoring.unknownShareIfAbsent : share
+                for a in ontology.ancestorSlice(Int(flat[position])) {
+                    if stamp[Int(a)] != Int32(d) {
+                        stamp[Int(a)] = Int32(d)
+                        slot[Int(a)] = filled[Int(a)]
+                        under[Int(filled[Int(a)])] = Int32(d)
+                        filled[Int(a)] += 1
+                    }
+                    let at = Int(slot[Int(a)])
+                    presentShares[at] = max(presentShares[at], present)
+                    absentShares[at] = max(absentShares[at], absent)
                 }
             }
         }
         diseasesUnderOffsets = underOffsets
         diseasesUnder = under
+        // The background of each term: the share of patients showing it across all diseases, each disease weighing
+        // the same (LIRICAL's background frequency); its logarithm divides every disease's share into a ratio.
+        var background = [Double](repeating: 0, count: termCount)
+        var logRatios = [Float](repeating: 0, count: under.count)
+        for t in 0..<termCount {
+            let range = Int(underOffsets[t])..<Int(underOffsets[t + 1])
+            guard !range.isEmpty else { continue }
+            let sum = presentShares[range].reduce(0.0) { $0 + Double($1) }
+            background[t] = max(sum / Double(ids.count), LikelihoodRatioScoring.leastBackground)
+            let logBackground = log(background[t])
+            for at in range { logRatios[at] = Float(log(Double(presentShares[at])) - logBackground) }
+        }
+        presentBackground = background
+        underLogRatios = logRatios
+        underAbsentShares = absentShares
         let total = Double(ids.count)
         maxInformationContent = log(total)
         ic64 = counts.map { count in count == 0 ? log(total) : max(0, -log(Double(count) / total)) }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a query or excluded term was mapped or dropped. Ranking continues; the warnings are
 /// returned with the result.
 public enum QueryWarning: Sendable, Hashable, CustomStringConvertible {
@@ -35,8 +37,21 @@ public enum QueryWarning: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// What puts the diseases in order.
+public enum RankingMethod: Sendable, Hashable {
+    /// The Phenomizer's similarity and its p-value (`RankingOrdering.standard`), excluded findings as a penalty.
+    case similarity
+    /// The likelihood ratio of the present and excluded findings (`LikelihoodRatioScoring`); the similarity's p-value
+    /// is still reported.
+    case likelihoodRatio
+}
+
 /// Options of a ranking.
 public struct RankingOptions: Sendable, Hashable {
+    public var method: RankingMethod
+    /// The constants of `.likelihoodRatio`.
+    public var likelihoodRatio: LikelihoodRatioScoring.Parameters
+    /// The similarity whose null distribution gives the p-values (and, with `.similarity`, the score).
     public var scoring: ScoringMode
     /// How many ranked diseases to return (all are scored and adjusted).
     public var maxResults: Int
@@ -54,10 +69,13 @@ public struct RankingOptions: Sendable, Hashable {
     public var sources: Set<String>?
 
     public init(
-        scoring: ScoringMode = .asymmetric, maxResults: Int = 20, exclusionPenaltyWeight: Double = RankingOptions.defaultExclusionPenaltyWeight,
+        method: RankingMethod = .similarity, likelihoodRatio: LikelihoodRatioScoring.Parameters = .standard, scoring: ScoringMode = .asymmetric,
+        maxResults: Int = 20, exclusionPenaltyWeight: Double = RankingOptions.defaultExclusionPenaltyWeight,
         exclusionByFrequency: Bool = true, unknownFrequencyShare: Double = RankingOptions.defaultUnknownFrequencyShare,
         exclusionMinimumShare: Double = RankingOptions.defaultExclusionMinimumShare, sources: Set<String>? = nil
     ) {
+        self.method = method
+        self.likelihoodRatio = likelihoodRatio
         self.exclusionMinimumShare = exclusionMinimumShare
         self.sources = sources
         self.scoring = scoring
@@ -66,6 +84,9 @@ public struct RankingOptions: Sendable, Hashable {
         self.exclusionByFrequency = exclusionByFrequency
         self.unknownFrequencyShare = unknownFrequencyShare
     }
+
+    /// The order `method` ranks in.
+    var ordering: RankingOrdering { method == .likelihoodRatio ? .score : .standard }
 
     public static let defaultUnknownFrequencyShare = 0.5
     /// The weight measured best on published cases (docs/clinical-rules.md §11).
@@ -125,6 +146,8 @@ public struct RankedDisease: Sendable, Hashable {
     public let matches: [TermMatch]
     /// Excluded terms the disease is annotated with (directly or through a descendant).
     public let excludedTermsPresent: [TermReference]
+    /// The disease's likelihood ratio and each finding's, when the ranking is by likelihood ratio.
+    public let likelihoodRatio: LikelihoodRatioExplanation?
 }
 
 /// The answer to a query.
@@ -135,6 +158,7 @@ public struct RankingResult: Sendable, Hashable {
     public let queryTerms: [TermReference]
     public let excludedTerms: [TermReference]
     public let warnings: [QueryWarning]
+    public let method: RankingMethod
     public let scoring: ScoringMode
     /// The query size whose null distribution gave the p-values.
     public let nullQuerySize: Int
@@ -302,7 +326,8 @@ public struct PhenotypeRanker: Sendable {
         var scores = kb.similarityScores(query: query.terms, mode: options.scoring)
         let diseaseCount = kb.diseaseCount
         var penalties = [Float](repeating: 0, count: diseaseCount)
-        if !query.excluded.isEmpty {
+        let penalised = options.method == .similarity && !query.excluded.isEmpty
+        if penalised {
             let k = Float(query.terms.count)
             let weight = Float(options.exclusionPenaltyWeight)
             var marks = [Bool](repeating: false, count: kb.termCount)
@@ -321,8 +346,11 @@ public struct PhenotypeRanker: Sendable {
         let size = query.terms.count
         var survival = [UInt32](repeating: 0, count: diseaseCount)
         null.survivalCounts(querySize: size, scores: scores, diseases: 0..<diseaseCount, into: &survival)
-        if !query.excluded.isEmpty {
+        if penalised {
             for d in 0..<diseaseCount { scores[d] -= penalties[d] }
+        }
+        if options.method == .likelihoodRatio {
+            scores = kb.likelihoodRatioScores(present: query.terms, absent: query.excluded, parameters: options.likelihoodRatio)
         }
         return Scored(
             scores: scores, penalties: penalties, survival: survival,
@@ -356,9 +384,12 @@ public struct PhenotypeRanker: Sendable {
         }
 
         let limit = max(0, min(options.maxResults, m))
-        let top = RankingOrdering.standard.top(limit, scored.orderingInput)
+        let top = options.ordering.top(limit, scored.orderingInput)
         let adjusted = scored.groups.benjaminiHochberg()
         let ancestry = QueryAncestry(knowledgeBase: kb, query: query.terms)
+        let ratios =
+            options.method == .likelihoodRatio
+            ? LikelihoodRatioContext(scored: scored, query: query, knowledgeBase: kb, parameters: options.likelihoodRatio) : nil
         var results: [RankedDisease] = []
         results.reserveCapacity(limit)
         for (position, d32) in top.enumerated() {
@@ -373,11 +404,12 @@ public struct PhenotypeRanker: Sendable {
                     matches: exact.matches,
                     excludedTermsPresent: query.excluded.filter { e in
                         kb.annotationSlice(d).contains { kb.ontology.isAncestor(e, of: Int($0)) }
-                    }.map(reference)))
+                    }.map(reference),
+                    likelihoodRatio: ratios.map { $0.explanation(disease: d, reference: reference) }))
         }
         return RankingResult(
             results: results, queryTerms: query.terms.map(reference), excludedTerms: query.excluded.map(reference),
-            warnings: query.warnings, scoring: options.scoring, nullQuerySize: nullSize, diseaseCount: m)
+            warnings: query.warnings, method: options.method, scoring: options.scoring, nullQuerySize: nullSize, diseaseCount: m)
     }
 
     /// Where the disease `diseaseID` lands for the query (1 = first), in the order ``rank(terms:excluding:options:)``
@@ -388,7 +420,7 @@ public struct PhenotypeRanker: Sendable {
     ) throws(PhenotypeRankingError) -> Int? {
         guard let d = knowledgeBase.diseaseIndex(of: diseaseID) else { return nil }
         let scored = try scoreAll(try resolve(terms: terms, excluding: excluding), options: options)
-        return RankingOrdering.standard.position(of: d, scored.orderingInput)
+        return options.ordering.position(of: d, scored.orderingInput)
     }
 
     func reference(_ t: Int32) -> TermReference {
@@ -432,7 +464,7 @@ public struct PhenotypeRanker: Sendable {
             raw = (raw + (annotations.isEmpty ? 0 : diseaseToQuery / Double(annotations.count))) / 2
         }
         var penalty = 0.0
-        for e in query.excluded {
+        for e in query.excluded where options.method == .similarity {
             let shares = zip(annotations, kb.shareSlice(d)).lazy.filter { term, _ in kb.ontology.isAncestor(e, of: Int(term)) }.map(\.1)
             if let share = options.chargedShare(of: shares) { penalty += options.exclusionPenaltyWeight * kb.ic64[Int(e)] / Double(k) * share }
         }
@@ -440,6 +472,42 @@ public struct PhenotypeRanker: Sendable {
             ($0.element.informationContent, -$0.offset) > ($1.element.informationContent, -$1.offset)
         }
         return (max(0, raw - penalty), penalty, ordered.map(\.element))
+    }
+}
+
+/// What explaining a ranking by likelihood ratio needs once per query: the normaliser of the post-test probabilities
+/// and each excluded finding's background.
+struct LikelihoodRatioContext {
+    let knowledgeBase: PhenotypeKnowledgeBase
+    let query: PhenotypeRanker.ResolvedQuery
+    let scores: [Float]
+    /// ln of the sum of the ranked diseases' ratios, in the scale of `scores`.
+    let logTotal: Double
+    let absentBackgrounds: [Double]
+    let parameters: LikelihoodRatioScoring.Parameters
+
+    init(
+        scored: PhenotypeRanker.Scored, query: PhenotypeRanker.ResolvedQuery, knowledgeBase: PhenotypeKnowledgeBase,
+        parameters: LikelihoodRatioScoring.Parameters
+    ) {
+        self.knowledgeBase = knowledgeBase
+        self.parameters = parameters
+        self.query = query
+        scores = scored.scores
+        var largest = -Double.infinity
+        for d in scores.indices where scored.orderingInput.includes(d) { largest = max(largest, Double(scores[d])) }
+        var sum = 0.0
+        for d in scores.indices where scored.orderingInput.includes(d) { sum += exp(Double(scores[d]) - largest) }
+        logTotal = largest + log(sum)
+        absentBackgrounds = query.excluded.map { knowledgeBase.absentBackground($0, parameters: parameters) }
+    }
+
+    func explanation(disease d: Int, reference: (Int32) -> TermReference) -> LikelihoodRatioExplanation {
+        let findings = knowledgeBase.likelihoodRatioFindings(
+            disease: d, present: query.terms, absent: query.excluded, absentBackgrounds: absentBackgrounds, parameters: parameters,
+            reference: reference)
+        return LikelihoodRatioExplanation(
+            log10Ratio: findings.reduce(0) { $0 + $1.log10Ratio }, posteriorProbability: exp(Double(scores[d]) - logTotal), findings: findings)
     }
 }
 

@@ -155,12 +155,14 @@ enum EventSamples {
                 requestID: "r-1"), patientID: nil),
         EventSample(
             DiagnosisRequested(
-                requestID: "req-1", phenotypes: ["HP:0001250", "HP:0001263"], excluded: ["HP:0000252"], scoring: .symmetric, maxResults: 5,
+                requestID: "req-1", phenotypes: ["HP:0001250", "HP:0001263"], excluded: ["HP:0000252"], method: .similarity, scoring: .symmetric,
+                maxResults: 5,
                 suggestPhenotypes: true)),
         EventSample(OntologyUpdateRequested(updateID: "hpo-1", kind: .minimum, ontologyFile: "/data/hp.obo", annotationFile: nil), patientID: nil),
         EventSample(
             DiagnosisRanked(
-                requestID: "req-1", release: release, scoring: .asymmetric, queryTerms: [seizure], excludedTerms: [],
+                requestID: "req-1", release: release, method: .likelihoodRatio, scoring: .asymmetric, queryTerms: [seizure],
+                excludedTerms: [microcephaly],
                 warnings: [PhenotypeQueryWarning(code: "unknownTerm", termID: "HP:9999999", message: "HP:9999999: unknown term, ignored")],
                 nullQuerySize: 1, diseaseCount: 3,
                 results: [
@@ -168,7 +170,13 @@ enum EventSamples {
                         rank: 1, diseaseID: "OMIM:607208", diseaseName: "Dravet syndrome", score: 4.25, penalty: 0, pValue: 0.001,
                         adjustedPValue: 0.003,
                         matches: [PhenotypeTermMatch(queryTerm: seizure, diseaseTerm: seizure, commonAncestor: seizure, informationContent: 4.25)],
-                        excludedTermsPresent: [])
+                        excludedTermsPresent: [],
+                        likelihoodRatio: DiseaseLikelihoodRatio(
+                            log10Ratio: 1.9, posteriorProbability: 0.42,
+                            findings: [
+                                FindingLikelihoodRatio(term: seizure, excluded: false, readAt: seizure, share: 0.9, log10Ratio: 1.2),
+                                FindingLikelihoodRatio(term: microcephaly, excluded: true, readAt: nil, share: nil, log10Ratio: 0.7),
+                            ]))
                 ],
                 suggestions: [
                     PhenotypeSuggestionEntry(
@@ -182,6 +190,7 @@ enum EventSamples {
     ]
 
     static let seizure = PhenotypeTermReference(id: "HP:0001250", name: "Seizure")
+    static let microcephaly = PhenotypeTermReference(id: "HP:0000252", name: "Microcephaly")
     static let release = OntologyReleaseReference(
         releaseID: 2, kind: .full, ontologyVersion: "hp/releases/2025-01-16", annotationVersion: "2025-01-16")
 }

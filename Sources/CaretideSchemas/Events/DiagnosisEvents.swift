@@ -7,6 +7,13 @@ public enum PhenotypeScoring: String, Codable, Sendable, CaseIterable {
     case symmetric
 }
 
+/// What puts the diseases of a ranking in order: the likelihood ratio of the present and excluded findings (LIRICAL's
+/// manner; the default, measured best on published cases), or the Phenomizer's similarity and p-value.
+public enum PhenotypeRankingMethod: String, Codable, Sendable, CaseIterable {
+    case likelihoodRatio
+    case similarity
+}
+
 /// Where a disease entry comes from: the prefix of its id. OMIM and Orphanet describe many of the same diseases
 /// under different ids, so ranking both lists one disease twice; rankings take OMIM alone unless asked.
 public enum DiseaseSource: String, Codable, Sendable, CaseIterable {
@@ -36,6 +43,8 @@ public struct DiagnosisRequested: EventPayload {
     public var phenotypes: [String]
     /// HPO ids of phenotypes the doctor checked and found absent.
     public var excluded: [String]?
+    /// `likelihoodRatio` when absent.
+    public var method: PhenotypeRankingMethod?
     public var scoring: PhenotypeScoring?
     public var maxResults: Int?
     /// Whether to suggest the phenotypes that best separate the top candidates.
@@ -44,9 +53,10 @@ public struct DiagnosisRequested: EventPayload {
     public var sources: [DiseaseSource]?
 
     public init(
-        requestID: String, phenotypes: [String], excluded: [String]? = nil, scoring: PhenotypeScoring? = nil, maxResults: Int? = nil,
-        suggestPhenotypes: Bool? = nil, sources: [DiseaseSource]? = nil
+        requestID: String, phenotypes: [String], excluded: [String]? = nil, method: PhenotypeRankingMethod? = nil, scoring: PhenotypeScoring? = nil,
+        maxResults: Int? = nil, suggestPhenotypes: Bool? = nil, sources: [DiseaseSource]? = nil
     ) {
+        self.method = method
         self.sources = sources
         self.requestID = requestID
         self.phenotypes = phenotypes
@@ -58,7 +68,7 @@ public struct DiagnosisRequested: EventPayload {
 
     enum CodingKeys: String, CodingKey {
         case requestID = "requestId"
-        case phenotypes, excluded, scoring, maxResults, suggestPhenotypes, sources
+        case phenotypes, excluded, method, scoring, maxResults, suggestPhenotypes, sources
     }
 }
 
@@ -135,6 +145,45 @@ public struct PhenotypeTermMatch: Codable, Sendable, Equatable {
     }
 }
 
+/// How one finding weighed for one disease in a ranking by likelihood ratio.
+public struct FindingLikelihoodRatio: Codable, Sendable, Equatable {
+    public var term: PhenotypeTermReference
+    /// Checked and found absent (else present).
+    public var excluded: Bool
+    /// The term of the disease's annotations the ratio was read at: the finding itself, or, for a present finding the
+    /// disease is not annotated with, the ancestor that counted (discounted); absent for an excluded finding the
+    /// disease is not annotated with.
+    public var readAt: PhenotypeTermReference?
+    /// The share of the disease's patients expected to show the term at `readAt`.
+    public var share: Double?
+    /// log10 of the finding's likelihood ratio: above 0 speaks for the disease, below against it.
+    public var log10Ratio: Double
+
+    public init(term: PhenotypeTermReference, excluded: Bool, readAt: PhenotypeTermReference?, share: Double?, log10Ratio: Double) {
+        self.term = term
+        self.excluded = excluded
+        self.readAt = readAt
+        self.share = share
+        self.log10Ratio = log10Ratio
+    }
+}
+
+/// A disease's likelihood ratio in a ranking by likelihood ratio, and what made it.
+public struct DiseaseLikelihoodRatio: Codable, Sendable, Equatable {
+    /// log10 of the product of the findings' ratios.
+    public var log10Ratio: Double
+    /// The disease's share of the ratios of every ranked disease (equal pre-test probabilities).
+    public var posteriorProbability: Double
+    /// The present findings in query order, then the excluded ones.
+    public var findings: [FindingLikelihoodRatio]
+
+    public init(log10Ratio: Double, posteriorProbability: Double, findings: [FindingLikelihoodRatio]) {
+        self.log10Ratio = log10Ratio
+        self.posteriorProbability = posteriorProbability
+        self.findings = findings
+    }
+}
+
 /// One disease of a ranking.
 public struct RankedDiseaseCandidate: Codable, Sendable, Equatable {
     public var rank: Int
@@ -148,11 +197,14 @@ public struct RankedDiseaseCandidate: Codable, Sendable, Equatable {
     public var adjustedPValue: Double
     public var matches: [PhenotypeTermMatch]
     public var excludedTermsPresent: [PhenotypeTermReference]
+    /// The ratio and its findings, in a ranking by likelihood ratio.
+    public var likelihoodRatio: DiseaseLikelihoodRatio?
 
     public init(
         rank: Int, diseaseID: String, diseaseName: String, score: Double, penalty: Double, pValue: Double, adjustedPValue: Double,
-        matches: [PhenotypeTermMatch], excludedTermsPresent: [PhenotypeTermReference]
+        matches: [PhenotypeTermMatch], excludedTermsPresent: [PhenotypeTermReference], likelihoodRatio: DiseaseLikelihoodRatio? = nil
     ) {
+        self.likelihoodRatio = likelihoodRatio
         self.rank = rank
         self.diseaseID = diseaseID
         self.diseaseName = diseaseName
@@ -167,7 +219,7 @@ public struct RankedDiseaseCandidate: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case rank
         case diseaseID = "diseaseId"
-        case diseaseName, score, penalty, pValue, adjustedPValue, matches, excludedTermsPresent
+        case diseaseName, score, penalty, pValue, adjustedPValue, matches, excludedTermsPresent, likelihoodRatio
     }
 }
 
@@ -197,6 +249,8 @@ public struct DiagnosisRanked: EventPayload {
 
     public var requestID: String
     public var release: OntologyReleaseReference
+    /// What put the results in order (absent in answers made before the likelihood ratio: `similarity`).
+    public var method: PhenotypeRankingMethod?
     public var scoring: PhenotypeScoring
     /// The query terms used, after mapping and deduplication.
     public var queryTerms: [PhenotypeTermReference]
@@ -206,17 +260,19 @@ public struct DiagnosisRanked: EventPayload {
     public var nullQuerySize: Int
     /// How many diseases were scored (the m of the Benjamini–Hochberg adjustment).
     public var diseaseCount: Int
-    /// Ordered by p-value, then score.
+    /// By likelihood ratio, or by score + 1.5 × −log10(p-value) (`method`).
     public var results: [RankedDiseaseCandidate]
     public var suggestions: [PhenotypeSuggestionEntry]?
 
     public init(
-        requestID: String, release: OntologyReleaseReference, scoring: PhenotypeScoring, queryTerms: [PhenotypeTermReference],
+        requestID: String, release: OntologyReleaseReference, method: PhenotypeRankingMethod?, scoring: PhenotypeScoring,
+        queryTerms: [PhenotypeTermReference],
         excludedTerms: [PhenotypeTermReference], warnings: [PhenotypeQueryWarning], nullQuerySize: Int, diseaseCount: Int,
         results: [RankedDiseaseCandidate], suggestions: [PhenotypeSuggestionEntry]?
     ) {
         self.requestID = requestID
         self.release = release
+        self.method = method
         self.scoring = scoring
         self.queryTerms = queryTerms
         self.excludedTerms = excludedTerms
@@ -229,7 +285,7 @@ public struct DiagnosisRanked: EventPayload {
 
     enum CodingKeys: String, CodingKey {
         case requestID = "requestId"
-        case release, scoring, queryTerms, excludedTerms, warnings, nullQuerySize, diseaseCount, results,
+        case release, method, scoring, queryTerms, excludedTerms, warnings, nullQuerySize, diseaseCount, results,
             suggestions
     }
 }

@@ -5,15 +5,17 @@ import PhenotypeRanking
 struct RankingQuery: Sendable, Equatable {
     var phenotypes: [String]
     var excluded: [String] = []
+    var method: PhenotypeRankingMethod = .likelihoodRatio
     var scoring: PhenotypeScoring = .asymmetric
     var maxResults: Int = 20
     var suggestPhenotypes: Bool = false
     var sources: [DiseaseSource] = DiseaseSource.rankedByDefault
 
     init(
-        phenotypes: [String], excluded: [String]? = nil, scoring: PhenotypeScoring? = nil, maxResults: Int? = nil, suggestPhenotypes: Bool? = nil,
-        sources: [DiseaseSource]? = nil
+        phenotypes: [String], excluded: [String]? = nil, method: PhenotypeRankingMethod? = nil, scoring: PhenotypeScoring? = nil,
+        maxResults: Int? = nil, suggestPhenotypes: Bool? = nil, sources: [DiseaseSource]? = nil
     ) {
+        self.method = method ?? .likelihoodRatio
         self.sources = sources ?? DiseaseSource.rankedByDefault
         self.phenotypes = phenotypes
         self.excluded = excluded ?? []
@@ -24,7 +26,8 @@ struct RankingQuery: Sendable, Equatable {
 
     init(_ request: DiagnosisRequested) {
         self.init(
-            phenotypes: request.phenotypes, excluded: request.excluded, scoring: request.scoring, maxResults: request.maxResults,
+            phenotypes: request.phenotypes, excluded: request.excluded, method: request.method, scoring: request.scoring,
+            maxResults: request.maxResults,
             suggestPhenotypes: request.suggestPhenotypes, sources: request.sources)
     }
 }
@@ -53,7 +56,8 @@ extension ReleaseCatalog {
                 ))
         }
         do {
-            let options = RankingOptions(scoring: query.scoring.mode, maxResults: query.maxResults, sources: Set(query.sources.map(\.rawValue)))
+            let options = RankingOptions(
+                method: query.method.method, scoring: query.scoring.mode, maxResults: query.maxResults, sources: Set(query.sources.map(\.rawValue)))
             let result = try ranker.rank(terms: query.phenotypes, excluding: query.excluded, options: options)
             let suggestions = query.suggestPhenotypes ? ranker.suggestPhenotypes(after: result).map(PhenotypeSuggestionEntry.init) : nil
             return .ranked(DiagnosisRanked(requestID: requestID, release: release.reference, result: result, suggestions: suggestions))
@@ -65,6 +69,34 @@ extension ReleaseCatalog {
 }
 
 // MARK: - From the ranking module's types to the wire types
+
+extension PhenotypeRankingMethod {
+    init(_ method: RankingMethod) {
+        switch method {
+        case .likelihoodRatio: self = .likelihoodRatio
+        case .similarity: self = .similarity
+        }
+    }
+
+    var method: RankingMethod {
+        switch self {
+        case .likelihoodRatio: .likelihoodRatio
+        case .similarity: .similarity
+        }
+    }
+}
+
+extension DiseaseLikelihoodRatio {
+    init(_ explanation: LikelihoodRatioExplanation) {
+        self.init(
+            log10Ratio: explanation.log10Ratio, posteriorProbability: explanation.posteriorProbability,
+            findings: explanation.findings.map { finding in
+                FindingLikelihoodRatio(
+                    term: PhenotypeTermReference(finding.term), excluded: finding.excluded, readAt: finding.readAt.map(PhenotypeTermReference.init),
+                    share: finding.share, log10Ratio: finding.log10Ratio)
+            })
+    }
+}
 
 extension PhenotypeTermReference {
     init(_ term: TermReference) { self.init(id: term.id, name: term.name) }
@@ -98,7 +130,7 @@ extension PhenotypeSuggestionEntry {
 extension DiagnosisRanked {
     init(requestID: String, release: OntologyReleaseReference, result: RankingResult, suggestions: [PhenotypeSuggestionEntry]?) {
         self.init(
-            requestID: requestID, release: release, scoring: PhenotypeScoring(result.scoring),
+            requestID: requestID, release: release, method: PhenotypeRankingMethod(result.method), scoring: PhenotypeScoring(result.scoring),
             queryTerms: result.queryTerms.map(PhenotypeTermReference.init), excludedTerms: result.excludedTerms.map(PhenotypeTermReference.init),
             warnings: result.warnings.map(PhenotypeQueryWarning.init), nullQuerySize: result.nullQuerySize,
             diseaseCount: result.diseaseCount,
@@ -111,7 +143,8 @@ extension DiagnosisRanked {
                             queryTerm: PhenotypeTermReference(match.queryTerm), diseaseTerm: PhenotypeTermReference(match.diseaseTerm),
                             commonAncestor: PhenotypeTermReference(match.commonAncestor), informationContent: match.informationContent)
                     },
-                    excludedTermsPresent: disease.excludedTermsPresent.map(PhenotypeTermReference.init))
+                    excludedTermsPresent: disease.excludedTermsPresent.map(PhenotypeTermReference.init),
+                    likelihoodRatio: disease.likelihoodRatio.map(DiseaseLikelihoodRatio.init))
             },
             suggestions: suggestions)
     }

@@ -18,6 +18,7 @@ struct RankingRoutes: Sendable {
         static let schema: RequestSchema = .ranking
         let phenotypes: [String]
         let excluded: [String]?
+        let method: PhenotypeRankingMethod?
         let scoring: PhenotypeScoring?
         let maxResults: Int?
         let suggestPhenotypes: Bool?
@@ -26,7 +27,8 @@ struct RankingRoutes: Sendable {
 
     func register(on routes: APIRoutes) {
         routes.post(
-            "v1/rankings", access: .clinicalTools, summary: "Rank diseases by the Phenomizer method with p-values", body: [.ranking],
+            "v1/rankings", access: .clinicalTools,
+            summary: "Rank diseases by the likelihood ratio of the findings (or the Phenomizer's similarity), with p-values", body: [.ranking],
             bodyLimit: 64 * 1024
         ) { request, context in
             try Self.response(try await rank(request, context))
@@ -64,7 +66,7 @@ struct RankingRoutes: Sendable {
     private func rank(_ request: Request, _ context: CaretideRequestContext) async throws -> RankingOutcome {
         let body = try await request.decode(as: Body.self, context: context)
         let query = RankingQuery(
-            phenotypes: body.phenotypes, excluded: body.excluded, scoring: body.scoring, maxResults: body.maxResults,
+            phenotypes: body.phenotypes, excluded: body.excluded, method: body.method, scoring: body.scoring, maxResults: body.maxResults,
             suggestPhenotypes: body.suggestPhenotypes, sources: body.sources)
         return catalog.rank(query, requestID: UUID().uuidString.lowercased())
     }

@@ -173,14 +173,15 @@ import Testing
         #expect(reply.status == 200)
         #expect(SchemaCatalog.bundled.payloads[.diagnosisRanked]!.validate(try CaretideJSON.parse(reply.body)) == [])
         let ranked = try reply.decoded(DiagnosisRanked.self)
-        // OMIM alone by default (OMIM and Orphanet list many diseases twice); every source when asked.
+        // By likelihood ratio and OMIM alone by default (OMIM and Orphanet list many diseases twice); every source when asked.
         let expected = try Self.referenceRanker().rank(
-            terms: ["HP:0001166", "HP:0001083", "HP:9999999", "HP:0001166"], options: RankingOptions(sources: ["OMIM"]))
+            terms: ["HP:0001166", "HP:0001083", "HP:9999999", "HP:0001166"], options: RankingOptions(method: .likelihoodRatio, sources: ["OMIM"]))
+        #expect(ranked.method == .likelihoodRatio)
         #expect(ranked.results.map(\.diseaseID) == expected.results.map(\.diseaseID))
         #expect(ranked.results.allSatisfy { $0.diseaseID.hasPrefix("OMIM:") })
         let everySource = try await HTTP.post(
             base + "/v1/rankings", json: #"{"phenotypes": ["HP:0001166", "HP:0001083"], "sources": ["OMIM", "ORPHA", "DECIPHER"]}"#)
-        let allExpected = try Self.referenceRanker().rank(terms: ["HP:0001166", "HP:0001083"])
+        let allExpected = try Self.referenceRanker().rank(terms: ["HP:0001166", "HP:0001083"], options: RankingOptions(method: .likelihoodRatio))
         #expect(try everySource.decoded(DiagnosisRanked.self).results.map(\.diseaseID) == allExpected.results.map(\.diseaseID))
         #expect(allExpected.results.contains { $0.diseaseID.hasPrefix("ORPHA:") })
         #expect(ranked.results.map(\.pValue) == expected.results.map(\.pValue))
@@ -191,6 +192,16 @@ import Testing
         #expect(ranked.results.first.map { ["OMIM:154700", "OMIM:236200"].contains($0.diseaseID) } == true)
         let explanation = try #require(ranked.results.first?.matches)
         #expect(Set(explanation.map(\.queryTerm.id)) == ["HP:0001166", "HP:0001083"])
+        let ratio = try #require(ranked.results.first?.likelihoodRatio)
+        #expect(ratio.findings.map(\.term.id) == ["HP:0001166", "HP:0001083"] && ratio.log10Ratio > 0)
+        let posteriors = ranked.results.compactMap { $0.likelihoodRatio?.posteriorProbability }
+        #expect(posteriors.count == ranked.results.count && posteriors == posteriors.sorted(by: >))
+        // The Phenomizer's order, asked by name.
+        let bySimilarity = try await HTTP.post(base + "/v1/rankings", json: #"{"phenotypes": ["HP:0001166", "HP:0001083"], "method": "similarity"}"#)
+        let similarityExpected = try Self.referenceRanker().rank(terms: ["HP:0001166", "HP:0001083"], options: RankingOptions(sources: ["OMIM"]))
+        let similarityRanked = try bySimilarity.decoded(DiagnosisRanked.self)
+        #expect(similarityRanked.method == .similarity && similarityRanked.results.allSatisfy { $0.likelihoodRatio == nil })
+        #expect(similarityRanked.results.map(\.diseaseID) == similarityExpected.results.map(\.diseaseID))
         #expect(explanation.map(\.informationContent) == explanation.map(\.informationContent).sorted(by: >))
         // The same ranking to file: CSV with a row per disease and query phenotype, and a page to print.
         let csv = try await HTTP.post(base + "/v1/rankings.csv", json: #"{"phenotypes": ["HP:0001166", "HP:0001083"]}"#)

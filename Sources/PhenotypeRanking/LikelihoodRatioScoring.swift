@@ -1,0 +1,184 @@
+import Foundation
+
+/// Ranks diseases by how much more likely the patient's findings, present and absent, are in each disease than in
+/// any disease: a likelihood ratio per finding, multiplied over the findings (summed as logarithms), in the manner of
+/// LIRICAL (Robinson PN, Ravanmehr V, Jacobsen JOB, et al. "Interpretable clinical genomics with a likelihood ratio
+/// paradigm." Am J Hum Genet 2020;107(3):403-17). Every disease has the same pre-test probability, so the post-test
+/// probability of a disease is its ratio over the sum of all ranked diseases' ratios.
+///
+/// **A present finding `t`.** `f(d, t)` is the share of the disease's patients expected to show it: the highest
+/// frequency (`AnnotationFrequency`) of the disease's annotations at or below `t` (a patient showing a more specific
+/// finding shows `t` too), an annotation without a frequency read as 1 (`unknownShareIfPresent`: most older
+/// annotations give none, and an annotation says the disease shows the finding). The background `b(t)` is the mean of
+/// `f(d, t)` over all diseases. Then:
+/// - the disease is annotated at or below `t`: `LR = f(d, t) / b(t)`;
+/// - otherwise, the finding is read at the ancestor of `t` that gives the largest ratio, discounted by
+///   `unmatchedFactor` (ρ = 0.02): the patient shows something more specific than, or beside, what the disease is
+///   annotated with; an unrelated finding meets the phenotype root, whose ratio is about 1, and so costs about ρ.
+///
+/// **An absent finding `e`** (the clinician checked and did not find it). Case reports, and clinicians, record as
+/// absent the features of the diseases they have in mind: the absence says the finding belongs to the spectrum the
+/// clinician weighed, and, in proportion to how often the disease shows it, that this disease is less likely. So
+/// `LR ∝ 1 − f(d, e)` for a disease annotated at or below `e` (no frequency given: 0.5, `unknownShareIfAbsent`;
+/// `1 − f` at least `leastAbsentShare`, δ = 0.01, so an obligate feature that is absent divides the disease's ratio
+/// by up to a hundred), and `LR ∝ r` (`absentOutsideSpectrum`, 0.05) for a disease not annotated with it, divided by
+/// the mean over all diseases. An obligate feature absent is always the strongest evidence against a disease,
+/// since `δ < r`: adding it never raises that disease. The values of ρ, r and δ were measured on published cases
+/// (docs/clinical-rules.md §11), where charging the absence alone, as LIRICAL does, put the true disease lower.
+public enum LikelihoodRatioScoring {
+    /// The share assumed for an annotation without a frequency, when the patient shows the finding.
+    static let unknownShareIfPresent: Float = 1
+    /// The share assumed for an annotation without a frequency, when the patient does not show the finding.
+    static let unknownShareIfAbsent: Float = 0.5
+    /// The least background share of a term some disease is annotated under.
+    static let leastBackground = 1e-4
+    /// The least ratio of one finding, so that no single finding can rule a disease out alone.
+    static let leastRatio = 1e-6
+
+    /// The constants of the scoring, measured on published cases (docs/clinical-rules.md §11); a benchmark varies them.
+    public struct Parameters: Sendable, Hashable {
+        /// ρ: the discount of a present finding the disease is not annotated at or below.
+        public var unmatchedFactor: Double
+        /// r: the weight of an absent finding for a disease not annotated at or below it.
+        public var absentOutsideSpectrum: Double
+        /// δ: the least `1 − f` of an absent finding the disease is annotated with; below `r`.
+        public var leastAbsentShare: Double
+
+        public init(unmatchedFactor: Double = 0.02, absentOutsideSpectrum: Double = 0.05, leastAbsentShare: Double = 0.01) {
+            self.unmatchedFactor = unmatchedFactor
+            self.absentOutsideSpectrum = absentOutsideSpectrum
+            self.leastAbsentShare = leastAbsentShare
+        }
+
+        public static let standard = Parameters()
+    }
+}
+
+/// How one finding weighed for one disease (`LikelihoodRatioScoring`).
+public struct FindingRatio: Sendable, Hashable {
+    /// The finding: present in the patient, or excluded (checked and absent).
+    public let term: TermReference
+    public let excluded: Bool
+    /// Where the disease's annotations were read: the finding itself when the disease is annotated at or below it; for
+    /// a present finding that is not, the ancestor whose ratio counted (discounted); nil for an excluded finding the
+    /// disease is not annotated with.
+    public let readAt: TermReference?
+    /// The share of the disease's patients expected to show the term at `readAt` (nil without `readAt`).
+    public let share: Double?
+    /// log10 of the finding's likelihood ratio: above 0 speaks for the disease, below against it.
+    public let log10Ratio: Double
+}
+
+/// A disease's likelihood ratio and what made it.
+public struct LikelihoodRatioExplanation: Sendable, Hashable {
+    /// log10 of the product of the findings' ratios.
+    public let log10Ratio: Double
+    /// The disease's share of the ratios of every ranked disease (equal pre-test probabilities).
+    public let posteriorProbability: Double
+    /// The present findings in query order, then the excluded ones.
+    public let findings: [FindingRatio]
+}
+
+extension PhenotypeKnowledgeBase {
+    /// Every disease's log likelihood ratio (natural logarithm) for the query, up to one constant per query (the
+    /// absent findings' normalisation, which changes no order): one pass over the diseases under each ancestor of
+    /// each present finding, and under each absent one.
+    func likelihoodRatioScores(present: [Int32], absent: [Int32], parameters: LikelihoodRatioScoring.Parameters) -> [Float] {
+        let count = diseaseCount
+        var total = [Float](repeating: 0, count: count)
+        var exact = [Float](repeating: .nan, count: count)
+        var related = [Float](repeating: -.infinity, count: count)
+        let logDiscount = Float(log(parameters.unmatchedFactor))
+        let logLeast = Float(log(LikelihoodRatioScoring.leastRatio))
+        for t in present {
+            for d in 0..<count {
+                exact[d] = .nan
+                related[d] = -.infinity
+            }
+            for a in ontology.ancestorSlice(Int(t)) {
+                let range = Int(diseasesUnderOffsets[Int(a)])..<Int(diseasesUnderOffsets[Int(a) + 1])
+                if a == t {
+                    for at in range { exact[Int(diseasesUnder[at])] = underLogRatios[at] }
+                } else {
+                    for at in range {
+                        let d = Int(diseasesUnder[at])
+                        related[d] = max(related[d], underLogRatios[at])
+                    }
+                }
+            }
+            for d in 0..<count { total[d] += max(exact[d].isNaN ? logDiscount + related[d] : exact[d], logLeast) }
+        }
+        let logOutside = Float(log(parameters.absentOutsideSpectrum))
+        for e in absent {
+            for at in Int(diseasesUnderOffsets[Int(e)])..<Int(diseasesUnderOffsets[Int(e) + 1]) {
+                total[Int(diseasesUnder[at])] += log(1 - min(underAbsentShares[at], Float(1 - parameters.leastAbsentShare))) - logOutside
+            }
+        }
+        return total
+    }
+
+    /// The shares of disease `d`'s patients expected to show each term of its annotations' closure, as a present
+    /// finding and as an absent one reads them.
+    private func closureShares(ofDisease d: Int) -> [Int32: (present: Double, absent: Double)] {
+        var shares: [Int32: (present: Double, absent: Double)] = [:]
+        for (term, share) in zip(annotationSlice(d), shareSlice(d)) {
+            let present = Double(share.isNaN ? LikelihoodRatioScoring.unknownShareIfPresent : share)
+            let absent = Double(share.isNaN ? LikelihoodRatioScoring.unknownShareIfAbsent : share)
+            for a in ontology.ancestorSlice(Int(term)) {
+                let known = shares[a] ?? (0, 0)
+                shares[a] = (max(known.present, present), max(known.absent, absent))
+            }
+        }
+        return shares
+    }
+
+    /// The mean over all diseases of an absent finding's weight (`1 − f` where annotated, `r` elsewhere): what
+    /// divides each disease's weight into its ratio.
+    func absentBackground(_ e: Int32, parameters: LikelihoodRatioScoring.Parameters) -> Double {
+        let range = Int(diseasesUnderOffsets[Int(e)])..<Int(diseasesUnderOffsets[Int(e) + 1])
+        var sum = Double(diseaseCount - range.count) * parameters.absentOutsideSpectrum
+        for at in range { sum += 1 - min(Double(underAbsentShares[at]), 1 - parameters.leastAbsentShare) }
+        return sum / Double(diseaseCount)
+    }
+
+    /// Each finding's ratio for disease `d`, in full precision, read from the disease's own annotations: the same
+    /// values `likelihoodRatioScores` sums, with the absent findings' normalisation.
+    func likelihoodRatioFindings(
+        disease d: Int, present: [Int32], absent: [Int32], absentBackgrounds: [Double], parameters: LikelihoodRatioScoring.Parameters,
+        reference: (Int32) -> TermReference
+    ) -> [FindingRatio] {
+        let shares = closureShares(ofDisease: d)
+        var findings: [FindingRatio] = []
+        findings.reserveCapacity(present.count + absent.count)
+        for t in present {
+            if let share = shares[t] {
+                findings.append(
+                    FindingRatio(
+                        term: reference(t), excluded: false, readAt: reference(t), share: share.present,
+                        log10Ratio: log10(max(share.present / presentBackground[Int(t)], LikelihoodRatioScoring.leastRatio))))
+                continue
+            }
+            var best: (term: Int32, share: Double, ratio: Double)?
+            for a in ontology.ancestorSlice(Int(t)) where a != t {
+                guard let share = shares[a] else { continue }
+                let ratio = share.present / presentBackground[Int(a)]
+                // Of equal ratios, the more specific ancestor says more (else the lower index: the same choice every time).
+                if let known = best, ratio < known.ratio || (ratio == known.ratio && !ontology.isAncestor(known.term, of: Int(a))) { continue }
+                best = (a, share.present, ratio)
+            }
+            let ratio = max((best?.ratio ?? 0) * parameters.unmatchedFactor, LikelihoodRatioScoring.leastRatio)
+            findings.append(
+                FindingRatio(
+                    term: reference(t), excluded: false, readAt: best.map { reference($0.term) }, share: best?.share, log10Ratio: log10(ratio)))
+        }
+        for (e, background) in zip(absent, absentBackgrounds) {
+            let share = shares[e]?.absent
+            let weight = share.map { 1 - min($0, 1 - parameters.leastAbsentShare) } ?? parameters.absentOutsideSpectrum
+            findings.append(
+                FindingRatio(
+                    term: reference(e), excluded: true, readAt: share == nil ? nil : reference(e), share: share,
+                    log10Ratio: log10(weight / background)))
+        }
+        return findings
+    }
+}
