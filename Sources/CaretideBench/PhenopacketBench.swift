@@ -28,6 +28,8 @@ struct PhenopacketBench: ParsableCommand {
     var unmatchedFactors = "\(LikelihoodRatioScoring.Parameters.standard.unmatchedFactor)"
     @Option(help: "Likelihood ratio: weights of an absent finding outside a disease's annotations, comma-separated.")
     var absentOutside = "\(LikelihoodRatioScoring.Parameters.standard.absentOutsideSpectrum)"
+    @Option(help: "Likelihood ratio: weights of the similarity's p-value in the order, comma-separated.")
+    var pValueWeights = "\(LikelihoodRatioScoring.Parameters.standard.pValueWeight)"
     @Flag(help: "Also rank with the rule that charges every annotated disease in full (no frequencies).") var withFlatRule = false
     @Option(help: "Disease sources ranked, comma-separated (e.g. OMIM); all when not given.") var sources: String?
     @Option(help: "Random queries per query size in the null distribution.") var samples = OntologyImportOptions().nullSampleCount
@@ -58,12 +60,14 @@ struct PhenopacketBench: ParsableCommand {
         var variants: [(name: String, excluded: Bool, options: RankingOptions)] = [("present only", false, RankingOptions(sources: ranked))]
         for rho in Self.numbers(unmatchedFactors) {
             for r in Self.numbers(absentOutside) {
-                let parameters = LikelihoodRatioScoring.Parameters(unmatchedFactor: rho, absentOutsideSpectrum: r)
-                let name = "likelihood ratio (rho \(rho), r \(r))"
-                variants.append(
-                    ("\(name), present only", false, RankingOptions(method: .likelihoodRatio, likelihoodRatio: parameters, sources: ranked)))
-                variants.append(
-                    ("\(name), present + excluded", true, RankingOptions(method: .likelihoodRatio, likelihoodRatio: parameters, sources: ranked)))
+                for w in Self.numbers(pValueWeights) {
+                    let parameters = LikelihoodRatioScoring.Parameters(unmatchedFactor: rho, absentOutsideSpectrum: r, pValueWeight: w)
+                    let name = "likelihood ratio (rho \(rho), r \(r), p-value weight \(w))"
+                    variants.append(
+                        ("\(name), present only", false, RankingOptions(method: .likelihoodRatio, likelihoodRatio: parameters, sources: ranked)))
+                    variants.append(
+                        ("\(name), present + excluded", true, RankingOptions(method: .likelihoodRatio, likelihoodRatio: parameters, sources: ranked)))
+                }
             }
         }
         if withFlatRule {

@@ -53,6 +53,18 @@ struct PhenotypeAccuracyBench: ParsableCommand {
                     "| \(variant.name) | \(ordering) | "
                         + String(format: "%.3f | %.3f | %.3f |", report.rankedFirst, report.inTopThree, report.inTopTen))
             }
+            // The same patients (the same seed draws the same queries) by likelihood ratio, the service's default.
+            // Its order reads the similarity's p-value with weight w: ln LR + w · (−log10 p) (`RankingOrdering.combined`).
+            let weights = [0, LikelihoodRatioScoring.Parameters.standard.pValueWeight]
+            let ratios = try ranker.recallCheck(
+                RecallCheckOptions(
+                    diseaseCount: patients, termsPerQuery: terms, imprecision: variant.imprecision, noiseTerms: variant.noise, seed: seed,
+                    scoring: .asymmetric, method: .likelihoodRatio), orderings: weights.map { $0 > 0 ? .combined(weight: $0) : .score })
+            for (weight, report) in zip(weights, ratios) {
+                rows.append(
+                    "| \(variant.name) | likelihood ratio, p-value weight \(weight) | "
+                        + String(format: "%.3f | %.3f | %.3f |", report.rankedFirst, report.inTopThree, report.inTopTen))
+            }
         }
         print("| variant | ordering | top 1 | top 3 | top 10 |\n|---|---|---|---|---|")
         for row in rows { print(row) }

@@ -107,18 +107,40 @@ struct PhenotypeBench: AsyncParsableCommand {
             }
         }
 
+        // The default order, by likelihood ratio (with the asymmetric p-values), on the same queries; and queries of 20
+        // present and 5 excluded findings, the size of a published case report's.
+        let long = Self.queries(ranker.knowledgeBase, perSize: queries, sizes: [25], seed: 2027).map { size, list in
+            ("20 + 5 excluded", list.map { (Array($0.prefix(20)), Array($0.suffix(5))) })
+        }
+        for (size, list) in workload.map({ size, list in ("\(size)", list.map { ($0, [String]()) }) }) + long {
+            var timings: [Duration] = []
+            var checksum = 0.0
+            for (index, query) in list.enumerated() {
+                let start = clock.now
+                let result = try ranker.rank(
+                    terms: query.0, excluding: query.1, options: RankingOptions(method: .likelihoodRatio, scoring: .asymmetric, maxResults: 20))
+                if index >= 5 { timings.append(clock.now - start) }
+                checksum += result.results.first?.likelihoodRatio?.posteriorProbability ?? 0
+            }
+            let summary = LatencySummary(timings)
+            Console.write(
+                "swift likelihood ratio, p-values: \(size) terms over \(ranker.knowledgeBase.diseaseCount) diseases: "
+                    + "p50 \(summary.milliseconds(0.5, digits: 2)), p99 \(summary.milliseconds(0.99, digits: 2)) (\(timings.count) queries, checksum \(String(format: "%.3f", checksum)))\n"
+            )
+        }
+
         // 4. hpo3 on the same queries.
         try await compareWithHPO3(workload)
     }
 
     /// `perSize` queries of 1, 5 and 10 distinct terms drawn from the phenotypes some disease is annotated with
     /// (seeded, so every run ranks the same queries), plus 5 warm-up queries each.
-    static func queries(_ kb: PhenotypeKnowledgeBase, perSize: Int) -> [(Int, [[String]])] {
+    static func queries(_ kb: PhenotypeKnowledgeBase, perSize: Int, sizes: [Int] = [1, 5, 10], seed: UInt64 = 2026) -> [(Int, [[String]])] {
         var annotated = Set<TermIndex>()
         for d in 0..<kb.diseaseCount { annotated.formUnion(kb.annotations(ofDisease: d)) }
         let universe = annotated.sorted().map { kb.ontology.id(of: $0) }
-        var random = Xoshiro256StarStar(seed: 2026)
-        return [1, 5, 10].map { size in
+        var random = Xoshiro256StarStar(seed: seed)
+        return sizes.map { size in
             (
                 size,
                 (0..<(perSize + 5)).map { _ in

@@ -25,6 +25,13 @@ import Foundation
 /// the mean over all diseases. An obligate feature absent is always the strongest evidence against a disease,
 /// since `δ < r`: adding it never raises that disease. The values of ρ, r and δ were measured on published cases
 /// (docs/clinical-rules.md §11), where charging the absence alone, as LIRICAL does, put the true disease lower.
+///
+/// **The order** reads `ln LR + w · (−log10 p)`, `p` the p-value of the present findings' similarity (the Phenomizer's,
+/// `RankingOrdering.combined`), w = 4: how much better than random queries the findings fit the disease is evidence the
+/// frequencies alone miss (a disease whose annotations give rare findings no frequency, a patient described less
+/// precisely than the annotations). The weight is measured on published cases and simulated patients (§11); the
+/// post-test probability is read from the same key, so it follows the order: each disease's weight is its ratio times
+/// `(1/p)^(w / ln 10)`.
 public enum LikelihoodRatioScoring {
     /// The share assumed for an annotation without a frequency, when the patient shows the finding.
     static let unknownShareIfPresent: Float = 1
@@ -43,8 +50,14 @@ public enum LikelihoodRatioScoring {
         public var absentOutsideSpectrum: Double
         /// δ: the least `1 − f` of an absent finding the disease is annotated with; below `r`.
         public var leastAbsentShare: Double
+        /// `w`: the order reads `ln LR + w · (−log10 p)`, the similarity's p-value as further evidence (0: the ratio
+        /// alone).
+        public var pValueWeight: Double
 
-        public init(unmatchedFactor: Double = 0.02, absentOutsideSpectrum: Double = 0.05, leastAbsentShare: Double = 0.01) {
+        public init(
+            unmatchedFactor: Double = 0.02, absentOutsideSpectrum: Double = 0.05, leastAbsentShare: Double = 0.01, pValueWeight: Double = 4
+        ) {
+            self.pValueWeight = pValueWeight
             self.unmatchedFactor = unmatchedFactor
             self.absentOutsideSpectrum = absentOutsideSpectrum
             self.leastAbsentShare = leastAbsentShare
@@ -73,7 +86,10 @@ public struct FindingRatio: Sendable, Hashable {
 public struct LikelihoodRatioExplanation: Sendable, Hashable {
     /// log10 of the product of the findings' ratios.
     public let log10Ratio: Double
-    /// The disease's share of the ratios of every ranked disease (equal pre-test probabilities).
+    /// log10 of the factor the similarity's p-value adds to the order: `w / ln 10 · (−log10 p)`.
+    public let log10PValueFactor: Double
+    /// The disease's share of the weights (ratio times p-value factor) of every ranked disease, with equal pre-test
+    /// probabilities.
     public let posteriorProbability: Double
     /// The present findings in query order, then the excluded ones.
     public let findings: [FindingRatio]

@@ -86,7 +86,9 @@ public struct RankingOptions: Sendable, Hashable {
     }
 
     /// The order `method` ranks in.
-    var ordering: RankingOrdering { method == .likelihoodRatio ? .score : .standard }
+    var ordering: RankingOrdering {
+        method == .likelihoodRatio ? (likelihoodRatio.pValueWeight > 0 ? .combined(weight: likelihoodRatio.pValueWeight) : .score) : .standard
+    }
 
     public static let defaultUnknownFrequencyShare = 0.5
     /// The weight measured best on published cases (docs/clinical-rules.md §11).
@@ -166,7 +168,8 @@ public struct RankingResult: Sendable, Hashable {
     public let diseaseCount: Int
 }
 
-/// Ranks diseases for a set of phenotype terms with the Phenomizer method (Köhler S, Schulz
+/// Ranks diseases for a set of phenotype terms, by the likelihood ratio of the findings (`RankingMethod.likelihoodRatio`,
+/// see ``LikelihoodRatioScoring``) or with the Phenomizer method (Köhler S, Schulz
 /// MH, Krawitz P, et al. "Clinical diagnostics in human genetics with semantic similarity
 /// searches in ontologies." Am J Hum Genet 2009;85(4):457-64):
 ///
@@ -176,7 +179,7 @@ public struct RankingResult: Sendable, Hashable {
 /// - a p-value per disease from its ``NullDistribution`` for the query size, and the
 ///   Benjamini–Hochberg adjustment across all diseases.
 ///
-/// **Excluded phenotypes.** A disease annotated with an excluded term `e` or one of its descendants loses
+/// **Excluded phenotypes** (ranking by similarity; the likelihood ratio weighs them itself). A disease annotated with an excluded term `e` or one of its descendants loses
 /// `w · IC(e) / |Q| · f(e, d)` per such term, where `f(e, d)` is how often patients with the disease show the finding:
 /// the highest frequency share of its annotations at or below `e` (`AnnotationFrequency`), and only when it is at least
 /// ``RankingOptions/exclusionMinimumShare`` (0.9: an obligate or nearly obligate feature that is absent is evidence
@@ -475,13 +478,15 @@ public struct PhenotypeRanker: Sendable {
     }
 }
 
-/// What explaining a ranking by likelihood ratio needs once per query: the normaliser of the post-test probabilities
-/// and each excluded finding's background.
+/// What explaining a ranking by likelihood ratio needs once per query: each disease's key in the order (ln of its ratio
+/// plus the p-value's evidence), the normaliser of the post-test probabilities, and each excluded finding's background.
 struct LikelihoodRatioContext {
     let knowledgeBase: PhenotypeKnowledgeBase
     let query: PhenotypeRanker.ResolvedQuery
-    let scores: [Float]
-    /// ln of the sum of the ranked diseases' ratios, in the scale of `scores`.
+    /// `ln LR + w · (−log10 p)` per disease.
+    let keys: [Double]
+    let pValueFactors: [Double]
+    /// ln of the sum of the ranked diseases' weights, in the scale of `keys`.
     let logTotal: Double
     let absentBackgrounds: [Double]
     let parameters: LikelihoodRatioScoring.Parameters
@@ -493,11 +498,13 @@ struct LikelihoodRatioContext {
         self.knowledgeBase = knowledgeBase
         self.parameters = parameters
         self.query = query
-        scores = scored.scores
+        let input = scored.orderingInput
+        pValueFactors = input.survival.map { parameters.pValueWeight * input.evidence[Int($0)] }
+        keys = zip(input.scores, pValueFactors).map { Double($0) + $1 }
         var largest = -Double.infinity
-        for d in scores.indices where scored.orderingInput.includes(d) { largest = max(largest, Double(scores[d])) }
+        for d in keys.indices where input.includes(d) { largest = max(largest, keys[d]) }
         var sum = 0.0
-        for d in scores.indices where scored.orderingInput.includes(d) { sum += exp(Double(scores[d]) - largest) }
+        for d in keys.indices where input.includes(d) { sum += exp(keys[d] - largest) }
         logTotal = largest + log(sum)
         absentBackgrounds = query.excluded.map { knowledgeBase.absentBackground($0, parameters: parameters) }
     }
@@ -507,7 +514,8 @@ struct LikelihoodRatioContext {
             disease: d, present: query.terms, absent: query.excluded, absentBackgrounds: absentBackgrounds, parameters: parameters,
             reference: reference)
         return LikelihoodRatioExplanation(
-            log10Ratio: findings.reduce(0) { $0 + $1.log10Ratio }, posteriorProbability: exp(Double(scores[d]) - logTotal), findings: findings)
+            log10Ratio: findings.reduce(0) { $0 + $1.log10Ratio }, log10PValueFactor: pValueFactors[d] / log(10),
+            posteriorProbability: exp(keys[d] - logTotal), findings: findings)
     }
 }
 

@@ -14,11 +14,14 @@ public struct RecallCheckOptions: Sendable, Hashable {
     public var noiseTerms: Int
     public var seed: UInt64
     public var scoring: ScoringMode
+    /// What gives the scores the orderings read: the similarity, or the likelihood ratio (read with `.score`).
+    public var method: RankingMethod
 
     public init(
         diseaseCount: Int = 100, termsPerQuery: Int = 5, imprecision: Double = 0, noiseTerms: Int = 0,
-        seed: UInt64 = 42, scoring: ScoringMode = .asymmetric
+        seed: UInt64 = 42, scoring: ScoringMode = .asymmetric, method: RankingMethod = .similarity
     ) {
+        self.method = method
         self.diseaseCount = diseaseCount
         self.termsPerQuery = termsPerQuery
         self.imprecision = imprecision
@@ -70,7 +73,7 @@ extension PhenotypeRanker {
         var ranks = [[Int]](repeating: [], count: orderings.count)
         var ids: [String] = []
         var closure = [Bool](repeating: false, count: kb.termCount)
-        let rankingOptions = RankingOptions(scoring: options.scoring, maxResults: 0)
+        let rankingOptions = RankingOptions(method: options.method, scoring: options.scoring, maxResults: 0)
         for d in pool.prefix(count) {
             var annotations = Array(kb.annotationSlice(d))
             let take = min(options.termsPerQuery, annotations.count)

@@ -172,7 +172,7 @@ enum EventSamples {
                         matches: [PhenotypeTermMatch(queryTerm: seizure, diseaseTerm: seizure, commonAncestor: seizure, informationContent: 4.25)],
                         excludedTermsPresent: [],
                         likelihoodRatio: DiseaseLikelihoodRatio(
-                            log10Ratio: 1.9, posteriorProbability: 0.42,
+                            log10Ratio: 1.9, log10PValueFactor: 1.2, posteriorProbability: 0.42,
                             findings: [
                                 FindingLikelihoodRatio(term: seizure, excluded: false, readAt: seizure, share: 0.9, log10Ratio: 1.2),
                                 FindingLikelihoodRatio(term: microcephaly, excluded: true, readAt: nil, share: nil, log10Ratio: 0.7),

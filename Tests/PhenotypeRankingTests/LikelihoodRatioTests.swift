@@ -90,7 +90,10 @@ import Testing
         let often = try Self.finding(result.results.first, "HP:0000101")
         let background = (10.0 / 12 + 2.0 / 12 + 0) / 3
         #expect(isClose(often.log10Ratio, log10((10.0 / 12) / background), tolerance: 1e-5))
-        // Equal pre-test probabilities: the post-test probabilities of every disease add up to 1, in the ratios' order.
+        // The order adds the similarity's p-value as evidence: (1/p)^(w / ln 10).
+        let first = try #require(result.results.first)
+        #expect(isClose(try #require(first.likelihoodRatio).log10PValueFactor, -log10(first.pValue) * Self.parameters.pValueWeight / log(10)))
+        // Equal pre-test probabilities: the post-test probabilities of every disease add up to 1, in the order.
         let posteriors = result.results.compactMap { $0.likelihoodRatio?.posteriorProbability }
         #expect(isClose(posteriors.reduce(0, +), 1, tolerance: 1e-6))
         #expect(posteriors == posteriors.sorted(by: >))
@@ -135,7 +138,8 @@ import Testing
             var options = Self.byRatio
             options.maxResults = 50
             guard let ranked = try? ranker.rank(terms: query, options: options) else { return }
-            let ratios = ranked.results.compactMap { $0.likelihoodRatio?.log10Ratio }
+            // The order reads the ratio times the p-value's factor.
+            let ratios = ranked.results.compactMap { $0.likelihoodRatio.map { $0.log10Ratio + $0.log10PValueFactor } }
             #expect(ratios.count == ranked.results.count)
             for (higher, lower) in zip(ratios, ratios.dropFirst()) { #expect(higher >= lower - 1e-3) }
 

@@ -172,13 +172,17 @@ public struct FindingLikelihoodRatio: Codable, Sendable, Equatable {
 public struct DiseaseLikelihoodRatio: Codable, Sendable, Equatable {
     /// log10 of the product of the findings' ratios.
     public var log10Ratio: Double
-    /// The disease's share of the ratios of every ranked disease (equal pre-test probabilities).
+    /// log10 of the factor the similarity's p-value adds in the order (docs/clinical-rules.md §11).
+    public var log10PValueFactor: Double
+    /// The disease's share of the weights (ratio times p-value factor) of every ranked disease, with equal pre-test
+    /// probabilities: it follows the order.
     public var posteriorProbability: Double
     /// The present findings in query order, then the excluded ones.
     public var findings: [FindingLikelihoodRatio]
 
-    public init(log10Ratio: Double, posteriorProbability: Double, findings: [FindingLikelihoodRatio]) {
+    public init(log10Ratio: Double, log10PValueFactor: Double, posteriorProbability: Double, findings: [FindingLikelihoodRatio]) {
         self.log10Ratio = log10Ratio
+        self.log10PValueFactor = log10PValueFactor
         self.posteriorProbability = posteriorProbability
         self.findings = findings
     }

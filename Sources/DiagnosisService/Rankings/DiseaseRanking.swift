@@ -39,7 +39,8 @@ enum RankingOutcome: Sendable {
 }
 
 extension ReleaseCatalog {
-    /// Ranks diseases with the release serving now (Phenomizer: Köhler et al. 2009; see `PhenotypeRanker`).
+    /// Ranks diseases with the release serving now, by likelihood ratio unless the query asks for the similarity
+    /// (Phenomizer: Köhler et al. 2009; see `PhenotypeRanker`).
     func rank(_ query: RankingQuery, requestID: String) -> RankingOutcome {
         guard let release else {
             return .refused(
@@ -89,7 +90,8 @@ extension PhenotypeRankingMethod {
 extension DiseaseLikelihoodRatio {
     init(_ explanation: LikelihoodRatioExplanation) {
         self.init(
-            log10Ratio: explanation.log10Ratio, posteriorProbability: explanation.posteriorProbability,
+            log10Ratio: explanation.log10Ratio, log10PValueFactor: explanation.log10PValueFactor,
+            posteriorProbability: explanation.posteriorProbability,
             findings: explanation.findings.map { finding in
                 FindingLikelihoodRatio(
                     term: PhenotypeTermReference(finding.term), excluded: finding.excluded, readAt: finding.readAt.map(PhenotypeTermReference.init),

@@ -10,12 +10,13 @@ enum RankingExport {
     static let similarity = "Phenomizer (Köhler et al. 2009): Resnik similarity, p-values from random queries of the same size"
     static let likelihoodRatio =
         "Likelihood ratio of the present and absent findings, weighed by how often each disease shows them (HPO annotation frequencies), "
-        + "in the manner of LIRICAL (Robinson et al. 2020); equal pre-test probabilities; p-values of the Phenomizer's similarity "
-        + "(Köhler et al. 2009) from random queries of the same size"
+        + "in the manner of LIRICAL (Robinson et al. 2020), times the evidence of the p-value of the Phenomizer's similarity "
+        + "(Köhler et al. 2009; from random queries of the same size); equal pre-test probabilities"
 
     /// What ordered the ranking, as a sentence and as the `ordering` column's value.
     static func ordering(_ ranked: DiagnosisRanked) -> (method: String, order: String) {
-        ranked.method == .likelihoodRatio ? (likelihoodRatio, "likelihood ratio") : (similarity, "\(RankingOrdering.standard)")
+        ranked.method == .likelihoodRatio
+            ? (likelihoodRatio, "likelihood ratio × p-value factor") : (similarity, "\(RankingOrdering.standard)")
     }
 
     /// One row per result and finding (long form, so a spreadsheet can filter and sort): each present finding with its
@@ -23,7 +24,8 @@ enum RankingExport {
     /// ratio. Each row carries the release and the method, so a row copied elsewhere still says where it came from.
     static func csv(_ ranked: DiagnosisRanked) -> String {
         let header = [
-            "rank", "disease_id", "disease_name", "score", "p_value", "adjusted_p_value", "disease_log10_likelihood_ratio", "posterior_probability",
+            "rank", "disease_id", "disease_name", "score", "p_value", "adjusted_p_value", "disease_log10_likelihood_ratio", "log10_p_value_factor",
+            "posterior_probability",
             "finding", "query_term_id", "query_term_name", "matched_term_id", "matched_term_name", "common_ancestor_id", "common_ancestor_name",
             "information_content", "log10_likelihood_ratio", "read_at_term_id", "expected_share", "hpo_release", "ontology_version",
             "annotation_version", "scoring", "ordering",
@@ -37,7 +39,8 @@ enum RankingExport {
             let ratio = result.likelihoodRatio
             let disease = [
                 "\(result.rank)", result.diseaseID, result.diseaseName, number(result.score), number(result.pValue), number(result.adjustedPValue),
-                ratio.map { number($0.log10Ratio) } ?? "", ratio.map { number($0.posteriorProbability) } ?? "",
+                ratio.map { number($0.log10Ratio) } ?? "", ratio.map { number($0.log10PValueFactor) } ?? "",
+                ratio.map { number($0.posteriorProbability) } ?? "",
             ]
             let findings = Dictionary((ratio?.findings ?? []).map { ($0.term.id, $0) }, uniquingKeysWith: { first, _ in first })
             func weighed(_ finding: FindingLikelihoodRatio?) -> [String] {
@@ -88,6 +91,7 @@ enum RankingExport {
                 + (byRatio
                     ? [
                         ReportPage.Cell(result.likelihoodRatio.map { number($0.log10Ratio) } ?? ""),
+                        ReportPage.Cell(result.likelihoodRatio.map { number($0.log10PValueFactor) } ?? ""),
                         ReportPage.Cell(result.likelihoodRatio.map { number($0.posteriorProbability) } ?? ""),
                     ] : [])
                 + [ReportPage.Cell(number(result.score)), ReportPage.Cell(number(result.pValue)), ReportPage.Cell(number(result.adjustedPValue))]
@@ -108,7 +112,9 @@ enum RankingExport {
                 tables: [
                     ReportPage.Table(
                         caption: "Ranked diseases",
-                        header: ["Rank", "Disease"] + (byRatio ? ["log10 LR", "Post-test probability"] : []) + ["Similarity", "p", "Adjusted p"],
+                        header: ["Rank", "Disease"] + (byRatio ? ["log10 LR", "log10 p-value factor", "Post-test probability"] : []) + [
+                            "Similarity", "p", "Adjusted p",
+                        ],
                         rows: results)
                 ]),
         ]

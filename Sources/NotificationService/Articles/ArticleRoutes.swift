@@ -17,7 +17,8 @@ import PostgresNIO
 /// - `GET /v1/articles/{articleId}[?language=&version=]`: one article, in the language asked for (`?language=`, else
 ///   `Accept-Language`, else English, else any), with `Content-Language`, `ETag` and cache headers
 /// - `GET /v1/articles/{articleId}/versions?language=`: its versions, newest first
-/// - `GET /v1/institutions/{institutionId}/exam-tests/{code}/explanation`: the institution's explanation of a test
+/// - `GET /v1/institutions/{institutionId}/exam-tests/{code}/explanation`: the institution's explanation of a test, else
+///   the content pack's (`lab.{code}`)
 /// - `GET /v1/tips/today`: the caller's tip of the day, not repeated within a week
 /// Reading is open to every authenticated caller: the pages name nobody.
 struct ArticleRoutes: Sendable {
@@ -101,11 +102,16 @@ struct ArticleRoutes: Sendable {
         }
         routes.get(
             "v1/institutions/:institutionId/exam-tests/:code/explanation", access: .referenceData,
-            summary: "The institution's explanation of one of its exam tests, by the test's code (404 until it publishes one)"
+            summary:
+                "The institution's explanation of one of its exam tests, by the test's code; until it publishes one, Caretide's own page on the test (lab.{code}); 404 without either"
         ) { request, requestContext in
             let institution = try PatientID.fromPath(requestContext, parameter: "institutionId", label: "institution id")
             let code = try PatientID.fromPath(requestContext, parameter: "code", label: "test code")
-            return try await read("\(institution):exam-test.\(code)", request: request)
+            // The institution knows its own method and ranges best; the content pack's page serves meanwhile, and its
+            // articleId says whose words the reader sees.
+            let own = "\(institution):exam-test.\(code)"
+            let chosen = try await ArticleStore(context).languages(of: own).isEmpty ? "lab.\(code)" : own
+            return try await read(chosen, request: request)
         }
         routes.get("v1/tips/today", access: .ownInbox, summary: "The caller's tip of the day in their language, not repeated within a week") {
             request, requestContext in

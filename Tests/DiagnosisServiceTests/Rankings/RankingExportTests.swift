@@ -40,9 +40,9 @@ import Testing
         #expect(lines.count == 1 + 2 + 1)
         #expect(
             lines[0].hasPrefix(
-                "rank,disease_id,disease_name,score,p_value,adjusted_p_value,disease_log10_likelihood_ratio,posterior_probability,finding,query_term_id"
+                "rank,disease_id,disease_name,score,p_value,adjusted_p_value,disease_log10_likelihood_ratio,log10_p_value_factor,posterior_probability,finding,query_term_id"
             ))
-        #expect(lines[1].hasPrefix("1,OMIM:154700,\"Marfan syndrome, \"\"classic\"\"\",3.25,0.0001,0.0012,,,present,HP:0001083,Ectopia lentis"))
+        #expect(lines[1].hasPrefix("1,OMIM:154700,\"Marfan syndrome, \"\"classic\"\"\",3.25,0.0001,0.0012,,,,present,HP:0001083,Ectopia lentis"))
         #expect(lines[1].hasSuffix(",3,hp/releases/2025-01-16,2025-01-16,asymmetric,\(RankingOrdering.standard)"))
         #expect(lines[3].hasPrefix("2,OMIM:1,\"'=HYPERLINK(\"\"http://evil\"\")<script>\""))
         #expect(RankingExport.field("-3") == "-3" && RankingExport.field("-x") == "'-x" && RankingExport.field("@cmd") == "'@cmd")
@@ -55,7 +55,7 @@ import Testing
         var ranked = Self.ranked
         ranked.method = .likelihoodRatio
         ranked.results[0].likelihoodRatio = DiseaseLikelihoodRatio(
-            log10Ratio: 2.5, posteriorProbability: 0.875,
+            log10Ratio: 2.5, log10PValueFactor: 0.5, posteriorProbability: 0.875,
             findings: [
                 FindingLikelihoodRatio(
                     term: Self.term("HP:0001166", "Arachnodactyly"), excluded: false, readAt: Self.term("HP:0001166", "Arachnodactyly"), share: 0.5,
@@ -68,11 +68,11 @@ import Testing
             ])
         let lines = RankingExport.csv(ranked).components(separatedBy: "\r\n").filter { !$0.isEmpty }
         #expect(lines.count == 1 + 3 + 1)
-        #expect(lines[1].contains(",2.5,0.875,present,HP:0001083,Ectopia lentis,") && lines[1].contains(",1.5,HP:0001083,0.75,"))
+        #expect(lines[1].contains(",2.5,0.5,0.875,present,HP:0001083,Ectopia lentis,") && lines[1].contains(",1.5,HP:0001083,0.75,"))
         #expect(lines[3].hasPrefix("1,OMIM:154700,") && lines[3].contains(",excluded,HP:0001249,Intellectual disability,,,,,,-0.25,,,"))
-        #expect(lines[3].hasSuffix(",asymmetric,likelihood ratio"))
+        #expect(lines[3].hasSuffix(",asymmetric,likelihood ratio × p-value factor"))
         let html = RankingExport.page(ranked, generatedAt: Date(timeIntervalSince1970: 1_795_517_658)).html
-        #expect(html.contains("LIRICAL") && html.contains("ordered by likelihood ratio"))
+        #expect(html.contains("LIRICAL") && html.contains("ordered by likelihood ratio × p-value factor"))
         #expect(html.contains("Post-test probability") && html.contains("absent: Intellectual disability (HP:0001249)"))
         #expect(html.contains("not annotated"))
     }

@@ -69,6 +69,12 @@ struct ContentPackTests {
             #expect(html.contains("<h2>") && !html.contains("<script"), "\(page.file)")
         }
         #expect(try await HTTP.get("\(notification)/v1/articles?topic=help", as: reader).items().count == Self.required.count)
+        // A released report's item links to its institution's explanation of the test; until the institution writes one,
+        // the pack's page on the test (by its LOINC code) answers.
+        let explanation = try await HTTP.get("\(notification)/v1/institutions/st-mary/exam-tests/2276-4/explanation", as: reader)
+        let explained = try explanation.json() as? [String: Any]
+        #expect(explanation.status == 200 && explained?["articleId"] as? String == "lab.2276-4")
+        #expect(try await HTTP.get("\(notification)/v1/institutions/st-mary/exam-tests/0000-0/explanation", as: reader).status == 404)
         if pages.contains(where: { $0.kind == "tip" }) {
             #expect(try await HTTP.get("\(notification)/v1/tips/today", as: reader).status == 200)
         }
