@@ -102,27 +102,36 @@ extension PhenotypeKnowledgeBase {
     func likelihoodRatioScores(present: [Int32], absent: [Int32], parameters: LikelihoodRatioScoring.Parameters) -> [Float] {
         let count = diseaseCount
         var total = [Float](repeating: 0, count: count)
-        var exact = [Float](repeating: .nan, count: count)
+        // Per present finding, each disease's best ratio among the finding's ancestors; +∞ marks a disease annotated at
+        // or below the finding itself, whose own ratio is already counted.
         var related = [Float](repeating: -.infinity, count: count)
         let logDiscount = Float(log(parameters.unmatchedFactor))
         let logLeast = Float(log(LikelihoodRatioScoring.leastRatio))
-        for t in present {
-            for d in 0..<count {
-                exact[d] = .nan
-                related[d] = -.infinity
-            }
-            for a in ontology.ancestorSlice(Int(t)) {
-                let range = Int(diseasesUnderOffsets[Int(a)])..<Int(diseasesUnderOffsets[Int(a) + 1])
-                if a == t {
-                    for at in range { exact[Int(diseasesUnder[at])] = underLogRatios[at] }
-                } else {
-                    for at in range {
-                        let d = Int(diseasesUnder[at])
-                        related[d] = max(related[d], underLogRatios[at])
+        diseasesUnder.withUnsafeBufferPointer { under in
+            underLogRatios.withUnsafeBufferPointer { ratios in
+                total.withUnsafeMutableBufferPointer { total in
+                    related.withUnsafeMutableBufferPointer { related in
+                        for t in present {
+                            // Terms above the phenotype root hold the same diseases with the same ratios as the root.
+                            for a in ontology.ancestorSlice(Int(t)) where a != t && inPhenotypeSubtree[Int(a)] {
+                                for at in Int(diseasesUnderOffsets[Int(a)])..<Int(diseasesUnderOffsets[Int(a) + 1]) {
+                                    let d = Int(under[at])
+                                    related[d] = max(related[d], ratios[at])
+                                }
+                            }
+                            for at in Int(diseasesUnderOffsets[Int(t)])..<Int(diseasesUnderOffsets[Int(t) + 1]) {
+                                let d = Int(under[at])
+                                total[d] += max(ratios[at], logLeast)
+                                related[d] = .infinity
+                            }
+                            for d in 0..<count {
+                                if related[d] != .infinity { total[d] += max(logDiscount + related[d], logLeast) }
+                                related[d] = -.infinity
+                            }
+                        }
                     }
                 }
             }
-            for d in 0..<count { total[d] += max(exact[d].isNaN ? logDiscount + related[d] : exact[d], logLeast) }
         }
         let logOutside = Float(log(parameters.absentOutsideSpectrum))
         for e in absent {
@@ -133,19 +142,18 @@ extension PhenotypeKnowledgeBase {
         return total
     }
 
-    /// The shares of disease `d`'s patients expected to show each term of its annotations' closure, as a present
-    /// finding and as an absent one reads them.
-    private func closureShares(ofDisease d: Int) -> [Int32: (present: Double, absent: Double)] {
-        var shares: [Int32: (present: Double, absent: Double)] = [:]
-        for (term, share) in zip(annotationSlice(d), shareSlice(d)) {
-            let present = Double(share.isNaN ? LikelihoodRatioScoring.unknownShareIfPresent : share)
-            let absent = Double(share.isNaN ? LikelihoodRatioScoring.unknownShareIfAbsent : share)
-            for a in ontology.ancestorSlice(Int(term)) {
-                let known = shares[a] ?? (0, 0)
-                shares[a] = (max(known.present, present), max(known.absent, absent))
-            }
+    /// Where disease `d` sits among the diseases annotated at or below term `t` (`diseasesUnder` is ascending per term),
+    /// nil when it is not among them: a binary search, so explaining a disease reads what the search summed without
+    /// walking its annotations again.
+    func underPosition(disease d: Int, term t: Int32) -> Int? {
+        let end = Int(diseasesUnderOffsets[Int(t) + 1])
+        var low = Int(diseasesUnderOffsets[Int(t)])
+        var high = end
+        while low < high {
+            let middle = (low + high) / 2
+            if Int(diseasesUnder[middle]) < d { low = middle + 1 } else { high = middle }
         }
-        return shares
+        return low < end && Int(diseasesUnder[low]) == d ? low : nil
     }
 
     /// The mean over all diseases of an absent finding's weight (`1 − f` where annotated, `r` elsewhere): what
@@ -157,38 +165,44 @@ extension PhenotypeKnowledgeBase {
         return sum / Double(diseaseCount)
     }
 
-    /// Each finding's ratio for disease `d`, in full precision, read from the disease's own annotations: the same
-    /// values `likelihoodRatioScores` sums, with the absent findings' normalisation.
+    /// Each finding's ratio for disease `d`: the values `likelihoodRatioScores` summed, read back (the ratios in single
+    /// precision, the expected shares recovered from them), with the absent findings' normalisation.
     func likelihoodRatioFindings(
         disease d: Int, present: [Int32], absent: [Int32], absentBackgrounds: [Double], parameters: LikelihoodRatioScoring.Parameters,
         reference: (Int32) -> TermReference
     ) -> [FindingRatio] {
-        let shares = closureShares(ofDisease: d)
         var findings: [FindingRatio] = []
         findings.reserveCapacity(present.count + absent.count)
+        // Recovered from the ratio in single precision: held to 0...1 against its rounding.
+        func share(at position: Int, of term: Int32) -> Double { min(1, exp(Double(underLogRatios[position])) * presentBackground[Int(term)]) }
         for t in present {
-            if let share = shares[t] {
+            if let at = underPosition(disease: d, term: t) {
                 findings.append(
                     FindingRatio(
-                        term: reference(t), excluded: false, readAt: reference(t), share: share.present,
-                        log10Ratio: log10(max(share.present / presentBackground[Int(t)], LikelihoodRatioScoring.leastRatio))))
+                        term: reference(t), excluded: false, readAt: reference(t), share: share(at: at, of: t),
+                        log10Ratio: max(Double(underLogRatios[at]) / log(10), log10(LikelihoodRatioScoring.leastRatio))))
                 continue
             }
-            var best: (term: Int32, share: Double, ratio: Double)?
-            for a in ontology.ancestorSlice(Int(t)) where a != t {
-                guard let share = shares[a] else { continue }
-                let ratio = share.present / presentBackground[Int(a)]
+            var best: (term: Int32, at: Int)?
+            for a in ontology.ancestorSlice(Int(t)) where a != t && inPhenotypeSubtree[Int(a)] {
+                guard let at = underPosition(disease: d, term: a) else { continue }
                 // Of equal ratios, the more specific ancestor says more (else the lower index: the same choice every time).
-                if let known = best, ratio < known.ratio || (ratio == known.ratio && !ontology.isAncestor(known.term, of: Int(a))) { continue }
-                best = (a, share.present, ratio)
+                if let known = best,
+                    underLogRatios[at] < underLogRatios[known.at]
+                        || (underLogRatios[at] == underLogRatios[known.at] && !ontology.isAncestor(known.term, of: Int(a)))
+                {
+                    continue
+                }
+                best = (a, at)
             }
-            let ratio = max((best?.ratio ?? 0) * parameters.unmatchedFactor, LikelihoodRatioScoring.leastRatio)
+            let ratio = best.map { exp(Double(underLogRatios[$0.at])) } ?? 0
             findings.append(
                 FindingRatio(
-                    term: reference(t), excluded: false, readAt: best.map { reference($0.term) }, share: best?.share, log10Ratio: log10(ratio)))
+                    term: reference(t), excluded: false, readAt: best.map { reference($0.term) }, share: best.map { share(at: $0.at, of: $0.term) },
+                    log10Ratio: log10(max(ratio * parameters.unmatchedFactor, LikelihoodRatioScoring.leastRatio))))
         }
         for (e, background) in zip(absent, absentBackgrounds) {
-            let share = shares[e]?.absent
+            let share = underPosition(disease: d, term: e).map { Double(underAbsentShares[$0]) }
             let weight = share.map { 1 - min($0, 1 - parameters.leastAbsentShare) } ?? parameters.absentOutsideSpectrum
             findings.append(
                 FindingRatio(

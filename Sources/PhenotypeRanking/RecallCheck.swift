@@ -50,9 +50,9 @@ public struct RecallCheckReport: Sendable, Hashable {
 
 extension PhenotypeRanker {
     /// Simulates patients and reports how often their source disease ranks first, in the top three or in the top
-    /// ten, in the ordering the service ranks with. Pure and deterministic for a given seed.
+    /// ten, in the order of `options.method`. Pure and deterministic for a given seed.
     public func recallCheck(_ options: RecallCheckOptions) throws(PhenotypeRankingError) -> RecallCheckReport {
-        try recallCheck(options, orderings: [.standard])[0]
+        try recallCheck(options, orderings: [RankingOptions(method: options.method).ordering])[0]
     }
 
     /// The same simulated patients ranked in each of `orderings` (each patient scored once): a report per ordering,

@@ -22,6 +22,8 @@ public struct AccuracyReport: Codable, Sendable, Equatable {
         public var inTopTen: Double
     }
 
+    /// What ordered the simulated patients' rankings: the service's default, `likelihoodRatio` (with the asymmetric
+    /// similarity's p-values); `asymmetric` in reports stored before it.
     public var scoring: String
     public var seed: UInt64
     public var scenarios: [Scenario]
@@ -37,11 +39,11 @@ public struct AccuracyReport: Codable, Sendable, Equatable {
             let report = try ranker.recallCheck(
                 RecallCheckOptions(
                     diseaseCount: diseaseCount, termsPerQuery: termsPerQuery, imprecision: scenario.imprecision,
-                    noiseTerms: scenario.noise, seed: seed, scoring: .asymmetric))
+                    noiseTerms: scenario.noise, seed: seed, scoring: .asymmetric, method: .likelihoodRatio))
             return Scenario(
                 name: scenario.name, termsPerQuery: termsPerQuery, imprecision: scenario.imprecision, noiseTerms: scenario.noise,
                 evaluated: report.evaluated, rankedFirst: report.rankedFirst, inTopThree: report.inTopThree, inTopTen: report.inTopTen)
         }
-        return AccuracyReport(scoring: "asymmetric", seed: seed, scenarios: scenarios)
+        return AccuracyReport(scoring: "likelihoodRatio", seed: seed, scenarios: scenarios)
     }
 }
