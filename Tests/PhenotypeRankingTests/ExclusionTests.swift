@@ -166,7 +166,6 @@ import Testing
     @Test func anExcludedCharacteristicFindingNeverHelpsTheDiseaseThatHasIt() async throws {
         let ranker = try Fixture.ranker(sampleCount: 200)
         let kb = ranker.knowledgeBase
-        let universe = kb.samplingUniverse
         let weight = RankingOptions.defaultExclusionPenaltyWeight
         var characteristic: [(disease: Int, term: Int32, share: Float)] = []
         for d in 0..<kb.diseaseCount {
@@ -175,13 +174,7 @@ import Testing
         try #require(!characteristic.isEmpty)
         await propertyCheck(count: 60, input: Gen.int(in: 0..<characteristic.count), Gen.uint64().array(of: 1...6)) { pick, picks in
             let (d, e, _) = characteristic[pick]
-            var query: [String] = []
-            for p in picks {
-                let t = universe[Int(p % UInt64(universe.count))]
-                if t != e, !kb.ontology.isAncestor(t, of: Int(e)), !kb.ontology.isAncestor(e, of: Int(t)) {
-                    query.append(kb.ontology.termIDs[Int(t)])
-                }
-            }
+            let query = unrelatedQuery(kb, avoiding: e, picks: picks)
             guard !query.isEmpty else { return }
             let eID = kb.ontology.termIDs[Int(e)]
             let options = RankingOptions(maxResults: kb.diseaseCount)

@@ -118,7 +118,6 @@ import Testing
         let kb = try PhenotypeKnowledgeBase(obo: Fixture.text("hp", "obo"), hpoa: hpoa)
         let null = try NullDistribution.build(for: kb, options: NullDistributionOptions(sampleCount: 200, maxQuerySize: 6, seed: 11))
         let ranker = try PhenotypeRanker(knowledgeBase: kb, nullDistributions: [null])
-        let universe = kb.samplingUniverse
         var obligate: [(disease: Int, term: Int32)] = []
         for d in 0..<kb.diseaseCount {
             for (t, share) in zip(kb.annotationSlice(d), kb.shareSlice(d)) where share >= Float(1 - Self.parameters.leastAbsentShare) {
@@ -128,13 +127,7 @@ import Testing
         try #require(!obligate.isEmpty)
         await propertyCheck(count: 60, input: Gen.int(in: 0..<obligate.count), Gen.uint64().array(of: 1...8)) { pick, picks in
             let (d, e) = obligate[pick]
-            var query: [String] = []
-            for p in picks {
-                let t = universe[Int(p % UInt64(universe.count))]
-                if t != e, !kb.ontology.isAncestor(t, of: Int(e)), !kb.ontology.isAncestor(e, of: Int(t)) {
-                    query.append(kb.ontology.termIDs[Int(t)])
-                }
-            }
+            let query = unrelatedQuery(kb, avoiding: e, picks: picks)
             guard !query.isEmpty else { return }
             var options = Self.byRatio
             options.maxResults = 50

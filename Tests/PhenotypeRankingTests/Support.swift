@@ -159,3 +159,14 @@ func term(_ kb: PhenotypeKnowledgeBase, _ id: String) throws -> TermIndex {
 }
 
 func isClose(_ a: Double, _ b: Double, tolerance: Double = 1e-5) -> Bool { abs(a - b) <= tolerance }
+
+/// Query terms drawn from the sampling universe by `picks`, leaving out `e`, its ancestors and its descendants: a query
+/// that says nothing of the finding `e`, for the properties of excluding it.
+func unrelatedQuery(_ kb: PhenotypeKnowledgeBase, avoiding e: Int32, picks: [UInt64]) -> [String] {
+    let universe = kb.samplingUniverse
+    return picks.compactMap { p in
+        let t = universe[Int(p % UInt64(universe.count))]
+        let related = t == e || kb.ontology.isAncestor(t, of: Int(e)) || kb.ontology.isAncestor(e, of: Int(t))
+        return related ? nil : kb.ontology.termIDs[Int(t)]
+    }
+}
