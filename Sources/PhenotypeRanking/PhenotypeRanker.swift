@@ -321,6 +321,14 @@ public struct PhenotypeRanker: Sendable {
         guard (0...1).contains(options.unknownFrequencyShare), (0...1).contains(options.exclusionMinimumShare) else {
             throw PhenotypeRankingError(.invalidOption, "unknownFrequencyShare and exclusionMinimumShare must lie in 0...1")
         }
+        let ratio = options.likelihoodRatio
+        guard ratio.unmatchedFactor > 0, ratio.unmatchedFactor <= 1, ratio.absentOutsideSpectrum > 0, ratio.absentOutsideSpectrum <= 1,
+            ratio.leastAbsentShare > 0, ratio.leastAbsentShare <= ratio.absentOutsideSpectrum, ratio.pValueWeight >= 0, ratio.pValueWeight.isFinite
+        else {
+            throw PhenotypeRankingError(
+                .invalidOption,
+                "the likelihood ratio's factors must lie in (0, 1] with leastAbsentShare ≤ absentOutsideSpectrum, and pValueWeight be finite ≥ 0")
+        }
         guard let null = nulls[options.scoring] else {
             throw PhenotypeRankingError(
                 .nullDistributionMissing, "no null distribution for \(options.scoring) scoring")

@@ -107,6 +107,15 @@ import Testing
         #expect(similarity.method == .similarity)
         #expect(similarity.results.allSatisfy { $0.likelihoodRatio == nil })
         #expect(try Self.ranked(excluding: ["HP:0000201"]).values.allSatisfy { $0.penalty == 0 })
+        // Constants outside their ranges are refused, not turned into infinite scores.
+        for parameters in [
+            LikelihoodRatioScoring.Parameters(unmatchedFactor: 0), LikelihoodRatioScoring.Parameters(absentOutsideSpectrum: 0.005),
+            LikelihoodRatioScoring.Parameters(pValueWeight: -1),
+        ] {
+            #expect(throws: PhenotypeRankingError.self) {
+                try ranker.rank(terms: ["HP:0000101"], options: RankingOptions(method: .likelihoodRatio, likelihoodRatio: parameters))
+            }
+        }
     }
 
     /// On the HPO fixture: the reported ratios, summed in `Double` from each disease's annotations, follow the order
