@@ -63,7 +63,7 @@ struct ClinicalInputRoutes: Sendable {
                 return try jsonResponse(
                     RecordedWithRules(
                         id: receipt.id, revision: receipt.revision, eventId: receipt.eventId, status: receipt.status,
-                        assessment: try Self.answer(write.assessment, body: body, fromProfile: fromProfile)),
+                        assessment: try Self.answer(write.record?.assessment, body: body, fromProfile: fromProfile)),
                     status: receipt.httpStatus)
             }
         }

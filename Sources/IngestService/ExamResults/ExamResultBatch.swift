@@ -94,7 +94,7 @@ struct ExamResultBatch: Sendable {
             case .refused(let violations): return refused("the report is invalid or cannot be assessed", prefixed(violations))
             case .ready(let checked): write = checked
             }
-            guard write.bodyText.utf8.count <= Outbox.maximumEventBytes else {
+            guard (write.record?.bodyText.utf8.count ?? 0) <= Outbox.maximumEventBytes else {
                 return refused(
                     "the report is larger than one event may be (\(Outbox.maximumEventBytes) bytes)",
                     [SchemaViolation(pointer: JSONPointer(tokens: prefix), message: "is too large")])

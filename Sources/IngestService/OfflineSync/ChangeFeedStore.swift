@@ -60,12 +60,6 @@ struct ChangeFeedStore: ServiceStore {
         func decodeRow(_ row: PostgresRow) throws -> (String, Int64) { try row.decode((String, Int64).self) }
     }
 
-    /// Sets the patient's newest change number after an upload numbered its changes itself (from the number
-    /// `takeChanges` returned, the counter row still locked).
-    func setLastChange(patientID: String, to number: Int64) async throws {
-        try await session.query("UPDATE patient_changes SET last_seq = \(number) WHERE patient_id = \(patientID)")
-    }
-
     // MARK: - The feed
 
     /// One entry of the changes feed: a record's newest state, or its tombstone.

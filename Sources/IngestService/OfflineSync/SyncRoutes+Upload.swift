@@ -12,10 +12,7 @@ extension SyncRoutes {
         let index: Int
         /// A measurement kind, `meal`, `npi` or `melanoma-risk-profile`, as the change named it.
         let kind: String
-        let definition: RecordDefinition
-        let id: String
-        let change: LastWriterWins.Change
-        var key: RecordStore.Key { RecordStore.Key(kind: definition.kind, id: id) }
+        let write: RecordWrite
     }
 
     /// The definition of what a change names: a measurement kind, `meal`, `npi` or `melanoma-risk-profile`.
@@ -32,7 +29,7 @@ extension SyncRoutes {
         let index: Int
         let kind: String
         let id: String
-        /// recorded, corrected, deleted, unchanged, conflict or refused.
+        /// recorded, corrected, deleted, unchanged, conflict, refused, or failed (its record changed meanwhile: send it again).
         let status: WriteOutcome
         var revision: Int?
         var eventId: UUID?
@@ -74,8 +71,8 @@ extension SyncRoutes {
         {
             items = items.map { item in meal(item).map { item.merging(["record": MealRoutes.body($0, inTimeZone: zone)]) } ?? item }
         }
-        // NPI inputs as the feed gave them carry who entered them, which the server sets: it is set again below, for
-        // this upload's caller.
+        // NPI inputs as the feed gave them carry who entered them, which the server sets: it is set again by the check,
+        // for this upload's caller.
         items = items.map { item in
             guard item["kind"]?.stringValue == RecordKind.npi.family, case .object(var record)? = item["record"] else { return item }
             record["recordedBy"] = nil
@@ -92,14 +89,14 @@ extension SyncRoutes {
             }
         }
         for (index, item) in items.enumerated() {
-            switch check(item, index: index, now: now, enteredBy: context.identity, seen: &seen) {
+            switch check(item, index: index, patientID: patientID, traceID: context.requestID, now: now, enteredBy: context.identity, seen: &seen) {
             case .accepted(let change): accepted.append(change)
             case .refused(let refusal): results[index] = refusal
             }
         }
-        let (requestID, changes) = (context.requestID, accepted)
+        let changes = accepted
         let applied = try await records.context.transaction(auditing: context.origin, status: { _ in 200 }) { handler in
-            try await apply(changes, patientID: patientID, requestID: requestID, handler: handler)
+            try await apply(changes, patientID: patientID, handler: handler)
         }
         for result in applied.results { results[result.index] = result }
         return try jsonResponse(UploadAnswer(results: results.keys.sorted().compactMap { results[$0] }, checkpoint: Self.cursor(applied.checkpoint)))
@@ -110,108 +107,37 @@ extension SyncRoutes {
         let checkpoint: Int64
     }
 
-    /// Applies the accepted changes in the request's transaction: the patient's change counter first (the lock order
-    /// of every writer), then the records concerned, locked; each change decided against what it meets; new records
-    /// inserted, revisions and deletions written, each with its change number and event.
-    func apply(_ changes: [UploadedChange], patientID: String, requestID: String, handler: HandlerContext) async throws -> Applied {
-        let feed = ChangeFeedStore(handler)
-        let store = RecordStore(handler)
-        let before = try await feed.takeChanges(patientID: patientID, count: 0)
-        guard !changes.isEmpty else { return Applied(results: [], checkpoint: before) }
-        var stored: [RecordStore.Key: RecordStore.Stored] = [:]
-        for record in try await store.lock(changes.map(\.key)) { stored[record.key] = record }
-        var last = before
+    /// Applies the accepted changes in the request's transaction, through the one writer of records
+    /// (`RecordWriter`): the patient's counter is locked first, so the checkpoint is the newest change of the patient
+    /// whatever other devices wrote.
+    func apply(_ changes: [UploadedChange], patientID: String, handler: HandlerContext) async throws -> Applied {
+        let before = try await ChangeFeedStore(handler).takeChanges(patientID: patientID, count: 0)
+        let written = try await RecordWriter.apply(changes.map(\.write), handler: handler)
         var results: [ChangeResult] = []
-        var inserts: [(UploadedChange, RecordStore.Write, AnyEnvelope)] = []
-        var revisions: [RecordStore.Write] = []
-        var deletions: [RecordStore.Deletion] = []
-        var refreshes: [(key: RecordStore.Key, updatedAt: Date)] = []
-        var events: [(index: Int, envelope: AnyEnvelope)] = []
-        for upload in changes {
-            let existing = stored[upload.key]
-            let kind = upload.kind
-            if let existing, existing.patientID != patientID {
-                results.append(
-                    ChangeResult(index: upload.index, kind: kind, id: upload.id, status: .refused, violations: RecordRoutes.idTaken.violations))
-                continue
-            }
-            let outcome = LastWriterWins.decide(upload.change, stored: existing?.version)
-            switch outcome {
-            case .insert, .revise:
-                let revision = LastWriterWins.apply(outcome, of: upload.change, to: existing?.version)?.revision ?? 1
-                let body = upload.change.body ?? .null
-                let payload = try RecordRoutes.decodePayload(upload.definition, body: body, recordID: upload.id, revision: revision)
-                let envelope = handler.envelope(of: payload.event, patientID: patientID, traceID: requestID)
-                last += 1
-                let write = RecordStore.Write(
-                    key: upload.key, patientID: patientID, revision: revision,
-                    bodyText: try CaretideJSON.encodeToString(body),
-                    observedAt: payload.observedAt, eventID: envelope.eventID, changeSeq: last,
-                    clientUpdatedAt: upload.change.updatedAt)
-                if outcome == .insert {
-                    inserts.append((upload, write, envelope))
-                } else {
-                    revisions.append(write)
-                    events.append((upload.index, envelope))
-                }
+        var checkpoint = before
+        for (change, result) in zip(changes, written) {
+            switch result {
+            case .success(let outcome):
+                if let changeSeq = outcome.changeSeq { checkpoint = max(checkpoint, changeSeq) }
                 results.append(
                     ChangeResult(
-                        index: upload.index, kind: kind, id: upload.id, status: outcome == .insert ? .recorded : .corrected, revision: revision,
-                        eventId: envelope.eventID))
-            case .delete:
-                guard let existing, let deletion = upload.definition.deletion else { continue }
-                let envelope = handler.envelope(of: deletion(upload.id, Date()), patientID: patientID, traceID: requestID)
-                last += 1
-                deletions.append(
-                    RecordStore.Deletion(
-                        key: upload.key, eventID: envelope.eventID, changeSeq: last,
-                        clientUpdatedAt: upload.change.updatedAt))
-                events.append((upload.index, envelope))
+                        index: change.index, kind: change.kind, id: change.write.recordID, status: outcome.status, revision: outcome.revision,
+                        eventId: outcome.eventID, reason: outcome.conflict?.reason.rawValue,
+                        stored: outcome.conflict.map {
+                            StoredVersion(
+                                revision: $0.stored.revision, updatedAt: $0.stored.updatedAt, deleted: $0.stored.deleted,
+                                record: $0.stored.deleted ? nil : $0.stored.body)
+                        }))
+            case .failure(let problem as HTTPProblem) where problem.status == .conflict:
+                // Its id is another patient's (refused, as its check would), or its record changed under it: send again.
                 results.append(
                     ChangeResult(
-                        index: upload.index, kind: kind, id: upload.id, status: .deleted, revision: existing.version.revision,
-                        eventId: envelope.eventID))
-            case .refresh:
-                refreshes.append((upload.key, upload.change.updatedAt))
-                results.append(
-                    ChangeResult(
-                        index: upload.index, kind: kind, id: upload.id, status: .unchanged, revision: existing?.version.revision,
-                        eventId: existing?.lastEventID))
-            case .unchanged:
-                results.append(
-                    ChangeResult(
-                        index: upload.index, kind: kind, id: upload.id,
-                        status: existing?.version.deleted == true || upload.change.deleted ? .deleted : .unchanged,
-                        revision: existing?.version.revision, eventId: existing?.lastEventID))
-            case .conflict(let conflict):
-                let version = existing.map {
-                    StoredVersion(
-                        revision: $0.version.revision, updatedAt: $0.version.updatedAt, deleted: $0.version.deleted,
-                        record: $0.version.deleted ? nil : $0.version.body)
-                }
-                results.append(
-                    ChangeResult(
-                        index: upload.index, kind: kind, id: upload.id, status: .conflict, revision: existing?.version.revision,
-                        reason: conflict.rawValue,
-                        stored: version))
+                        index: change.index, kind: change.kind, id: change.write.recordID, status: problem.violations.isEmpty ? .failed : .refused,
+                        violations: problem.violations.isEmpty ? nil : problem.violations))
+            case .failure(let error):
+                throw error
             }
         }
-        // An id that another patient's record took since the records were locked is refused, and its event dropped.
-        let inserted = try await store.insert(inserts.map(\.1))
-        for (upload, write, envelope) in inserts {
-            if inserted.contains(write.key) {
-                events.append((upload.index, envelope))
-            } else if let position = results.firstIndex(where: { $0.index == upload.index }) {
-                results[position] = ChangeResult(
-                    index: upload.index, kind: upload.kind, id: upload.id, status: .refused, violations: RecordRoutes.idTaken.violations)
-            }
-        }
-        try await store.revise(revisions)
-        try await store.markDeleted(deletions)
-        try await store.refreshTimes(refreshes)
-        if last > before { try await feed.setLastChange(patientID: patientID, to: last) }
-        // In the order of the upload, as a device made them.
-        for (_, envelope) in events.sorted(by: { $0.index < $1.index }) { try await handler.publish(envelope) }
-        return Applied(results: results, checkpoint: last)
+        return Applied(results: results, checkpoint: checkpoint)
     }
 }

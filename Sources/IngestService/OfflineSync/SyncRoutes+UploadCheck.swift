@@ -13,7 +13,9 @@ extension SyncRoutes {
     }
 
     /// A change whose every field is acceptable, or its refusal naming each failing field under `/changes/{index}`.
-    func check(_ item: JSONValue, index: Int, now: Date, enteredBy identity: Identity?, seen: inout Set<RecordStore.Key>) -> Checked {
+    func check(
+        _ item: JSONValue, index: Int, patientID: String, traceID: String, now: Date, enteredBy identity: Identity?, seen: inout Set<RecordStore.Key>
+    ) -> Checked {
         let at = JSONPointer(tokens: ["changes", String(index)])
         let kindName = item["kind"]?.stringValue ?? ""
         let id = item["id"]?.stringValue?.lowercased() ?? ""
@@ -32,13 +34,16 @@ extension SyncRoutes {
             violations.append(
                 SchemaViolation(pointer: at.appending("id"), message: "appears more than once in this upload; send one change per record"))
         }
-        let deleted = item["deleted"] == .bool(true)
-        let record = item["record"]
-        if !deleted {
-            if let record {
-                violations += recordViolations(record, definition: definition, id: id, now: now).map {
-                    SchemaViolation(
-                        pointer: JSONPointer(tokens: at.tokens + ["record"] + JSONPointer(parsing: $0.pointer).tokens), message: $0.message)
+        var checked: CheckedRecord?
+        if item["deleted"] != .bool(true) {
+            if let record = item["record"] {
+                switch checkedRecord(record, definition: definition, id: id, now: now, enteredBy: identity) {
+                case .success(let record): checked = record
+                case .failure(let refusal):
+                    violations += refusal.violations.map {
+                        SchemaViolation(
+                            pointer: JSONPointer(tokens: at.tokens + ["record"] + JSONPointer(parsing: $0.pointer).tokens), message: $0.message)
+                    }
                 }
             } else {
                 violations.append(SchemaViolation(pointer: at.appending("record"), message: "is required unless deleted is true"))
@@ -47,32 +52,42 @@ extension SyncRoutes {
         guard violations.isEmpty else { return refused(violations) }
         return .accepted(
             UploadedChange(
-                index: index, kind: kindName, definition: definition, id: id,
-                // NPI inputs carry who entered them, as their PUT's do (added once the request schema has passed).
-                change: .init(
-                    updatedAt: updatedAt, deleted: deleted,
-                    body: deleted ? nil : definition.kind == .npi ? record.map { ClinicalInputRoutes.enteredBy(identity, $0) } : record)))
+                index: index, kind: kindName,
+                write: RecordWrite(
+                    definition: definition, change: .sync(checked, updatedAt: updatedAt), patientID: patientID, recordID: id, traceID: traceID)))
     }
 
-    /// What a single POST of the record would be told: its schema, its id, the clinical rules and the clock.
-    func recordViolations(_ record: JSONValue, definition: RecordDefinition, id: String, now: Date) -> [SchemaViolation] {
-        do {
-            var violations = try records.violations(definition, body: record, recordID: id, now: now)
-            // A measurement or a meal names its id in its body too; NPI inputs and a risk profile take the change's.
-            let idField: String? =
-                switch definition.kind {
-                case .meal: "mealId"
-                case .measurement: "measurementId"
-                default: nil
-                }
-            if let idField, let given = record[idField]?.stringValue, given.lowercased() != id {
-                violations.append(SchemaViolation(pointer: JSONPointer(tokens: [idField]), message: "must equal the change's id"))
+    struct Refusal: Error {
+        let violations: [SchemaViolation]
+    }
+
+    /// The record as a single PUT of it would be checked (its schema, its id, the clinical rules and the clock) and
+    /// decoded, or every failing field.
+    func checkedRecord(
+        _ record: JSONValue, definition: RecordDefinition, id: String, now: Date, enteredBy identity: Identity?
+    ) -> Result<CheckedRecord, Refusal> {
+        // A measurement or a meal names its id in its body too; NPI inputs and a risk profile take the change's.
+        let idField: String? =
+            switch definition.kind {
+            case .meal: "mealId"
+            case .measurement: "measurementId"
+            default: nil
             }
-            return violations
+        var violations: [SchemaViolation] = []
+        if let idField, let given = record[idField]?.stringValue, given.lowercased() != id {
+            violations.append(SchemaViolation(pointer: JSONPointer(tokens: [idField]), message: "must equal the change's id"))
+        }
+        let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.kind.requestSchema, record)
+        guard schemaViolations.isEmpty else { return .failure(Refusal(violations: schemaViolations + violations)) }
+        do {
+            // NPI inputs carry who entered them, as their PUT's do (added once the request schema has passed).
+            let body = definition.kind == .npi ? ClinicalInputRoutes.enteredBy(identity, record) : record
+            let checked = try records.checkedRecord(definition, recordID: id, body: body, now: now)
+            return violations.isEmpty ? .success(checked) : .failure(Refusal(violations: violations))
         } catch let problem as HTTPProblem {
-            return problem.violations
+            return .failure(Refusal(violations: problem.violations + violations))
         } catch {
-            return [SchemaViolation(pointer: .root, message: "cannot be read")]
+            return .failure(Refusal(violations: [SchemaViolation(pointer: .root, message: "cannot be read")] + violations))
         }
     }
 }

@@ -34,6 +34,13 @@ struct RecordRoutes: Sendable {
         let status: WriteOutcome
 
         var httpStatus: HTTPResponse.Status { status == .recorded ? .created : .ok }
+
+        init(id: String, outcome: RecordWriter.Outcome) {
+            self.id = id
+            revision = outcome.revision ?? 0
+            eventId = outcome.eventID
+            status = outcome.status
+        }
     }
 
     enum Mode { case create, put }
@@ -52,24 +59,23 @@ struct RecordRoutes: Sendable {
     func checked(
         _ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue, origin: WriteOrigin, now: Date = Date()
     ) throws -> RecordWrite {
+        let record = try checkedRecord(definition, recordID: recordID, body: body, now: now)
+        return RecordWrite(
+            definition: definition, change: mode == .create ? .create(record) : .put(record), patientID: patientID, recordID: recordID,
+            traceID: origin.traceID)
+    }
+
+    /// A body that passed its schema, checked against the clinical rules and the clock (else a 422 naming every
+    /// failing field) and decoded once.
+    func checkedRecord(_ definition: RecordDefinition, recordID: String, body: JSONValue, now: Date = Date()) throws -> CheckedRecord {
         let payload = try Self.decodePayload(definition, body: body, recordID: recordID, revision: 1)
         let assessment = try assessed(definition, payload: payload, now: now)
-        return RecordWrite(
-            definition: definition, mode: mode, patientID: patientID, recordID: recordID, body: body,
-            bodyText: try CaretideJSON.encodeToString(body), first: payload, assessment: assessment, traceID: origin.traceID)
+        return CheckedRecord(body: body, bodyText: try CaretideJSON.encodeToString(body), first: payload, assessment: assessment)
     }
 
-    /// What a request of this kind would be told of `body` before anything is stored: its schema first, then, when
-    /// its form is right, the clinical rules and the clock. For bodies that arrive inside another document (a batch, an
-    /// offline upload, an HL7 v2 or FHIR message).
-    func violations(_ definition: RecordDefinition, body: JSONValue, recordID: String, now: Date = Date()) throws -> [SchemaViolation] {
-        let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.kind.requestSchema, body)
-        guard schemaViolations.isEmpty else { return schemaViolations }
-        return rules(definition, payload: try Self.decodePayload(definition, body: body, recordID: recordID, revision: 1), now: now).violations
-    }
-
-    /// A body from inside another document, checked as its own request would be (`violations`), and, when nothing is
-    /// refused, decoded once and ready for `store`: a message checks every report before it stores any.
+    /// A body from inside another document (a batch, an HL7 v2 or FHIR message), checked as its own request would be:
+    /// its schema first, then, when its form is right, the clinical rules and the clock; when nothing is refused,
+    /// decoded once and ready for `store`: a message checks every report before it stores any.
     enum Check {
         case refused([SchemaViolation])
         case ready(RecordWrite)
@@ -159,24 +165,11 @@ struct RecordRoutes: Sendable {
         return try jsonResponse(receipt, status: receipt.httpStatus)
     }
 
+    /// Deletes a record of the patient (a 404 if the patient has none of that id); deleting it again answers the same.
     func delete(_ definition: RecordDefinition, patientID: String, recordID: String, origin: WriteOrigin) async throws -> Receipt {
-        guard let deletion = definition.deletion else { throw HTTPError(.methodNotAllowed) }
-        let key = RecordStore.Key(kind: definition.kind, id: recordID)
-        return try await context.transaction(auditing: origin, status: { $0.httpStatus.code }) { handler in
-            let store = RecordStore(handler)
-            // The patient's change number first: the lock order of every writer (ChangeFeedStore).
-            let changeSeq = try await ChangeFeedStore(handler).takeChanges(patientID: patientID, count: 1)
-            guard let existing = try await store.lock([key]).first, existing.patientID == patientID else {
-                throw HTTPProblem(status: .notFound, error: "no such record")
-            }
-            if existing.version.deleted {
-                return Receipt(id: recordID, revision: existing.version.revision, eventId: existing.lastEventID, status: .deleted)
-            }
-            let envelope = handler.envelope(of: deletion(recordID, Date()), patientID: patientID, traceID: origin.traceID)
-            try await store.markDeleted([RecordStore.Deletion(key: key, eventID: envelope.eventID, changeSeq: changeSeq, clientUpdatedAt: nil)])
-            try await handler.publish(envelope)
-            return Receipt(id: recordID, revision: existing.version.revision, eventId: envelope.eventID, status: .deleted)
-        }
+        guard definition.deletion != nil else { throw HTTPError(.methodNotAllowed) }
+        return try await store(
+            RecordWrite(definition: definition, change: .delete, patientID: patientID, recordID: recordID, traceID: origin.traceID), origin: origin)
     }
 
     /// The patient a record belongs to, or a 404.

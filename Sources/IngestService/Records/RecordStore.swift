@@ -6,8 +6,8 @@ import Logging
 import PostgresNIO
 
 /// The SQL of ingest-service's `records` table: one row per record (measurement, clinical input, exam report) with its
-/// current revision and body. Its one writer: single requests (coalesced by `RecordWriter`) and offline uploads
-/// write through the same set-based statements, one per kind of change whatever the number of records. An instance
+/// current revision and body. Its one writer is `RecordWriter`, whatever the door (single requests coalesced in a group
+/// commit, offline uploads): set-based statements, one per kind of change whatever the number of records. An instance
 /// works inside a transaction that has taken the change numbers of the patients concerned first
 /// (`ChangeFeedStore.takeChanges`): the lock order of every writer, counter before records. The reads are static.
 struct RecordStore: ServiceStore {

@@ -4,64 +4,158 @@ import ClinicalAssessment
 import Foundation
 import Hummingbird
 
-/// One record written by a single request (a POST, a PUT, a report of an HL7 v2 message or a FHIR Bundle), checked
-/// and decoded once, waiting for its group commit.
-struct RecordWrite: Sendable {
-    let definition: RecordDefinition
-    let mode: RecordRoutes.Mode
-    let patientID: String
-    let recordID: String
+/// A record's body that passed its schema, the clinical rules and the clock, decoded once.
+struct CheckedRecord: Sendable {
     let body: JSONValue
     let bodyText: String
-    /// The payload of the body as revision 1, decoded when the request was checked: what a new record announces.
+    /// The payload of the body as revision 1: what a new record announces.
     let first: RecordPayload
-    /// What the kind's rule made of it, computed when it was checked; nil for a kind no rule assesses (a meal).
+    /// What the kind's rule made of it; nil for a kind no rule assesses (a meal).
     let assessment: Assessment?
+}
+
+/// One write to one record, from any door: a POST or a PUT, a DELETE, a report of a batch or a message, a change of
+/// an offline upload. Every one goes through `RecordWriter`.
+struct RecordWrite: Sendable {
+    enum Change: Sendable {
+        /// Stored once per id: sending it again is a duplicate.
+        case create(CheckedRecord)
+        /// Creates, or corrects: a changed body is the next revision.
+        case put(CheckedRecord)
+        case delete
+        /// An offline device's change made at `updatedAt` (`LastWriterWins`); a deletion carries no record.
+        case sync(CheckedRecord?, updatedAt: Date)
+    }
+
+    let definition: RecordDefinition
+    let change: Change
+    let patientID: String
+    let recordID: String
     let traceID: String
 
     var key: RecordStore.Key { RecordStore.Key(kind: definition.kind, id: recordID) }
-}
 
-/// What a single write does to the record it meets: the rule of `RecordRoutes` (create stores once per id, put
-/// creates or corrects, an id belongs to one patient, a deleted record stays deleted). Pure, so every case is tested
-/// without a database.
-enum RecordRevisionRule {
-    enum Decision: Equatable {
-        /// The record stays as it is; the receipt says so with `status`.
-        case keep(WriteOutcome)
-        /// The body becomes the record's next revision.
-        case correct(revision: Int)
-        case idTaken
-        case deleted
-    }
-
-    /// The decision for a write of `body` by `patientID` that met `stored` (the record holding its id).
-    static func decide(mode: RecordRoutes.Mode, patientID: String, body: JSONValue, stored: RecordStore.Stored) -> Decision {
-        guard stored.patientID == patientID else { return .idTaken }
-        guard !stored.version.deleted else { return .deleted }
-        if mode == .create { return .keep(.duplicate) }
-        if stored.version.body == body { return .keep(.unchanged) }
-        return .correct(revision: stored.version.revision + 1)
-    }
-}
-
-/// The group commit of single record writes (`GroupCommit`): concurrent requests' records go in one transaction of
-/// five statements, whatever their number: the patients' change numbers, the new records, the audit rows with every
-/// event, BEGIN and COMMIT. A record whose id is taken is locked and decided by `RecordRevisionRule`, in the same
-/// transaction.
-enum RecordWriter {
-    static func groupCommit(context: ServiceContext) -> GroupCommit<RecordWrite, RecordRoutes.Receipt> {
-        GroupCommit(name: "records", context: context, key: { $0.key }, status: { $0.httpStatus.code }) {
-            writes, handler in
-            try await apply(writes, handler: handler)
+    /// The record it writes; nil for a deletion.
+    var record: CheckedRecord? {
+        switch change {
+        case .create(let record), .put(let record): record
+        case .sync(let record, _): record
+        case .delete: nil
         }
     }
 
-    static func apply(_ writes: [RecordWrite], handler: HandlerContext) async throws -> [Result<RecordRoutes.Receipt, any Error>] {
+    /// What the rule reads of it.
+    var mode: RecordRevisionRule.Mode {
+        switch change {
+        case .create: .create
+        case .put(let record): .put(record.body)
+        case .delete: .delete
+        case .sync(let record, let updatedAt): .sync(LastWriterWins.Change(updatedAt: updatedAt, deleted: record == nil, body: record?.body))
+        }
+    }
+
+    /// The device's time of the change, stored for the next change's last-writer-wins; nil for a server-side write.
+    var clientUpdatedAt: Date? {
+        if case .sync(_, let updatedAt) = change { updatedAt } else { nil }
+    }
+}
+
+/// What a write does to the record it meets, whatever door it came through: the rules of `RecordRoutes` for the
+/// server's writes (create stores once per id, put creates or corrects, a deleted record stays deleted) and
+/// `LastWriterWins` for a device's. An id belongs to one patient. Pure, so every case is tested without a database.
+enum RecordRevisionRule {
+    enum Mode: Equatable {
+        case create
+        case put(JSONValue)
+        case delete
+        case sync(LastWriterWins.Change)
+    }
+
+    enum Decision: Equatable {
+        /// A new record, revision 1.
+        case insert
+        /// The body becomes the record's next revision.
+        case revise(revision: Int)
+        case delete
+        /// The same body from a device, sent later: only the stored device time advances (no revision, no event).
+        case refresh
+        /// The record stays as it is; the answer says so with `status`.
+        case keep(WriteOutcome)
+        /// A device's change not applied; the answer carries the stored version.
+        case conflict(LastWriterWins.Conflict)
+        /// The id belongs to another patient's record.
+        case idTaken
+        /// A deletion of a record the patient does not have.
+        case notFound
+        /// A server-side write on a deleted record: deletions are final.
+        case deleted
+    }
+
+    /// The decision for a write by `patientID` that met `stored` (the record holding its id, if any).
+    static func decide(_ mode: Mode, patientID: String, stored: RecordStore.Stored?) -> Decision {
+        if let stored, stored.patientID != patientID {
+            // A deletion does not tell that another patient's record exists.
+            return mode == .delete ? .notFound : .idTaken
+        }
+        let version = stored?.version
+        switch mode {
+        case .create:
+            guard let version else { return .insert }
+            return version.deleted ? .deleted : .keep(.duplicate)
+        case .put(let body):
+            guard let version else { return .insert }
+            if version.deleted { return .deleted }
+            return version.body == body ? .keep(.unchanged) : .revise(revision: version.revision + 1)
+        case .delete:
+            guard let version else { return .notFound }
+            return version.deleted ? .keep(.deleted) : .delete
+        case .sync(let change):
+            switch LastWriterWins.decide(change, stored: version) {
+            case .insert: return .insert
+            case .revise: return .revise(revision: (version?.revision ?? 0) + 1)
+            case .delete: return .delete
+            case .refresh: return .refresh
+            case .unchanged: return .keep(version?.deleted == true || change.deleted ? .deleted : .unchanged)
+            case .conflict(let conflict): return .conflict(conflict)
+            }
+        }
+    }
+}
+
+/// The one writer of the `records` table. Any number of writes of any modes, for any patients, go in four kinds of
+/// statement whatever their number: the patients' change numbers, the new records, the locked records met, and the
+/// revisions, deletions and refreshed device times; then every event, in the order the writes came. Single requests
+/// reach it through a group commit (`groupCommit`); an offline upload calls `apply` in its own transaction.
+enum RecordWriter {
+    /// What became of one write.
+    struct Outcome: Sendable {
+        let status: WriteOutcome
+        /// The record's revision after the write; nil when there is no record.
+        let revision: Int?
+        /// The event the write announced, or the record's last one when it changed nothing.
+        let eventID: UUID?
+        /// With a conflict: why, and the version stored.
+        var conflict: (reason: LastWriterWins.Conflict, stored: LastWriterWins.Stored)?
+        /// The change number of the patient's changes feed the write took, when it changed the record.
+        var changeSeq: Int64?
+    }
+
+    static func groupCommit(context: ServiceContext) -> GroupCommit<RecordWrite, RecordRoutes.Receipt> {
+        GroupCommit(name: "records", context: context, key: { $0.key }, status: { $0.httpStatus.code }) {
+            writes, handler in
+            try await apply(writes, handler: handler).enumerated().map { index, result in
+                result.map { RecordRoutes.Receipt(id: writes[index].recordID, outcome: $0) }
+            }
+        }
+    }
+
+    /// Applies the writes inside the handler's transaction; one result per write, in order. A write's refusal (its id
+    /// taken, a record deleted or missing) is its failure and leaves nothing of it behind.
+    static func apply(_ writes: [RecordWrite], handler: HandlerContext) async throws -> [Result<Outcome, any Error>] {
         guard !writes.isEmpty else { return [] }
         let store = RecordStore(handler)
-        // The patients' change numbers first (the lock order of every writer), one for each write: one whose record
-        // turns out unchanged leaves a gap in its patient's numbers, which the changes feed allows.
+        // The patients' change numbers first (the lock order of every writer), one for each write: one that turns out
+        // to change nothing leaves a gap in its patient's numbers, which the changes feed allows.
         var counts: [String: Int] = [:]
         for write in writes { counts[write.patientID, default: 0] += 1 }
         var next = try await ChangeFeedStore(handler).takeChanges(counts)
@@ -78,59 +172,84 @@ enum RecordWriter {
             return next[write.patientID, default: 0]
         }
 
-        let firsts = writes.map { handler.envelope(of: $0.first.event, patientID: $0.patientID, traceID: $0.traceID) }
-        let inserted = try await store.insert(
-            writes.indices.map { index in
-                let write = writes[index]
-                return RecordStore.Write(
-                    key: write.key, patientID: write.patientID, revision: 1, bodyText: write.bodyText,
-                    observedAt: write.first.observedAt, eventID: firsts[index].eventID, changeSeq: changeSeqs[index],
-                    clientUpdatedAt: nil)
-            })
+        // A write with a record is tried as new first: most are, and a new record needs no lock.
+        var firsts: [Int: AnyEnvelope] = [:]
+        var news: [RecordStore.Write] = []
+        for (index, write) in writes.enumerated() {
+            guard let record = write.record else { continue }
+            let envelope = handler.envelope(of: record.first.event, patientID: write.patientID, traceID: write.traceID)
+            firsts[index] = envelope
+            news.append(
+                RecordStore.Write(
+                    key: write.key, patientID: write.patientID, revision: 1, bodyText: record.bodyText, observedAt: record.first.observedAt,
+                    eventID: envelope.eventID, changeSeq: changeSeqs[index], clientUpdatedAt: write.clientUpdatedAt))
+        }
+        let inserted = try await store.insert(news)
         let met = writes.filter { !inserted.contains($0.key) }
         let stored = Dictionary(try await store.lock(met.map(\.key)).map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
 
-        var results: [Result<RecordRoutes.Receipt, any Error>] = []
+        var results: [Result<Outcome, any Error>] = []
         var revisions: [RecordStore.Write] = []
+        var deletions: [RecordStore.Deletion] = []
+        var refreshes: [(key: RecordStore.Key, updatedAt: Date)] = []
         var announced: [(AnyEnvelope, StoredRevision, onStored: (@Sendable (HandlerContext, StoredRevision) async throws -> Void)?)] = []
         for (index, write) in writes.enumerated() {
-            if inserted.contains(write.key) {
-                results.append(.success(RecordRoutes.Receipt(id: write.recordID, revision: 1, eventId: firsts[index].eventID, status: .recorded)))
-                announced.append((firsts[index], StoredRevision(write, revision: 1), write.first.onStored))
+            let changeSeq = changeSeqs[index]
+            if inserted.contains(write.key), let envelope = firsts[index], let record = write.record {
+                results.append(.success(Outcome(status: .recorded, revision: 1, eventID: envelope.eventID, changeSeq: changeSeq)))
+                announced.append((envelope, StoredRevision(write, revision: 1), record.first.onStored))
                 continue
             }
-            // Deleted for good (a purged tombstone) between the insert and the lock.
-            guard let existing = stored[write.key] else {
+            let existing = stored[write.key]
+            switch RecordRevisionRule.decide(write.mode, patientID: write.patientID, stored: existing) {
+            case .insert:
+                // Its id was taken when it was inserted, and the record is gone by the lock (a purged tombstone).
                 results.append(.failure(HTTPProblem(status: .conflict, error: "the record changed concurrently; retry")))
-                continue
-            }
-            switch RecordRevisionRule.decide(mode: write.mode, patientID: write.patientID, body: write.body, stored: existing) {
-            case .keep(let status):
-                results.append(
-                    .success(
-                        RecordRoutes.Receipt(id: write.recordID, revision: existing.version.revision, eventId: existing.lastEventID, status: status)))
-            case .idTaken:
-                results.append(.failure(RecordRoutes.idTaken))
-            case .deleted:
-                results.append(.failure(HTTPProblem(status: .conflict, error: "this record was deleted and cannot be changed", violations: [])))
-            case .correct(let revision):
+            case .revise(let revision):
+                guard let record = write.record else { preconditionFailure("a revision without a record") }
                 do {
-                    let payload = try RecordRoutes.decodePayload(write.definition, body: write.body, recordID: write.recordID, revision: revision)
+                    let payload = try RecordRoutes.decodePayload(write.definition, body: record.body, recordID: write.recordID, revision: revision)
                     let envelope = handler.envelope(of: payload.event, patientID: write.patientID, traceID: write.traceID)
                     revisions.append(
                         RecordStore.Write(
-                            key: write.key, patientID: write.patientID, revision: revision, bodyText: write.bodyText,
-                            observedAt: payload.observedAt, eventID: envelope.eventID, changeSeq: changeSeqs[index],
-                            clientUpdatedAt: nil))
+                            key: write.key, patientID: write.patientID, revision: revision, bodyText: record.bodyText,
+                            observedAt: payload.observedAt, eventID: envelope.eventID, changeSeq: changeSeq, clientUpdatedAt: write.clientUpdatedAt))
                     announced.append((envelope, StoredRevision(write, revision: revision), payload.onStored))
-                    results.append(
-                        .success(RecordRoutes.Receipt(id: write.recordID, revision: revision, eventId: envelope.eventID, status: .corrected)))
+                    results.append(.success(Outcome(status: .corrected, revision: revision, eventID: envelope.eventID, changeSeq: changeSeq)))
                 } catch {
                     results.append(.failure(error))
                 }
+            case .delete:
+                guard let existing, let deletion = write.definition.deletion else {
+                    results.append(.failure(HTTPError(.methodNotAllowed)))
+                    continue
+                }
+                let envelope = handler.envelope(of: deletion(write.recordID, Date()), patientID: write.patientID, traceID: write.traceID)
+                deletions.append(
+                    RecordStore.Deletion(key: write.key, eventID: envelope.eventID, changeSeq: changeSeq, clientUpdatedAt: write.clientUpdatedAt))
+                announced.append((envelope, StoredRevision(write, revision: existing.version.revision), nil))
+                results.append(
+                    .success(Outcome(status: .deleted, revision: existing.version.revision, eventID: envelope.eventID, changeSeq: changeSeq)))
+            case .refresh:
+                if let updatedAt = write.clientUpdatedAt { refreshes.append((write.key, updatedAt)) }
+                results.append(.success(Outcome(status: .unchanged, revision: existing?.version.revision, eventID: existing?.lastEventID)))
+            case .keep(let status):
+                results.append(.success(Outcome(status: status, revision: existing?.version.revision, eventID: existing?.lastEventID)))
+            case .conflict(let reason):
+                var outcome = Outcome(status: .conflict, revision: existing?.version.revision, eventID: nil)
+                outcome.conflict = existing.map { (reason, $0.version) }
+                results.append(.success(outcome))
+            case .idTaken:
+                results.append(.failure(RecordRoutes.idTaken))
+            case .notFound:
+                results.append(.failure(HTTPProblem(status: .notFound, error: "no such record")))
+            case .deleted:
+                results.append(.failure(HTTPProblem(status: .conflict, error: "this record was deleted and cannot be changed", violations: [])))
             }
         }
         try await store.revise(revisions)
+        try await store.markDeleted(deletions)
+        try await store.refreshTimes(refreshes)
         // Each write's event, then what it sets off (an exam report's release), in the order the writes came.
         for (envelope, revision, onStored) in announced {
             try await handler.publish(envelope)
