@@ -52,8 +52,8 @@ public enum HTTP {
     ) async throws -> Reply {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
-        // Generous: the parallel group runs dozens of stacks on two cores, and an answer held 10 s behind them is slow,
-        // not lost (seen in three runs on 2026-11-25). Tests assert behaviour, never speed.
+        // Generous: the parallel group runs dozens of stacks on two cores, and an answer held behind them is slow, not
+        // lost. Tests assert behaviour, never speed.
         request.timeoutInterval = 45
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")

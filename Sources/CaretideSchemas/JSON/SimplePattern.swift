@@ -2,8 +2,7 @@
 /// `^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$`, `^HP:[0-9]{7}$`, `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`, `\S`, the event type's
 /// `^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$`. Most of Caretide's patterns are of this kind, and every event and request
 /// checks one or more of them (the patient id at least, and every consumed event its type), so they are matched here,
-/// without the allocations of `NSRegularExpression`, which took 2–3 % of a consumer's CPU (the event type's alone
-/// still 1 % in 2026-11-28's profiles); anything else (alternatives, nested groups, look-arounds) returns nil from
+/// without the allocations of `NSRegularExpression`, which showed in every consumer's profile (BENCHMARKS.md); anything else (alternatives, nested groups, look-arounds) returns nil from
 /// `init` and stays with `NSRegularExpression`. `SimplePatternTests` holds the two to
 /// the same answers for every pattern the bundled schemas use.
 struct SimplePattern: Sendable {

@@ -87,16 +87,21 @@ struct SavedQueryRoutes: Sendable {
         ) { _, requestContext in
             let (doctorID, queryID) = try Self.identifiers(requestContext)
             let saved = try await Self.answering { try await store.load(queryID, doctorID: doctorID) }
-            // A query may be saved before any phenotype is known; there is nothing to rank until one is added.
-            guard !saved.phenotypes.isEmpty else {
+            guard let query = Self.rankingQuery(saved) else {
                 throw HTTPProblem(
                     status: .badRequest, error: "the saved query has no phenotypes to rank: add at least one first",
                     violations: [SchemaViolation(pointer: JSONPointer(tokens: ["phenotypes"]), message: "must hold at least one HPO id")])
             }
-            let query = RankingQuery(
-                phenotypes: saved.phenotypes, excluded: saved.excluded, scoring: PhenotypeScoring(rawValue: saved.scoring))
             return try RankingRoutes.response(catalog.rank(query, requestID: UUID().uuidString.lowercased()))
         }
+    }
+
+    /// The ranking a saved query asks for, with the defaults a ranking request has for what it does not keep; nil
+    /// while it has no phenotypes (a query may be saved before any is known: there is nothing to rank until one is
+    /// added).
+    static func rankingQuery(_ saved: SavedQueryStore.SavedQuery) -> RankingQuery? {
+        guard !saved.phenotypes.isEmpty else { return nil }
+        return RankingQuery(phenotypes: saved.phenotypes, excluded: saved.excluded, scoring: PhenotypeScoring(rawValue: saved.scoring))
     }
 
     /// The store's refusals as the API's answers.

@@ -186,14 +186,24 @@ struct SearchRoutes: Sendable {
         _ page: PageRequest, order: [Entry], release: OntologyReleaseReference, position: (String) -> Int?,
         item: (Entry) -> ReferenceListItem
     ) throws -> Response {
+        guard let shown = pageRange(after: page.after?.id, limit: page.limit, count: order.count, position: position) else {
+            throw PageRequest.badCursor
+        }
+        let items = order[shown].map(item)
+        let next = shown.upperBound < order.count ? items.last.map { PageRequest.Cursor(position: "", id: $0.id).encoded } : nil
+        return try jsonResponse(ReferenceListPage(release: release, items: items, nextCursor: next, message: nil))
+    }
+
+    /// The positions in a list of `count` entries that a page of `limit` shows: from the start, or after the entry
+    /// named `after` (found by `position`); nil when this list has no such entry (a cursor of another release). A
+    /// next page exists while the range ends before `count`.
+    static func pageRange(after: String?, limit: Int, count: Int, position: (String) -> Int?) -> Range<Int>? {
         var start = 0
-        if let after = page.after {
-            guard let at = position(after.id) else { throw PageRequest.badCursor }
+        if let after {
+            guard let at = position(after) else { return nil }
             start = at + 1
         }
-        let items = order[min(start, order.count)..<min(start + page.limit, order.count)].map(item)
-        let next = start + page.limit < order.count ? items.last.map { PageRequest.Cursor(position: "", id: $0.id).encoded } : nil
-        return try jsonResponse(ReferenceListPage(release: release, items: items, nextCursor: next, message: nil))
+        return min(start, count)..<min(start + limit, count)
     }
 
     struct ReferenceListItem: Encodable {
@@ -209,24 +219,30 @@ struct SearchRoutes: Sendable {
     }
 
     static func searchParameters(_ request: Request) throws -> (String, Int) {
+        let read = readSearchParameters(query: request.uri.queryParameters.get("q"), limit: request.uri.queryParameters.get("limit"))
+        guard read.violations.isEmpty else {
+            throw HTTPProblem(status: .badRequest, error: "the search parameters are invalid", violations: read.violations)
+        }
+        return (read.query, read.limit)
+    }
+
+    /// `searchParameters` on the query's texts: the search text, the limit (20 unless a valid one is given) and a
+    /// violation for each bad parameter, by pointer; the route answers a 400 when there is any.
+    static func readSearchParameters(query text: String?, limit limitText: String?) -> (query: String, limit: Int, violations: [SchemaViolation]) {
         var violations: [SchemaViolation] = []
-        let query = request.uri.queryParameters.get("q") ?? ""
+        let query = text ?? ""
         if query.trimmingCharacters(in: .whitespaces).isEmpty || query.count > 200 {
             violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["q"]), message: "must be 1 to 200 characters"))
         }
         var limit = 20
-        if let text = request.uri.queryParameters.get("limit") {
-            if let value = Int(text), (1...100).contains(value) {
+        if let limitText {
+            if let value = Int(limitText), (1...100).contains(value) {
                 limit = value
             } else {
                 violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["limit"]), message: "must be an integer from 1 to 100"))
             }
         }
-        guard violations.isEmpty else {
-            throw HTTPProblem(
-                status: .badRequest, error: "the search parameters are invalid", violations: violations.sorted { $0.pointer < $1.pointer })
-        }
-        return (query, limit)
+        return (query, limit, violations.sorted { $0.pointer < $1.pointer })
     }
 }
 

@@ -26,6 +26,11 @@ struct StagedRelease: Sendable, Equatable, Encodable {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let head = try? handle.read(upToCount: 64 * 1024) else { return nil }
+        return headerValue(head: head, prefix: prefix)
+    }
+
+    /// `headerValue` on the bytes read: only the first line with the prefix counts, and a blank value is none.
+    static func headerValue(head: Data, prefix: String) -> String? {
         for line in String(decoding: head, as: UTF8.self).split(whereSeparator: \.isNewline) where line.hasPrefix(prefix) {
             let value = line.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
             return value.isEmpty ? nil : value

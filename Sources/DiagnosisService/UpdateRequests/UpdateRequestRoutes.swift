@@ -75,15 +75,7 @@ struct UpdateRequestRoutes: Sendable {
         ) {
             _, requestContext in
             let row = try await visible(requestContext)
-            guard row.status == "pending" else { throw HTTPProblem(status: .conflict, error: "the request is \(row.status), not pending") }
-            let current = view(row)
-            guard let staged = current.newestKnown else {
-                throw HTTPProblem(
-                    status: .conflict, error: "no release is staged: put hp.obo and phenotype.hpoa in the HPO data directory (HPO_DATA_DIR)")
-            }
-            guard current.updateAvailable else {
-                throw HTTPProblem(status: .conflict, error: "the loaded release is the newest known (\(staged.ontologyVersion ?? "unversioned"))")
-            }
+            if let refusal = Self.approvalRefusal(status: row.status, view(row)) { throw HTTPProblem(status: .conflict, error: refusal) }
             let updateID = "update-request-\(row.requestID.uuidString.lowercased())"
             let operatorID = try Self.caller(requestContext).subject
             let decided = try await context.transaction { handler in
@@ -143,14 +135,32 @@ struct UpdateRequestRoutes: Sendable {
 
     /// The request with the loaded and the newest known release as they are now.
     private func view(_ row: UpdateRequestStore.Row) -> View {
-        let loaded = catalog.release?.reference
-        let staged = StagedRelease.read(releaseFiles)
+        View(row, loaded: catalog.release?.reference, staged: StagedRelease.read(releaseFiles))
+    }
+
+    /// Why a request with `status` cannot be approved now (a 409's message), or nil: it must be pending, and a staged
+    /// release must differ from the loaded one.
+    static func approvalRefusal(status: String, _ current: View) -> String? {
+        guard status == "pending" else { return "the request is \(status), not pending" }
+        guard let staged = current.newestKnown else {
+            return "no release is staged: put hp.obo and phenotype.hpoa in the HPO data directory (HPO_DATA_DIR)"
+        }
+        guard current.updateAvailable else { return "the loaded release is the newest known (\(staged.ontologyVersion ?? "unversioned"))" }
+        return nil
+    }
+}
+
+extension UpdateRequestRoutes.View {
+    /// The request as the API shows it beside the loaded and the staged release: an update is available when the
+    /// staged files' versions differ from the loaded release's, or the loaded release is a minimum one (no annotations).
+    /// In an extension, so the memberwise initialiser stays.
+    init(_ row: UpdateRequestStore.Row, loaded: OntologyReleaseReference?, staged: StagedRelease?) {
         let available =
             staged.map { staged in
                 staged.ontologyVersion != loaded?.ontologyVersion || staged.annotationVersion != loaded?.annotationVersion
                     || loaded?.kind != .full
             } ?? false
-        return View(
+        self.init(
             requestId: row.requestID, requestedBy: row.requestedBy, requestedAt: row.requestedAt,
             status: row.importedReleaseID != nil ? "imported" : row.status, decidedBy: row.decidedBy, decidedAt: row.decidedAt,
             updateId: row.updateID, importedReleaseId: row.importedReleaseID, loaded: loaded, newestKnown: staged, updateAvailable: available)

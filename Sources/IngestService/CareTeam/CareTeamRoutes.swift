@@ -27,13 +27,7 @@ struct CareTeamRoutes: Sendable {
         ) { request, requestContext in
             let (patientID, consultantID) = try Self.pair(requestContext)
             let body = try await request.decode(as: GrantBody.self, context: requestContext)
-            let now = Date()
-            if let expiresAt = body.expiresAt, expiresAt <= now {
-                throw HTTPProblem(
-                    status: .unprocessableContent, error: "the grant would already have lapsed",
-                    violations: [SchemaViolation(pointer: JSONPointer(tokens: ["expiresAt"]), message: "must be in the future")])
-            }
-            let grant = CareTeamGranted(consultantID: consultantID, grantedAt: now, expiresAt: body.expiresAt)
+            let grant = try Self.grant(consultantID: consultantID, expiresAt: body.expiresAt, now: Date())
             try await context.transaction(auditing: requestContext.origin, status: { 200 }) { handler in
                 try await ErasureStore(handler).refuseIfErased(patientID: patientID)
                 let envelope = EventEnvelope(producer: handler.producer, patientID: patientID, traceID: requestContext.requestID, payload: grant)
@@ -69,6 +63,17 @@ struct CareTeamRoutes: Sendable {
                 try await CareTeamStore(context).activeGrants(
                     patientID: patientID, page: .from(request)))
         }
+    }
+
+    /// The grant made at `now`, or a 422 when it would lapse at once: an expiry at `now` or before grants nothing.
+    /// Without an expiry it lasts until revoked.
+    static func grant(consultantID: String, expiresAt: Date?, now: Date) throws -> CareTeamGranted {
+        if let expiresAt, expiresAt <= now {
+            throw HTTPProblem(
+                status: .unprocessableContent, error: "the grant would already have lapsed",
+                violations: [SchemaViolation(pointer: JSONPointer(tokens: ["expiresAt"]), message: "must be in the future")])
+        }
+        return CareTeamGranted(consultantID: consultantID, grantedAt: now, expiresAt: expiresAt)
     }
 
     static func pair(_ context: CaretideRequestContext) throws -> (patient: String, consultant: String) {

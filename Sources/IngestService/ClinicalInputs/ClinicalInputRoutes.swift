@@ -125,7 +125,7 @@ struct ClinicalInputRoutes: Sendable {
 
     /// The NPI and the melanoma profile are assessed kinds: their rule answers whenever it refuses nothing. A melanoma
     /// answer names the optional factors the body left out, which carried no weight.
-    private static func answer(_ assessment: Assessment?, body: JSONValue, fromProfile: [String]? = nil) throws -> RuleAnswer {
+    static func answer(_ assessment: Assessment?, body: JSONValue, fromProfile: [String]? = nil) throws -> RuleAnswer {
         guard let assessment else { throw HTTPError(.internalServerError) }
         let unanswered =
             assessment.kind == .melanomaRisk ? MelanomaRiskFactor.optional.map(\.rawValue).filter { body[$0] == nil } : nil
@@ -142,11 +142,11 @@ struct ClinicalInputRoutes: Sendable {
 
     static func lacksProfileFactors(_ body: JSONValue) -> Bool { body["age"] == nil || body["sex"] == nil }
 
-    /// `completedFromProfile` with the profile read.
-    static func completed(_ body: JSONValue, from profile: PatientProfile?) -> (JSONValue, [String]?) {
+    /// `completedFromProfile` with the profile read; the age is the one at `instant` (now, unless a test fixes it).
+    static func completed(_ body: JSONValue, from profile: PatientProfile?, at instant: Date = Date()) -> (JSONValue, [String]?) {
         guard let profile, lacksProfileFactors(body) else { return (body, nil) }
         var completed: [String: JSONValue] = [:]
-        if body["age"] == nil, let age = profile.age(at: Date()) { completed["age"] = .number(Double(age)) }
+        if body["age"] == nil, let age = profile.age(at: instant) { completed["age"] = .number(Double(age)) }
         if body["sex"] == nil, let sex = profile.sex?.administrativeSex { completed["sex"] = .string(sex.rawValue) }
         guard !completed.isEmpty else { return (body, nil) }
         return (body.merging(completed), completed.keys.sorted())

@@ -142,9 +142,14 @@ struct EnvironmentReads: Sendable {
     }
 
     static func point(_ request: Request) throws -> (Double, Double) {
+        try point(latitude: request.uri.queryParameters.get("latitude"), longitude: request.uri.queryParameters.get("longitude"))
+    }
+
+    /// The point the query's texts give, or a 400 naming each parameter missing, not a number, or out of its range.
+    static func point(latitude: String?, longitude: String?) throws -> (Double, Double) {
         var violations: [SchemaViolation] = []
-        func read(_ name: String, _ range: ClosedRange<Double>) -> Double {
-            guard let text = request.uri.queryParameters.get(name), let value = Double(text), value.isFinite, range.contains(value) else {
+        func read(_ name: String, _ text: String?, _ range: ClosedRange<Double>) -> Double {
+            guard let text, let value = Double(text), value.isFinite, range.contains(value) else {
                 violations.append(
                     SchemaViolation(
                         pointer: JSONPointer(tokens: [name]),
@@ -153,7 +158,7 @@ struct EnvironmentReads: Sendable {
             }
             return value
         }
-        let point = (read("latitude", -90...90), read("longitude", -180...180))
+        let point = (read("latitude", latitude, -90...90), read("longitude", longitude, -180...180))
         guard violations.isEmpty else { throw HTTPProblem(status: .badRequest, error: "the query is invalid", violations: violations) }
         return point
     }

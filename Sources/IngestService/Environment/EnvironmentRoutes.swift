@@ -59,16 +59,7 @@ struct EnvironmentRoutes: Sendable {
         ) { request, requestContext in
             let code = try Self.areaCode(requestContext)
             let body = try await request.decode(as: AreaBody.self, context: requestContext)
-            let timeZone = body.timeZone
-            guard TimeZone(identifier: timeZone) != nil else {
-                throw HTTPProblem(
-                    status: .unprocessableContent, error: "the area cannot be registered",
-                    violations: [
-                        SchemaViolation(pointer: JSONPointer(tokens: ["timeZone"]), message: "must be an IANA time zone, e.g. Europe/Lisbon")
-                    ])
-            }
-            let area = AreaRegistered(
-                areaCode: code, name: body.name, latitude: body.latitude, longitude: body.longitude, timeZone: timeZone)
+            let area = try Self.registration(body, areaCode: code)
             let requestID = requestContext.requestID
             let receipt = try await context.transaction { handler in
                 let outcome = try await EnvironmentStore(handler).register(area)
@@ -90,12 +81,9 @@ struct EnvironmentRoutes: Sendable {
             let body = try await request.decode(as: UVIndexBody.self, context: requestContext)
             let reading = UVIndexRecorded(
                 areaCode: code, observedAt: body.observedAt, uvIndex: body.uvIndex, dailyMax: body.dailyMax, solarNoon: body.solarNoon)
-            var violations = Self.futureViolations(reading.observedAt)
-            if let dailyMax = reading.dailyMax, dailyMax < reading.uvIndex {
-                violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["dailyMax"]), message: "must not be below uvIndex"))
-            }
             return try await record(
-                reading, kind: .uvIndex, observedAt: reading.observedAt, body: body, violations: violations, request: requestContext)
+                reading, kind: .uvIndex, observedAt: reading.observedAt, body: body, violations: Self.violations(of: reading, now: Date()),
+                request: requestContext)
         }
         routes.post(
             "v1/areas/:areaCode/air-quality", access: .operatorFeeds,
@@ -105,14 +93,9 @@ struct EnvironmentRoutes: Sendable {
             let body = try await request.decode(as: AirQualityBody.self, context: requestContext)
             let reading = AirQualityRecorded(
                 areaCode: code, observedAt: body.observedAt, aqi: body.aqi, pm25: body.pm25, pm10: body.pm10, o3: body.o3)
-            var violations = Self.futureViolations(reading.observedAt)
-            if [reading.aqi, reading.pm25, reading.pm10, reading.o3].allSatisfy({ $0 == nil }) {
-                violations += ["aqi", "pm25", "pm10", "o3"].map {
-                    SchemaViolation(pointer: JSONPointer(tokens: [$0]), message: "one of aqi, pm25, pm10 and o3 is required")
-                }
-            }
             return try await record(
-                reading, kind: .airQuality, observedAt: reading.observedAt, body: body, violations: violations, request: requestContext)
+                reading, kind: .airQuality, observedAt: reading.observedAt, body: body, violations: Self.violations(of: reading, now: Date()),
+                request: requestContext)
         }
     }
 
@@ -144,13 +127,54 @@ struct EnvironmentRoutes: Sendable {
         return try jsonResponse(receipt, status: receipt.httpStatus)
     }
 
-    static func futureViolations(_ observedAt: Date) -> [SchemaViolation] {
-        observedAt > Date().addingTimeInterval(RecordRoutes.clockSkew)
+    /// The area a body registers under `areaCode`, or a 422 when its time zone is not one the IANA database knows
+    /// (its readings' solar noon and days are counted in it).
+    static func registration(_ body: AreaBody, areaCode: String) throws -> AreaRegistered {
+        guard TimeZone(identifier: body.timeZone) != nil else {
+            throw HTTPProblem(
+                status: .unprocessableContent, error: "the area cannot be registered",
+                violations: [
+                    SchemaViolation(pointer: JSONPointer(tokens: ["timeZone"]), message: "must be an IANA time zone, e.g. Europe/Lisbon")
+                ])
+        }
+        return AreaRegistered(
+            areaCode: areaCode, name: body.name, latitude: body.latitude, longitude: body.longitude, timeZone: body.timeZone)
+    }
+
+    /// What a UV reading's schema cannot refuse: a time ahead of `now` beyond clock skew, a day's maximum below the
+    /// reading itself.
+    static func violations(of reading: UVIndexRecorded, now: Date) -> [SchemaViolation] {
+        var violations = futureViolations(reading.observedAt, now: now)
+        if let dailyMax = reading.dailyMax, dailyMax < reading.uvIndex {
+            violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["dailyMax"]), message: "must not be below uvIndex"))
+        }
+        return violations
+    }
+
+    /// What an air-quality reading's schema cannot refuse: a time ahead of `now` beyond clock skew, and a reading
+    /// without any value (each of the four is named, as any one of them would do).
+    static func violations(of reading: AirQualityRecorded, now: Date) -> [SchemaViolation] {
+        var violations = futureViolations(reading.observedAt, now: now)
+        if [reading.aqi, reading.pm25, reading.pm10, reading.o3].allSatisfy({ $0 == nil }) {
+            violations += ["aqi", "pm25", "pm10", "o3"].map {
+                SchemaViolation(pointer: JSONPointer(tokens: [$0]), message: "one of aqi, pm25, pm10 and o3 is required")
+            }
+        }
+        return violations
+    }
+
+    static func futureViolations(_ observedAt: Date, now: Date = Date()) -> [SchemaViolation] {
+        observedAt > now.addingTimeInterval(RecordRoutes.clockSkew)
             ? [SchemaViolation(pointer: JSONPointer(tokens: ["observedAt"]), message: RecordRoutes.futureMessage)] : []
     }
 
     static func areaCode(_ context: some RequestContext) throws -> String {
-        let code = context.parameters.get("areaCode") ?? ""
+        try areaCode(context.parameters.get("areaCode"))
+    }
+
+    /// The `areaCode` path parameter's text, or a 400 naming it: area codes follow the patient id's form.
+    static func areaCode(_ text: String?) throws -> String {
+        let code = text ?? ""
         guard PatientID.isValid(code) else {
             throw HTTPProblem.invalidPathParameter("areaCode", label: "area code", requirement: "must be 1 to 64 letters, digits or . _ : -")
         }

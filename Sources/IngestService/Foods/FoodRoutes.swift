@@ -70,37 +70,8 @@ struct FoodRoutes: Sendable {
         ) { request, _ in
             guard let loaded = catalogue.current else { throw Self.notLoaded }
             let query = request.uri.queryParameters.get("q") ?? ""
-            guard query.contains(where: { $0.isLetter || $0.isNumber }), query.count <= 200 else {
-                throw HTTPProblem(
-                    status: .badRequest, error: "the query is invalid",
-                    violations: [SchemaViolation(pointer: JSONPointer(tokens: ["q"]), message: "must hold a word (up to 200 characters)")])
-            }
-            let page = try PageRequest.from(request)
-            let blocks = loaded.search.blocks(query)
-            // The first page holds the best of every food group (as many of each as fit); the round size is kept in
-            // the cursor, so that the next pages continue the same order.
-            let (offset, perRound) = try Self.position(page.after, release: loaded.number, firstPage: (page.limit, blocks.count))
-            let matches = FoodSearch.rounds(blocks, perRound: perRound)
-            let shown = matches.dropFirst(offset).prefix(page.limit)
-            // A page is shown grouped: each group's foods of the page together, the groups in the answer's order.
-            var groups: [Group] = []
-            var groupOfCategory: [String: Int] = [:]
-            for index in shown {
-                let food = loaded.foods[index]
-                let summary = Summary(id: food.id, name: food.name)
-                if let group = groupOfCategory[food.category] {
-                    groups[group] = Group(category: food.category, foods: groups[group].foods + [summary])
-                } else {
-                    groupOfCategory[food.category] = groups.count
-                    groups.append(Group(category: food.category, foods: [summary]))
-                }
-            }
-            let end = offset + shown.count
-            return try jsonResponse(
-                SearchAnswer(
-                    release: Release(loaded), query: query, total: matches.count, groups: groups,
-                    nextCursor: end < matches.count
-                        ? PageRequest.Cursor(position: String(end), id: Self.cursorID(loaded.number, perRound: perRound)).encoded : nil))
+            try Self.checkQuery(query)
+            return try jsonResponse(try Self.search(query, page: try PageRequest.from(request), in: loaded))
         }
         routes.get("v1/foods/:foodId", access: .referenceData, summary: "One food: its values per 100 g and its household portions") {
             _, context in
@@ -113,6 +84,43 @@ struct FoodRoutes: Sendable {
                     release: Release(loaded), id: food.id, name: food.name, category: food.category, per100g: food.per100g,
                     portions: food.portions))
         }
+    }
+
+    /// A 400 unless the query holds a letter or a digit, in at most 200 characters.
+    static func checkQuery(_ query: String) throws {
+        guard query.contains(where: { $0.isLetter || $0.isNumber }), query.count <= 200 else {
+            throw HTTPProblem(
+                status: .badRequest, error: "the query is invalid",
+                violations: [SchemaViolation(pointer: JSONPointer(tokens: ["q"]), message: "must hold a word (up to 200 characters)")])
+        }
+    }
+
+    /// The page of a checked query's answer over `loaded` that `page` asks for.
+    static func search(_ query: String, page: PageRequest, in loaded: FoodCatalogue.Loaded) throws -> SearchAnswer {
+        let blocks = loaded.search.blocks(query)
+        // The first page holds the best of every food group (as many of each as fit); the round size is kept in
+        // the cursor, so that the next pages continue the same order.
+        let (offset, perRound) = try position(page.after, release: loaded.number, firstPage: (page.limit, blocks.count))
+        let matches = FoodSearch.rounds(blocks, perRound: perRound)
+        let shown = matches.dropFirst(offset).prefix(page.limit)
+        // A page is shown grouped: each group's foods of the page together, the groups in the answer's order.
+        var groups: [Group] = []
+        var groupOfCategory: [String: Int] = [:]
+        for index in shown {
+            let food = loaded.foods[index]
+            let summary = Summary(id: food.id, name: food.name)
+            if let group = groupOfCategory[food.category] {
+                groups[group] = Group(category: food.category, foods: groups[group].foods + [summary])
+            } else {
+                groupOfCategory[food.category] = groups.count
+                groups.append(Group(category: food.category, foods: [summary]))
+            }
+        }
+        let end = offset + shown.count
+        return SearchAnswer(
+            release: Release(loaded), query: query, total: matches.count, groups: groups,
+            nextCursor: end < matches.count
+                ? PageRequest.Cursor(position: String(end), id: cursorID(loaded.number, perRound: perRound)).encoded : nil)
     }
 
     /// Where a page starts in a search's answer, and the answer's round size (`FoodSearch.rounds`): from the cursor,

@@ -37,12 +37,7 @@ struct AppointmentRoutes: Sendable {
             let institution = try PatientID.fromPath(requestContext, parameter: "institutionId", label: "institution id")
             let slotID = try PatientID.fromPath(requestContext, parameter: "slotId", label: "slot id")
             let body = try await request.decode(as: SlotBody.self, context: requestContext)
-            guard body.endsAt > body.startsAt else {
-                throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: ["endsAt"]), message: "must be after startsAt")])
-            }
-            let slot = Appointments.Slot(
-                institutionId: institution, slotId: slotID, service: body.service, startsAt: body.startsAt, endsAt: body.endsAt,
-                location: body.location)
+            let slot = try Self.slot(body, institutionID: institution, slotID: slotID)
             let outcome = try await context.transaction(auditing: requestContext.origin, status: { $0 == nil ? 409 : 200 }) { handler in
                 try await Appointments(handler).putSlot(slot)
             }
@@ -139,6 +134,17 @@ struct AppointmentRoutes: Sendable {
                 requestContext)
             return Response(status: .noContent)
         }
+    }
+
+    /// The slot a request publishes, or a 400 on `endsAt` when it does not end after it starts (an empty or backward
+    /// slot could never hold an appointment).
+    static func slot(_ body: SlotBody, institutionID: String, slotID: String) throws -> Appointments.Slot {
+        guard body.endsAt > body.startsAt else {
+            throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: ["endsAt"]), message: "must be after startsAt")])
+        }
+        return Appointments.Slot(
+            institutionId: institutionID, slotId: slotID, service: body.service, startsAt: body.startsAt, endsAt: body.endsAt,
+            location: body.location)
     }
 
     private func cancel(_ id: UUID, patientID: String? = nil, institutionID: String? = nil, by: String, _ requestContext: CaretideRequestContext)

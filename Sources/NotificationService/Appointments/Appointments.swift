@@ -141,21 +141,33 @@ struct Appointments: ServiceStore {
     static let reminderOffsets: [(topic: String, before: TimeInterval)] = [("appointment24h", 24 * 3600), ("appointment1h", 3600)]
 
     func setReminders(_ appointment: Appointment, now: Date) async throws {
+        for reminder in Self.reminders(before: appointment, now: now) {
+            _ = try await ReminderStore(session: session).insert(reminder, now: now)
+        }
+    }
+
+    /// The reminders `setReminders` stores, apart from the database so their times can be checked alone: one per
+    /// offset whose time is still ahead at `now`, once, in UTC to the minute, its id made from the appointment and the
+    /// topic (a booking retried sets none twice) and its origin naming the appointment (its cancellation finds them).
+    static func reminders(before appointment: Appointment, now: Date) -> [ReminderStore.Reminder] {
         let utc = TimeZone(identifier: "UTC")!
-        for (topic, before) in Self.reminderOffsets {
-            let at = appointment.slot.startsAt.addingTimeInterval(-before)
+        var reminders: [ReminderStore.Reminder] = []
+        for (topic, before) in reminderOffsets {
+            // A reminder's schedule holds minutes: the instant it fires is the minute it falls in, which must still lie ahead.
+            let exact = appointment.slot.startsAt.addingTimeInterval(-before)
+            let at = Date(timeIntervalSince1970: (exact.timeIntervalSince1970 / 60).rounded(.down) * 60)
             guard at > now else { continue }
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = utc
             let time = LocalTime(String(format: "%02d:%02d", calendar.component(.hour, from: at), calendar.component(.minute, from: at)))!
             let schedule = ReminderSchedule(repeats: .once, startsOn: LocalDate(at, in: utc), at: time, timeZone: utc)
-            _ = try await ReminderStore(session: session).insert(
+            reminders.append(
                 .init(
                     id: .named("appointment/\(appointment.appointmentId.uuidString.lowercased())/\(topic)"), patientID: appointment.patientId,
                     topic: topic,
-                    note: nil, schedule: schedule, origin: "appointment:\(appointment.appointmentId.uuidString.lowercased())"),
-                now: now)
+                    note: nil, schedule: schedule, origin: "appointment:\(appointment.appointmentId.uuidString.lowercased())"))
         }
+        return reminders
     }
 
     func cancelReminders(_ appointment: Appointment) async throws {

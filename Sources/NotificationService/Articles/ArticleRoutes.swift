@@ -180,8 +180,15 @@ struct ArticleRoutes: Sendable {
     /// (a primary tag matching a regional one), else English, else the first it has; nil when it has none.
     private func language(of articleID: String, request: Request) async throws -> String? {
         let available = try await ArticleStore(context).languages(of: articleID)
-        if let asked = request.uri.queryParameters.get("language") { return available.contains(asked) ? asked : nil }
-        for wanted in Self.languages(request) {
+        return Self.language(among: available, asked: request.uri.queryParameters.get("language"), preferred: Self.languages(request))
+    }
+
+    /// `language(of:request:)` apart from the database and the request, so the choice can be checked alone: among the
+    /// languages the article has, the one `asked` for (nil when it lacks it), else the first of `preferred` (lowercase)
+    /// it has, exactly or by primary tag (de-ch finds de, pt finds pt-BR), else English, else the first.
+    static func language(among available: [String], asked: String?, preferred: [String]) -> String? {
+        if let asked { return available.contains(asked) ? asked : nil }
+        for wanted in preferred {
             if let exact = available.first(where: { $0.lowercased() == wanted }) { return exact }
             let primary = wanted.split(separator: "-").first.map(String.init) ?? wanted
             if let near = available.first(where: { $0.lowercased() == primary || $0.lowercased().hasPrefix(primary + "-") }) { return near }

@@ -154,9 +154,7 @@ struct ArticleStore: ServiceStore {
             SELECT DISTINCT ON (article_id) article_id, language FROM articles WHERE kind = 'tip'
             ORDER BY article_id, coalesce(array_position(\(languages)::text[], language), 1000), language
             """, as: (String, String).self)
-        // In the reader's language when there is a tip in it: a tip in another language is a fallback for all.
-        let best = tips.map { languages.firstIndex(of: $0.1) ?? languages.count }.min() ?? 0
-        let candidates = tips.filter { (languages.firstIndex(of: $0.1) ?? languages.count) == best }
+        let candidates = Self.tipCandidates(tips, languages: languages)
         guard !candidates.isEmpty else { return nil }
         let shown = try await session.fetchAll(
             """
@@ -165,24 +163,35 @@ struct ArticleStore: ServiceStore {
             ORDER BY shown_on
             """, as: (String, String).self)
         if let today = shown.last(where: { $0.1 == day.description }), let tip = candidates.first(where: { $0.0 == today.0 }) { return tip }
-        let recent = Set(shown.map(\.0))
-        let fresh = candidates.filter { !recent.contains($0.0) }
-        let chosen: (String, String)
-        if fresh.isEmpty {
-            // Every tip was shown this week: the one shown longest ago comes back first.
-            let order = shown.map(\.0)
-            chosen = candidates.min { (order.lastIndex(of: $0.0) ?? -1) < (order.lastIndex(of: $1.0) ?? -1) }!
-        } else {
-            var hash: UInt64 = 14_695_981_039_346_656_037  // FNV-1a: stable across processes, unlike hashValue
-            for byte in "\(role):\(id):\(day)".utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
-            chosen = fresh[Int(hash % UInt64(fresh.count))]
-        }
+        let chosen = Self.freshTip(among: candidates, shownThisWeek: shown.map(\.0), reader: "\(role):\(id)", day: day)
         try await session.query(
             """
             INSERT INTO tips_shown (recipient_id, recipient_role, shown_on, article_id) VALUES (\(id), \(role), \(day.description)::date, \(chosen.0))
             ON CONFLICT (recipient_id, recipient_role, shown_on) DO UPDATE SET article_id = EXCLUDED.article_id
             """)
         return chosen
+    }
+
+    /// The tips a reader may get, of one per article as `tips` lists them (id, language): those in the first of
+    /// `languages` that has any; when none is in any of them, every tip (a tip in another language is a fallback for all).
+    static func tipCandidates(_ tips: [(String, String)], languages: [String]) -> [(String, String)] {
+        let best = tips.map { languages.firstIndex(of: $0.1) ?? languages.count }.min() ?? 0
+        return tips.filter { (languages.firstIndex(of: $0.1) ?? languages.count) == best }
+    }
+
+    /// The reader's tip for a day not yet given one, of `candidates` (not empty): one not among the article ids
+    /// shown to them this week (`shown`, oldest first), picked by a hash of the reader and the day, so readers start at
+    /// different tips; when every tip was shown this week, the one shown longest ago.
+    static func freshTip(among candidates: [(String, String)], shownThisWeek shown: [String], reader: String, day: LocalDate) -> (String, String) {
+        let recent = Set(shown)
+        let fresh = candidates.filter { !recent.contains($0.0) }
+        guard !fresh.isEmpty else {
+            // Every tip was shown this week: the one shown longest ago comes back first.
+            return candidates.min { (shown.lastIndex(of: $0.0) ?? -1) < (shown.lastIndex(of: $1.0) ?? -1) }!
+        }
+        var hash: UInt64 = 14_695_981_039_346_656_037  // FNV-1a: stable across processes, unlike hashValue
+        for byte in "\(reader):\(day)".utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
+        return fresh[Int(hash % UInt64(fresh.count))]
     }
 
     private static let columns =

@@ -30,12 +30,7 @@ struct Broadcasts: ServiceStore {
 
     /// Stores a broadcast to deliver; false when the id is taken.
     func insert(_ broadcast: Broadcast) async throws -> Bool {
-        let (scope, area, patients): (String, String?, [String]) =
-            switch broadcast.audience {
-            case .all: ("all", nil, [])
-            case .area(let code): ("area", code, [])
-            case .patients(let ids): ("patients", nil, ids.sorted())
-            }
+        let (scope, area, patients) = Self.columns(of: broadcast.audience)
         return try await !session.fetchAll(
             """
             INSERT INTO broadcasts (broadcast_id, kind, text, audience, area_code, patient_ids)
@@ -43,6 +38,30 @@ struct Broadcasts: ServiceStore {
             ON CONFLICT (broadcast_id) DO NOTHING RETURNING 1
             """, as: Int.self
         ).isEmpty
+    }
+
+    /// How an audience is stored: its scope, its area, and its listed patients in id order, the order delivery walks
+    /// them in from its cursor (`listedBatch`).
+    static func columns(of audience: Audience) -> (scope: String, area: String?, patients: [String]) {
+        switch audience {
+        case .all: ("all", nil, [])
+        case .area(let code): ("area", code, [])
+        case .patients(let ids): ("patients", nil, ids.sorted())
+        }
+    }
+
+    /// The next batch of a broadcast to listed patients: those after the cursor (`listed` is in id order), at most
+    /// `batch` of them.
+    static func listedBatch(_ listed: [String], after cursor: String) -> [String] {
+        Array(listed.filter { $0 > cursor }.prefix(batch))
+    }
+
+    /// Where a broadcast stands after delivering `patients` from `cursor`: a batch shorter than `batch` completes it,
+    /// and the cursor, a patient's id, is then cleared so that a completed broadcast names nobody; otherwise it moves
+    /// to the batch's last patient.
+    static func progress(after patients: [String], from cursor: String) -> (deliveredThrough: String, completed: Bool) {
+        let completed = patients.count < batch
+        return (deliveredThrough: completed ? "" : patients.last ?? cursor, completed: completed)
     }
 
     /// Delivers the next batch of the oldest broadcast still delivering (locked: replicas take different ones);
@@ -65,7 +84,7 @@ struct Broadcasts: ServiceStore {
                     ORDER BY patient_id LIMIT \(batch)
                     """, as: String.self, logger: context.logger)
             case "patients":
-                Array(listed.filter { $0 > after }.prefix(batch))
+                listedBatch(listed, after: after)
             default:
                 // Every patient notification-service knows of.
                 try await context.connection.fetchAll(
@@ -87,10 +106,10 @@ struct Broadcasts: ServiceStore {
                     raisedAt: now, text: text)
             }, traceID: nil, context: context)
         // The cursor is a patient's id: kept only while the broadcast delivers, so that a completed one names nobody.
-        let completed = patients.count < batch
+        let (deliveredThrough, completed) = progress(after: patients, from: after)
         try await context.connection.query(
             """
-            UPDATE broadcasts SET delivered_through = \(completed ? "" : patients.last ?? after), delivered = delivered + \(patients.count),
+            UPDATE broadcasts SET delivered_through = \(deliveredThrough), delivered = delivered + \(patients.count),
                    completed_at = CASE WHEN \(completed) THEN now() END
             WHERE broadcast_id = \(id)
             """, logger: context.logger)

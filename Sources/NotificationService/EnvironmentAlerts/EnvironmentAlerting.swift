@@ -59,27 +59,9 @@ struct EnvironmentAlerting {
         let store = EnvironmentStore(context)
         let day = Self.localDay(reading.observedAt, timeZone)
         let clock = ContinuousClock.now
-        var notifications: [NotificationStore.Row] = []
-        var states: [(patientID: String, state: EnvironmentAlertState)] = []
         let subscribers = try await store.subscribers(area: reading.area, kind: reading.kind)
         let loaded = ContinuousClock.now
-        for var subscriber in subscribers {
-            if let last = subscriber.lastObservedAt, last >= reading.observedAt { continue }
-            let decision = subscriber.state.decide(
-                level: reading.rank, aboveThreshold: reading.exceeds(subscriber.thresholds), now: reading.observedAt, day: day)
-            states.append((subscriber.patientID, subscriber.state))
-            let (topic, severity): (AlertTopic, Severity)
-            switch decision {
-            case .none: continue
-            case .alert: (topic, severity) = (reading.band, reading.severity)
-            case .allClear: (topic, severity) = (reading.kind == .uvIndex ? .uvIndex(nil) : .airQuality(nil), .normal)
-            }
-            notifications.append(
-                NotificationStore.Row(
-                    topic, severity: severity, source: event.eventID, about: event.eventID, to: .init(id: subscriber.patientID, role: .patient),
-                    patientID: subscriber.patientID, raisedAt: Date(),
-                    reading: (reading.area, reading.value, decision == .allClear ? nil : reading.peakAt)))
-        }
+        let (notifications, states) = Self.decisions(reading, for: subscribers, day: day, eventID: event.eventID, raisedAt: Date())
         let decided = ContinuousClock.now
         try await store.save(states, area: reading.area, kind: reading.kind, observedAt: reading.observedAt)
         let saved = ContinuousClock.now
@@ -98,6 +80,35 @@ struct EnvironmentAlerting {
                 LogKey.saveMilliseconds: "\(milliseconds(decided, saved))",
                 LogKey.deliverMilliseconds: "\(milliseconds(saved, .now))",
             ])
+    }
+
+    /// A reading decided for each subscriber, apart from the database so the rules can be checked alone: the
+    /// notifications it raises (an alert in the reading's band, or an all-clear without a peak time), caused by and about
+    /// event `eventID`, and each subscriber's state after it. A subscriber who already had a reading observed as late
+    /// or later (a replay, a reading out of order) is skipped and keeps their state.
+    static func decisions(
+        _ reading: Reading, for subscribers: [EnvironmentStore.Subscriber], day: String, eventID: UUID, raisedAt: Date
+    ) -> (notifications: [NotificationStore.Row], states: [(patientID: String, state: EnvironmentAlertState)]) {
+        var notifications: [NotificationStore.Row] = []
+        var states: [(patientID: String, state: EnvironmentAlertState)] = []
+        for var subscriber in subscribers {
+            if let last = subscriber.lastObservedAt, last >= reading.observedAt { continue }
+            let decision = subscriber.state.decide(
+                level: reading.rank, aboveThreshold: reading.exceeds(subscriber.thresholds), now: reading.observedAt, day: day)
+            states.append((subscriber.patientID, subscriber.state))
+            let (topic, severity): (AlertTopic, Severity)
+            switch decision {
+            case .none: continue
+            case .alert: (topic, severity) = (reading.band, reading.severity)
+            case .allClear: (topic, severity) = (reading.kind == .uvIndex ? .uvIndex(nil) : .airQuality(nil), .normal)
+            }
+            notifications.append(
+                NotificationStore.Row(
+                    topic, severity: severity, source: eventID, about: eventID, to: .init(id: subscriber.patientID, role: .patient),
+                    patientID: subscriber.patientID, raisedAt: raisedAt,
+                    reading: (reading.area, reading.value, decision == .allClear ? nil : reading.peakAt)))
+        }
+        return (notifications: notifications, states: states)
     }
 
     /// yyyy-MM-dd of `instant` in the area's time zone.

@@ -45,14 +45,20 @@ struct Escalation: ServiceStore {
                 SELECT about_id FROM escalations WHERE outcome IS NULL AND due_at <= now() ORDER BY due_at LIMIT \(batch) FOR UPDATE SKIP LOCKED)
             RETURNING about_id, patient_id, institution_id, kind, category, source_event_id, outcome
             """, as: (UUID, String, String?, String, String, UUID, String).self, logger: context.logger)
-        let now = Date()
-        let rows = due.filter { $0.6 == "escalated" }.map { about, patient, institution, kind, category, source, _ in
+        try await NotificationDelivery.deliver(notices(due, now: Date()), traceID: nil, context: context)
+        return due.count
+    }
+
+    /// The notifications of closed findings, apart from the database so the rule can be checked alone: each row is
+    /// (about, patient, institution, kind, category, source event, outcome). One a consultant acknowledged tells nobody;
+    /// one escalated is urgent news for the on-call channel of the institution that reported it, or the deployment's
+    /// (`defaultChannel`) for a patient's own measurement.
+    static func notices(_ closed: [(UUID, String, String?, String, String, UUID, String)], now: Date) -> [NotificationStore.Row] {
+        closed.filter { $0.6 == "escalated" }.map { about, patient, institution, kind, category, source, _ in
             NotificationStore.Row(
                 .escalation(kind: kind, category: category), severity: .urgent, source: source, about: about,
                 to: .init(id: institution ?? defaultChannel, role: .onCall), patientID: patient, raisedAt: now)
         }
-        try await NotificationDelivery.deliver(rows, traceID: nil, context: context)
-        return due.count
     }
 
     static func job(interval: Duration, context: ServiceContext) -> PeriodicJob {

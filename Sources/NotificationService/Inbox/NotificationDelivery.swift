@@ -131,27 +131,12 @@ struct NotificationDelivery: ServiceStore {
             ON CONFLICT (recipient_role, recipient_id) DO UPDATE SET last_sequence = recipient_sequences.last_sequence + excluded.last_sequence
             RETURNING recipient_role, recipient_id, last_sequence
             """, as: (String, String, Int64).self, logger: context.logger)
-        var next: [NotificationStore.Recipient: Int] = [:]
+        var counters: [NotificationStore.Recipient: Int] = [:]
         for (role, id, lastSequence) in last {
             guard let role = RecipientRole(rawValue: role) else { continue }
-            let recipient = NotificationStore.Recipient(id: id, role: role)
-            next[recipient] = Int(lastSequence) - (counts[recipient] ?? 0) + 1
+            counters[NotificationStore.Recipient(id: id, role: role)] = Int(lastSequence)
         }
-        var numbered: [Message] = []
-        numbered.reserveCapacity(messages.count)
-        for message in messages {
-            let recipient = message.recipient
-            let sequence = next[recipient, default: 1]
-            next[recipient] = sequence + 1
-            switch message {
-            case .raised(var envelope):
-                envelope.payload.sequence = sequence
-                numbered.append(.raised(envelope))
-            case .withdrawn(var envelope):
-                envelope.payload.sequence = sequence
-                numbered.append(.withdrawn(envelope))
-            }
-        }
+        let numbered = Self.numbered(messages, counts: counts, last: counters)
         // In statements of a bounded size (a reading of an area may notify a hundred thousand subscribers), each
         // chunk encoded while the one before is written: encoding and PostgreSQL then use both cores.
         let codec = context.codec
@@ -177,6 +162,34 @@ struct NotificationDelivery: ServiceStore {
     }
 
     static let publishChunk = 2_000
+
+    /// The messages in order, each with its number in its recipient's sequence, apart from the database so the
+    /// numbering can be checked alone: `last` is each recipient's counter after `counts` (this batch's messages per
+    /// recipient) were added to it, so the batch takes the numbers that end there, in the order the messages leave.
+    static func numbered(
+        _ messages: [Message], counts: [NotificationStore.Recipient: Int], last: [NotificationStore.Recipient: Int]
+    ) -> [Message] {
+        var next: [NotificationStore.Recipient: Int] = [:]
+        for (recipient, lastSequence) in last {
+            next[recipient] = lastSequence - (counts[recipient] ?? 0) + 1
+        }
+        var numbered: [Message] = []
+        numbered.reserveCapacity(messages.count)
+        for message in messages {
+            let recipient = message.recipient
+            let sequence = next[recipient, default: 1]
+            next[recipient] = sequence + 1
+            switch message {
+            case .raised(var envelope):
+                envelope.payload.sequence = sequence
+                numbered.append(.raised(envelope))
+            case .withdrawn(var envelope):
+                envelope.payload.sequence = sequence
+                numbered.append(.withdrawn(envelope))
+            }
+        }
+        return numbered
+    }
 
     func hold(_ envelope: EventEnvelope<AlertRaised>, until deliverAt: Date, codec: EventCodec) async throws {
         let body = String(decoding: try codec.encode(envelope), as: UTF8.self)

@@ -229,11 +229,20 @@ struct ThreadRoutes: Sendable {
         threadID: UUID, messageID: UUID, patientID: String, consultantID: String, sender: ThreadStore.Viewer, traceID: String,
         handler: HandlerContext
     ) async throws {
-        let toPatient = sender.side == .consultant
-        let row = NotificationStore.Row(
-            .message(fromConsultant: toPatient), severity: .normal, source: messageID, about: threadID,
-            to: toPatient ? .init(id: patientID, role: .patient) : .init(id: consultantID, role: .consultant), patientID: patientID, raisedAt: Date(),
-            subjectID: sender.id)
+        let row = messageNotice(
+            threadID: threadID, messageID: messageID, patientID: patientID, consultantID: consultantID, sender: sender, now: Date())
         try await NotificationDelivery.deliver([row], traceID: traceID, context: handler)
+    }
+
+    /// The notification `tell` delivers, apart from the database so it can be checked alone: for the side that did not
+    /// send, caused by the message, about the thread, grouped under the sender, and without the message's text.
+    static func messageNotice(
+        threadID: UUID, messageID: UUID, patientID: String, consultantID: String, sender: ThreadStore.Viewer, now: Date
+    ) -> NotificationStore.Row {
+        let toPatient = sender.side == .consultant
+        return NotificationStore.Row(
+            .message(fromConsultant: toPatient), severity: .normal, source: messageID, about: threadID,
+            to: toPatient ? .init(id: patientID, role: .patient) : .init(id: consultantID, role: .consultant), patientID: patientID, raisedAt: now,
+            subjectID: sender.id)
     }
 }

@@ -13,12 +13,16 @@ extension NotificationHandler {
             let repeats = ReminderRepeat(months: Int(months))
         else { return }
         let zone = try await PreferenceStore(context).timeZone(of: .init(id: patientID, role: .patient)) ?? TimeZone(identifier: "UTC")!
-        let tomorrow = LocalDate(event.occurredAt.addingTimeInterval(86_400), in: zone)
-        let schedule = ReminderSchedule(repeats: repeats, startsOn: tomorrow, at: LocalTime("09:00")!, timeZone: zone)
+        let schedule = ReminderSchedule(
+            repeats: repeats, startsOn: Self.dayAfter(event.occurredAt, in: zone), at: LocalTime("09:00")!, timeZone: zone)
         try await ReminderStore(context).replace(
             .init(
                 id: UUID.timeOrdered(), patientID: patientID, topic: "skinCheck", note: nil, schedule: schedule, origin: "melanomaRisk",
                 setBy: assessment.assessmentID),
             now: event.occurredAt)
     }
+
+    /// The calendar day after `instant` in `zone`: not 24 hours on, since a day is 25 hours long the night the clocks
+    /// go back.
+    static func dayAfter(_ instant: Date, in zone: TimeZone) -> LocalDate { LocalDate(instant, in: zone).addingDays(1) }
 }

@@ -35,15 +35,9 @@ enum ReminderScheduler {
         var reminders: [UUID: ReminderStore.Reminder] = [:]
         for (reminder, first) in due {
             reminders[reminder.id] = reminder
-            var index = first
-            while let at = reminder.schedule.occurrence(index), at <= now, index - first < occurrencesPerRound {
-                occurrences.append(
-                    .init(
-                        reminderID: reminder.id, index: index, id: .named("reminder/\(reminder.id.uuidString.lowercased())/\(index)"), dueAt: at,
-                        late: ReminderSchedule.isLate(dueAt: at, firedAt: now)))
-                index += 1
-            }
-            advanced.append((reminder.id, index, reminder.schedule.occurrence(index)))
+            let round = dueOccurrences(of: reminder, from: first, now: now)
+            occurrences.append(contentsOf: round.due)
+            advanced.append((reminder.id, round.next.index, round.next.dueAt))
         }
         let notifications = try await store.fire(occurrences, at: now).compactMap { occurrence -> NotificationStore.Row? in
             guard let reminder = reminders[occurrence.reminderID] else { return nil }
@@ -55,5 +49,24 @@ enum ReminderScheduler {
         try await store.advance(advanced)
         try await NotificationDelivery.deliver(notifications, traceID: nil, context: context)
         return due.count
+    }
+
+    /// One reminder's part of a round, apart from the database so its catch-up rules can be checked alone: its
+    /// occurrences from `first` that fell due by `now` (at most `occurrencesPerRound`; the rest wait for the next round),
+    /// each named by reminder and number and judged late against `now`, and the occurrence it waits for next (no due
+    /// time once its schedule has ended).
+    static func dueOccurrences(of reminder: ReminderStore.Reminder, from first: Int, now: Date)
+        -> (due: [ReminderStore.Occurrence], next: (index: Int, dueAt: Date?))
+    {
+        var due: [ReminderStore.Occurrence] = []
+        var index = first
+        while let at = reminder.schedule.occurrence(index), at <= now, index - first < occurrencesPerRound {
+            due.append(
+                .init(
+                    reminderID: reminder.id, index: index, id: .named("reminder/\(reminder.id.uuidString.lowercased())/\(index)"), dueAt: at,
+                    late: ReminderSchedule.isLate(dueAt: at, firedAt: now)))
+            index += 1
+        }
+        return (due: due, next: (index: index, dueAt: reminder.schedule.occurrence(index)))
     }
 }

@@ -169,14 +169,19 @@ struct NutritionRoutes: Sendable {
     /// `?sex=` and `?age=`, each optional, or a 400 naming each one that is not one.
     static func profile(_ request: Request) throws -> (sex: Sex?, age: Int?) {
         let parameters = request.uri.queryParameters
+        return try profile(sex: parameters.get("sex"), age: parameters.get("age"))
+    }
+
+    /// `profile(_:)` on the parameters' text, apart from the request so the rule can be read and tested alone.
+    static func profile(sex sexText: String?, age ageText: String?) throws -> (sex: Sex?, age: Int?) {
         var violations: [SchemaViolation] = []
         var sex: Sex?
         var age: Int?
-        if let text = parameters.get("sex") {
+        if let text = sexText {
             sex = Sex(rawValue: text)
             if sex == nil { violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["sex"]), message: "must be female or male")) }
         }
-        if let text = parameters.get("age") {
+        if let text = ageText {
             age = Int(text).flatMap { (0...120).contains($0) ? $0 : nil }
             if age == nil {
                 violations.append(SchemaViolation(pointer: JSONPointer(tokens: ["age"]), message: "must be a whole number from 0 to 120"))
@@ -190,17 +195,22 @@ struct NutritionRoutes: Sendable {
     /// before `from` or more than `maximumDays` after it.
     static func days(_ request: Request, today: LocalDate) throws -> (LocalDate, LocalDate) {
         let parameters = request.uri.queryParameters
+        return try days(from: parameters.get("from"), to: parameters.get("to"), today: today)
+    }
+
+    /// `days(_:today:)` on the parameters' text, apart from the request so the bounds can be read and tested alone.
+    static func days(from fromText: String?, to toText: String?, today: LocalDate) throws -> (LocalDate, LocalDate) {
         var violations: [SchemaViolation] = []
-        func read(_ name: String) -> LocalDate? {
-            guard let text = parameters.get(name) else { return nil }
+        func read(_ text: String?, _ name: String) -> LocalDate? {
+            guard let text else { return nil }
             guard let day = LocalDate(text) else {
                 violations.append(SchemaViolation(pointer: JSONPointer(tokens: [name]), message: "must be a date (YYYY-MM-DD)"))
                 return nil
             }
             return day
         }
-        let to = read("to")
-        let from = read("from")
+        let to = read(toText, "to")
+        let from = read(fromText, "from")
         guard violations.isEmpty else { throw HTTPProblem(status: .badRequest, error: "the query is invalid", violations: violations) }
         // Without an end: today, or the longest series after a start (not beyond today unless the start is).
         let last = to ?? from.map { min($0.addingDays(maximumDays - 1), max(today, $0)) } ?? today

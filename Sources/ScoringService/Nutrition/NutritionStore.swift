@@ -20,7 +20,7 @@ struct NutritionStore: ServiceStore {
             "SELECT revision, deleted, day::text FROM meal_entries WHERE patient_id = \(patientID) AND meal_id = \(mealID) FOR UPDATE",
             as: (Int, Bool, String).self
         ).first
-        if let existing, existing.0 >= meal.revision || existing.1 { return [] }
+        guard Self.replaces(meal.revision, kept: existing.map { (revision: $0.0, deleted: $0.1) }) else { return [] }
         let nutrients = try CaretideJSON.encodeToString(meal.nutrients)
         let portion = try meal.portion.map { try CaretideJSON.encodeToString($0) }
         try await session.query(
@@ -35,6 +35,13 @@ struct NutritionStore: ServiceStore {
                 grams = excluded.grams, portion = excluded.portion, nutrients = excluded.nutrients
             """)
         return Array(Set([meal.localDate] + (existing.map { [$0.2] } ?? [])))
+    }
+
+    /// Whether a meal's `revision` replaces what is kept of it: a first revision does, a newer one does; the same one
+    /// again (a redelivery) or an older one arriving late does not, and no revision brings a deleted meal back.
+    static func replaces(_ revision: Int, kept: (revision: Int, deleted: Bool)?) -> Bool {
+        guard let kept else { return true }
+        return !kept.deleted && revision > kept.revision
     }
 
     /// Marks the meal deleted; its day, when it stood.

@@ -65,7 +65,7 @@ struct OutsideShareRoutes: Sendable {
             let now = Date()
             let period = try Period.from(from: body.from, to: body.to).reportPeriod(now: now)
             let sections = body.sections ?? ReportSection.allCases
-            let expiresAt = now.addingTimeInterval(TimeInterval(body.expiresInDays ?? Self.defaultLifetimeDays) * 86_400)
+            let expiresAt = Self.expiry(now: now, days: body.expiresInDays)
             let (id, code, asksBirthDate) = (UUID.timeOrdered(), OutsideShareCode.random(), body.askBirthDate ?? false)
             try await context.transaction(auditing: requestContext.origin, status: { 201 }) { handler in
                 if asksBirthDate, try await DemographicsStore(handler).demographics(patientID: patientID).birthDate == nil {
@@ -128,6 +128,18 @@ struct OutsideShareRoutes: Sendable {
         }
     }
 
+    /// When a share made at `now` stops opening: `days` whole days later (the schema allows 1 to 90), or
+    /// `defaultLifetimeDays` when the patient did not say.
+    static func expiry(now: Date, days: Int?) -> Date {
+        now.addingTimeInterval(TimeInterval(days ?? defaultLifetimeDays) * 86_400)
+    }
+
+    /// Whether the date of birth a viewer typed is the patient's. A profile without one matches nothing, not even an
+    /// empty field (which would otherwise compare nil with nil).
+    static func birthDateMatches(_ typed: String, birthDate: LocalDate?) -> Bool {
+        birthDate != nil && LocalDate(typed.trimmingCharacters(in: .whitespaces)) == birthDate
+    }
+
     static func shareID(_ requestContext: CaretideRequestContext) -> UUID? {
         requestContext.parameters.get("shareId").flatMap(UUID.init(uuidString:))
     }
@@ -148,7 +160,7 @@ struct OutsideShareRoutes: Sendable {
                 guard OutsideShareCode.matches(typed.code, digest: digest, salt: salt) else { return false }
                 guard asksBirthDate else { return true }
                 let birthDate = try await DemographicsStore(handler).demographics(patientID: patientID).birthDate
-                return birthDate != nil && LocalDate(typed.birthDate.trimmingCharacters(in: .whitespaces)) == birthDate
+                return Self.birthDateMatches(typed.birthDate, birthDate: birthDate)
             }
         }
         switch attempt {

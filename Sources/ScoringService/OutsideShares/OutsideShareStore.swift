@@ -67,13 +67,17 @@ struct OutsideShareStore: ServiceStore {
             FROM outside_shares s WHERE s.patient_id = \(patientID) ORDER BY s.created_at DESC, s.share_id
             """, as: (UUID, Date, Date, [String], Bool, Date, Date, Date?, Date?, Int, Int, Date?).self
         ).map { row in
-            let status =
-                row.7 != nil ? "revoked" : row.8 != nil ? "locked" : row.6 <= now ? "expired" : "active"
-            return Share(
+            Share(
                 shareId: row.0, from: row.1, to: row.2, sections: row.3.compactMap(ReportSection.init(rawValue:)), asksBirthDate: row.4,
-                createdAt: row.5, expiresAt: row.6, revokedAt: row.7, lockedAt: row.8, failedAttempts: row.9, status: status, openings: row.10,
-                lastOpenedAt: row.11)
+                createdAt: row.5, expiresAt: row.6, revokedAt: row.7, lockedAt: row.8, failedAttempts: row.9,
+                status: Self.status(revokedAt: row.7, lockedAt: row.8, expiresAt: row.6, now: now), openings: row.10, lastOpenedAt: row.11)
         }
+    }
+
+    /// A share's status as the patient's list shows it: the first that applies of revoked, locked and expired, else
+    /// active. Expired from the instant `expiresAt` itself, as `openable` and `attempt` refuse it from then on.
+    static func status(revokedAt: Date?, lockedAt: Date?, expiresAt: Date, now: Date) -> String {
+        revokedAt != nil ? "revoked" : lockedAt != nil ? "locked" : expiresAt <= now ? "expired" : "active"
     }
 
     /// Revokes a share of the patient's at once; false when there is no such share.
@@ -117,6 +121,11 @@ struct OutsideShareStore: ServiceStore {
             )
         }
     }
+
+    /// Whether an address with `recentFailures` wrong attempts (on any share, within `addressWindow`) is refused
+    /// before what it typed is read: once `failuresPerAddress` are counted, so guessing codes across many shares from
+    /// one network stalls.
+    static func throttles(recentFailures: Int) -> Bool { recentFailures >= failuresPerAddress }
 
     enum Attempt: Sendable {
         case opened(Openable)
@@ -171,7 +180,7 @@ struct OutsideShareStore: ServiceStore {
                 WHERE address = \(address) AND outcome <> 'opened' AND at > \(now.addingTimeInterval(-Self.addressWindow))
                 """, as: Int.self
             ).first ?? 0
-        if recentFailures >= Self.failuresPerAddress {
+        if Self.throttles(recentFailures: recentFailures) {
             try await recordOnce("throttled")
             return .throttled
         }

@@ -45,15 +45,20 @@ extension AssessmentStore {
         var subjectID: String?
     }
 
+    /// The SQL of a history page's order, and the comparison that continues after a cursor in that order: a page read
+    /// newest first goes on below its last row, one read oldest first above it. Each is one of two fixed words, never
+    /// caller text.
+    static func order(newestFirst: Bool) -> (direction: String, beyond: String) {
+        newestFirst ? ("DESC", "<") : ("ASC", ">")
+    }
+
     /// A page of the patient's assessments, by observation time (oldest first unless `query.newestFirst`).
     func history(
         patientID: String, query: HistoryQuery, page: PageRequest, texts: TipTexts
     ) async throws -> Page<HistoryEntry> {
         let after = try page.timeAndUUID()
         let (kinds, excluded) = (query.kinds.map(\.rawValue), query.excludedKinds.map(\.rawValue))
-        // The order's direction is one of two fixed words, never caller text.
-        let direction = query.newestFirst ? "DESC" : "ASC"
-        let beyond = query.newestFirst ? "<" : ">"
+        let (direction, beyond) = Self.order(newestFirst: query.newestFirst)
         let rows = try await session.fetchAll(
             """
             SELECT assessment_id, source_event_id, kind, subject_id, subject_revision, category, severity, tip, rule_set_version,

@@ -83,15 +83,19 @@ struct ClinicalHistoryRoutes: Sendable {
             summary: "The patient's melanoma risk profiles with their categories, newest first (the first is current)",
             query: Period.queryParameters, paged: true
         ) { request, requestContext in
-            try await page(request, requestContext, kind: .melanomaRisk, newestFirst: true) { entry in
-                MelanomaRiskEntry(
-                    profileId: entry.subjectId, revision: entry.subjectRevision, answeredAt: entry.observedAt,
-                    factors: entry.inputs["factors"] ?? .object([:]), category: entry.category,
-                    score: entry.values["score"]?.numberValue.map { Int($0) },
-                    selfExaminationIntervalMonths: entry.values["selfExaminationIntervalMonths"]?.numberValue.map { Int($0) },
-                    severity: entry.severity, tip: entry.tip, tipText: entry.tipText, ruleSetVersion: entry.ruleSetVersion)
-            }
+            try await page(request, requestContext, kind: .melanomaRisk, newestFirst: true) { Self.melanomaRiskEntry($0) }
         }
+    }
+
+    /// One melanoma risk profile: the factors as answered, with the category, score and self-examination interval the
+    /// rules gave it.
+    static func melanomaRiskEntry(_ entry: AssessmentStore.HistoryEntry) -> MelanomaRiskEntry {
+        MelanomaRiskEntry(
+            profileId: entry.subjectId, revision: entry.subjectRevision, answeredAt: entry.observedAt,
+            factors: entry.inputs["factors"] ?? .object([:]), category: entry.category,
+            score: entry.values["score"]?.numberValue.map { Int($0) },
+            selfExaminationIntervalMonths: entry.values["selfExaminationIntervalMonths"]?.numberValue.map { Int($0) },
+            severity: entry.severity, tip: entry.tip, tipText: entry.tipText, ruleSetVersion: entry.ruleSetVersion)
     }
 
     static func npiEntry(_ entry: AssessmentStore.HistoryEntry) -> NPIEntry? {

@@ -60,15 +60,11 @@ public enum Rescorer {
         var changes: [(change: Change, assessment: Assessment, payload: any EventPayload, inputs: JSONValue, sourceEventID: UUID)] = []
         var unreadable: [UUID] = []
         for (id, patient, kind, subject, category, severity, ruleSet, sourceEventID, sourceType, inputs, assessedAt) in rows {
-            guard let type = EventType(rawValue: sourceType),
-                let document = try? CaretideJSON.parse(Array(inputs.utf8)),
-                let payload = try? type.decodePayload(from: document),
-                let fresh = try? AssessmentEngine.assess(payload, now: assessedAt)
-            else {
+            guard let (fresh, payload, document) = Self.reassessed(sourceType: sourceType, inputs: inputs, assessedAt: assessedAt) else {
                 unreadable.append(id)
                 continue
             }
-            guard fresh.category.rawValue != category || fresh.severity.rawValue != severity else { continue }
+            guard Self.changes(category: category, severity: severity, to: fresh) else { continue }
             changes.append(
                 (
                     Change(
@@ -79,7 +75,7 @@ public enum Rescorer {
                 ))
         }
         if apply {
-            let unversioned = changes.filter { $0.change.fromRuleSet == RuleSetVersion.current }.count
+            let unversioned = Self.unversioned(changes.map(\.change))
             guard unversioned == 0 else { throw SameRuleSetChange(count: unversioned) }
             for (change, assessment, payload, inputs, sourceEventID) in changes {
                 try await database.transaction { connection in
@@ -101,6 +97,30 @@ public enum Rescorer {
         return Report(
             since: since, ruleSetVersion: RuleSetVersion.current, checked: rows.count, changed: changes.map(\.change), unreadable: unreadable,
             applied: apply)
+    }
+
+    /// What the current rules make of a stored assessment's inputs (the recorded event's payload), with the payload and
+    /// the parsed inputs a new assessment is stored from; nil when they no longer decode or no longer pass the rules,
+    /// or when the event is not one the rules assess. Apart from the database so the selection can be read and tested.
+    static func reassessed(sourceType: String, inputs: String, assessedAt: Date) -> (Assessment, any EventPayload, JSONValue)? {
+        guard let type = EventType(rawValue: sourceType),
+            let document = try? CaretideJSON.parse(Array(inputs.utf8)),
+            let payload = try? type.decodePayload(from: document),
+            let fresh = try? AssessmentEngine.assess(payload, now: assessedAt)
+        else { return nil }
+        return (fresh, payload, document)
+    }
+
+    /// Whether the current rules' `fresh` assessment says something else than a stored one of `category` and
+    /// `severity`: only those are reported and replaced; a tip or a value that moved alone is not a change.
+    static func changes(category: String, severity: String, to fresh: Assessment) -> Bool {
+        fresh.category.rawValue != category || fresh.severity.rawValue != severity
+    }
+
+    /// How many changes would be stored under the rule set version of the assessments they replace: a rule changed
+    /// without bumping `RuleSetVersion`, which `apply` refuses: one version would then stand for two sets of rules.
+    static func unversioned(_ changes: [Change]) -> Int {
+        changes.filter { $0.fromRuleSet == RuleSetVersion.current }.count
     }
 
 }

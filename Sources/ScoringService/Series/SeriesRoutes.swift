@@ -59,8 +59,14 @@ struct SeriesRoutes: Sendable {
             return try jsonResponse(
                 SeriesResponse(
                     rows, query: query, time: \.observedAt,
-                    values: { row in fields.map { row.values[$0]?.numberValue ?? .nan } }, point: { $0 }))
+                    values: { Self.values(of: $0, fields: fields) }, point: { $0 }))
         }
+    }
+
+    /// A point's charted values in `fields` order, NaN for one it lacks or that is not a number: NaN compares with
+    /// nothing, so it never displaces a real lowest or highest value when a long series is thinned.
+    static func values(of point: Point, fields: [String]) -> [Double] {
+        fields.map { point.values[$0]?.numberValue ?? .nan }
     }
 
 }

@@ -13,7 +13,7 @@ import PostgresNIO
 import ScoringService
 import Testing
 
-/// A patient's data rights (issue 26 §2), end to end across the four services against the real database and broker.
+/// A patient's data rights, end to end across the four services against the real database and broker.
 /// Export: a copy of everything, gathered from every service with the patient's token, as one JSON document and a FHIR
 /// R4 Bundle checked against the rules `FHIRBundleRules` encodes; for the patient alone; gone when it expires.
 /// Erasure: a patient with a profile, a consultant, an urgent reading, its alerts, a thread, a reminder, a skin photo and
