@@ -9,33 +9,15 @@ public import Foundation
 /// dashes ignored, the letters Crockford reads as digits read so), in constant time. Five wrong codes lock the share
 /// (`OutsideShareStore`), which is what keeps 50 bits out of reach of guessing.
 public struct OutsideShareCode: Sendable, Equatable {
-    static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
     public static let length = 10
 
     /// The code as the patient is shown it.
     public let text: String
 
-    public static func random() -> OutsideShareCode {
-        var generator = SystemRandomNumberGenerator()
-        let characters = (0..<length).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] }
-        return OutsideShareCode(text: String(characters[0..<5]) + "-" + String(characters[5...]))
-    }
+    public static func random() -> OutsideShareCode { OutsideShareCode(text: CrockfordCode.random(length: length)) }
 
     /// What was typed, in the code's own characters, or nil when it cannot be a code.
-    public static func normalised(_ typed: String) -> String? {
-        var characters: [Character] = []
-        for character in typed.uppercased() where character != "-" && character != " " {
-            let read: Character =
-                switch character {
-                case "I", "L": "1"
-                case "O": "0"
-                default: character
-                }
-            guard alphabet.contains(read) else { return nil }
-            characters.append(read)
-        }
-        return characters.count == length ? String(characters) : nil
-    }
+    public static func normalised(_ typed: String) -> String? { CrockfordCode.normalised(typed, length: length) }
 
     /// A fresh salt for one share's code.
     public static func salt() -> Data {
@@ -59,5 +41,33 @@ public struct OutsideShareCode: Sendable, Equatable {
         var difference: UInt8 = 0
         for (a, b) in zip(computed, digest) { difference |= a ^ b }
         return difference == 0
+    }
+}
+
+/// Codes in Crockford's base32, drawn from the system's secure generator and shown in groups of five; what a person
+/// types is read back ignoring case, spaces and dashes, with the letters Crockford reads as digits read so.
+enum CrockfordCode {
+    static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+
+    static func random(length: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let characters = (0..<length).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] }
+        return stride(from: 0, to: length, by: 5).map { String(characters[$0..<min($0 + 5, length)]) }.joined(separator: "-")
+    }
+
+    /// What was typed, in the code's own characters, or nil when it cannot be a code of `length`.
+    static func normalised(_ typed: String, length: Int) -> String? {
+        var characters: [Character] = []
+        for character in typed.uppercased() where character != "-" && character != " " {
+            let read: Character =
+                switch character {
+                case "I", "L": "1"
+                case "O": "0"
+                default: character
+                }
+            guard alphabet.contains(read), characters.count < length else { return nil }
+            characters.append(read)
+        }
+        return characters.count == length ? String(characters) : nil
     }
 }

@@ -19,6 +19,9 @@ public enum RequestSchema: String, CaseIterable, Sendable {
     case patientProfile = "patient-profile.request"
     // ingest-service: care team and environment
     case careTeamGrant = "care-team-grant.request"
+    // ingest-service: institutions' patients
+    case institutionPatient = "institution-patient.request"
+    case institutionLink = "institution-link.request"
     case area = "area.request"
     case uvIndex = "uv-index.request"
     case airQuality = "air-quality.request"

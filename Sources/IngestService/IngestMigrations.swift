@@ -265,5 +265,41 @@ enum IngestMigrations {
                             "updated_at", "change_seq", "client_updated_at",
                         ])
                 ]),
+            // Institutions' patients (`InstitutionPatientStore`): each institution's registration of a patient under its
+            // own id, its activation code's digest and the Caretide patient it is linked to; the reports that wait for
+            // that link; patients' failed redemptions, for their limit.
+            Migration(
+                version: 13, name: "institutions' patients and their links",
+                statements: [
+                    """
+                    CREATE TABLE institution_patients (
+                        institution_id text NOT NULL,
+                        institution_patient_id text NOT NULL,
+                        name text,
+                        sex text NOT NULL,
+                        birth_date text NOT NULL,
+                        registered_at timestamptz NOT NULL,
+                        code_digest bytea NOT NULL UNIQUE,
+                        code_expires_at timestamptz NOT NULL,
+                        code_failures integer NOT NULL DEFAULT 0,
+                        code_redeemed_at timestamptz,
+                        patient_id text,
+                        linked_at timestamptz,
+                        PRIMARY KEY (institution_id, institution_patient_id))
+                    """,
+                    "CREATE INDEX institution_patients_by_patient ON institution_patients (patient_id) WHERE patient_id IS NOT NULL",
+                    """
+                    CREATE TABLE waiting_exam_results (
+                        institution_id text NOT NULL,
+                        exam_id text NOT NULL,
+                        institution_patient_id text NOT NULL,
+                        body jsonb NOT NULL,
+                        received_at timestamptz NOT NULL,
+                        PRIMARY KEY (institution_id, exam_id))
+                    """,
+                    "CREATE INDEX waiting_exam_results_by_patient ON waiting_exam_results (institution_id, institution_patient_id)",
+                    "CREATE TABLE link_redemption_failures (patient_id text NOT NULL, failed_at timestamptz NOT NULL)",
+                    "CREATE INDEX link_redemption_failures_by_patient ON link_redemption_failures (patient_id, failed_at)",
+                ]),
         ])
 }

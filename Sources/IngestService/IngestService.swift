@@ -47,6 +47,7 @@ public enum IngestService {
                 ReleaseRoutes(records: records).register(on: routes)
                 HL7v2Routes(records: records).register(on: routes)
                 FHIRRoutes(records: records).register(on: routes)
+                InstitutionPatientRoutes(records: records).register(on: routes)
                 CareTeamRoutes(context: context).register(on: routes)
                 EnvironmentRoutes(context: context).register(on: routes)
                 EnvironmentReads(context: context).register(on: routes)

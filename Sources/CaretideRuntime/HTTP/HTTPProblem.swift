@@ -9,6 +9,8 @@ public struct HTTPProblem: HTTPResponseError, Sendable {
     public let status: HTTPResponse.Status
     public let error: String
     public let violations: [SchemaViolation]
+    /// With a 429 or a 503: when to ask again (`Retry-After`, RFC 9110 §10.2.3).
+    public var retryAfterSeconds: Int?
 
     public init(status: HTTPResponse.Status, error: String, violations: [SchemaViolation] = []) {
         self.status = status
@@ -29,8 +31,9 @@ public struct HTTPProblem: HTTPResponseError, Sendable {
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let data = try CaretideJSON.encode(ProblemBody(error: error, violations: violations))
-        return Response(
-            status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
 

@@ -177,6 +177,10 @@ enum OpenAPIDocument {
         if route.refusesErasedPatient {
             responses["410"] = problem("the patient's data was erased at their request: the id takes no new data")
         }
+        // Redeeming an activation code: a patient's failed attempts are limited.
+        if route.method == .post, route.path == "/v1/patients/:patientId/institution-links" {
+            responses["429"] = problem("too many failed attempts lately; Retry-After says when to try again")
+        }
         // An export's files: its status answers what it is instead.
         if route.access == .patientData(.export), route.method == .get, route.path.hasPrefix("/v1/patients/:patientId/exports/:exportId/") {
             responses["409"] = problem("the export is still being assembled, or failed")
@@ -187,7 +191,7 @@ enum OpenAPIDocument {
 
     static func pathParameterSchema(_ name: String) -> JSONValue {
         switch name {
-        case "patientId", "institutionId", "doctorId", "consultantId", "examId":
+        case "patientId", "institutionId", "institutionPatientId", "doctorId", "consultantId", "examId":
             .object(["type": .string("string"), "pattern": .string("^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")])
         case "measurementId", "npiId", "profileId", "queryId", "notificationId", "reminderId", "broadcastId":
             .object(["type": .string("string"), "format": .string("uuid")])

@@ -21,8 +21,9 @@ struct ExamResultBatch: Sendable {
     struct Result: Encodable, Sendable {
         let index: Int
         let examId: String
-        /// accepted, duplicate (the same report again), corrected (a changed report: its next revision), refused (with
-        /// every failing field), or failed (the database could not store it now: send it again).
+        /// accepted, duplicate (the same report again), corrected (a changed report: its next revision), waiting (for the
+        /// link of a patient the institution registered), refused (with every failing field), or failed (the database
+        /// could not store it now: send it again).
         let status: WriteOutcome
         var revision: Int?
         var eventId: UUID?
@@ -99,7 +100,10 @@ struct ExamResultBatch: Sendable {
                     "the report is larger than one event may be (\(Outbox.maximumEventBytes) bytes)",
                     [SchemaViolation(pointer: JSONPointer(tokens: prefix), message: "is too large")])
             }
-            let receipt = try await records.store(write, origin: origin)
+            guard
+                case .stored(let receipt, _, _) = try await InstitutionResults(records: records).store(
+                    write, institutionID: institution, examID: examID, origin: origin)
+            else { return Result(index: index, examId: examID, status: .waiting) }
             let status: WriteOutcome =
                 switch receipt.status {
                 case .recorded: .accepted

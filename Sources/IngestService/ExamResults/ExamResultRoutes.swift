@@ -10,6 +10,14 @@ import Hummingbird
 /// - `POST /v1/institutions/{institutionId}/exam-results/{examId}/entered-in-error`: retract
 struct ExamResultRoutes: Sendable {
     let records: RecordRoutes
+    var results: InstitutionResults { InstitutionResults(records: records) }
+
+    /// The answer for a report that has no record: one that waits for its patient's link, or was retracted while it
+    /// waited.
+    struct Held: Encodable, Sendable {
+        let id: String
+        let status: WriteOutcome
+    }
 
     static let definition = RecordDefinition(
         kind: .examResult, event: ExamResultRecorded.self,
@@ -48,8 +56,11 @@ struct ExamResultRoutes: Sendable {
             // The patient comes from the body (institutions upload for many patients); the schema checked its form.
             let patientID = body["patientId"]?.stringValue ?? ""
             let write = try records.checked(Self.definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
-            let receipt = try await records.store(write, origin: context.origin)
-            return try jsonResponse(receipt, status: receipt.httpStatus)
+            let exam = Self.key(id)
+            switch try await results.store(write, institutionID: exam.institutionID, examID: exam.examID, origin: context.origin) {
+            case .stored(let receipt, _, _): return try jsonResponse(receipt, status: receipt.httpStatus)
+            case .waiting: return try jsonResponse(Held(id: id, status: .waiting), status: .accepted)
+            }
         }
         let batch = ExamResultBatch(records: records)
         routes.post(
@@ -64,7 +75,17 @@ struct ExamResultRoutes: Sendable {
             summary: "Retract a report entered in error; its assessments and alerts are withdrawn", body: [], bodyLimit: APIRoutes.noBody
         ) { _, context in
             let id = try Self.recordID(context)
-            let patientID = try await records.patientOwning(Self.definition, recordID: id)
+            let patientID: String
+            do {
+                patientID = try await records.patientOwning(Self.definition, recordID: id)
+            } catch let missing as HTTPProblem where missing.status == .notFound {
+                // A report that waits for its patient's link is retracted before anyone saw it.
+                let exam = Self.key(id)
+                guard try await results.retractWaiting(institutionID: exam.institutionID, examID: exam.examID, origin: context.origin) else {
+                    throw missing
+                }
+                return try jsonResponse(Held(id: id, status: .deleted))
+            }
             return try jsonResponse(try await records.delete(Self.definition, patientID: patientID, recordID: id, origin: context.origin))
         }
     }

@@ -65,18 +65,35 @@ struct FHIRRoutes: Sendable {
         guard issues.isEmpty else { return (.unprocessableContent, Self.outcome(issues)) }
 
         var outcomes: [Int: (status: String, location: String?)] = [:]
+        let results = InstitutionResults(records: records)
+        // Only patients whose id is the institution's own take the Bundle's Patient details into their profile.
+        var ownIDs: Set<String> = []
         for report in reports {
             let recordID = ExamKey(institutionID: institution, examID: report.examID).subjectID
             do {
                 if let write = writes[report.entry] {
-                    let receipt = try await records.store(write, origin: origin)
-                    outcomes[report.entry] = (
-                        receipt.status == .recorded ? "201 Created" : "200 OK", "DiagnosticReport/\(report.examID)/_history/\(receipt.revision)"
-                    )
+                    switch try await results.store(write, institutionID: institution, examID: report.examID, origin: origin) {
+                    case .stored(let receipt, let patientID, let linked):
+                        if !linked { ownIDs.insert(patientID) }
+                        outcomes[report.entry] = (
+                            receipt.status == .recorded ? "201 Created" : "200 OK",
+                            "DiagnosticReport/\(report.examID)/_history/\(receipt.revision)"
+                        )
+                    case .waiting:
+                        // Held for the link of a patient the institution registered: no version exists yet.
+                        outcomes[report.entry] = ("202 Accepted", nil)
+                    }
                 } else {
-                    let owner = try await records.patientOwning(definition, recordID: recordID)
-                    let receipt = try await records.delete(definition, patientID: owner, recordID: recordID, origin: origin)
-                    outcomes[report.entry] = ("200 OK", "DiagnosticReport/\(report.examID)/_history/\(receipt.revision)")
+                    do {
+                        let owner = try await records.patientOwning(definition, recordID: recordID)
+                        let receipt = try await records.delete(definition, patientID: owner, recordID: recordID, origin: origin)
+                        outcomes[report.entry] = ("200 OK", "DiagnosticReport/\(report.examID)/_history/\(receipt.revision)")
+                    } catch let missing as HTTPProblem where missing.status == .notFound {
+                        guard try await results.retractWaiting(institutionID: institution, examID: report.examID, origin: origin) else {
+                            throw missing
+                        }
+                        outcomes[report.entry] = ("200 OK", nil)
+                    }
                 }
             } catch let refusal as HTTPProblem {
                 // An exam id another patient's report holds, or a retraction of a report never received: said; the
@@ -90,7 +107,8 @@ struct FHIRRoutes: Sendable {
         guard issues.isEmpty else { return (.conflict, Self.outcome(issues)) }
         // Who the patients are, from the bundle's Patient resources, into their profiles once the reports stand.
         try await ProfileRegistration.register(
-            Registrations.fhir(bundle: bundle, reportedPatients: Set(reports.map(\.patientID))), institution: institution, format: "fhir",
+            Registrations.fhir(bundle: bundle, reportedPatients: Set(reports.map(\.patientID)).intersection(ownIDs)), institution: institution,
+            format: "fhir",
             origin: origin, context: records.context)
         let count = bundle["entry"]?.elements.count ?? 0
         let entries: [JSONValue] = (0..<count).map { index in

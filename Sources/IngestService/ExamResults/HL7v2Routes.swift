@@ -80,9 +80,14 @@ struct HL7v2Routes: Sendable {
             }
         }
         guard problems.isEmpty else { return Acknowledgement(code: "AE", to: message, institution: institution, problems: problems) }
+        // The PID's patient's profile takes PID-5/7/8 only when the institution's id is the patient's own (never
+        // registered): a registered patient's details are the registration's, and their own profile is theirs.
+        var ownIDs: Set<String> = []
         for (report, write) in writes {
             do {
-                _ = try await records.store(write, origin: origin)
+                let delivery = try await InstitutionResults(records: records).store(
+                    write, institutionID: institution, examID: report.examID, origin: origin)
+                if case .stored(_, let patientID, linked: false) = delivery { ownIDs.insert(patientID) }
             } catch let refusal as HTTPProblem {
                 // The exam id belongs to another patient's report, or was retracted: said, and the reports before it
                 // stand (sending the message again stores them as duplicates).
@@ -91,7 +96,7 @@ struct HL7v2Routes: Sendable {
         }
         // Who the patient is, from PID-5/7/8, into their profile once the results stand.
         if problems.isEmpty, let pid = message.segments.first(where: { $0.id == "PID" }),
-            let patientID = reports.first?.body["patientId"]?.stringValue
+            let patientID = reports.first?.body["patientId"]?.stringValue, ownIDs.contains(patientID)
         {
             try await ProfileRegistration.register(
                 [patientID: Registrations.hl7v2(pid)], institution: institution, format: "hl7v2", origin: origin, context: records.context)

@@ -16,4 +16,7 @@ enum WriteOutcome: String, Encodable, Sendable {
     case refused
     /// The database could not take it now: send it again.
     case failed
+    /// An institution's report for a patient it registered who has not yet linked their account: held, and stored for
+    /// them once they redeem their activation code.
+    case waiting
 }
