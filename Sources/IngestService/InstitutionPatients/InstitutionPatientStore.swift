@@ -32,6 +32,9 @@ struct InstitutionPatientStore: ServiceStore {
         let sex: ProfileSex
         let registeredAt: Date
         let linkedAt: Date?
+
+        /// What the institution registered, in the form a report's patient is shown from.
+        var asProfile: PatientProfile { PatientProfile(name: name, sex: sex, birthDate: registration.birthDate) }
     }
 
     /// Registers the patient, or replaces the details and the code of a registration made before (a link made stays).

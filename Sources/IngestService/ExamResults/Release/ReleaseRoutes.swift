@@ -84,9 +84,14 @@ struct ReleaseRoutes: Sendable {
             let rows = try await ReleaseStore(context).released(
                 patientID: patientID, period: period, page: page)
             let profile = try await ProfileStore(context).current(patientID: patientID)?.profile
+            // A report sent under an institution's registration shows who the institution registered, for the patient
+            // to confirm it is them.
+            let registered = Dictionary(
+                try await InstitutionPatientStore(context).links(patientID: patientID).map { ($0.key, $0.asProfile) },
+                uniquingKeysWith: { first, _ in first })
             return try jsonResponse(
                 try Page(rows: rows, request: page, cursor: { .init(date: $0.reportedAt, id: $0.recordID) }) {
-                    try Self.patientView($0, profile: profile)
+                    try Self.patientView($0, profile: profile, registered: registered)
                 })
         }
         routes.get(
@@ -188,10 +193,16 @@ struct ReleaseRoutes: Sendable {
         }
     }
 
-    static func patientView(_ row: ReleaseStore.ReleasedReport, profile: PatientProfile?) throws -> PatientReport {
+    /// - Parameter registered: the registrations the patient is linked through: a report sent under one of them shows
+    ///   its details rather than the patient's own profile.
+    static func patientView(
+        _ row: ReleaseStore.ReleasedReport, profile: PatientProfile?, registered: [InstitutionPatientStore.Key: PatientProfile] = [:]
+    ) throws -> PatientReport {
         let body = try CaretideJSON.parse(Array(row.body.utf8))
         let lines = try JSONValueDecoder.decode([ExamResultLine].self, from: body["items"] ?? .array([]))
         let exam = ExamResultRoutes.key(row.recordID)
+        let sentFor = InstitutionPatientStore.Key(institutionID: exam.institutionID, institutionPatientID: body["patientId"]?.stringValue ?? "")
+        let profile = registered[sentFor] ?? profile
         return PatientReport(
             examId: exam.examID, institutionId: exam.institutionID, revision: row.revision, reportedAt: row.reportedAt, releasedAt: row.releasedAt,
             status: body["status"]?.stringValue ?? "final", patient: ReportPatient(profile, at: row.reportedAt),

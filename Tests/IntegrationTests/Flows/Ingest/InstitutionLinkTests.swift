@@ -57,6 +57,9 @@ import Testing
         #expect(link["institutionId"] as? String == "st-mary" && link["deliveredReports"] as? Int == 1)
         #expect((link["registered"] as? [String: Any])?["birthDate"] as? String == "1970-01-01")
         #expect(try await Self.visible(base, "p-jane") == ["E1"])
+        // With the report, who the institution registered, for the patient to confirm it is them (age when reported).
+        let shown = try await HTTP.get("\(base)/v1/patients/p-jane/exam-results").items().first?["patient"] as? [String: Any]
+        #expect(shown?["name"] as? String == "Jane Doe" && shown?["sex"] as? String == "female" && shown?["age"] as? Int == 56)
         #expect((try await HTTP.get(patientURL).json() as? [String: Any])?["waitingExamIds"] as? [String] == [])
         // Redeeming again changes nothing; another patient cannot use the spent code.
         #expect(try await Self.redeem(base, "p-jane", code: code, birthDate: "1970-01-01").status == 200)
