@@ -267,7 +267,7 @@ enum IngestMigrations {
                 ]),
             // Institutions' patients (`InstitutionPatientStore`): each institution's registration of a patient under its
             // own id, its activation code's digest and the Caretide patient it is linked to; the reports that wait for
-            // that link; patients' failed redemptions, for their limit.
+            // that link; the reports patients said are not theirs; patients' failed redemptions, for their limit.
             Migration(
                 version: 13, name: "institutions' patients and their links",
                 statements: [
@@ -298,6 +298,16 @@ enum IngestMigrations {
                         PRIMARY KEY (institution_id, exam_id))
                     """,
                     "CREATE INDEX waiting_exam_results_by_patient ON waiting_exam_results (institution_id, institution_patient_id)",
+                    // A patient's "this is not me" on a report: the institution reads it on the registration.
+                    """
+                    CREATE TABLE disputed_exam_results (
+                        institution_id text NOT NULL,
+                        exam_id text NOT NULL,
+                        institution_patient_id text NOT NULL,
+                        disputed_at timestamptz NOT NULL,
+                        PRIMARY KEY (institution_id, exam_id))
+                    """,
+                    "CREATE INDEX disputed_exam_results_by_patient ON disputed_exam_results (institution_id, institution_patient_id)",
                     "CREATE TABLE link_redemption_failures (patient_id text NOT NULL, failed_at timestamptz NOT NULL)",
                     "CREATE INDEX link_redemption_failures_by_patient ON link_redemption_failures (patient_id, failed_at)",
                 ]),

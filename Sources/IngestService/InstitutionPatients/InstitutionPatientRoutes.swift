@@ -45,6 +45,9 @@ struct InstitutionPatientRoutes: Sendable {
         let linkedAt: Date?
         /// The exam ids of the reports that wait for the link, oldest first.
         let waitingExamIds: [String]
+        /// The exam ids of the reports the linked patient said are not theirs: withdrawn from them, to be checked and
+        /// sent again, under a new exam id, for the right patient.
+        let disputedExamIds: [String]
     }
 
     /// What the patient is told of a link: what the institution registered, to confirm it is them.
@@ -112,6 +115,15 @@ struct InstitutionPatientRoutes: Sendable {
             let patientID = try PatientID.fromPath(requestContext)
             let body = try await request.decode(as: RedemptionBody.self, context: requestContext)
             return try await redeem(body, patientID: patientID, requestContext: requestContext)
+        }
+        routes.post(
+            "v1/patients/:patientId/exam-results/:institutionId/:examId/not-mine", access: .patientData(.manage),
+            summary: "This is not me: the report is withdrawn from you (its assessments and alerts too) and its institution is told",
+            body: [], bodyLimit: APIRoutes.noBody
+        ) { _, requestContext in
+            let patientID = try PatientID.fromPath(requestContext)
+            let recordID = try ExamResultRoutes.recordID(requestContext)
+            return try jsonResponse(try await disown(recordID: recordID, patientID: patientID, origin: requestContext.origin))
         }
         routes.get(
             "v1/patients/:patientId/institution-links", access: .patientData(.manage),
@@ -200,6 +212,34 @@ struct InstitutionPatientRoutes: Sendable {
         }
     }
 
+    struct Disowned: Encodable, Sendable {
+        let institutionId: String
+        let examId: String
+        let status: WriteOutcome
+    }
+
+    /// "This is not me": the patient's report is deleted by the one writer of records, which announces it withdrawn
+    /// (downstream, its assessments and alerts go), and the institution reads the dispute on the registration it was
+    /// sent under. A report the patient does not hold is a 404; saying it twice answers the same.
+    func disown(recordID: String, patientID: String, origin: WriteOrigin) async throws -> Disowned {
+        let exam = ExamResultRoutes.key(recordID)
+        let definition = ExamResultRoutes.definition
+        return try await context.transaction(auditing: origin, status: { _ in 200 }) { handler in
+            // The patient's change number first (the lock order of every writer), then the record and what it was sent under.
+            try await ChangeFeedStore(handler).takeChanges(patientID: patientID, count: 0)
+            guard let stored = try await RecordStore(handler).lock([RecordStore.Key(kind: definition.kind, id: recordID)]).first,
+                stored.patientID == patientID
+            else { throw HTTPProblem(status: .notFound, error: "no such report") }
+            let write = RecordWrite(definition: definition, change: .delete, patientID: patientID, recordID: recordID, traceID: origin.traceID)
+            guard let result = try await RecordWriter.apply([write], handler: handler).first else { throw HTTPError(.internalServerError) }
+            _ = try result.get()
+            let sentFor = stored.version.body["patientId"]?.stringValue ?? patientID
+            try await InstitutionPatientStore(handler).recordDispute(
+                InstitutionPatientStore.Key(institutionID: exam.institutionID, institutionPatientID: sentFor), examID: exam.examID, at: Date())
+            return Disowned(institutionId: exam.institutionID, examId: exam.examID, status: .deleted)
+        }
+    }
+
     /// The registration's details as the request gives them, with what its schema cannot check: a real date of birth
     /// that is not in the future; and when the code stops working. Throws every failing field.
     static func registration(_ body: RegistrationBody, now: Date) throws(HTTPProblem) -> (PersonName?, LocalDate, Date) {
@@ -225,7 +265,8 @@ struct InstitutionPatientRoutes: Sendable {
         let spent = found.registration.codeRedeemed || found.registration.codeFailures >= InstitutionLinking.birthDateTriesPerCode
         return RegistrationAnswer(
             institutionPatientId: key.institutionPatientID, activationCode: nil, codeExpiresAt: spent ? nil : found.registration.codeExpiresAt,
-            linked: found.registration.linkedPatientID != nil, linkedAt: found.linkedAt, waitingExamIds: try await store.waiting(key))
+            linked: found.registration.linkedPatientID != nil, linkedAt: found.linkedAt, waitingExamIds: try await store.waiting(key),
+            disputedExamIds: try await store.disputed(key))
     }
 
     static func linkAnswer(_ found: InstitutionPatientStore.Registration) -> LinkAnswer {

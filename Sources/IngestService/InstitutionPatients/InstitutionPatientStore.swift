@@ -211,6 +211,27 @@ struct InstitutionPatientStore: ServiceStore {
             """, as: String.self)
     }
 
+    // MARK: - Reports patients said are not theirs
+
+    /// Records that the patient who held the report said it is not theirs (the report itself is deleted by its writer).
+    func recordDispute(_ key: Key, examID: String, at now: Date) async throws {
+        try await session.query(
+            """
+            INSERT INTO disputed_exam_results (institution_id, exam_id, institution_patient_id, disputed_at)
+            VALUES (\(key.institutionID), \(examID), \(key.institutionPatientID), \(now))
+            ON CONFLICT (institution_id, exam_id) DO NOTHING
+            """)
+    }
+
+    /// The exam ids of the registration's reports its patient said are not theirs, oldest first.
+    func disputed(_ key: Key) async throws -> [String] {
+        try await session.fetchAll(
+            """
+            SELECT exam_id FROM disputed_exam_results
+            WHERE institution_id = \(key.institutionID) AND institution_patient_id = \(key.institutionPatientID) ORDER BY disputed_at, exam_id
+            """, as: String.self)
+    }
+
     /// Drops a waiting report the institution retracts; whether one waited.
     func dropWaiting(institutionID: String, examID: String) async throws -> Bool {
         try await !session.fetchAll(

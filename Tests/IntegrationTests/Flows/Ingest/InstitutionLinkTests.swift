@@ -69,6 +69,14 @@ import Testing
         let (status, acknowledgement) = try await ExamResultBatchTests.hl7("\(base)/v1/institutions/st-mary/hl7v2", ExamResultBatchTests.hl7Fixture)
         #expect(status == 200 && acknowledgement.count == 2 && acknowledgement[1] == "MSA|AA|MSG00001")
         #expect(try await Self.visible(base, "p-jane") == ["E1", "LAB-2026-0001", "LAB-2026-0002"])
+        // "This is not me": the report is withdrawn from the patient, and the institution reads the dispute.
+        let notMine = "\(base)/v1/patients/p-jane/exam-results/st-mary/LAB-2026-0002/not-mine"
+        let disowned = try await HTTP.send(method: "POST", notMine)
+        #expect(disowned.status == 200 && disowned.text.contains(#""deleted""#))
+        #expect(try await Self.visible(base, "p-jane") == ["E1", "LAB-2026-0001"])
+        #expect((try await HTTP.get(patientURL).json() as? [String: Any])?["disputedExamIds"] as? [String] == ["LAB-2026-0002"])
+        #expect(try await HTTP.send(method: "POST", notMine).status == 200)
+        #expect(try await HTTP.send(method: "POST", "\(base)/v1/patients/p-other/exam-results/st-mary/E1/not-mine").status == 404)
         // The registration's details are the institution's; the patient's own profile takes nothing from PID-5/7/8.
         #expect(try await HTTP.get("\(base)/v1/patients/p-jane/profile").status == 404)
 
@@ -79,7 +87,7 @@ import Testing
         #expect(
             try await HTTP.send(method: "PUT", "\(base)/v1/institutions/st-mary/exam-results/E2", json: Self.report("patient-0001", glucose: 90))
                 .status == 202)
-        #expect(try await Self.visible(base, "p-jane") == ["E1", "LAB-2026-0001", "LAB-2026-0002"])
+        #expect(try await Self.visible(base, "p-jane") == ["E1", "LAB-2026-0001"])
         // A waiting report entered in error is dropped before anyone saw it.
         #expect(try await HTTP.send(method: "POST", "\(base)/v1/institutions/st-mary/exam-results/E2/entered-in-error").status == 200)
         #expect((try await HTTP.get(patientURL).json() as? [String: Any])?["waitingExamIds"] as? [String] == [])
