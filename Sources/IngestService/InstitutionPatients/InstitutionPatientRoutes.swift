@@ -147,7 +147,8 @@ struct InstitutionPatientRoutes: Sendable {
     }
 
     /// The redemption: the patient's recent failures first (429 past the limit), then the code's registration decided
-    /// by `InstitutionLinking.redeem`. A failure is recorded even though the answer is a refusal.
+    /// by `InstitutionLinking.redeem`. A failure is recorded even though the answer is a refusal. Lock order: the
+    /// patient's change counter, the registration, then the records the waiting reports become.
     func redeem(_ body: RedemptionBody, patientID: String, requestContext: CaretideRequestContext) async throws -> Response {
         enum Outcome: Sendable {
             case linked(LinkAnswer, created: Bool)
@@ -168,7 +169,9 @@ struct InstitutionPatientRoutes: Sendable {
                 }
             }
         ) { handler -> Outcome in
-            try await ErasureStore(handler).refuseIfErased(patientID: patientID)
+            // The patient's change counter, locked: a burst of attempts is decided one after another, each seeing the
+            // failures before it, and an erased patient is refused (410).
+            try await ChangeFeedStore(handler).takeChanges(patientID: patientID, count: 0)
             let store = InstitutionPatientStore(handler)
             let since = now.addingTimeInterval(-InstitutionLinking.failureWindow)
             if let until = InstitutionLinking.retryAfter(failures: try await store.failures(patientID: patientID, since: since), now: now) {

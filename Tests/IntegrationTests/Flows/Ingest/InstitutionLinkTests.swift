@@ -98,7 +98,7 @@ import Testing
         try await stack.shutdown()
     }
 
-    @Test("a patient's failed redemptions are limited: past five, every attempt waits, and a code locks after five wrong dates of birth")
+    @Test("a patient's failed redemptions are limited, in a burst too: past five, every attempt waits; a code locks after five wrong dates of birth")
     func attemptsAreLimited() async throws {
         let stack = try await TestStack.start([IngestService.definition])
         let base = stack.baseURL(IngestService.name)
@@ -120,6 +120,17 @@ import Testing
         let fresh = try #require((try reissued.json() as? [String: Any])?["activationCode"] as? String)
         #expect(fresh != code)
         #expect(try await Self.redeem(base, "p-real", code: fresh, birthDate: "1970-01-01").status == 201)
+
+        // A burst of twelve guesses at once: the limit holds, five are judged and seven wait.
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<12 {
+                group.addTask {
+                    try await Self.redeem(base, "p-burst", code: "AAAAA-BBBBB-CCC\(index % 10)\(index / 10)", birthDate: "1970-01-01").status
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 422 }.count == 5 && statuses.filter { $0 == 429 }.count == 7)
         try await stack.shutdown()
     }
 }
