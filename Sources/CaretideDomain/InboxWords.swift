@@ -10,7 +10,7 @@ public enum InboxWords {
     public static let kinds: [String] = [
         "bloodPressure", "pulse", "bodyMassIndex", "glucose", "hba1c", "lipids", "nottinghamPrognosticIndex", "melanomaRisk", "examResult",
         "lesionPhoto", "careTracking", "examResultReady", "advice", "message", "uvIndex", "airQuality", "reminder", "escalation", "broadcast",
-        "appointment", "reportShared", "lesionFollowUp",
+        "appointment", "reportShared", "lesionFollowUp", "examResultDisputed",
     ]
 
     public static let english: [String: String] = [
@@ -62,6 +62,9 @@ public enum InboxWords {
         "inbox.appointment.body": "An appointment changed. Open it to see when and where.",
         "inbox.reportShared.title": "Report shared with you",
         "inbox.reportShared.body": "A patient shared a report with you. Open the link to read it.",
+        "inbox.examResultDisputed.title": "A patient says a report is not theirs",
+        "inbox.examResultDisputed.body":
+            "A patient said an exam report you sent them is not theirs. It was withdrawn from them: check whose it is and send it again under a new exam id.",
         "inbox.lesionFollowUp.title": "Skin photo follow-up",
         "inbox.lesionFollowUp.body": "A skin photo's follow-up needs attention. Open it to see what is due and by when.",
         "inbox.lesionFollowUp.checkUpOpened.body":

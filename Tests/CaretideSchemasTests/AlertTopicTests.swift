@@ -10,7 +10,7 @@ import Testing
         AssessmentCategoryTests.all.map(AlertTopic.assessment) + CareTrackingFlagKind.allCases.map(AlertTopic.careTracking) + [
             .examResultReady(revised: false), .examResultReady(revised: true), .uvIndex(nil), .airQuality(nil),
             .reminder(topic: "skinCheck"), .broadcast(kind: "outage"), .escalation(kind: "bloodPressure", category: "hypertensiveCrisis"),
-            .message(fromConsultant: true), .message(fromConsultant: false), .advice, .reportShared,
+            .message(fromConsultant: true), .message(fromConsultant: false), .advice, .reportShared, .examResultDisputed,
         ] + UVIndexCategory.allCases.map(AlertTopic.uvIndex) + AirQualityCategory.allCases.map(AlertTopic.airQuality)
         + AlertTopic.AppointmentChange.allCases.map(AlertTopic.appointment)
         + AlertTopic.LesionFollowUpNotice.allCases.map(AlertTopic.lesionFollowUp)
@@ -39,6 +39,7 @@ import Testing
             (.advice, "advice", "fromConsultant", "alert.advice.fromConsultant"),
             (.reportShared, "reportShared", "report", "alert.reportShared"),
             (.lesionFollowUp(.checkUpOverdue), "lesionFollowUp", "checkUpOverdue", "alert.lesionFollowUp.checkUpOverdue"),
+            (.examResultDisputed, "examResultDisputed", "notMine", "alert.examResultDisputed.notMine"),
         ]
         for (topic, kind, category, messageKey) in expected {
             #expect(topic.kind == kind && topic.category == category && topic.messageKey == messageKey, "\(topic)")

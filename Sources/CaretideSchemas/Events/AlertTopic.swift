@@ -32,6 +32,8 @@ public enum AlertTopic: Hashable, Sendable {
     case reportShared
     /// The follow-up of a suspicious or uncertain skin photo: a stage opened, a reminder, or a stage run out.
     case lesionFollowUp(LesionFollowUpNotice)
+    /// A patient said an exam report sent to them is not theirs: told to the institution that sent it.
+    case examResultDisputed
 
     public enum LesionFollowUpNotice: String, Sendable, CaseIterable {
         case checkUpOpened, checkUpReminder, checkUpOverdue, treatmentOpened, treatmentReminder, treatmentOverdue
@@ -45,7 +47,7 @@ public enum AlertTopic: Hashable, Sendable {
     public static let kinds: [String] =
         AssessmentKind.allCases.map(\.rawValue) + [
             "careTracking", "examResultReady", "uvIndex", "airQuality", "reminder", "broadcast", "escalation", "message", "appointment", "advice",
-            "reportShared", "lesionFollowUp",
+            "reportShared", "lesionFollowUp", "examResultDisputed",
         ]
 
     /// What the alert is about, in the words of the inbox and the alerts topic.
@@ -64,6 +66,7 @@ public enum AlertTopic: Hashable, Sendable {
         case .advice: "advice"
         case .reportShared: "reportShared"
         case .lesionFollowUp: "lesionFollowUp"
+        case .examResultDisputed: "examResultDisputed"
         }
     }
 
@@ -83,6 +86,7 @@ public enum AlertTopic: Hashable, Sendable {
         case .advice: "fromConsultant"
         case .reportShared: "report"
         case .lesionFollowUp(let notice): notice.rawValue
+        case .examResultDisputed: "notMine"
         }
     }
 
@@ -93,7 +97,8 @@ public enum AlertTopic: Hashable, Sendable {
         case .escalation(let kind, _): "alert.escalation.\(kind)"
         case .message: "alert.message.received"
         case .reportShared: "alert.reportShared"
-        case .assessment, .careTracking, .examResultReady, .uvIndex, .airQuality, .reminder, .broadcast, .appointment, .advice, .lesionFollowUp:
+        case .assessment, .careTracking, .examResultReady, .uvIndex, .airQuality, .reminder, .broadcast, .appointment, .advice, .lesionFollowUp,
+            .examResultDisputed:
             "alert.\(kind).\(category)"
         }
     }

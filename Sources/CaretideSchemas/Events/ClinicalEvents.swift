@@ -220,16 +220,20 @@ public struct ExamResultEnteredInError: EventPayload {
     public var examID: String
     public var institutionID: String
     public var markedAt: Date
+    /// True when the patient said the report is not theirs (rather than the institution retracting it): the
+    /// institution is told.
+    public var disputedByPatient: Bool?
 
-    public init(examID: String, institutionID: String, markedAt: Date) {
+    public init(examID: String, institutionID: String, markedAt: Date, disputedByPatient: Bool? = nil) {
         self.examID = examID
         self.institutionID = institutionID
         self.markedAt = markedAt
+        self.disputedByPatient = disputedByPatient
     }
 
     enum CodingKeys: String, CodingKey {
         case examID = "examId"
         case institutionID = "institutionId"
-        case markedAt
+        case markedAt, disputedByPatient
     }
 }

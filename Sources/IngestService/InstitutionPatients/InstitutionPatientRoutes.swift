@@ -221,9 +221,9 @@ struct InstitutionPatientRoutes: Sendable {
         let status: WriteOutcome
     }
 
-    /// "This is not me": the patient's report is deleted by the one writer of records, which announces it withdrawn
-    /// (downstream, its assessments and alerts go), and the institution reads the dispute on the registration it was
-    /// sent under. A report the patient does not hold is a 404; saying it twice answers the same.
+    /// "This is not me": the patient's report is deleted by the one writer of records, which announces it withdrawn and
+    /// disputed (downstream, its assessments and alerts go, and notification-service tells the institution), and the
+    /// institution reads the dispute on the registration it was sent under. A report the patient does not hold is a 404; saying it twice answers the same.
     func disown(recordID: String, patientID: String, origin: WriteOrigin) async throws -> Disowned {
         let exam = ExamResultRoutes.key(recordID)
         let definition = ExamResultRoutes.definition
@@ -233,7 +233,9 @@ struct InstitutionPatientRoutes: Sendable {
             guard let stored = try await RecordStore(handler).lock([RecordStore.Key(kind: definition.kind, id: recordID)]).first,
                 stored.patientID == patientID
             else { throw HTTPProblem(status: .notFound, error: "no such report") }
-            let write = RecordWrite(definition: definition, change: .delete, patientID: patientID, recordID: recordID, traceID: origin.traceID)
+            let disputed = ExamResultEnteredInError(examID: exam.examID, institutionID: exam.institutionID, markedAt: Date(), disputedByPatient: true)
+            let write = RecordWrite(
+                definition: definition, change: .delete(announcing: disputed), patientID: patientID, recordID: recordID, traceID: origin.traceID)
             guard let result = try await RecordWriter.apply([write], handler: handler).first else { throw HTTPError(.internalServerError) }
             _ = try result.get()
             let sentFor = stored.version.body["patientId"]?.stringValue ?? patientID

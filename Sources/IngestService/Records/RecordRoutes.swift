@@ -169,7 +169,7 @@ struct RecordRoutes: Sendable {
     func delete(_ definition: RecordDefinition, patientID: String, recordID: String, origin: WriteOrigin) async throws -> Receipt {
         guard definition.deletion != nil else { throw HTTPError(.methodNotAllowed) }
         return try await store(
-            RecordWrite(definition: definition, change: .delete, patientID: patientID, recordID: recordID, traceID: origin.traceID), origin: origin)
+            RecordWrite(definition: definition, change: .delete(), patientID: patientID, recordID: recordID, traceID: origin.traceID), origin: origin)
     }
 
     /// The patient a record belongs to, or a 404.

@@ -22,7 +22,9 @@ struct RecordWrite: Sendable {
         case create(CheckedRecord)
         /// Creates, or corrects: a changed body is the next revision.
         case put(CheckedRecord)
-        case delete
+        /// Marks the record deleted, announced by the kind's deletion event, or by `announcing` when the caller words it
+        /// (a patient's "this is not me" on an exam report).
+        case delete(announcing: (any EventPayload)? = nil)
         /// An offline device's change made at `updatedAt` (`LastWriterWins`); a deletion carries no record.
         case sync(CheckedRecord?, updatedAt: Date)
     }
@@ -224,7 +226,9 @@ enum RecordWriter {
                     results.append(.failure(HTTPError(.methodNotAllowed)))
                     continue
                 }
-                let envelope = handler.envelope(of: deletion(write.recordID, Date()), patientID: write.patientID, traceID: write.traceID)
+                var announcement = deletion(write.recordID, Date())
+                if case .delete(let announcing?) = write.change { announcement = announcing }
+                let envelope = handler.envelope(of: announcement, patientID: write.patientID, traceID: write.traceID)
                 deletions.append(
                     RecordStore.Deletion(key: write.key, eventID: envelope.eventID, changeSeq: changeSeq, clientUpdatedAt: write.clientUpdatedAt))
                 announced.append((envelope, StoredRevision(write, revision: existing.version.revision), nil))

@@ -21,11 +21,13 @@ extension NotificationHandler {
         var institutionID: String?
     }
 
-    /// A notice and whom it is for: the patient, the care team, or both.
+    /// A notice and whom it is for: the patient, the care team, both, or an institution.
     struct Intent {
         let notice: Notice
         let patient: Bool
         let careTeam: Bool
+        /// The institution told as well (its staff share its inbox).
+        var institution: String? = nil
     }
 
     /// The notice an input raises, if any, and for whom.
@@ -57,7 +59,12 @@ extension NotificationHandler {
                 subjectID: ExamKey(institutionID: release.institutionID, examID: release.examID).subjectID,
                 outOfRangeCount: release.outOfRangeCount)
             return Intent(notice: notice, patient: true, careTeam: false)
-        case .assessmentWithdrawn, .examResultEnteredInError, .areaRegistered, .uvIndexRecorded, .airQualityRecorded, .nothingToDo, .notConsumed:
+        case .examResultEnteredInError(let retraction):
+            // A retraction the institution made needs no word to it; a patient's "this is not me" does.
+            guard retraction.disputedByPatient == true else { return nil }
+            let notice = Notice(about: event.eventID, topic: .examResultDisputed, severity: .normal, institutionID: retraction.institutionID)
+            return Intent(notice: notice, patient: false, careTeam: false, institution: retraction.institutionID)
+        case .assessmentWithdrawn, .areaRegistered, .uvIndexRecorded, .airQualityRecorded, .nothingToDo, .notConsumed:
             return nil
         }
     }
@@ -75,6 +82,7 @@ extension NotificationHandler {
                 }
             recipients += consultants.map { .init(id: $0, role: .consultant) }
         }
+        if let institution = intent.institution { recipients.append(.init(id: institution, role: .institution)) }
         if notice.severity == .attention {
             // Alert fatigue: one attention alert per recipient, kind and category a day (the recipient's day); a
             // finding in another category, or an urgent one, alerts at once. Urgent findings are never held back:

@@ -2,6 +2,7 @@ import CaretideIdentity
 import CaretideTestSupport
 import Foundation
 import IngestService
+import NotificationService
 import Testing
 
 /// An institution's patient finds their results: the institution registers them under its own id and hands them an
@@ -26,8 +27,10 @@ import Testing
     @Test(
         "reports for a registered patient wait; the code with the right date of birth links them and delivers them; later ones arrive through HL7 v2")
     func linkAndDeliver() async throws {
-        let stack = try await TestStack.start([IngestService.definition])
+        let stack = try await TestStack.start([IngestService.definition, NotificationService.definition])
         let base = stack.baseURL(IngestService.name)
+        let notification = stack.baseURL(NotificationService.name)
+        let staff = Caller.identity(Identity(subject: "staff-1", role: .institution, institutionID: "st-mary"))
         let patientURL = "\(base)/v1/institutions/st-mary/patients/patient-0001"
 
         let registered = try await HTTP.send(method: "PUT", patientURL, json: Self.registration)
@@ -76,6 +79,12 @@ import Testing
         #expect(try await Self.visible(base, "p-jane") == ["E1", "LAB-2026-0001"])
         #expect((try await HTTP.get(patientURL).json() as? [String: Any])?["disputedExamIds"] as? [String] == ["LAB-2026-0002"])
         #expect(try await HTTP.send(method: "POST", notMine).status == 200)
+        // The institution is told in its inbox, once, with no value or name.
+        try await eventually("the institution hears of the dispute") {
+            try await HTTP.get(notification + "/v1/inbox", as: staff).items().contains { $0["kind"] as? String == "examResultDisputed" }
+        }
+        let told = try await HTTP.get(notification + "/v1/inbox", as: staff).items().filter { $0["kind"] as? String == "examResultDisputed" }
+        #expect(told.count == 1 && told.first?["category"] as? String == "notMine")
         #expect(try await HTTP.send(method: "POST", "\(base)/v1/patients/p-other/exam-results/st-mary/E1/not-mine").status == 404)
         // The registration's details are the institution's; the patient's own profile takes nothing from PID-5/7/8.
         #expect(try await HTTP.get("\(base)/v1/patients/p-jane/profile").status == 404)
