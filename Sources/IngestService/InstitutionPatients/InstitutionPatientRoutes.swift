@@ -207,7 +207,9 @@ struct InstitutionPatientRoutes: Sendable {
         case .linked(let answer, let created): return try jsonResponse(answer, status: created ? .created : .ok)
         case .refused: throw Self.refusal
         case .wait(let until):
-            let seconds = max(1, Int(until.timeIntervalSince(now).rounded(.up)))
+            let wait = min(max(until.timeIntervalSince(now), 1), InstitutionLinking.failureWindow).rounded(.up)
+            // bounded: clamped to 1 second … the failure window (15 minutes) just above.
+            let seconds = Int(wait)
             var problem = HTTPProblem(
                 status: .tooManyRequests, error: "too many attempts to redeem an activation code: try again in \(seconds) seconds")
             problem.retryAfterSeconds = seconds
