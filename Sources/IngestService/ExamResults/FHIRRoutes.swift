@@ -87,6 +87,7 @@ struct FHIRRoutes: Sendable {
                     do {
                         let owner = try await records.patientOwning(definition, recordID: recordID)
                         let receipt = try await records.delete(definition, patientID: owner, recordID: recordID, origin: origin)
+                        if owner == report.patientID { ownIDs.insert(owner) }
                         outcomes[report.entry] = ("200 OK", "DiagnosticReport/\(report.examID)/_history/\(receipt.revision)")
                     } catch let missing as HTTPProblem where missing.status == .notFound {
                         guard try await results.retractWaiting(institutionID: institution, examID: report.examID, origin: origin) else {
