@@ -100,6 +100,12 @@ import Testing
         // A waiting report entered in error is dropped before anyone saw it.
         #expect(try await HTTP.send(method: "POST", "\(base)/v1/institutions/st-mary/exam-results/E2/entered-in-error").status == 200)
         #expect((try await HTTP.get(patientURL).json() as? [String: Any])?["waitingExamIds"] as? [String] == [])
+        // FHIR's door too: the subject's identifier is the registration's id, so the report waits (202 Accepted).
+        let fhir = try await HTTP.send(
+            method: "POST", "\(base)/v1/institutions/st-mary/fhir", body: ExamResultBatchTests.fhirFixture, as: .owner,
+            headers: ["Content-Type": "application/fhir+json"])
+        #expect(fhir.status == 200 && fhir.text.contains("202 Accepted"))
+        #expect((try await HTTP.get(patientURL).json() as? [String: Any])?["waitingExamIds"] as? [String] == ["LAB-2026-0101"])
 
         // Another institution can neither see nor register this one's patients.
         let other = Caller.identity(Identity(subject: "staff-x", role: .institution, institutionID: "other"))
