@@ -251,10 +251,10 @@ struct InstitutionPatientRoutes: Sendable {
     /// that is not in the future; and when the code stops working. Throws every failing field.
     static func registration(_ body: RegistrationBody, now: Date) throws(HTTPProblem) -> (PersonName?, LocalDate, Date) {
         var violations: [SchemaViolation] = []
-        let birthDate = LocalDate(body.birthDate)
-        if birthDate == nil || birthDate! > LocalDate(now, in: TimeZone(identifier: "UTC")!) {
-            violations.append(
-                SchemaViolation(pointer: JSONPointer(tokens: ["birthDate"]), message: "must be a real date (YYYY-MM-DD) from 1900 up to today"))
+        var birthDate: LocalDate?
+        switch PatientProfile.birthDate(body.birthDate, today: LocalDate(now, in: TimeZone(identifier: "UTC")!)) {
+        case .success(let date): birthDate = date
+        case .failure(let violation): violations.append(violation)
         }
         let expiresAt = InstitutionLinking.codeExpiry(now: now, days: body.codeValidDays)
         if expiresAt == nil {

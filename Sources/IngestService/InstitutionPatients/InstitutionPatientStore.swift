@@ -191,15 +191,15 @@ struct InstitutionPatientStore: ServiceStore {
         return nil
     }
 
-    /// Takes the reports waiting for the registration (deleting them), oldest first, with their exam ids.
-    func takeWaiting(_ key: Key) async throws -> [(examID: String, body: JSONValue)] {
+    /// The reports waiting for the registration, oldest first, with their exam ids, locked until the transaction ends.
+    func lockWaiting(_ key: Key) async throws -> [(examID: String, body: JSONValue)] {
         let rows = try await session.fetchAll(
             """
-            DELETE FROM waiting_exam_results
+            SELECT exam_id, body::text FROM waiting_exam_results
             WHERE institution_id = \(key.institutionID) AND institution_patient_id = \(key.institutionPatientID)
-            RETURNING exam_id, body::text, received_at
-            """, as: (String, String, Date).self)
-        return try rows.sorted { ($0.2, $0.0) < ($1.2, $1.0) }.map { ($0.0, try CaretideJSON.parse(Array($0.1.utf8))) }
+            ORDER BY received_at, exam_id FOR UPDATE
+            """, as: (String, String).self)
+        return try rows.map { ($0.0, try CaretideJSON.parse(Array($0.1.utf8))) }
     }
 
     /// The exam ids of the reports waiting for the registration, oldest first.
@@ -232,10 +232,11 @@ struct InstitutionPatientStore: ServiceStore {
             """, as: String.self)
     }
 
-    /// Drops a waiting report the institution retracts; whether one waited.
-    func dropWaiting(institutionID: String, examID: String) async throws -> Bool {
-        try await !session.fetchAll(
-            "DELETE FROM waiting_exam_results WHERE institution_id = \(institutionID) AND exam_id = \(examID) RETURNING 1", as: Int.self
-        ).isEmpty
+    /// Drops waiting reports: delivered to their patient, or retracted by the institution. Returns how many waited.
+    func dropWaiting(institutionID: String, examIDs: [String]) async throws -> Int {
+        guard !examIDs.isEmpty else { return 0 }
+        return try await session.fetchAll(
+            "DELETE FROM waiting_exam_results WHERE institution_id = \(institutionID) AND exam_id = ANY(\(examIDs)) RETURNING 1", as: Int.self
+        ).count
     }
 }

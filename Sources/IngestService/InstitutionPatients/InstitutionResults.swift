@@ -39,32 +39,36 @@ struct InstitutionResults: Sendable {
     /// Retracts a report that waits (entered in error before its patient was linked); whether one waited.
     func retractWaiting(institutionID: String, examID: String, origin: WriteOrigin) async throws -> Bool {
         try await records.context.transaction(auditing: origin, status: { $0 ? 200 : 404 }) { handler in
-            try await InstitutionPatientStore(handler).dropWaiting(institutionID: institutionID, examID: examID)
+            try await InstitutionPatientStore(handler).dropWaiting(institutionID: institutionID, examIDs: [examID]) > 0
         }
     }
 
     /// Stores, in a redemption's transaction, the reports that waited for the registration, for the patient it is now
-    /// linked to, through the one writer of records (their release rules apply as to any report). Returns how many
-    /// were stored.
+    /// linked to, through the one writer of records (their release rules apply as to any report), and drops them from
+    /// the wait. One that cannot be stored (refused by the rules in force since it arrived, or its exam id taken by
+    /// another patient's report) stays waiting, listed for the institution, which can correct or retract it. Returns how
+    /// many were stored.
     static func deliverWaiting(
         _ key: InstitutionPatientStore.Key, to patientID: String, records: RecordRoutes, handler: HandlerContext, traceID: String
     ) async throws -> Int {
         let definition = ExamResultRoutes.definition
-        var writes: [RecordWrite] = []
-        for (examID, body) in try await InstitutionPatientStore(handler).takeWaiting(key) {
+        let store = InstitutionPatientStore(handler)
+        let waiting = try await store.lockWaiting(key)
+        var writes: [(examID: String, write: RecordWrite)] = []
+        for (examID, body) in waiting {
             let recordID = ExamKey(institutionID: key.institutionID, examID: examID).subjectID
-            // Checked when it arrived; checked again, since the rules may have changed while it waited. One they now
-            // refuse is logged by id and dropped: the institution sees it gone from the registration's waiting list.
-            guard let record = try? records.checkedRecord(definition, recordID: recordID, body: body) else {
-                handler.logger.warning(
-                    "a waiting exam report is refused by the rules in force and dropped",
-                    metadata: ["institution_id": "\(key.institutionID)", "exam_id": "\(examID)"])
-                continue
-            }
-            writes.append(RecordWrite(definition: definition, change: .put(record), patientID: patientID, recordID: recordID, traceID: traceID))
+            guard let record = try? records.checkedRecord(definition, recordID: recordID, body: body) else { continue }
+            writes.append(
+                (examID, RecordWrite(definition: definition, change: .put(record), patientID: patientID, recordID: recordID, traceID: traceID)))
         }
-        let results = try await RecordWriter.apply(writes, handler: handler)
-        return results.filter { if case .success = $0 { true } else { false } }.count
+        let results = try await RecordWriter.apply(writes.map(\.write), handler: handler)
+        let delivered = zip(writes, results).compactMap { pair -> String? in if case .success = pair.1 { pair.0.examID } else { nil } }
+        if delivered.count < waiting.count {
+            handler.logger.warning(
+                "exam reports stay waiting after a link: they cannot be stored as they are",
+                metadata: ["institution_id": "\(key.institutionID)", "waiting": "\(waiting.count - delivered.count)"])
+        }
+        return try await store.dropWaiting(institutionID: key.institutionID, examIDs: delivered)
     }
 }
 

@@ -93,6 +93,17 @@ struct PatientProfile: Codable, Sendable, Equatable {
         let timeZone: String?
     }
 
+    /// A date of birth as a request writes it (YYYY-MM-DD, the schema's form): a real date that is not in the future,
+    /// else the violation naming `/birthDate`. Every request that takes one (a profile, an institution's registration)
+    /// checks it here.
+    static func birthDate(_ text: String, today: LocalDate) -> Result<LocalDate, SchemaViolation> {
+        guard let date = LocalDate(text), date <= today else {
+            return .failure(
+                SchemaViolation(pointer: JSONPointer(tokens: ["birthDate"]), message: "must be a real date (YYYY-MM-DD) from 1900 up to today"))
+        }
+        return .success(date)
+    }
+
     /// A request body, with the checks its schema cannot make: a real date of birth that is not in the future, a time
     /// zone the IANA database knows. Throws every failing field.
     static func from(_ body: Body, today: LocalDate) throws(HTTPProblem) -> PatientProfile {
@@ -103,11 +114,9 @@ struct PatientProfile: Codable, Sendable, Equatable {
         }
         profile.sex = body.sex
         if let text = body.birthDate {
-            if let date = LocalDate(text), date <= today {
-                profile.birthDate = date
-            } else {
-                violations.append(
-                    SchemaViolation(pointer: JSONPointer(tokens: ["birthDate"]), message: "must be a real date (YYYY-MM-DD) from 1900 up to today"))
+            switch Self.birthDate(text, today: today) {
+            case .success(let date): profile.birthDate = date
+            case .failure(let violation): violations.append(violation)
             }
         }
         profile.language = body.language

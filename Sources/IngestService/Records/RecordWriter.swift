@@ -208,7 +208,11 @@ enum RecordWriter {
                 // Its id was taken when it was inserted, and the record is gone by the lock (a purged tombstone).
                 results.append(.failure(HTTPProblem(status: .conflict, error: "the record changed concurrently; retry")))
             case .revise(let revision):
-                guard let record = write.record else { preconditionFailure("a revision without a record") }
+                // The rule revises only a write that carries a record; a defect otherwise fails this write, not the service.
+                guard let record = write.record else {
+                    results.append(.failure(HTTPError(.internalServerError)))
+                    continue
+                }
                 do {
                     let payload = try RecordRoutes.decodePayload(write.definition, body: record.body, recordID: write.recordID, revision: revision)
                     let envelope = handler.envelope(of: payload.event, patientID: write.patientID, traceID: write.traceID)
