@@ -27,7 +27,7 @@ public enum ScoringService {
     public static func definition(
         tips: TipCatalog, printer: PDFPrinter, shareKey: ShareKey? = nil, classifiers: ClassifierModels = ClassifierModels()
     ) -> ServiceDefinition {
-        ServiceDefinition(
+        var definition = ServiceDefinition(
             name: name, schema: "scoring", migrations: ScoringMigrations.track,
             consumedTopics: [
                 .measurements, .npi, .riskProfiles, .examResults, .environment, .meals, .photos, .photoClassifications, .patients,
@@ -43,6 +43,8 @@ public enum ScoringService {
             OutsideShareRoutes(context: context, tips: tips, printer: printer, reports: reports).register(on: routes)
             NutritionRoutes(context: context, tips: tips).register(on: routes)
         }
+        definition.outsideViewers = OutsideShareViewers()
+        return definition
     }
 
     /// `TIP_TRANSLATIONS_DIR`: translations of the tips and labels (`TipCatalog.configured`).

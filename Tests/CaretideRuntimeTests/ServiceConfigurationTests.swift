@@ -142,4 +142,18 @@ import Testing
             }
         }
     }
+
+    @Test func trustedProxiesAreNoneUnlessNamedAndMustParse() throws {
+        let base = ["DATABASE_URL": "postgres://u@h/db", "KAFKA_BROKERS": "k:9092", "AUTH_DISABLED": "1"]
+        #expect(try ServiceConfiguration.fromEnvironment(base, serviceName: "s", defaultPort: 1).trustedProxies.isEmpty)
+        #expect(
+            try ServiceConfiguration.fromEnvironment(base.merging(["TRUSTED_PROXIES": " "]) { $1 }, serviceName: "s", defaultPort: 1).trustedProxies
+                .isEmpty)
+        let named = try ServiceConfiguration.fromEnvironment(
+            base.merging(["TRUSTED_PROXIES": "10.0.0.0/8"]) { $1 }, serviceName: "s", defaultPort: 1)
+        #expect(named.trustedProxies.trusts("10.4.0.1") && !named.trustedProxies.trusts("11.4.0.1"))
+        #expect(throws: InvalidConfiguration.self) {
+            try ServiceConfiguration.fromEnvironment(base.merging(["TRUSTED_PROXIES": "ingress"]) { $1 }, serviceName: "s", defaultPort: 1)
+        }
+    }
 }

@@ -154,6 +154,11 @@ enum EventSamples {
                 operation: "PUT /v1/institutions/:institutionId/exam-results/:examId", owner: "st-john", outcome: .refused, status: 403,
                 requestID: "r-1"), patientID: nil),
         EventSample(
+            AccessRecorded(
+                auditID: UUID(), recordedAt: takenAt, subject: "outside-share:3f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b", role: "outsideViewer",
+                institutionID: nil, action: .read, operation: "POST /v1/outside-shares/:shareId", owner: nil, outcome: .refused, status: 403,
+                requestID: "5cf92f3577b34da6a3ce929d0e0e4737")),
+        EventSample(
             DiagnosisRequested(
                 requestID: "req-1", phenotypes: ["HP:0001250", "HP:0001263"], excluded: ["HP:0000252"], method: .similarity, scoring: .symmetric,
                 maxResults: 5,

@@ -19,8 +19,9 @@ public struct CaretideRequestContext: RequestContext {
     public var audit: RequestAudit?
     /// Bodies are read as `SchemaBody` values: validated against their schema and decoded in one step.
     public var requestDecoder: CaretideRequestDecoder { CaretideRequestDecoder() }
-    /// The address the connection came from (a proxy's, behind one): what an outside viewer's failed codes are
-    /// counted against, and what the patient's list of openings shows.
+    /// The address the client called from: the connection's peer, or behind a trusted proxy the address the proxy
+    /// forwarded (`ClientAddressMiddleware`). What an outside viewer's failed codes are counted against, and what the
+    /// patient's list of openings shows.
     public var remoteAddress: String?
 
     public init(source: ApplicationRequestContextSource) {

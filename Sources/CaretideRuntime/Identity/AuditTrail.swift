@@ -7,9 +7,40 @@ import Logging
 import PostgresNIO
 import Synchronization
 
+/// Who an audit entry names as acting: a caller with a verified identity, or a viewer outside Caretide known only by
+/// the share whose code they typed (their name and address stay with the share's openings, not in the trail).
+enum AuditAgent: Sendable {
+    case identity(Identity)
+    case outsideViewer(shareID: UUID)
+
+    /// The role the trail gives an outside viewer: not a `Role`, as no token can carry it.
+    static let outsideViewerRole = "outsideViewer"
+
+    var subject: String {
+        switch self {
+        case .identity(let identity): identity.subject
+        case .outsideViewer(let shareID): "outside-share:\(shareID.uuidString.lowercased())"
+        }
+    }
+
+    var role: String {
+        switch self {
+        case .identity(let identity): identity.role.rawValue
+        case .outsideViewer: Self.outsideViewerRole
+        }
+    }
+
+    var institutionID: String? {
+        switch self {
+        case .identity(let identity): identity.institutionID
+        case .outsideViewer: nil
+        }
+    }
+}
+
 /// One audited request: who, what, whose, the outcome.
 struct AuditEntry: Sendable {
-    let identity: Identity
+    let agent: AuditAgent
     let access: Access
     /// The route's method and pattern, e.g. GET and `/v1/patients/:patientId/assessments`.
     let method: HTTPRequest.Method
@@ -19,6 +50,33 @@ struct AuditEntry: Sendable {
     let outcome: AuditOutcome
     let status: Int
     let requestID: String
+    /// The entry's id, when something else names it (an outside viewer's opening); else a new one when recorded.
+    var auditID: UUID? = nil
+
+    init(
+        identity: Identity, access: Access, method: HTTPRequest.Method, route: String, patientID: String?, owner: String?,
+        outcome: AuditOutcome, status: Int, requestID: String
+    ) {
+        self.init(
+            agent: .identity(identity), access: access, method: method, route: route, patientID: patientID, owner: owner, outcome: outcome,
+            status: status, requestID: requestID)
+    }
+
+    init(
+        agent: AuditAgent, access: Access, method: HTTPRequest.Method, route: String, patientID: String?, owner: String?, outcome: AuditOutcome,
+        status: Int, requestID: String, auditID: UUID? = nil
+    ) {
+        self.agent = agent
+        self.access = access
+        self.method = method
+        self.route = route
+        self.patientID = patientID
+        self.owner = owner
+        self.outcome = outcome
+        self.status = status
+        self.requestID = requestID
+        self.auditID = auditID
+    }
 
     var operation: String { "\(method.rawValue) \(route)" }
 
@@ -43,8 +101,8 @@ struct AuditEntry: Sendable {
     /// The same access with its outcome.
     func with(_ outcome: AuditOutcome, status: Int) -> AuditEntry {
         AuditEntry(
-            identity: identity, access: access, method: method, route: route, patientID: patientID, owner: owner, outcome: outcome,
-            status: status, requestID: requestID)
+            agent: agent, access: access, method: method, route: route, patientID: patientID, owner: owner, outcome: outcome, status: status,
+            requestID: requestID, auditID: auditID)
     }
 }
 
@@ -97,8 +155,8 @@ struct AuditTrail: Sendable {
             EventEnvelope(
                 producer: producer, patientID: entry.patientID, traceID: entry.requestID,
                 payload: AccessRecorded(
-                    auditID: UUID.timeOrdered(), recordedAt: now, subject: entry.identity.subject, role: entry.identity.role.rawValue,
-                    institutionID: entry.identity.institutionID, action: entry.action, operation: entry.operation, owner: entry.owner,
+                    auditID: entry.auditID ?? UUID.timeOrdered(), recordedAt: now, subject: entry.agent.subject, role: entry.agent.role,
+                    institutionID: entry.agent.institutionID, action: entry.action, operation: entry.operation, owner: entry.owner,
                     outcome: entry.outcome, status: entry.status, requestID: entry.requestID))
         }
         return (AuditRows(events: events), try events.map { try Outbox.Entry($0, codec: codec) })
@@ -120,10 +178,13 @@ struct AccessLogStore: ServiceStore {
         let operation: String
         let outcome: String
         let status: Int
+        /// For an outside viewer's attempt to open a share: the name they gave and their address.
+        var viewer: OutsideViewer? = nil
     }
 
-    /// A page of who accessed the patient's data held by this service, newest first.
-    func accessLog(patientID: String, page: PageRequest) async throws -> Page<LogEntry> {
+    /// A page of who accessed the patient's data held by this service, newest first; outside viewers' attempts with
+    /// their names and addresses from `outsideViewers`.
+    func accessLog(patientID: String, page: PageRequest, outsideViewers: (any OutsideViewerDirectory)?) async throws -> Page<LogEntry> {
         let after = try page.timeAndUUID()
         let rows = try await session.fetchAll(
             """
@@ -131,10 +192,15 @@ struct AccessLogStore: ServiceStore {
             WHERE patient_id = \(patientID) AND (\(after == nil) OR (recorded_at, audit_id) < (\(after?.0 ?? Date()), \(after?.1 ?? UUID())))
             ORDER BY recorded_at DESC, audit_id DESC LIMIT \(page.limit + 1)
             """, as: (UUID, Date, String, String, String?, String, String, String, Int).self)
-        let entries = rows.map {
+        var entries = rows.map {
             LogEntry(
                 auditId: $0.0, recordedAt: $0.1, subject: $0.2, role: $0.3, institutionId: $0.4, action: $0.5, operation: $0.6, outcome: $0.7,
                 status: $0.8)
+        }
+        let attempts = entries.filter { $0.role == AuditAgent.outsideViewerRole }.map(\.auditId)
+        if let outsideViewers, !attempts.isEmpty {
+            let viewers = try await outsideViewers.viewers(attempts, patientID: patientID, session: session)
+            for index in entries.indices { entries[index].viewer = viewers[entries[index].auditId] }
         }
         return Page(rows: entries, request: page) { .init(date: $0.recordedAt, id: $0.auditId) }
     }

@@ -37,6 +37,7 @@ public struct ServiceAssembly: Sendable {
         }
         let router = Router(context: CaretideRequestContext.self)
         router.add(middleware: RequestIDMiddleware())
+        if !configuration.trustedProxies.isEmpty { router.add(middleware: ClientAddressMiddleware(proxies: configuration.trustedProxies)) }
         router.add(middleware: RequestLogMiddleware(metrics: parts.metrics, logger: logger))
         router.add(middleware: ServerErrorMiddleware(logger: logger))
         // Open to every caller: probes and scrapers carry no token.
@@ -141,7 +142,7 @@ public struct ServiceAssembly: Sendable {
                 audit: audit, erasedPatients: definition.erasedPatientWrites == .refusedByTheAccessGuard ? parts.database : nil, logger: parts.logger),
             idempotency: idempotency)
         definition.routes(apiRoutes, context)
-        if definition.careTeam != .none { AccessLogRoutes(context: context).register(on: apiRoutes) }
+        if definition.careTeam != .none { AccessLogRoutes(context: context, outsideViewers: definition.outsideViewers).register(on: apiRoutes) }
         // Every service that applies erasures answers its part of a patient's export.
         if definition.handler != nil { PatientExportPartRoutes(context: context, data: definition.patientData).register(on: apiRoutes) }
         precondition(

@@ -16,6 +16,7 @@ public import Logging
 /// | `METRICS_PORT` | a port of its own for `/metrics` | unset: `HTTP_PORT` |
 /// | `LOG_LEVEL` | trace, debug, info, notice, warning, error, critical | `info` |
 /// | `AUTH_*` | the identity provider's keys and token rules (`AuthConfiguration`); `AUTH_DISABLED=1` turns authentication off | required |
+/// | `TRUSTED_PROXIES` | the proxies whose `X-Forwarded-For` names the client: addresses and networks, `10.0.0.0/8, fd00::/8` (`TrustedProxies`) | none: the peer is the client |
 /// | `CARETIDE_EXIT_WITH_PARENT` | `1`: stop when the parent process goes (set by `caretide dev`) | off |
 /// | `STALL_THRESHOLD_SECONDS`, `DATABASE_TRANSACTION_TIMEOUT_SECONDS`, `DATABASE_STATEMENT_TIMEOUT_SECONDS`, `DEAD_LETTER_PUBLISH_DEADLINE_SECONDS`, `HTTP_IDLE_TIMEOUT_SECONDS`, `CONSUMER_LANES`, `CONSUMER_BATCH_WINDOW_MS` | see `RuntimeLimits` | 60, 30, 120, 30, 30, 2, 50 |
 public struct ServiceConfiguration: Sendable {
@@ -29,6 +30,8 @@ public struct ServiceConfiguration: Sendable {
     public var logLevel: Logger.Level
     public var exitWithParent: Bool
     public var limits: RuntimeLimits = RuntimeLimits()
+    /// The proxies in front of the service, whose `X-Forwarded-For` names the client.
+    public var trustedProxies: TrustedProxies = .none
     /// Who may call: there is no default, so a deployment says so even to turn it off.
     public var auth: AuthConfiguration
 
@@ -128,6 +131,15 @@ public struct ServiceConfiguration: Sendable {
         var statementTimeout = Duration.seconds(120)
         seconds("DATABASE_STATEMENT_TIMEOUT_SECONDS", into: &statementTimeout)
 
+        var trustedProxies = TrustedProxies.none
+        if let text = environment["TRUSTED_PROXIES"], !text.trimmingCharacters(in: .whitespaces).isEmpty {
+            if let parsed = TrustedProxies(parsing: text) {
+                trustedProxies = parsed
+            } else {
+                problems.append("TRUSTED_PROXIES must be addresses or networks separated by commas (e.g. 10.0.0.0/8, 192.168.1.7, fd00::/8)")
+            }
+        }
+
         var auth: AuthConfiguration?
         switch AuthConfiguration.fromEnvironment(environment) {
         case .success(let configuration): auth = configuration
@@ -141,6 +153,7 @@ public struct ServiceConfiguration: Sendable {
             kafka: kafka, auth: auth, logLevel: level, exitWithParent: environment["CARETIDE_EXIT_WITH_PARENT"] == "1")
         configuration.limits = limits
         configuration.metricsPort = metricsPort
+        configuration.trustedProxies = trustedProxies
         return configuration
     }
 }

@@ -31,6 +31,8 @@ public struct ServiceDefinition: Sendable {
     /// a look-up of `erased_patients`; or the service's own write transactions, where they already read what marks an
     /// erased patient (ingest's change numbers), so its hottest write pays no extra round trip.
     public var erasedPatientWrites: ErasedPatientWrites = .refusedByTheAccessGuard
+    /// Where the service that serves outside shares keeps who tried to open them, for the patient's access log.
+    public var outsideViewers: (any OutsideViewerDirectory)?
 
     public enum ErasedPatientWrites: Sendable {
         case refusedByTheAccessGuard

@@ -47,6 +47,20 @@ struct OutsideShareRoutes: Sendable {
 
     static let defaultLifetimeDays = 14
 
+    /// The page an outside viewer opens, without a token.
+    static let page = "v1/outside-shares/:shareId"
+
+    /// The status each attempt is answered with, as the page answers it and the access trail records it.
+    static func status(of attempt: OutsideShareStore.Attempt) -> HTTPResponse.Status {
+        switch attempt {
+        case .opened: .ok
+        case .refused(locked: false): .forbidden
+        case .refused(locked: true), .locked: OutsideSharePage.Message.locked.status
+        case .throttled: OutsideSharePage.Message.throttled.status
+        case .gone: OutsideSharePage.Message.gone.status
+        }
+    }
+
     static let form = [
         FormField("name", "the viewer's name, recorded in the patient's list of openings"),
         FormField("code", "the access code the patient gave"), FormField("birthDate", "the patient's date of birth (YYYY-MM-DD), when asked"),
@@ -109,7 +123,7 @@ struct OutsideShareRoutes: Sendable {
             return try jsonResponse(["items": openings])
         }
 
-        let page = "v1/outside-shares/:shareId"
+        let page = Self.page
         routes.get(
             page, access: .outsideViewer, summary: "The page an outside doctor opens: it asks their name and the access code", mediaType: "text/html"
         ) { request, requestContext in
@@ -154,14 +168,23 @@ struct OutsideShareRoutes: Sendable {
         }
         let typed = (code: fields["code"] ?? "", birthDate: fields["birthDate"] ?? "")
         let now = Date()
+        let requestID = requestContext.requestID
         let attempt = try await context.transaction { handler in
-            try await OutsideShareStore(handler).attempt(id, viewerName: name, address: requestContext.remoteAddress ?? "unknown", now: now) {
-                salt, digest, patientID, asksBirthDate in
+            let (attempt, recorded) = try await OutsideShareStore(handler).attempt(
+                id, viewerName: name, address: requestContext.remoteAddress ?? "unknown", now: now
+            ) { salt, digest, patientID, asksBirthDate in
                 guard OutsideShareCode.matches(typed.code, digest: digest, salt: salt) else { return false }
                 guard asksBirthDate else { return true }
                 let birthDate = try await DemographicsStore(handler).demographics(patientID: patientID).birthDate
                 return Self.birthDateMatches(typed.birthDate, birthDate: birthDate)
             }
+            // Each recorded attempt is in the patient's access log too, with the answer the viewer gets.
+            if let recorded {
+                try await handler.recordOutsideViewerAttempt(
+                    recorded.openingID, shareID: id, patientID: recorded.patientID, method: .post, route: "/\(Self.page)",
+                    opened: attempt.opens, status: Self.status(of: attempt).code, requestID: requestID)
+            }
+            return attempt
         }
         switch attempt {
         case .gone: return OutsideSharePage.message(.gone, texts: texts)

@@ -134,6 +134,17 @@ struct OutsideShareStore: ServiceStore {
         case locked
         case throttled
         case gone
+
+        var opens: Bool {
+            if case .opened = self { true } else { false }
+        }
+    }
+
+    /// The row an attempt left in `outside_share_openings` (none when a refusal of its kind from its address was
+    /// already recorded in the window): its id, which the access trail's entry takes, and whose share it was.
+    struct Recorded: Sendable {
+        let openingID: UUID
+        let patientID: String
     }
 
     /// One attempt to open a share, judged and recorded in the caller's transaction: the share's row is locked, so
@@ -141,7 +152,7 @@ struct OutsideShareStore: ServiceStore {
     func attempt(
         _ id: UUID, viewerName: String, address: String, now: Date,
         matches: (_ salt: Data, _ digest: Data, _ patientID: String, _ asksBirthDate: Bool) async throws -> Bool
-    ) async throws -> Attempt {
+    ) async throws -> (Attempt, Recorded?) {
         guard
             let row = try await session.fetchAll(
                 """
@@ -149,14 +160,17 @@ struct OutsideShareStore: ServiceStore {
                 FROM outside_shares WHERE share_id = \(id) AND revoked_at IS NULL AND expires_at > \(now) FOR UPDATE
                 """, as: (String, Date, Date, [String], Bool, Data, Data, Bool).self
             ).first
-        else { return .gone }
+        else { return (.gone, nil) }
         let patientID = row.0
+        var recorded: Recorded?
         func record(_ outcome: String) async throws {
+            let openingID = UUID.timeOrdered()
             try await session.query(
                 """
                 INSERT INTO outside_share_openings (opening_id, share_id, patient_id, at, viewer_name, address, outcome)
-                VALUES (\(UUID.timeOrdered()), \(id), \(patientID), \(now), \(viewerName), \(address), \(outcome))
+                VALUES (\(openingID), \(id), \(patientID), \(now), \(viewerName), \(address), \(outcome))
                 """)
+            recorded = Recorded(openingID: openingID, patientID: patientID)
         }
         // Attempts on a locked share, or from a throttled address, are refused without being read: one row per address
         // and share per window says so, however often they come, so that nobody can fill the table by knocking.
@@ -171,7 +185,7 @@ struct OutsideShareStore: ServiceStore {
         }
         if row.7 {
             try await recordOnce("locked")
-            return .locked
+            return (.locked, recorded)
         }
         let recentFailures =
             try await session.fetchAll(
@@ -182,7 +196,7 @@ struct OutsideShareStore: ServiceStore {
             ).first ?? 0
         if Self.throttles(recentFailures: recentFailures) {
             try await recordOnce("throttled")
-            return .throttled
+            return (.throttled, recorded)
         }
         guard try await matches(row.5, row.6, patientID, row.4) else {
             let locks =
@@ -194,12 +208,29 @@ struct OutsideShareStore: ServiceStore {
                     """, as: Bool.self
                 ).first ?? false
             try await record("refused")
-            return .refused(locked: locks)
+            return (.refused(locked: locks), recorded)
         }
         try await record("opened")
-        return .opened(
-            Openable(
-                patientID: patientID, period: Period(start: row.1, end: row.2), sections: row.3.compactMap(ReportSection.init(rawValue:)),
-                asksBirthDate: row.4))
+        let share = Openable(
+            patientID: patientID, period: Period(start: row.1, end: row.2), sections: row.3.compactMap(ReportSection.init(rawValue:)),
+            asksBirthDate: row.4)
+        return (.opened(share), recorded)
+    }
+
+    /// The names and addresses of the attempts `openingIDs` on `patientID`'s shares.
+    func viewers(_ openingIDs: [UUID], patientID: String) async throws -> [UUID: OutsideViewer] {
+        let rows = try await session.fetchAll(
+            """
+            SELECT opening_id, viewer_name, address FROM outside_share_openings
+            WHERE opening_id = ANY(\(openingIDs)) AND patient_id = \(patientID)
+            """, as: (UUID, String?, String).self)
+        return Dictionary(rows.map { ($0.0, OutsideViewer(name: $0.1, address: $0.2)) }, uniquingKeysWith: { first, _ in first })
+    }
+}
+
+/// The patient's access log reads who tried to open an outside share from the share's openings.
+struct OutsideShareViewers: OutsideViewerDirectory {
+    func viewers(_ auditIDs: [UUID], patientID: String, session: StoreSession) async throws -> [UUID: OutsideViewer] {
+        try await OutsideShareStore(session: session).viewers(auditIDs, patientID: patientID)
     }
 }

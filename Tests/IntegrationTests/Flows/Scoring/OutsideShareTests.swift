@@ -1,4 +1,5 @@
 import CaretideIdentity
+import CaretideRuntime
 import CaretideStore
 import CaretideTestSupport
 import Foundation
@@ -13,18 +14,26 @@ import Testing
 /// attempt is in the patient's list; revocation and expiry close the link; nothing in the link alone opens it.
 @Suite(.serialized, .stoppingStacks)
 struct OutsideShareTests {
+    /// The address the doctor's browser has, as the ingress in front of scoring forwards it.
+    static let doctorAddress = "203.0.113.7"
+
+    /// Posts the page's form as a browser behind the deployment's ingress would: the ingress (the test's own address,
+    /// a trusted proxy here) appends the browser's address to an `X-Forwarded-For` the browser may have forged.
     static func form(_ url: String, _ fields: [String: String]) async throws -> HTTP.Reply {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         let body = fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
             .joined(separator: "&")
         return try await HTTP.send(
-            method: "POST", url, body: Data(body.utf8), as: .anonymous, headers: ["Content-Type": "application/x-www-form-urlencoded"])
+            method: "POST", url, body: Data(body.utf8), as: .anonymous,
+            headers: ["Content-Type": "application/x-www-form-urlencoded", "X-Forwarded-For": "198.51.100.66, \(doctorAddress)"])
     }
 
     @Test("shared with a code: the page asks name, code and date of birth; wrong answers lock and throttle; revoked and expired links close")
     func share() async throws {
-        let stack = try await TestStack.start([IngestService.definition, ScoringService.definition])
+        let stack = try await TestStack.start([IngestService.definition, ScoringService.definition]) { configuration in
+            configuration.trustedProxies = TrustedProxies(parsing: "127.0.0.1")!
+        }
         let (ingest, scoring) = (stack.baseURL(IngestService.name), stack.baseURL(ScoringService.name))
         #expect(
             try await HTTP.send(
@@ -90,8 +99,22 @@ struct OutsideShareTests {
         let shareID = try #require(share["shareId"] as? String)
         let openings = try await HTTP.get("\(shares)/\(shareID)/openings").items()
         #expect(openings.map { $0["outcome"] as? String } == ["refused", "refused", "opened", "opened"])
-        #expect(openings.allSatisfy { $0["viewerName"] as? String == "Dr Ana Reis" && $0["address"] as? String == "127.0.0.1" })
+        #expect(openings.allSatisfy { $0["viewerName"] as? String == "Dr Ana Reis" && $0["address"] as? String == Self.doctorAddress })
         #expect(try await HTTP.get("\(shares)/\(shareID)/openings", as: .identity(Identity(subject: "p-else", role: .patient))).status == 403)
+
+        // Every attempt is in the patient's access log too, by the share, with the name given and the address.
+        let log = try await HTTP.get("\(scoring)/v1/patients/p-out/access-log?limit=100").items()
+        let viewers = log.filter { $0["role"] as? String == "outsideViewer" }.reversed()
+        #expect(viewers.map { $0["outcome"] as? String } == ["refused", "refused", "allowed", "allowed"])
+        #expect(viewers.map { $0["status"] as? Int } == [403, 403, 200, 200])
+        #expect(
+            viewers.allSatisfy {
+                $0["subject"] as? String == "outside-share:\(shareID)" && $0["operation"] as? String == "POST /v1/outside-shares/:shareId"
+                    && $0["action"] as? String == "read" && ($0["viewer"] as? [String: Any])?["name"] as? String == "Dr Ana Reis"
+                    && ($0["viewer"] as? [String: Any])?["address"] as? String == Self.doctorAddress
+            })
+        // The patient's own requests carry no viewer.
+        #expect(log.filter { $0["role"] as? String == "patient" }.allSatisfy { $0["viewer"] == nil })
         var failures = 2
 
         // Five wrong codes lock a link: even the right code then opens nothing.
