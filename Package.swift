@@ -155,12 +155,13 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
 
-        // Shared by the test targets: the tests' own PostgreSQL, an in-process stack, HTTP and Kafka probes.
+        // Shared by the test targets: the tests' own PostgreSQL, an in-process stack, HTTP and Kafka probes, the Kafka
+        // adapter's test helpers, and the HPO and food fixtures as the tests import them.
         .target(
             name: "CaretideTestSupport",
             dependencies: [
                 "CaretideLocalStack", "CaretideRuntime", "CaretideIdentity", "CaretideKafka", "CaretideStore", "CaretideSchemas",
-                "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
+                "CaretideNutrition", "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
                 lifecycle, logging,
             ], path: "Tests/CaretideTestSupport"),
 
@@ -176,7 +177,7 @@ let package = Package(
         .testTarget(
             name: "PhenotypeRankingTests", dependencies: ["PhenotypeRanking", propertyBased], resources: [.copy("Fixtures")]),
         // Adapters against the real thing: librdkafka's mock cluster, a real PostgreSQL.
-        .testTarget(name: "CaretideKafkaTests", dependencies: ["CaretideKafka", logging]),
+        .testTarget(name: "CaretideKafkaTests", dependencies: ["CaretideKafka", "CaretideTestSupport", logging]),
         .testTarget(
             name: "CaretideStoreTests",
             dependencies: [
@@ -216,6 +217,15 @@ let package = Package(
                 "PhenotypeRanking", postgres, logging, lifecycle, httpTypes,
                 // A webhook receiver on loopback, and the signature check a receiver makes.
                 hummingbird, crypto,
+            ]),
+        // The tests that must run one at a time, after the rest (`scripts/test`): they take the embedded broker down (the
+        // mock re-binds its port at once, and aborts if another test took it), or load the machine enough to starve others.
+        .testTarget(
+            name: "SerialTests",
+            dependencies: [
+                "CaretideTestSupport", "CaretideLocalStack", "CaretideIdentity", "CaretideRuntime", "CaretideKafka", "CaretideStore",
+                "CaretideSchemas", "CaretideDomain", "IngestService", "ScoringService", "NotificationService", "DiagnosisService",
+                postgres, crypto,
             ]),
     ]
 )

@@ -1,4 +1,5 @@
 import CaretideKafka
+import CaretideTestSupport
 import Testing
 
 @Suite struct ConfigurationTests {
@@ -40,7 +41,7 @@ import Testing
             properties: ["sasl.password.nonexistent": "hunter2"]
         )
         #expect {
-            try KafkaProducer(configuration: configuration, logger: TestSupport.logger)
+            try KafkaProducer(configuration: configuration, logger: KafkaTestSupport.logger)
         } throws: { error in
             guard let error = error as? KafkaError else { return false }
             return error.code == .configuration && !String(reflecting: error).contains("hunter2")

@@ -1,3 +1,4 @@
+import CaretideTestSupport
 import Foundation
 import Logging
 import Synchronization
@@ -21,8 +22,8 @@ import Testing
 
     @Test("a message over message.max.bytes fails alone and permanently; the messages around it are delivered")
     func oversizedMessageFailsAlone() async throws {
-        let (broker, topic) = try TestSupport.brokerWithTopic("oversized", partitions: 1)
-        let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
+        let (broker, topic) = try KafkaTestSupport.brokerWithTopic("oversized", partitions: 1)
+        let producer = try KafkaProducer(configuration: KafkaTestSupport.configuration(broker), logger: KafkaTestSupport.logger)
         let results = await producer.sendEach([
             OutgoingMessage(topic: topic, key: "k", value: [1]),
             OutgoingMessage(topic: topic, key: "k", value: [UInt8](repeating: 0, count: 1_100_000)),
@@ -39,8 +40,8 @@ import Testing
 
     @Test("a closed producer refuses every message alike: not a refusal of the message, and the rest are not sent")
     func closedProducerIsNoMessageRefusal() async throws {
-        let (broker, topic) = try TestSupport.brokerWithTopic("closed", partitions: 1)
-        let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
+        let (broker, topic) = try KafkaTestSupport.brokerWithTopic("closed", partitions: 1)
+        let producer = try KafkaProducer(configuration: KafkaTestSupport.configuration(broker), logger: KafkaTestSupport.logger)
         await producer.shutdown()
         let results = await producer.sendEach([OutgoingMessage(topic: topic, value: [1]), OutgoingMessage(topic: topic, value: [2])])
         for result in results {
@@ -71,13 +72,13 @@ import Testing
 
     @Test("a group whose committed position the broker has deleted is told, topic and partition, and logs it at error")
     func committedPositionDeletedByRetention() async throws {
-        let (broker, topic) = try TestSupport.brokerWithTopic("retention", partitions: 1)
-        let group = TestSupport.uniqueName("group")
-        let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
-        try await producer.send([OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("first"))])
+        let (broker, topic) = try KafkaTestSupport.brokerWithTopic("retention", partitions: 1)
+        let group = KafkaTestSupport.uniqueName("group")
+        let producer = try KafkaProducer(configuration: KafkaTestSupport.configuration(broker), logger: KafkaTestSupport.logger)
+        try await producer.send([OutgoingMessage(topic: topic, key: "k", value: KafkaTestSupport.bytes("first"))])
         let first = try KafkaConsumer(
-            configuration: TestSupport.consumerConfiguration(broker), groupID: group, topics: [topic], logger: TestSupport.logger)
-        let read = try await TestSupport.receive(1, from: first)
+            configuration: KafkaTestSupport.consumerConfiguration(broker), groupID: group, topics: [topic], logger: KafkaTestSupport.logger)
+        let read = try await KafkaTestSupport.receive(1, from: first)
         try await first.commit(read, wait: true)
         await first.close()
 
@@ -91,9 +92,9 @@ import Testing
 
         let resets = Recorded()
         let second = try KafkaConsumer(
-            configuration: TestSupport.consumerConfiguration(broker), groupID: group, topics: [topic], logger: TestSupport.logger,
+            configuration: KafkaTestSupport.consumerConfiguration(broker), groupID: group, topics: [topic], logger: KafkaTestSupport.logger,
             onOffsetReset: { resets.append($0) })
-        let resumed = try await TestSupport.receive(1, from: second)
+        let resumed = try await KafkaTestSupport.receive(1, from: second)
         #expect((resumed.first?.offset ?? 0) > 1, "the consumer resumed past the deleted messages")
         #expect(resets.values == [OffsetReset(topic: topic, partition: 0)])
         await second.close()

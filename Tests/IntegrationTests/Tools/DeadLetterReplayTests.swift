@@ -17,7 +17,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let stack = try await TestStack.start(
-            [DiagnosisService.definition(importOptions: DiagnosisFlowTests.importOptions, dataDirectory: directory.path)], partitions: 1)
+            [DiagnosisService.definition(importOptions: HPOFixture.importOptions, dataDirectory: directory.path)], partitions: 1)
         let results = try KafkaProbe(stack.kafka, topic: Topic.diagnosisResults.name)
         let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
         let producer = try KafkaProducer(configuration: stack.kafka, logger: TestLogging.logger("pipeline"))
@@ -48,7 +48,7 @@ import Testing
         // The fix: the release files are put in place. Then the replay, twice.
         for file in ["hp.obo", "phenotype.hpoa"] {
             try FileManager.default.copyItem(
-                at: DiagnosisFlowTests.fixtures.appendingPathComponent(file), to: directory.appendingPathComponent(file))
+                at: HPOFixture.directory.appendingPathComponent(file), to: directory.appendingPathComponent(file))
         }
         for _ in 0..<2 {
             let replay = try await Subprocess.run(

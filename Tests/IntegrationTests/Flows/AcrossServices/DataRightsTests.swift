@@ -245,9 +245,9 @@ import Testing
             "\(ingest)/v1/patients/\(patientID)/photos", photoID, "sharp.jpg", query: "bodySite=upperBack&takenAt=2026-11-20T10:00:00Z",
             as: patient)
         #expect(photo.status == 201, "\(photo.text)")
-        try await DietTests.importFoods(stack)
+        try await FoodFixture.importFoods(stack)
         let meal = try await HTTP.post(
-            "\(ingest)/v1/patients/\(patientID)/meals", json: DietTests.meal(food: "01001", grams: 10, at: "2026-11-20T12:00:00Z"), as: patient)
+            "\(ingest)/v1/patients/\(patientID)/meals", json: FoodFixture.meal(food: "01001", grams: 10, at: "2026-11-20T12:00:00Z"), as: patient)
         #expect(meal.status == 201, "\(meal.text)")
         let scoring = stack.baseURL(ScoringService.name)
         try await eventually("scoring analysed the meal's day") {

@@ -13,34 +13,6 @@ import Testing
 /// diagnosis-service over HTTP with a real PostgreSQL: releases imported from the committed HPO fixture (12 diseases,
 /// 59 terms of the 2025-01-16 release), served without downtime, searched, ranked, and saved per doctor.
 @Suite(.serialized, .stoppingStacks) struct DiagnosisFlowTests {
-    static let fixtures = Paths.packageRoot.appendingPathComponent("Tests/PhenotypeRankingTests/Fixtures")
-    static let ontologyFile = fixtures.appendingPathComponent("hp.obo").path
-    static let annotationFile = fixtures.appendingPathComponent("phenotype.hpoa").path
-
-    static var importOptions: OntologyImportOptions {
-        var options = OntologyImportOptions()
-        options.nullSampleCount = 2_000
-        options.symmetricNullSampleCount = 1_000
-        options.concurrency = 2
-        return options
-    }
-
-    static func importFixture(_ stack: TestStack, kind: OntologyUpdateKind = .full) async throws -> OntologyImportReport {
-        try await stack.withDatabase(schema: "diagnosis") { database, logger in
-            try await OntologyImporter.importFiles(
-                kind: kind, ontologyFile: ontologyFile, annotationFile: annotationFile, database: database, options: importOptions,
-                logger: logger)
-        }
-    }
-
-    static func waitUntilServing(_ stack: TestStack, release: Int) async throws {
-        let base = stack.baseURL(DiagnosisService.name)
-        try await eventually("release \(release) serving") {
-            let listing = try await HTTP.get(base + "/v1/releases").decoded(ReleaseListing.self)
-            return listing.serving?.releaseID == release
-        }
-    }
-
     struct ReleaseListing: Decodable {
         let serving: OntologyReleaseReference?
         let releases: [Summary]
@@ -125,9 +97,9 @@ import Testing
     func fullImportServes() async throws {
         let stack = try await TestStack.start([DiagnosisService.definition])
         let base = stack.baseURL(DiagnosisService.name)
-        let report = try await Self.importFixture(stack)
+        let report = try await HPOFixture.importRelease(stack)
         #expect(report.termCount == 59 && report.diseaseCount == 12 && report.annotationCount > 60)
-        try await Self.waitUntilServing(stack, release: report.release.releaseID)
+        try await HPOFixture.waitUntilServing(stack, release: report.release.releaseID)
 
         // Search: by name, synonym-free word prefix, id, and diseases by bare accession.
         let seizures = try await HTTP.get(base + "/v1/phenotypes?q=seizure&limit=3").decoded(SearchAnswer.self)
@@ -230,40 +202,18 @@ import Testing
 
     static func referenceRanker() throws -> PhenotypeRanker {
         let kb = try PhenotypeKnowledgeBase(
-            obo: try Data(contentsOf: URL(fileURLWithPath: ontologyFile)), hpoa: try Data(contentsOf: URL(fileURLWithPath: annotationFile)))
+            obo: try Data(contentsOf: URL(fileURLWithPath: HPOFixture.ontologyFile)),
+            hpoa: try Data(contentsOf: URL(fileURLWithPath: HPOFixture.annotationFile)))
+        let options = HPOFixture.importOptions
         let nulls = try ScoringMode.allCases.map { scoring in
             try NullDistribution.build(
                 for: kb,
                 options: NullDistributionOptions(
                     scoring: scoring,
-                    sampleCount: scoring == .asymmetric ? importOptions.nullSampleCount : importOptions.symmetricNullSampleCount,
-                    maxQuerySize: importOptions.nullMaxQuerySize, binCount: importOptions.nullBinCount))
+                    sampleCount: scoring == .asymmetric ? options.nullSampleCount : options.symmetricNullSampleCount,
+                    maxQuerySize: options.nullMaxQuerySize, binCount: options.nullBinCount))
         }
         return try PhenotypeRanker(knowledgeBase: kb, nullDistributions: nulls)
-    }
-
-    @Test("a ranking printed to PDF by the headless Chromium the patient reports use: the query, the release and the explained results")
-    func rankingPDF() async throws {
-        let stack = try await TestStack.start(
-            [DiagnosisService.definition(importOptions: Self.importOptions, dataDirectory: nil, printer: try PDFPrinter.configured([:]))])
-        let base = stack.baseURL(DiagnosisService.name)
-        let report = try await Self.importFixture(stack)
-        try await Self.waitUntilServing(stack, release: report.release.releaseID)
-        let reply = try await HTTP.post(base + "/v1/rankings.pdf", json: #"{"phenotypes": ["HP:0001166", "HP:0001083"], "maxResults": 3}"#)
-        #expect(reply.status == 200 && reply.header("Content-Type") == "application/pdf")
-        #expect(reply.header("Content-Disposition") == "inline; filename=\"ranking.pdf\"" && reply.header("Cache-Control") == "no-store")
-        #expect(reply.body.starts(with: Array("%PDF-".utf8)))
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("caretide-ranking-\(UUID().uuidString).pdf")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try reply.body.write(to: file)
-        let text = try await Subprocess.run("/usr/bin/pdftotext", ["-layout", file.path, "-"]).output
-        #expect(text.contains("Marfan") && text.contains("Arachnodactyly") && text.contains("hp/releases/2025-01-16"))
-        // The same refusals as the JSON ranking.
-        #expect(try await HTTP.post(base + "/v1/rankings.pdf", json: #"{"phenotypes": []}"#).status == 400)
-        #expect(
-            try await HTTP.post(
-                base + "/v1/rankings.pdf", json: #"{"phenotypes": ["HP:0001166"]}"#, as: .identity(Identity(subject: "p-1", role: .patient))
-            ).status == 403)
     }
 
     @Test("the serving release downloads as one tar archive that tar and sha256sum read: files, manifest, licence, checksums")
@@ -271,9 +221,9 @@ import Testing
         let stack = try await TestStack.start([DiagnosisService.definition])
         let base = stack.baseURL(DiagnosisService.name)
         #expect(try await HTTP.get(base + "/v1/releases/1/bundle").status == 404)
-        let report = try await Self.importFixture(stack)
+        let report = try await HPOFixture.importRelease(stack)
         let releaseID = report.release.releaseID
-        try await Self.waitUntilServing(stack, release: releaseID)
+        try await HPOFixture.waitUntilServing(stack, release: releaseID)
         let url = base + "/v1/releases/\(releaseID)/bundle"
 
         let reply = try await HTTP.get(url)
@@ -360,10 +310,10 @@ import Testing
     func minimumAndFailedUpdates() async throws {
         let stack = try await TestStack.start([DiagnosisService.definition])
         let base = stack.baseURL(DiagnosisService.name)
-        let full = try await Self.importFixture(stack)
-        let minimum = try await Self.importFixture(stack, kind: .minimum)
+        let full = try await HPOFixture.importRelease(stack)
+        let minimum = try await HPOFixture.importRelease(stack, kind: .minimum)
         #expect(minimum.release.releaseID == full.release.releaseID + 1 && minimum.diseaseCount == 0)
-        try await Self.waitUntilServing(stack, release: minimum.release.releaseID)
+        try await HPOFixture.waitUntilServing(stack, release: minimum.release.releaseID)
 
         let found = try await HTTP.get(base + "/v1/phenotypes?q=hypotonia").decoded(SearchAnswer.self)
         #expect(found.results.first?.id == "HP:0001252")
@@ -379,8 +329,8 @@ import Testing
         await #expect(throws: (any Error).self) {
             try await stack.withDatabase(schema: "diagnosis") { database, logger in
                 try await OntologyImporter.importFiles(
-                    kind: .full, ontologyFile: Self.ontologyFile, annotationFile: broken.path, database: database,
-                    options: Self.importOptions, logger: logger)
+                    kind: .full, ontologyFile: HPOFixture.ontologyFile, annotationFile: broken.path, database: database,
+                    options: HPOFixture.importOptions, logger: logger)
             }
         }
         let listing = try await HTTP.get(base + "/v1/releases").decoded(ReleaseListing.self)
@@ -397,8 +347,8 @@ import Testing
             try await stack.withDatabase(schema: "diagnosis") { database, logger in
                 try await database.transaction { connection in
                     _ = try await OntologyImporter.importFiles(
-                        kind: .full, ontologyFile: Self.ontologyFile, annotationFile: Self.annotationFile, on: connection,
-                        options: Self.importOptions, logger: logger)
+                        kind: .full, ontologyFile: HPOFixture.ontologyFile, annotationFile: HPOFixture.annotationFile, on: connection,
+                        options: HPOFixture.importOptions, logger: logger)
                     throw Interrupted()
                 }
             }
@@ -483,8 +433,8 @@ import Testing
 
         // Ranking a saved query uses the serving release (none yet: 503; after an import: ranked).
         #expect(try await HTTP.post(base + "/\(second.queryId)/ranking", json: "").status == 503)
-        let report = try await Self.importFixture(stack)
-        try await Self.waitUntilServing(stack, release: report.release.releaseID)
+        let report = try await HPOFixture.importRelease(stack)
+        try await HPOFixture.waitUntilServing(stack, release: report.release.releaseID)
         let ranked = try await HTTP.post(base + "/\(second.queryId)/ranking", json: "").decoded(DiagnosisRanked.self)
         // Ranking a saved query with no phenotypes is a 400 naming them.
         let blank = try await HTTP.post(base, json: #"{"name": "blank", "phenotypes": []}"#).decoded(Saved.self)

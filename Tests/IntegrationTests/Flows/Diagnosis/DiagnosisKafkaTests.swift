@@ -21,7 +21,7 @@ import Testing
         let stack = try await TestStack.start(
             [
                 DiagnosisService.definition(
-                    importOptions: DiagnosisFlowTests.importOptions, dataDirectory: DiagnosisFlowTests.fixtures.path)
+                    importOptions: HPOFixture.importOptions, dataDirectory: HPOFixture.directory.path)
             ], partitions: 1)
         let base = stack.baseURL(DiagnosisService.name) + "/v1/ontology-update-requests"
         let consultant = Caller.identity(Identity(subject: "dr-ask", role: .consultant))
@@ -56,7 +56,7 @@ import Testing
         }
         let releaseID = try #require(imported["importedReleaseId"] as? Int)
         #expect(imported["decidedBy"] as? String == "ops-1" && imported["updateId"] as? String == "update-request-\(id)")
-        try await DiagnosisFlowTests.waitUntilServing(stack, release: releaseID)
+        try await HPOFixture.waitUntilServing(stack, release: releaseID)
         #expect(try await HTTP.post(base + "/\(id)/approval", json: "", as: operatorCaller).status == 409)
 
         // Asked again with that release loaded: nothing newer is known, so approving is refused and the operator refuses.
@@ -78,7 +78,7 @@ import Testing
         let stack = try await TestStack.start(
             [
                 DiagnosisService.definition(
-                    importOptions: DiagnosisFlowTests.importOptions, dataDirectory: DiagnosisFlowTests.fixtures.path)
+                    importOptions: HPOFixture.importOptions, dataDirectory: HPOFixture.directory.path)
             ], partitions: 1)
         let producer = try KafkaProducer(configuration: stack.kafka, logger: TestLogging.logger("pipeline"))
         let results = try KafkaProbe(stack.kafka, topic: Topic.diagnosisResults.name)
@@ -100,13 +100,13 @@ import Testing
         #expect(
             dead.headers[EventHeader.deadLetterReason] == "the ontology file is not a regular file of at most 512 MiB under the HPO data directory")
         let update = OntologyUpdateRequested(
-            updateID: "fixture-1", kind: .full, ontologyFile: DiagnosisFlowTests.ontologyFile,
-            annotationFile: DiagnosisFlowTests.annotationFile)
+            updateID: "fixture-1", kind: .full, ontologyFile: HPOFixture.ontologyFile,
+            annotationFile: HPOFixture.annotationFile)
         try await producer.send(Self.request(update))
         let imported = try #require(try EventCodec().decode(try await results.receive(1)[0].value).payload(as: OntologyReleaseImported.self))
         #expect(imported.updateID == "fixture-1" && imported.diseaseCount == 12 && imported.release.kind == .full)
         #expect(imported.recallTopTen == 1)
-        try await DiagnosisFlowTests.waitUntilServing(stack, release: imported.release.releaseID)
+        try await HPOFixture.waitUntilServing(stack, release: imported.release.releaseID)
 
         // A redelivered update (same update id) does not import twice.
         try await producer.send(Self.request(update))
@@ -143,14 +143,14 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         for file in ["hp.obo", "phenotype.hpoa"] {
             try FileManager.default.copyItem(
-                at: DiagnosisFlowTests.fixtures.appendingPathComponent(file), to: directory.appendingPathComponent(file))
+                at: HPOFixture.directory.appendingPathComponent(file), to: directory.appendingPathComponent(file))
         }
         try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("escape.obo").path, withDestinationPath: "/etc/passwd")
         try Data("format-version: 1.2\nontology: hp\n\n[Term]\nid: HP:0000001\nname: All\n".utf8)
             .write(to: directory.appendingPathComponent("bogus.obo"))
 
         let stack = try await TestStack.start(
-            [DiagnosisService.definition(importOptions: DiagnosisFlowTests.importOptions, dataDirectory: directory.path)], partitions: 1)
+            [DiagnosisService.definition(importOptions: HPOFixture.importOptions, dataDirectory: directory.path)], partitions: 1)
         let producer = try KafkaProducer(configuration: stack.kafka, logger: TestLogging.logger("pipeline"))
         let results = try KafkaProbe(stack.kafka, topic: Topic.diagnosisResults.name)
         let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
@@ -189,13 +189,13 @@ import Testing
     @Test("without HPO_DATA_DIR, imports by event are off and say how to turn them on")
     func updatesNeedADataDirectory() async throws {
         let stack = try await TestStack.start(
-            [DiagnosisService.definition(importOptions: DiagnosisFlowTests.importOptions, dataDirectory: nil)], partitions: 1)
+            [DiagnosisService.definition(importOptions: HPOFixture.importOptions, dataDirectory: nil)], partitions: 1)
         let producer = try KafkaProducer(configuration: stack.kafka, logger: TestLogging.logger("pipeline"))
         let deadLetters = try KafkaProbe(stack.kafka, topic: Topic.deadLetter.name)
         try await producer.send(
             Self.request(
                 OntologyUpdateRequested(
-                    updateID: "any", kind: .minimum, ontologyFile: DiagnosisFlowTests.ontologyFile, annotationFile: nil)))
+                    updateID: "any", kind: .minimum, ontologyFile: HPOFixture.ontologyFile, annotationFile: nil)))
         let reason = try await deadLetters.receive(1)[0].headers[EventHeader.deadLetterReason]
         #expect(reason == "imports by event are off: set HPO_DATA_DIR to the directory holding the release files")
         await deadLetters.close()

@@ -16,34 +16,6 @@ import Testing
 /// The diet module end to end: the food table imported and searched, meals recorded, corrected, deleted and synced
 /// offline, each day analysed by scoring, and a persisting pattern flagged to the care team once.
 @Suite(.serialized, .stoppingStacks) struct DietTests {
-    /// USDA SR28 rows of a few dozen foods, cut from the real files by `scripts/make-food-fixture`.
-    static let fixture = Paths.packageRoot.appendingPathComponent("Tests/CaretideNutritionTests/Fixtures/sr28-subset")
-
-    static func ingestDefinition() -> ServiceDefinition {
-        IngestService.definition(sync: SyncSettings(), foodTableCheck: .milliseconds(200))
-    }
-
-    /// Imports the fixture as `caretide foods import` does, and waits until ingest serves it.
-    static func importFoods(_ stack: TestStack) async throws {
-        let table = try StandardReference.load(directory: fixture)
-        try await stack.withDatabase(schema: "ingest") { database, logger in
-            _ = try await FoodStore.importTable(table, keep: 3, database: database, logger: logger)
-        }
-        let ingest = stack.baseURL(IngestService.name)
-        try await eventually("the food table loaded") { try await HTTP.get("\(ingest)/v1/foods?q=butter").status == 200 }
-    }
-
-    static func meal(
-        _ id: UUID = UUID(), food: String, grams: Double? = nil, portion: (String, Double)? = nil, meal: String = "lunch", at time: String,
-        zone: String? = nil
-    ) -> String {
-        var members = [#""mealId": "\#(id)""#, #""foodId": "\#(food)""#, #""meal": "\#(meal)""#, #""eatenAt": "\#(time)""#]
-        if let grams { members.append(#""grams": \#(grams)"#) }
-        if let (portion, count) = portion { members.append(#""portion": {"id": "\#(portion)", "count": \#(count)}"#) }
-        if let zone { members.append(#""timeZone": "\#(zone)""#) }
-        return "{" + members.joined(separator: ", ") + "}"
-    }
-
     static func day(_ scoring: String, _ patient: String, _ date: String, query: String = "", as caller: Caller = .owner) async throws
         -> [String: Any]
     {
@@ -58,17 +30,17 @@ import Testing
 
     @Test("the food table searched as a user types; a day's meals added up as the table says, corrected, deleted and synced offline")
     func foodsMealsAndDays() async throws {
-        let stack = try await TestStack.start([Self.ingestDefinition(), ScoringService.definition])
+        let stack = try await TestStack.start([FoodFixture.ingestDefinition(), ScoringService.definition])
         let ingest = stack.baseURL(IngestService.name)
         let scoring = stack.baseURL(ScoringService.name)
         let meals = "\(ingest)/v1/patients/p-diet/meals"
 
         // Before any import: no table to search, and a meal cannot be resolved.
         #expect(try await HTTP.get("\(ingest)/v1/foods?q=bean").status == 404)
-        let early = try await HTTP.send(method: "POST", meals, json: Self.meal(food: "01001", grams: 10, at: "2026-11-20T08:00:00Z"))
+        let early = try await HTTP.send(method: "POST", meals, json: FoodFixture.meal(food: "01001", grams: 10, at: "2026-11-20T08:00:00Z"))
         #expect(early.status == 422 && early.text.contains("/foodId"))
 
-        try await Self.importFoods(stack)
+        try await FoodFixture.importFoods(stack)
         let nutrition = try KafkaProbe(stack.kafka, topic: Topic.nutrition.name)
 
         // Search: every match holds the word, in blocks by food group; paged; the release and its licence named.
@@ -112,17 +84,17 @@ import Testing
 
         // Every bad input refused, naming its field; nothing stored.
         for (body, status, field) in [
-            (Self.meal(food: "99999", grams: 10, at: "2026-11-20T08:00:00Z"), 422, "/foodId"),
-            (Self.meal(food: "01001", portion: ("9", 1), at: "2026-11-20T08:00:00Z"), 422, "/portion/id"),
-            (Self.meal(food: "01001", grams: 10, portion: ("1", 1), at: "2026-11-20T08:00:00Z"), 422, "/portion"),
-            (Self.meal(food: "01001", at: "2026-11-20T08:00:00Z"), 422, "/grams"),
-            (Self.meal(food: "01001", grams: 5_001, at: "2026-11-20T08:00:00Z"), 400, "/grams"),
+            (FoodFixture.meal(food: "99999", grams: 10, at: "2026-11-20T08:00:00Z"), 422, "/foodId"),
+            (FoodFixture.meal(food: "01001", portion: ("9", 1), at: "2026-11-20T08:00:00Z"), 422, "/portion/id"),
+            (FoodFixture.meal(food: "01001", grams: 10, portion: ("1", 1), at: "2026-11-20T08:00:00Z"), 422, "/portion"),
+            (FoodFixture.meal(food: "01001", at: "2026-11-20T08:00:00Z"), 422, "/grams"),
+            (FoodFixture.meal(food: "01001", grams: 5_001, at: "2026-11-20T08:00:00Z"), 400, "/grams"),
             // A count past the schema's bound: once an infinite gram total that the refusal's message trapped on.
-            (Self.meal(food: "02047", portion: ("3", 1e308), at: "2026-11-20T08:00:00Z"), 400, "/portion/count"),
-            (Self.meal(food: "02047", portion: ("3", 20), at: "2026-11-20T08:00:00Z"), 422, "/portion/count"),
-            (Self.meal(food: "01001", grams: -5, at: "2026-11-20T08:00:00Z"), 400, "/grams"),
-            (Self.meal(food: "01001", grams: 10, at: "2099-01-01T08:00:00Z"), 422, "/eatenAt"),
-            (Self.meal(food: "01001", grams: 10, at: "2026-11-20T08:00:00Z", zone: "Mars/Olympus"), 422, "/timeZone"),
+            (FoodFixture.meal(food: "02047", portion: ("3", 1e308), at: "2026-11-20T08:00:00Z"), 400, "/portion/count"),
+            (FoodFixture.meal(food: "02047", portion: ("3", 20), at: "2026-11-20T08:00:00Z"), 422, "/portion/count"),
+            (FoodFixture.meal(food: "01001", grams: -5, at: "2026-11-20T08:00:00Z"), 400, "/grams"),
+            (FoodFixture.meal(food: "01001", grams: 10, at: "2099-01-01T08:00:00Z"), 422, "/eatenAt"),
+            (FoodFixture.meal(food: "01001", grams: 10, at: "2026-11-20T08:00:00Z", zone: "Mars/Olympus"), 422, "/timeZone"),
         ] {
             let refused = try await HTTP.send(method: "POST", meals, json: body)
             #expect(refused.status == status && refused.text.contains(field), "\(body): \(refused.status) \(refused.text)")
@@ -133,15 +105,15 @@ import Testing
         // already the 21st in UTC and counts toward the 20th, the day it was eaten on.
         let (butterID, oatsID, saltID, appleID) = (UUID(), UUID(), UUID(), UUID())
         for body in [
-            Self.meal(butterID, food: "01001", grams: 10, meal: "breakfast", at: "2026-11-20T13:00:00Z", zone: "America/New_York"),
-            Self.meal(oatsID, food: "08120", grams: 40, meal: "breakfast", at: "2026-11-20T13:05:00Z", zone: "America/New_York"),
-            Self.meal(saltID, food: "02047", portion: ("1", 1), at: "2026-11-20T17:00:00Z", zone: "America/New_York"),
-            Self.meal(appleID, food: "09003", portion: ("4", 1), meal: "snack", at: "2026-11-21T03:30:00Z", zone: "America/New_York"),
+            FoodFixture.meal(butterID, food: "01001", grams: 10, meal: "breakfast", at: "2026-11-20T13:00:00Z", zone: "America/New_York"),
+            FoodFixture.meal(oatsID, food: "08120", grams: 40, meal: "breakfast", at: "2026-11-20T13:05:00Z", zone: "America/New_York"),
+            FoodFixture.meal(saltID, food: "02047", portion: ("1", 1), at: "2026-11-20T17:00:00Z", zone: "America/New_York"),
+            FoodFixture.meal(appleID, food: "09003", portion: ("4", 1), meal: "snack", at: "2026-11-21T03:30:00Z", zone: "America/New_York"),
         ] {
             #expect(try await HTTP.send(method: "POST", meals, json: body).status == 201)
         }
         // The same meal again (an app retrying) is a duplicate, stored once.
-        let again = Self.meal(butterID, food: "01001", grams: 10, meal: "breakfast", at: "2026-11-20T13:00:00Z", zone: "America/New_York")
+        let again = FoodFixture.meal(butterID, food: "01001", grams: 10, meal: "breakfast", at: "2026-11-20T13:00:00Z", zone: "America/New_York")
         #expect(try await HTTP.send(method: "POST", meals, json: again).status == 200)
         try await eventually("the day analysed") { try await Self.day(scoring, "p-diet", "2026-11-20")["mealCount"] as? Int == 4 }
 
@@ -177,7 +149,7 @@ import Testing
         // A correction (a pinch of salt, not a teaspoon) and a deletion each change the day.
         let corrected = try await HTTP.send(
             method: "PUT", "\(meals)/\(saltID)",
-            json: Self.meal(saltID, food: "02047", grams: 1, at: "2026-11-20T17:00:00Z", zone: "America/New_York"))
+            json: FoodFixture.meal(saltID, food: "02047", grams: 1, at: "2026-11-20T17:00:00Z", zone: "America/New_York"))
         #expect(try corrected.status == 200 && (corrected.json() as? [String: Any])?["status"] as? String == "corrected")
         try await eventually("the correction analysed") {
             abs((Self.totals(try await Self.day(scoring, "p-diet", "2026-11-20"))["sodiumMg"] ?? 0) - (64.3 + 2.4 + 387.58 + 1.82)) < 1e-9
@@ -196,12 +168,12 @@ import Testing
             json: """
                 {"changes": [
                   {"kind": "meal", "id": "\(bananaID)", "updatedAt": "2026-11-21T08:00:00Z",
-                   "record": \(Self.meal(bananaID, food: "09040", grams: 118, meal: "breakfast", at: "2026-11-21T08:00:00Z"))},
+                   "record": \(FoodFixture.meal(bananaID, food: "09040", grams: 118, meal: "breakfast", at: "2026-11-21T08:00:00Z"))},
                   {"kind": "meal", "id": "\(butterID)", "updatedAt": "2026-11-21T08:01:00Z", "deleted": true},
                   {"kind": "meal", "id": "\(oatsID)", "updatedAt": "2026-11-20T00:00:00Z",
-                   "record": \(Self.meal(oatsID, food: "08120", grams: 80, meal: "breakfast", at: "2026-11-20T13:05:00Z"))},
+                   "record": \(FoodFixture.meal(oatsID, food: "08120", grams: 80, meal: "breakfast", at: "2026-11-20T13:05:00Z"))},
                   {"kind": "meal", "id": "\(UUID())", "updatedAt": "2026-11-21T08:02:00Z",
-                   "record": \(Self.meal(food: "99999", grams: 10, at: "2026-11-21T08:00:00Z"))}
+                   "record": \(FoodFixture.meal(food: "99999", grams: 10, at: "2026-11-21T08:00:00Z"))}
                 ]}
                 """)
         let results = try #require((upload.json() as? [String: Any])?["results"] as? [[String: Any]])
@@ -235,8 +207,8 @@ import Testing
 
     @Test("a new import is swapped in while ingest serves, with no search refused; releases beyond the number kept are deleted")
     func importWhileServing() async throws {
-        let stack = try await TestStack.start([Self.ingestDefinition()])
-        try await Self.importFoods(stack)
+        let stack = try await TestStack.start([FoodFixture.ingestDefinition()])
+        try await FoodFixture.importFoods(stack)
         let ingest = stack.baseURL(IngestService.name)
         func served() async throws -> Int? {
             ((try await HTTP.get("\(ingest)/v1/foods?q=butter").json() as? [String: Any])?["release"] as? [String: Any])?["number"] as? Int
@@ -250,7 +222,7 @@ import Testing
             }
             return statuses
         }
-        let table = try StandardReference.load(directory: Self.fixture)
+        let table = try StandardReference.load(directory: FoodFixture.directory)
         var reports: [FoodStore.ImportReport] = []
         for _ in 0..<3 {
             let report = try await stack.withDatabase(schema: "ingest") { database, logger in
@@ -272,25 +244,28 @@ import Testing
 
     @Test("a meal sent without its time zone counts in the profile's, by POST and by offline upload; one that names its zone keeps it")
     func mealInTheProfileTimeZone() async throws {
-        let stack = try await TestStack.start([Self.ingestDefinition(), ScoringService.definition])
-        try await Self.importFoods(stack)
+        let stack = try await TestStack.start([FoodFixture.ingestDefinition(), ScoringService.definition])
+        try await FoodFixture.importFoods(stack)
         let (ingest, scoring) = (stack.baseURL(IngestService.name), stack.baseURL(ScoringService.name))
         let meals = "\(ingest)/v1/patients/p-diet-zone/meals"
         #expect(
             try await HTTP.send(method: "PUT", "\(ingest)/v1/patients/p-diet-zone/profile", json: #"{"timeZone": "Pacific/Auckland"}"#).status
                 == 201)
         // 20:00 UTC on the 20th is 09:00 on the 21st in Auckland (UTC+13 in November).
-        #expect(try await HTTP.post(meals, json: Self.meal(food: "01001", grams: 10, meal: "breakfast", at: "2026-11-20T20:00:00Z")).status == 201)
+        #expect(
+            try await HTTP.post(meals, json: FoodFixture.meal(food: "01001", grams: 10, meal: "breakfast", at: "2026-11-20T20:00:00Z")).status == 201)
         let offline = UUID()
         let upload = try await HTTP.send(
             method: "POST", "\(ingest)/v1/patients/p-diet-zone/changes",
             json:
-                #"{"changes": [{"kind": "meal", "id": "\#(offline)", "updatedAt": "2026-11-20T21:00:00Z", "record": \#(Self.meal(offline, food: "08120", grams: 40, meal: "breakfast", at: "2026-11-20T21:00:00Z"))}]}"#
+                #"{"changes": [{"kind": "meal", "id": "\#(offline)", "updatedAt": "2026-11-20T21:00:00Z", "record": \#(FoodFixture.meal(offline, food: "08120", grams: 40, meal: "breakfast", at: "2026-11-20T21:00:00Z"))}]}"#
         )
         #expect((try upload.json() as? [String: Any]).flatMap { $0["results"] as? [[String: Any]] }?.first?["status"] as? String == "recorded")
         #expect(
-            try await HTTP.post(meals, json: Self.meal(food: "09003", portion: ("4", 1), meal: "snack", at: "2026-11-20T20:30:00Z", zone: "UTC"))
-                .status == 201)
+            try await HTTP.post(
+                meals, json: FoodFixture.meal(food: "09003", portion: ("4", 1), meal: "snack", at: "2026-11-20T20:30:00Z", zone: "UTC")
+            )
+            .status == 201)
         let zones = try await HTTP.get(meals).items().compactMap { $0["timeZone"] as? String }
         #expect(zones.sorted() == ["Pacific/Auckland", "Pacific/Auckland", "UTC"], "\(zones)")
         try await eventually("both days analysed") {
@@ -303,10 +278,10 @@ import Testing
 
     @Test("sodium at or above the limit on 5 of 7 days flags a patient with stage 2 blood pressure once, however long it goes on")
     func persistentHighSodium() async throws {
-        let stack = try await TestStack.start([Self.ingestDefinition(), ScoringService.definition, NotificationService.definition])
+        let stack = try await TestStack.start([FoodFixture.ingestDefinition(), ScoringService.definition, NotificationService.definition])
         let ingest = stack.baseURL(IngestService.name)
         let scoring = stack.baseURL(ScoringService.name)
-        try await Self.importFoods(stack)
+        try await FoodFixture.importFoods(stack)
         let scores = try KafkaProbe(stack.kafka, topic: Topic.scores.name)
 
         // The patient's consultant, told of care-tracking flags while the grant is in force.
@@ -324,7 +299,7 @@ import Testing
         }
         func salt(_ patient: String, days: [Int]) async throws {
             for day in days {
-                let body = Self.meal(food: "02047", portion: ("1", 1), at: String(format: "2026-11-%02dT12:00:00Z", day))
+                let body = FoodFixture.meal(food: "02047", portion: ("1", 1), at: String(format: "2026-11-%02dT12:00:00Z", day))
                 #expect(try await HTTP.send(method: "POST", "\(ingest)/v1/patients/\(patient)/meals", json: body).status == 201)
             }
         }
@@ -339,7 +314,7 @@ import Testing
         let flags = try await scores.receive(3).compactMap { try EventCodec().decode($0.value).payload(as: CareTrackingFlagged.self) }
         #expect(flags.map(\.rule) == [.persistentHighSodium] && flags.first?.tip == "trend.persistentHighSodium")
         // A day synced late, before the episode, moves its start earlier: still the same episode, not flagged again.
-        let late = Self.meal(food: "02047", portion: ("1", 1), at: "2026-10-31T12:00:00Z")
+        let late = FoodFixture.meal(food: "02047", portion: ("1", 1), at: "2026-10-31T12:00:00Z")
         #expect(try await HTTP.send(method: "POST", "\(ingest)/v1/patients/p-salt/meals", json: late).status == 201)
         try await eventually("the late day analysed") {
             let series = try await HTTP.get("\(scoring)/v1/patients/p-salt/nutrition/days?from=2026-10-31&to=2026-11-08").json()

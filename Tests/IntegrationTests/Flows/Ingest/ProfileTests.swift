@@ -121,9 +121,9 @@ import Testing
 
     @Test("the melanoma rule and the diet analysis take age and sex from the profile when the request does not give them")
     func rulesTakeTheProfile() async throws {
-        let stack = try await TestStack.start([DietTests.ingestDefinition(), ScoringService.definition])
+        let stack = try await TestStack.start([FoodFixture.ingestDefinition(), ScoringService.definition])
         let (ingest, scoring) = (stack.baseURL(IngestService.name), stack.baseURL(ScoringService.name))
-        try await DietTests.importFoods(stack)
+        try await FoodFixture.importFoods(stack)
         #expect(
             try await HTTP.send(
                 method: "PUT", "\(ingest)/v1/patients/p-rules/profile", json: #"{"sex": "female", "birthDate": "1986-01-10"}"#
@@ -161,7 +161,7 @@ import Testing
         #expect(child.status == 422 && child.text.contains("for adults"))
 
         // Diet: the day's energy and protein references for a woman of 40, with no query; the query still wins.
-        let meal = DietTests.meal(food: "01001", grams: 10, at: "2026-11-20T12:00:00Z")
+        let meal = FoodFixture.meal(food: "01001", grams: 10, at: "2026-11-20T12:00:00Z")
         #expect(try await HTTP.send(method: "POST", "\(ingest)/v1/patients/p-rules/meals", json: meal).status == 201)
         try await eventually("scoring knows the profile and the meal") {
             let day = try await DietTests.day(scoring, "p-rules", "2026-11-20")

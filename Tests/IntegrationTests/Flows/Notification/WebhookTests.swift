@@ -243,22 +243,8 @@ final class WebhookReceiver: Sendable {
         guard let timestamp = fields["t"], let given = fields["v1"] else { return false }
         var message = Array("\(timestamp).".utf8)
         message.append(contentsOf: request.body)
-        guard let givenBytes = hexBytes(given) else { return false }
+        guard let givenBytes = Hex.bytes(given) else { return false }
         return HMAC<SHA256>.isValidAuthenticationCode(givenBytes, authenticating: message, using: SymmetricKey(data: Array(secret.utf8)))
-    }
-
-    static func hexBytes(_ hex: String) -> [UInt8]? {
-        let characters = Array(hex.utf8)
-        guard characters.count % 2 == 0 else { return nil }
-        return stride(from: 0, to: characters.count, by: 2).map { index -> UInt8? in
-            UInt8(String(decoding: characters[index..<index + 2], as: UTF8.self), radix: 16)
-        }.reduce(into: [UInt8]?([])) { result, byte in
-            guard let byte else {
-                result = nil
-                return
-            }
-            result?.append(byte)
-        }
     }
 
     func stop() async throws {

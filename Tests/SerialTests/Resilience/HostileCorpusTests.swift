@@ -18,17 +18,21 @@ import Testing
 /// kcat, an outside client, to every topic a service consumes, and every consumer of that topic must end each one
 /// applied (only where the corpus allows it), dead-lettered with a reason, or parked in PostgreSQL, with no stalled
 /// partition, no crash and nothing half-stored.
+///
+/// Runs alone (SerialTests): its megabyte messages through four services and the embedded broker held other tests'
+/// requests past their one-minute timeout.
 @Suite(.serialized, .stoppingStacks) struct HostileCorpusTests {
     static let services = [
         IngestService.definition, ScoringService.definition, NotificationService.definition,
-        DiagnosisService.definition(importOptions: DiagnosisFlowTests.importOptions, dataDirectory: DiagnosisFlowTests.fixtures.path),
+        DiagnosisService.definition(importOptions: HPOFixture.importOptions, dataDirectory: HPOFixture.directory.path),
     ]
+    static let kcat = ["/usr/bin/kcat", "/usr/local/bin/kcat"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     @Test(
         "every corpus message on every consumed topic is dead-lettered with a reason or parked by each consumer; no partition stalls, nothing is half-stored"
     )
     func corpus() async throws {
-        let kcat = try #require(KcatTests.kcat, "kcat is not installed (apt-get install kcat)")
+        let kcat = try #require(Self.kcat, "kcat is not installed (apt-get install kcat)")
         let corpus = try HostileCorpus.load()
         // One partition per topic: a message that stalled its partition would stall everything behind it.
         let stack = try await TestStack.start(Self.services, partitions: 1)
@@ -186,7 +190,7 @@ struct HostileCorpus: Decodable {
             if let text = spec.text {
                 bytes = Array(text.utf8)
             } else if let hex = spec.hex {
-                guard let decoded = WebhookReceiver.hexBytes(hex) else {
+                guard let decoded = Hex.bytes(hex) else {
                     throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an even number of hex digits: \(hex)")
                 }
                 bytes = decoded

@@ -1,22 +1,25 @@
 import CaretideKafka
+import CaretideTestSupport
 import Foundation
 import Testing
 
+/// Runs alone (SerialTests): each test takes its embedded broker down, which re-binds the librdkafka mock broker's port
+/// at once, and the mock aborts the whole test process if another test's socket took the port in between.
 @Suite struct BrokerFaultTests {
     /// librdkafka keeps retrying while the leader is unreachable and fails the message only when
     /// `message.timeout.ms` expires (`_MSG_TIMED_OUT`, retriable). Once the broker is back, sends succeed.
     @Test func sendFailsAfterMessageTimeoutWhileBrokerIsDownAndRecovers() async throws {
-        let (broker, topic) = try TestSupport.brokerWithTopic("down", partitions: 1)
+        let (broker, topic) = try KafkaTestSupport.brokerWithTopic("down", partitions: 1)
         let producer = try KafkaProducer(
-            configuration: TestSupport.configuration(broker, ["message.timeout.ms": "1500", "reconnect.backoff.max.ms": "200"]),
-            logger: TestSupport.logger
+            configuration: KafkaTestSupport.configuration(broker, ["message.timeout.ms": "1500", "reconnect.backoff.max.ms": "200"]),
+            logger: KafkaTestSupport.logger
         )
-        try await producer.send(OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("before")))
+        try await producer.send(OutgoingMessage(topic: topic, key: "k", value: KafkaTestSupport.bytes("before")))
 
         broker.setAllBrokersDown()
         await #expect {
             try await withTimeout(.seconds(8)) {
-                try await producer.send(OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("while down")))
+                try await producer.send(OutgoingMessage(topic: topic, key: "k", value: KafkaTestSupport.bytes("while down")))
             }
         } throws: { error in
             guard let error = error as? KafkaError else { return false }
@@ -25,7 +28,7 @@ import Testing
 
         broker.setAllBrokersUp()
         try await withTimeout(.seconds(8)) {
-            try await producer.send(OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("after")))
+            try await producer.send(OutgoingMessage(topic: topic, key: "k", value: KafkaTestSupport.bytes("after")))
         }
         await producer.shutdown()
     }
@@ -33,40 +36,42 @@ import Testing
     /// A send issued while the broker is down waits (librdkafka retries) and succeeds when it comes
     /// back within `message.timeout.ms`.
     @Test func sendWaitsWhileBrokerIsDownAndSucceedsWhenItIsBackUp() async throws {
-        let broker = try EmbeddedBroker(brokerCount: 1, logger: TestSupport.logger)
-        let topic = TestSupport.uniqueName("down-up")
+        let broker = try EmbeddedBroker(brokerCount: 1, logger: KafkaTestSupport.logger)
+        let topic = KafkaTestSupport.uniqueName("down-up")
         try broker.createTopic(topic, partitions: 1)
         let producer = try KafkaProducer(
-            configuration: TestSupport.configuration(broker, ["message.timeout.ms": "8000", "reconnect.backoff.max.ms": "200"]),
-            logger: TestSupport.logger
+            configuration: KafkaTestSupport.configuration(broker, ["message.timeout.ms": "8000", "reconnect.backoff.max.ms": "200"]),
+            logger: KafkaTestSupport.logger
         )
-        try await producer.send(OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("before")))
+        try await producer.send(OutgoingMessage(topic: topic, key: "k", value: KafkaTestSupport.bytes("before")))
 
         broker.setBrokerDown(1)
         let pending = Task {
-            try await producer.send(OutgoingMessage(topic: topic, key: "k", value: TestSupport.bytes("during")))
+            try await producer.send(OutgoingMessage(topic: topic, key: "k", value: KafkaTestSupport.bytes("during")))
         }
         try await Task.sleep(for: .milliseconds(700))
         broker.setBrokerUp(1)
         try await withTimeout(.seconds(9)) { try await pending.value }
         await producer.shutdown()
 
-        let consumer = try TestSupport.consumer(of: topic, on: broker)
-        let received = try await TestSupport.receive(2, from: consumer)
+        let consumer = try KafkaTestSupport.consumer(of: topic, on: broker)
+        let received = try await KafkaTestSupport.receive(2, from: consumer)
         await consumer.close()
-        #expect(received.map { TestSupport.text($0.value) } == ["before", "during"])
+        #expect(received.map { KafkaTestSupport.text($0.value) } == ["before", "during"])
     }
 }
 
+/// Runs alone (SerialTests) with the broker faults above, as this file always has: kcat, a process of its own, talks to
+/// the embedded broker over the wire.
 @Suite struct KcatInteroperabilityTests {
     @Test func kcatReadsWhatOurProducerSent() async throws {
-        let (broker, topic) = try TestSupport.brokerWithTopic("to-kcat", partitions: 1)
-        let producer = try KafkaProducer(configuration: TestSupport.configuration(broker), logger: TestSupport.logger)
+        let (broker, topic) = try KafkaTestSupport.brokerWithTopic("to-kcat", partitions: 1)
+        let producer = try KafkaProducer(configuration: KafkaTestSupport.configuration(broker), logger: KafkaTestSupport.logger)
         try await producer.send(
             OutgoingMessage(
                 topic: topic,
                 key: "patient-7",
-                value: TestSupport.bytes(#"{"systolic":141}"#),
+                value: KafkaTestSupport.bytes(#"{"systolic":141}"#),
                 headers: ["event-type": "vital.recorded"]
             ))
         await producer.shutdown()
@@ -82,18 +87,18 @@ import Testing
     }
 
     @Test func ourConsumerReadsWhatKcatProduced() async throws {
-        let (broker, topic) = try TestSupport.brokerWithTopic("from-kcat", partitions: 1)
+        let (broker, topic) = try KafkaTestSupport.brokerWithTopic("from-kcat", partitions: 1)
         let result = try await runProcess(
             ["kcat", "-P", "-b", broker.bootstrapServers, "-t", topic, "-K", ":", "-H", "source=kcat"],
             input: "patient-1:first\npatient-2:second\n"
         )
         #expect(result.status == 0, "kcat failed: \(result.standardError)")
 
-        let consumer = try TestSupport.consumer(of: topic, on: broker)
-        let received = try await TestSupport.receive(2, from: consumer)
+        let consumer = try KafkaTestSupport.consumer(of: topic, on: broker)
+        let received = try await KafkaTestSupport.receive(2, from: consumer)
         await consumer.close()
         #expect(received.map(\.key) == ["patient-1", "patient-2"])
-        #expect(received.map { TestSupport.text($0.value) } == ["first", "second"])
+        #expect(received.map { KafkaTestSupport.text($0.value) } == ["first", "second"])
         #expect(received.allSatisfy { $0.headers == ["source": "kcat"] })
     }
 }

@@ -19,7 +19,8 @@ import Testing
 /// end every accepted reading has exactly one assessment, one notification in the patient's inbox and one alert on
 /// `caretide.alerts`, each recipient's alerts numbered without a gap.
 ///
-/// Runs with the tests that take the embedded broker down (one at a time, after the rest: see scripts/test).
+/// Runs alone, after the rest (SerialTests: see scripts/test): it takes the embedded broker down, and runs three
+/// service processes under load.
 @Suite(.serialized, .stoppingStacks) struct PipelineFaultTests {
     static let services = ["ingest-service", "scoring-service", "notification-service"]
     static let patients = 40

@@ -16,8 +16,8 @@ import Testing
 /// Two replicas of ingest-service over one database answer a reading sent to both with one Idempotency-Key as one
 /// reading.
 ///
-/// The broker stays up, but each test runs six or seven service processes: scripts/test runs them one at a time with
-/// the tests that take the broker down, after the rest.
+/// The broker stays up, but each test runs six or seven service processes: they are in SerialTests, which scripts/test
+/// runs one test at a time after the rest, rather than beside everything else.
 @Suite(.serialized, .stoppingStacks) struct ScaleOutTests {
     static let services = ["ingest-service", "scoring-service", "notification-service"]
     static let patients = 40

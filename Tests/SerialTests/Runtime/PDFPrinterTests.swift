@@ -5,6 +5,9 @@ import Testing
 
 /// Where the PDF printer comes from, and what it does without a browser: the HTML report keeps working, the PDF
 /// route says why it cannot print.
+///
+/// Runs alone (SerialTests): its tests start processes (browsers that fail, hang or cannot start), and beside the rest
+/// they starved timed waits elsewhere.
 @Suite struct PDFPrinterTests {
     @Test("REPORT_PDF_BROWSER must name an executable; a file that is not one stops the service with the variable named")
     func configured() throws {

@@ -1,10 +1,12 @@
-import CaretideKafka
+public import CaretideKafka
 import Foundation
-import Logging
+public import Logging
 
-enum TestSupport {
+/// What the Kafka adapter's tests share (CaretideKafkaTests, and the ones in SerialTests that take the embedded broker
+/// down): a quiet logger, fresh names, bounded client settings, and bounded reads.
+public enum KafkaTestSupport {
     /// Set `CARETIDE_KAFKA_TEST_LOG=debug` (or trace) to see the layer's logs.
-    static let logger: Logger = {
+    public static let logger: Logger = {
         var logger = Logger(label: "caretide.kafka.tests")
         let level = ProcessInfo.processInfo.environment["CARETIDE_KAFKA_TEST_LOG"].flatMap(Logger.Level.init(rawValue:))
         logger.logLevel = level ?? .warning
@@ -12,18 +14,18 @@ enum TestSupport {
     }()
 
     /// A topic (or group) name no other test uses.
-    static func uniqueName(_ prefix: String) -> String {
+    public static func uniqueName(_ prefix: String) -> String {
         "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())"
     }
 
-    static func configuration(_ broker: EmbeddedBroker, _ properties: [String: String] = [:]) -> KafkaConfiguration {
+    public static func configuration(_ broker: EmbeddedBroker, _ properties: [String: String] = [:]) -> KafkaConfiguration {
         // Bounded delivery so that a broken test fails instead of hanging.
         var all = ["message.timeout.ms": "5000"]
         all.merge(properties) { _, new in new }
         return KafkaConfiguration(bootstrapServers: broker.bootstrapServers, properties: all)
     }
 
-    static func consumerConfiguration(_ broker: EmbeddedBroker, _ properties: [String: String] = [:]) -> KafkaConfiguration {
+    public static func consumerConfiguration(_ broker: EmbeddedBroker, _ properties: [String: String] = [:]) -> KafkaConfiguration {
         // librdkafka 2.0.2's mock coordinator waits a fixed 3 s on a group's first join and
         // `session.timeout.ms - 1 s` for members to rejoin after the last one left. The session must
         // outlast the 3 s first join (or the member times out while joining); 3.5 s keeps rejoins short.
@@ -33,7 +35,7 @@ enum TestSupport {
     }
 
     /// A new embedded broker with one fresh topic.
-    static func brokerWithTopic(_ prefix: String, partitions: Int) throws -> (EmbeddedBroker, String) {
+    public static func brokerWithTopic(_ prefix: String, partitions: Int) throws -> (EmbeddedBroker, String) {
         let broker = try EmbeddedBroker(logger: logger)
         let topic = uniqueName(prefix)
         try broker.createTopic(topic, partitions: partitions)
@@ -41,23 +43,23 @@ enum TestSupport {
     }
 
     /// A consumer of `topic` in a group of its own.
-    static func consumer(of topic: String, on broker: EmbeddedBroker) throws -> KafkaConsumer {
+    public static func consumer(of topic: String, on broker: EmbeddedBroker) throws -> KafkaConsumer {
         try KafkaConsumer(configuration: consumerConfiguration(broker), groupID: uniqueName("group"), topics: [topic], logger: logger)
     }
 
     /// A new embedded broker with one fresh topic, and a consumer of that topic in a fresh group.
-    static func consumerOnNewTopic(_ prefix: String, partitions: Int) throws -> (EmbeddedBroker, String, KafkaConsumer) {
+    public static func consumerOnNewTopic(_ prefix: String, partitions: Int) throws -> (EmbeddedBroker, String, KafkaConsumer) {
         let (broker, topic) = try brokerWithTopic(prefix, partitions: partitions)
         return (broker, topic, try consumer(of: topic, on: broker))
     }
 
-    static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
-    static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+    public static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+    public static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 
     /// Reads exactly `count` messages, failing after `timeout`: a bound so a lost message fails the test rather than
     /// hanging it, generous because a fresh group's join takes seconds on a loaded machine (8 s timed out once under
     /// the whole suite on two cores).
-    static func receive(
+    public static func receive(
         _ count: Int,
         from consumer: KafkaConsumer,
         timeout: Duration = .seconds(60)
@@ -73,13 +75,13 @@ enum TestSupport {
     }
 }
 
-struct TestTimeout: Error, CustomStringConvertible {
-    var duration: Duration
-    var description: String { "Timed out after \(duration)" }
+public struct TestTimeout: Error, CustomStringConvertible {
+    public var duration: Duration
+    public var description: String { "Timed out after \(duration)" }
 }
 
 /// Runs `operation`, throwing ``TestTimeout`` (and cancelling it) after `duration`.
-func withTimeout<T: Sendable>(
+public func withTimeout<T: Sendable>(
     _ duration: Duration,
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
@@ -92,56 +94,4 @@ func withTimeout<T: Sendable>(
         defer { group.cancelAll() }
         return try await group.next()!
     }
-}
-
-/// Runs a command (kcat) with optional standard input; kills it after `timeout`.
-struct ProcessResult: Sendable {
-    var status: Int32
-    var standardOutput: String
-    var standardError: String
-}
-
-func runProcess(_ arguments: [String], input: String? = nil, timeout: Duration = .seconds(10)) async throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let output = Pipe()
-    let errors = Pipe()
-    let inputPipe = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = inputPipe
-
-    let exited = AsyncStream<Int32>.makeStream()
-    process.terminationHandler = { process in
-        exited.continuation.yield(process.terminationStatus)
-        exited.continuation.finish()
-    }
-    try process.run()
-    if let input {
-        inputPipe.fileHandleForWriting.write(Data(input.utf8))
-    }
-    try inputPipe.fileHandleForWriting.close()
-
-    // Drain the pipes while the process runs (outputs are small).
-    let readOutput = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
-    let readErrors = Task.detached { errors.fileHandleForReading.readDataToEndOfFile() }
-
-    let pid = process.processIdentifier
-    let status: Int32
-    do {
-        status = try await withTimeout(timeout) {
-            var iterator = exited.stream.makeAsyncIterator()
-            return await iterator.next() ?? -1
-        }
-    } catch {
-        kill(pid, SIGKILL)
-        throw error
-    }
-    process.terminationHandler = nil
-    return ProcessResult(
-        status: status,
-        standardOutput: String(decoding: await readOutput.value, as: UTF8.self),
-        standardError: String(decoding: await readErrors.value, as: UTF8.self)
-    )
 }
