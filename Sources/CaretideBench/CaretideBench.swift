@@ -10,6 +10,6 @@ struct CaretideBench: AsyncParsableCommand {
             DomainBench.self, ScoringBench.self, PhenotypeBench.self, PhenotypeAccuracyBench.self, AuthBench.self, PipelineBench.self,
             SeriesBench.self, ReportBench.self, FoodSearchBench.self, PhotoCheckBench.self, SkinPresenceBench.self, CodecBench.self,
             HTTPFloorBench.self,
-            PhenopacketBench.self,
+            PhenopacketBench.self, NullExtrapolationBench.self,
         ])
 }

@@ -46,6 +46,17 @@ public struct NullDistributionOptions: Sendable, Hashable {
 /// **p-value.** `p = (#{null scores ≥ observed} + 1) / (N + 1)` — the add-one estimate, which is
 /// never 0 and is a valid (slightly conservative) p-value for a Monte-Carlo null.
 ///
+/// **Longer queries.** Sizes beyond `K` read the size-`K` distribution. In asymmetric scoring a query's score is the
+/// mean, over its terms, of each term's best match in the disease, so a random query's score is the mean of `k` draws
+/// from one distribution (the disease's best-match IC over the sampled terms; drawn without replacement from thousands
+/// of terms, near enough independent): its expectation does not depend on `k` and its spread shrinks as `1/√k`. A
+/// score `x` of a `k`-term query is therefore read at `μ + (x − μ)·√(k/K)` on the size-`K` distribution, `μ` being
+/// that distribution's mean for the disease. The size-`K` distribution is more skewed than a longer query's, so in
+/// the upper tail this errs towards larger (more cautious) p-values; `caretide-bench null-extrapolation` measures it
+/// against exact distributions up to ``extrapolationMeasuredUpTo`` terms. Symmetric scoring also averages over the
+/// disease's annotations each query term may match, which rises with `k`: no such stretch holds, and longer queries
+/// read the size-`K` distribution as they are (with a warning).
+///
 /// **Storage.** Scores are binned into `binCount` equal-width bins over `[0, ln D]` (the largest
 /// possible IC). For each disease and query size only the survival counts
 /// `S[b] = #{null scores in bins ≥ b}` between the lowest and highest occupied bin are kept
@@ -86,6 +97,13 @@ public struct NullDistribution: Sendable, Hashable {
     let ranges: [Range]
     let survival: [UInt16]
     private let scale: Float
+    /// Each disease's mean null score at the largest size, `K` (from its binned counts): the centre about which
+    /// `survivalCounts` stretches a longer query's score (see "Longer queries" in the type documentation).
+    let largestSizeMeans: [Float]
+
+    /// The largest query size whose p-values the size-`K` distribution's stretch was measured against exact null
+    /// distributions for (`caretide-bench null-extrapolation`): up to it, a ranking carries no warning.
+    public static let extrapolationMeasuredUpTo = 30
 
     static let observedScoreMargin: Float = 1e-4
 
@@ -127,6 +145,37 @@ public struct NullDistribution: Sendable, Hashable {
         self.ranges = ranges
         self.survival = survival
         scale = Self.scale(binCount: binCount, maxScore: maxScore)
+        largestSizeMeans = Self.means(
+            ranges: ranges[((maxQuerySize - 1) * diseaseCount)..<(maxQuerySize * diseaseCount)], survival: survival, sampleCount: sampleCount,
+            scale: scale)
+    }
+
+    /// Each range's mean score, from its survival counts: with `S(b)` the number of scores in bins `≥ b`, the mean bin
+    /// is `Σ_{b≥1} S(b) / N` (below the range `S = N`), and a bin's scores are taken at its middle.
+    static func means(ranges: ArraySlice<Range>, survival: [UInt16], sampleCount: Int, scale: Float) -> [Float] {
+        let n = Double(max(sampleCount, 1))
+        return ranges.map { range in
+            var total = Double(max(Int(range.lowestBin) - 1, 0)) * n
+            for offset in 0..<Int(range.width) where Int(range.lowestBin) + offset >= 1 {
+                total += Double(survival[Int(range.start) + offset])
+            }
+            return Float((total / n + 0.5) / Double(scale))
+        }
+    }
+
+    /// Whether a query of `size` terms has p-values without a warning: a size the distribution holds, or, in
+    /// asymmetric scoring, a longer one up to the size its extrapolation was measured for.
+    public func covers(querySize size: Int) -> Bool {
+        size <= maxQuerySize || (scoring == .asymmetric && size <= Self.extrapolationMeasuredUpTo)
+    }
+
+    /// The score of a query of `size` terms moved onto the size-`K` distribution of disease `d`: itself up to `K`; in
+    /// asymmetric scoring beyond it, its distance from the disease's mean stretched by `√(size / K)`.
+    @inline(__always)
+    func scoreOnLargestSize(_ score: Float, size: Int, disease d: Int) -> Float {
+        guard size > maxQuerySize, scoring == .asymmetric else { return score }
+        let mean = largestSizeMeans[d]
+        return mean + (score - mean) * (Float(size) / Float(maxQuerySize)).squareRoot()
     }
 
     static func scale(binCount: Int, maxScore: Float) -> Float {
@@ -166,6 +215,10 @@ public struct NullDistribution: Sendable, Hashable {
     /// in flight at once. Neither pass branches on the data: which side of the range a score falls is as good as
     /// random, and a mispredicted branch would cost more than the arithmetic.
     func survivalCounts(querySize: Int, scores: [Float], diseases: Swift.Range<Int>, into out: inout [UInt32]) {
+        if querySize > maxQuerySize, scoring == .asymmetric {
+            let moved = diseases.enumerated().map { i, d in scoreOnLargestSize(scores[i], size: querySize, disease: d) }
+            return survivalCounts(querySize: maxQuerySize, scores: moved, diseases: diseases, into: &out)
+        }
         let k = min(max(querySize, 1), maxQuerySize)
         let first = (k - 1) * diseaseCount
         let n = UInt32(sampleCount)

@@ -17,7 +17,8 @@ public enum QueryWarning: Sendable, Hashable, CustomStringConvertible {
     case notPhenotypicAbnormality(String)
     /// A term is both queried and excluded; the exclusion is dropped.
     case excludedTermAlsoQueried(String)
-    /// More query terms than the null distribution covers: p-values use the largest size.
+    /// More query terms than the null distribution covers (`NullDistribution.covers(querySize:)`): p-values read the
+    /// distribution of `used` terms, stretched in asymmetric scoring beyond the sizes that stretch was measured for.
     case querySizeExceedsNullModel(size: Int, used: Int)
 
     public var description: String {
@@ -32,7 +33,7 @@ public enum QueryWarning: Sendable, Hashable, CustomStringConvertible {
         case .notPhenotypicAbnormality(let id): return "\(id): not a phenotypic abnormality, ignored"
         case .excludedTermAlsoQueried(let id): return "\(id): both queried and excluded; exclusion ignored"
         case .querySizeExceedsNullModel(let size, let used):
-            return "\(size) query terms; p-values use the null distribution for \(used) terms"
+            return "\(size) query terms; p-values are read from the null distribution for \(used) terms, less exact at this size"
         }
     }
 }
@@ -162,7 +163,8 @@ public struct RankingResult: Sendable, Hashable {
     public let warnings: [QueryWarning]
     public let method: RankingMethod
     public let scoring: ScoringMode
-    /// The query size whose null distribution gave the p-values.
+    /// The query size whose null distribution gave the p-values (for a longer query in asymmetric scoring, the
+    /// distribution its score was stretched onto: `NullDistribution`, "Longer queries").
     public let nullQuerySize: Int
     /// Number of diseases scored (the `m` of the Benjamini–Hochberg adjustment).
     public let diseaseCount: Int
@@ -390,8 +392,8 @@ public struct PhenotypeRanker: Sendable {
         let n = Double(scored.null.sampleCount + 1)
         let m = kb.diseaseCount
         let nullSize = min(scored.querySize, scored.null.maxQuerySize)
-        if scored.querySize > scored.null.maxQuerySize {
-            query.warnings.append(.querySizeExceedsNullModel(size: scored.querySize, used: nullSize))
+        if !scored.null.covers(querySize: scored.querySize) {
+            query.warnings.append(.querySizeExceedsNullModel(size: scored.querySize, used: scored.null.maxQuerySize))
         }
 
         let limit = max(0, min(options.maxResults, m))

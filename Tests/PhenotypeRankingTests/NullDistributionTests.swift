@@ -90,6 +90,43 @@ import Testing
         }
     }
 
+    /// A hand-made size-2 distribution of one disease, scores 0.1, 0.2, 0.3, 0.4 (mean 0.25). A query of 8 terms in
+    /// asymmetric scoring is read √(8/2) = 2 times as far from the mean: 0.3 at 0.35 (one null score at or above it,
+    /// p = 2/5, where reading the size-2 distribution as it is gave 3/5), 0.2 at 0.15 (p = 4/5 either way), 0.26 at
+    /// 0.27 (p = 3/5). Symmetric scoring is not stretched.
+    @Test(arguments: [(0.3, 0.4, 0.6), (0.2, 0.8, 0.8), (0.26, 0.6, 0.6)])
+    func longerAsymmetricQueriesAreStretchedAboutTheMean(score: Double, stretched: Double, asTheyAre: Double) throws {
+        let kb = try Tiny.knowledgeBase()
+        let scores = (0..<kb.diseaseCount).map { _ in [[0.0, 0.0, 0.0, 0.0], [0.1, 0.2, 0.3, 0.4]] }
+        let asymmetric = try NullDistribution(
+            scoring: .asymmetric, scores: scores, maxScore: Tiny.ln4, binCount: 10_000, fingerprint: kb.fingerprint)
+        let symmetric = try NullDistribution(
+            scoring: .symmetric, scores: scores, maxScore: Tiny.ln4, binCount: 10_000, fingerprint: kb.fingerprint)
+        #expect(abs(asymmetric.largestSizeMeans[0] - 0.25) < 0.001)
+        #expect(isClose(asymmetric.pValue(diseaseIndex: 0, querySize: 8, score: score), stretched))
+        #expect(isClose(asymmetric.pValue(diseaseIndex: 0, querySize: 2, score: score), asTheyAre))
+        #expect(isClose(symmetric.pValue(diseaseIndex: 0, querySize: 8, score: score), asTheyAre))
+    }
+
+    /// Asymmetric p-values are warning-free up to the size the stretch was measured for; symmetric ones up to the
+    /// largest size sampled. Beyond, a ranking says so.
+    @Test func theWarningMarksSizesNoMeasurementCovers() throws {
+        let kb = try Tiny.knowledgeBase()
+        let scores = (0..<kb.diseaseCount).map { _ in [[0.0, 0.0, 0.0, 0.0], [0.1, 0.2, 0.3, 0.4]] }
+        let asymmetric = try NullDistribution(
+            scoring: .asymmetric, scores: scores, maxScore: Tiny.ln4, binCount: 10_000, fingerprint: kb.fingerprint)
+        let symmetric = try NullDistribution(
+            scoring: .symmetric, scores: scores, maxScore: Tiny.ln4, binCount: 10_000, fingerprint: kb.fingerprint)
+        let measured = NullDistribution.extrapolationMeasuredUpTo
+        #expect(asymmetric.covers(querySize: measured) && !asymmetric.covers(querySize: measured + 1))
+        #expect(symmetric.covers(querySize: 2) && !symmetric.covers(querySize: 3))
+        let ranker = try PhenotypeRanker(knowledgeBase: kb, nullDistributions: [asymmetric, symmetric])
+        let terms = ["HP:0000101", "HP:0000102", "HP:0000202"]
+        #expect(try ranker.rank(terms: terms, options: RankingOptions(scoring: .asymmetric)).warnings.isEmpty)
+        let symmetricResult = try ranker.rank(terms: terms, options: RankingOptions(scoring: .symmetric))
+        #expect(symmetricResult.warnings == [.querySizeExceedsNullModel(size: 3, used: 2)] && symmetricResult.nullQuerySize == 2)
+    }
+
     @Test func invalidOptionsAreRejected() throws {
         let kb = try Tiny.knowledgeBase()
         for options in [

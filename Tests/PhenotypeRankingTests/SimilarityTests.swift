@@ -200,7 +200,6 @@ import Testing
                 .notPhenotypicAbnormality("HP:0000005"),
                 .obsoleteWithoutReplacement("HP:0000998", consider: ["HP:0000202"]),
                 .excludedTermAlsoQueried("HP:0000101"),
-                .querySizeExceedsNullModel(size: 3, used: 2),
             ])
         #expect(result.nullQuerySize == 2)
 
