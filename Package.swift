@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "CaretideNutrition", targets: ["CaretideNutrition"]),
         .library(name: "CaretideImaging", targets: ["CaretideImaging"]),
         .library(name: "IngestService", targets: ["IngestService"]),
+        .library(name: "CaretideRuntime", targets: ["CaretideRuntime"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),

@@ -32,6 +32,8 @@ let package = Package(
         // HL7 v2 and FHIR are read inside IngestService, internal to it (`@testable import`).
         .executableTarget(name: "FuzzHL7v2", dependencies: [caretide("IngestService"), caretide("CaretideSchemas")]),
         .executableTarget(name: "FuzzFHIR", dependencies: [caretide("IngestService"), caretide("CaretideSchemas")]),
+        // X-Forwarded-For behind trusted proxies: text a client may write, read on every request where proxies are named.
+        .executableTarget(name: "FuzzForwardedFor", dependencies: [caretide("CaretideRuntime")]),
     ]
 )
 

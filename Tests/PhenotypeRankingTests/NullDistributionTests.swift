@@ -90,18 +90,23 @@ import Testing
         }
     }
 
+    /// Every disease's null distribution by hand, for sizes 1 and 2, in both scorings: 0 for one term, and 0.1, 0.2,
+    /// 0.3 and 0.4 for two.
+    static func sizeTwoNulls(_ kb: PhenotypeKnowledgeBase) throws -> (asymmetric: NullDistribution, symmetric: NullDistribution) {
+        let scores = (0..<kb.diseaseCount).map { _ in [[0.0, 0.0, 0.0, 0.0], [0.1, 0.2, 0.3, 0.4]] }
+        let build = { (scoring: ScoringMode) in
+            try NullDistribution(scoring: scoring, scores: scores, maxScore: Tiny.ln4, binCount: 10_000, fingerprint: kb.fingerprint)
+        }
+        return (try build(.asymmetric), try build(.symmetric))
+    }
+
     /// A hand-made size-2 distribution of one disease, scores 0.1, 0.2, 0.3, 0.4 (mean 0.25). A query of 8 terms in
     /// asymmetric scoring is read √(8/2) = 2 times as far from the mean: 0.3 at 0.35 (one null score at or above it,
     /// p = 2/5, where reading the size-2 distribution as it is gave 3/5), 0.2 at 0.15 (p = 4/5 either way), 0.26 at
     /// 0.27 (p = 3/5). Symmetric scoring is not stretched.
     @Test(arguments: [(0.3, 0.4, 0.6), (0.2, 0.8, 0.8), (0.26, 0.6, 0.6)])
     func longerAsymmetricQueriesAreStretchedAboutTheMean(score: Double, stretched: Double, asTheyAre: Double) throws {
-        let kb = try Tiny.knowledgeBase()
-        let scores = (0..<kb.diseaseCount).map { _ in [[0.0, 0.0, 0.0, 0.0], [0.1, 0.2, 0.3, 0.4]] }
-        let asymmetric = try NullDistribution(
-            scoring: .asymmetric, scores: scores, maxScore: Tiny.ln4, binCount: 10_000, fingerprint: kb.fingerprint)
-        let symmetric = try NullDistribution(
-            scoring: .symmetric, scores: scores, maxScore: Tiny.ln4, binCount: 10_000, fingerprint: kb.fingerprint)
+        let (asymmetric, symmetric) = try Self.sizeTwoNulls(try Tiny.knowledgeBase())
         #expect(abs(asymmetric.largestSizeMeans[0] - 0.25) < 0.001)
         #expect(isClose(asymmetric.pValue(diseaseIndex: 0, querySize: 8, score: score), stretched))
         #expect(isClose(asymmetric.pValue(diseaseIndex: 0, querySize: 2, score: score), asTheyAre))
@@ -112,11 +117,7 @@ import Testing
     /// largest size sampled. Beyond, a ranking says so.
     @Test func theWarningMarksSizesNoMeasurementCovers() throws {
         let kb = try Tiny.knowledgeBase()
-        let scores = (0..<kb.diseaseCount).map { _ in [[0.0, 0.0, 0.0, 0.0], [0.1, 0.2, 0.3, 0.4]] }
-        let asymmetric = try NullDistribution(
-            scoring: .asymmetric, scores: scores, maxScore: Tiny.ln4, binCount: 10_000, fingerprint: kb.fingerprint)
-        let symmetric = try NullDistribution(
-            scoring: .symmetric, scores: scores, maxScore: Tiny.ln4, binCount: 10_000, fingerprint: kb.fingerprint)
+        let (asymmetric, symmetric) = try Self.sizeTwoNulls(kb)
         let measured = NullDistribution.extrapolationMeasuredUpTo
         #expect(asymmetric.covers(querySize: measured) && !asymmetric.covers(querySize: measured + 1))
         #expect(symmetric.covers(querySize: 2) && !symmetric.covers(querySize: 3))
