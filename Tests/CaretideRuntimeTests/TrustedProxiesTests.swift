@@ -40,5 +40,7 @@ import Testing
         #expect(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["203.0.113.9, unknown"]) == "10.0.0.2")
         #expect(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["203.0.113.9, unknown, 10.0.0.5"]) == "10.0.0.5")
         #expect(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: [String(repeating: "1", count: 100)]) == "10.0.0.2")
+        #expect(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["203.0.113.9\u{0}junk"]) == "10.0.0.2")
+        #expect(!proxies.trusts("10.0.0.1\u{0}"))
     }
 }

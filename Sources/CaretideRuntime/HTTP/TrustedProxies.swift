@@ -79,7 +79,8 @@ public struct TrustedProxies: Sendable, Equatable {
     /// An IPv4 or IPv6 address's bytes; an IPv4 address written as IPv6 (`::ffff:192.0.2.1`, as a dual-stack socket
     /// reports an IPv4 peer) as its four IPv4 bytes, so one rule matches both spellings.
     static func bytes(_ text: String) -> [UInt8]? {
-        guard !text.isEmpty, text.utf8.count <= 64 else { return nil }
+        // A NUL would end the C string early: "1.2.3.4\0…" must not read as 1.2.3.4.
+        guard !text.isEmpty, text.utf8.count <= 64, !text.utf8.contains(0) else { return nil }
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
             return withUnsafeBytes(of: &v4) { Array($0) }
