@@ -98,7 +98,8 @@ public struct NullDistribution: Sendable, Hashable {
     let survival: [UInt16]
     private let scale: Float
     /// Each disease's mean null score at the largest size, `K` (from its binned counts): the centre about which
-    /// `survivalCounts` stretches a longer query's score (see "Longer queries" in the type documentation).
+    /// `survivalCounts` stretches a longer query's score (see "Longer queries" in the type documentation). Empty in
+    /// symmetric scoring, which does not stretch.
     let largestSizeMeans: [Float]
 
     /// The largest query size whose p-values the size-`K` distribution's stretch was measured against exact null
@@ -145,9 +146,12 @@ public struct NullDistribution: Sendable, Hashable {
         self.ranges = ranges
         self.survival = survival
         scale = Self.scale(binCount: binCount, maxScore: maxScore)
-        largestSizeMeans = Self.means(
-            ranges: ranges[((maxQuerySize - 1) * diseaseCount)..<(maxQuerySize * diseaseCount)], survival: survival, sampleCount: sampleCount,
-            scale: scale)
+        // Only asymmetric scoring stretches a longer query's score (`scoreOnLargestSize`).
+        largestSizeMeans =
+            scoring == .asymmetric
+            ? Self.means(
+                ranges: ranges[((maxQuerySize - 1) * diseaseCount)..<(maxQuerySize * diseaseCount)], survival: survival,
+                sampleCount: sampleCount, scale: scale) : []
     }
 
     /// Each range's mean score, from its survival counts: with `S(b)` the number of scores in bins `≥ b`, the mean bin
