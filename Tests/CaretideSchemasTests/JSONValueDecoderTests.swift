@@ -47,6 +47,20 @@ struct JSONValueDecoderTests {
                     detail: .init(count: 3), tags: [.init(count: 1)]))
     }
 
+    @Test("a member kept as JSON is the parsed value itself, and Foundation's decoder reads it the same")
+    func jsonMembers() throws {
+        struct Change: Decodable, Equatable {
+            let kind: String
+            let record: JSONValue?
+        }
+        let text = #"{"kind": "pulse", "record": {"n": [1, 2.5, "three", true, null, {"deep": {}}]}}"#
+        let document = try CaretideJSON.parse(Array(text.utf8))
+        let change = try JSONValueDecoder.decode(Change.self, from: document)
+        #expect(change == Change(kind: "pulse", record: document["record"]))
+        #expect(try JSONDecoder().decode(Change.self, from: Data(text.utf8)) == change)
+        #expect(try JSONValueDecoder.decode(Change.self, from: ["kind": "pulse"]).record == nil)
+    }
+
     @Test(
         "an error names the path to the member that failed",
         arguments: [

@@ -1,6 +1,6 @@
 public import CaretideSchemas
 public import CaretideStore
-import Foundation
+public import Foundation
 public import Logging
 public import PostgresNIO
 import Synchronization
@@ -76,6 +76,13 @@ public struct HandlerContext: Sendable {
     /// Adds an event to the outbox within the current transaction.
     public func publish<P: EventPayload>(_ envelope: EventEnvelope<P>) async throws {
         try await publish([Outbox.Entry(envelope, codec: codec)])
+    }
+
+    /// Adds an event of this service about `patientID` to the outbox within the current transaction. It takes a payload
+    /// of any event type, so a writer of many kinds can hold theirs as `any EventPayload`; `eventID` is the one the
+    /// writer stored beside its row.
+    public func publish(_ payload: some EventPayload, eventID: UUID = .timeOrdered(), patientID: String?, traceID: String?) async throws {
+        try await publish(EventEnvelope(eventID: eventID, producer: producer, patientID: patientID, traceID: traceID, payload: payload))
     }
 
     /// Adds many events to the outbox within the current transaction, in order.

@@ -51,8 +51,33 @@ extension Double {
     var isIntegral: Bool { isFinite && rounded(.towardZero) == self }
 }
 
-/// Writing only: documents are read by `CaretideJSON.parse`, which is strict and fast.
-extension JSONValue: Encodable {
+/// Documents are read by `CaretideJSON.parse`, which is strict and fast. A typed body may still hold a member whose
+/// type depends on another (an offline upload's record, decoded as its `kind` once that is known): `JSONValueDecoder`
+/// hands the parsed value over as it is, and another decoder goes through `init(from:)`.
+extension JSONValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        if let container = try? decoder.container(keyedBy: AnyCodingKey.self) {
+            var members: [String: JSONValue] = [:]
+            for key in container.allKeys { members[key.stringValue] = try container.decode(JSONValue.self, forKey: key) }
+            self = .object(members)
+        } else if var container = try? decoder.unkeyedContainer() {
+            var elements: [JSONValue] = []
+            while !container.isAtEnd { elements.append(try container.decode(JSONValue.self)) }
+            self = .array(elements)
+        } else {
+            let container = try decoder.singleValueContainer()
+            if container.decodeNil() {
+                self = .null
+            } else if let value = try? container.decode(Bool.self) {
+                self = .bool(value)
+            } else if let value = try? container.decode(Double.self) {
+                self = .number(value)
+            } else {
+                self = .string(try container.decode(String.self))
+            }
+        }
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

@@ -42,10 +42,12 @@ private struct ValueDecoder: Decoder {
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleValueContainer(decoder: self) }
 
-    /// Dates are the one type decoded by convention rather than by its own `init(from:)` (which expects a number).
+    /// A member kept as JSON is handed over as parsed. Dates are the one type decoded by convention rather than by its
+    /// own `init(from:)` (which expects a number).
     /// UUIDs and the number maps of assessments are read directly: every event carries several, and their own
     /// `init(from:)` went through Foundation's `sscanf` and a generic dictionary decoding (`caretide-bench codec`).
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        if type == JSONValue.self { return value as! T }
         if type == Date.self {
             guard case .string(let text) = value, let date = Timestamp.parse(text) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "expected an RFC 3339 date-time"))
@@ -222,8 +224,8 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(type) }
 }
 
-/// A member name as a coding key, for the path of an error inside a map.
-private struct AnyCodingKey: CodingKey {
+/// A member name as a coding key: for the path of an error inside a map, and for the members of any object.
+struct AnyCodingKey: CodingKey {
     let stringValue: String
     var intValue: Int? { nil }
     init(_ name: String) { stringValue = name }

@@ -16,24 +16,51 @@ import Hummingbird
 struct ClinicalInputRoutes: Sendable {
     let records: RecordRoutes
 
+    /// NPI inputs as the request gives them, with who entered them (`enteredBy`, set by the service).
+    struct NPIRequest: SchemaBody {
+        static let schema: RequestSchema = .npi
+        let tumourSizeCm: Double
+        let histologicalGrade: Int
+        let lymphNodeStage: Int?
+        let positiveNodes: Int?
+        let diagnosisDate: Date
+        let recordedBy: RecordedBy?
+    }
+
     static let npi = RecordDefinition(
-        kind: .npi, event: NPIInputsRecorded.self,
-        payload: { body, id, revision in body.merging(["npiId": .string(id), "revision": .number(Double(revision))]) },
+        kind: .npi, request: NPIRequest.self,
+        event: { request, id in
+            NPIInputsRecorded(
+                npiID: try recordUUID(id), tumourSizeCm: request.tumourSizeCm, histologicalGrade: request.histologicalGrade,
+                lymphNodeStage: request.lymphNodeStage, positiveNodes: request.positiveNodes, diagnosisDate: request.diagnosisDate,
+                recordedBy: request.recordedBy)
+        },
         observedAt: \.diagnosisDate,
         // The NPI rule itself refuses a diagnosis date in the future.
         observedAtField: nil,
         deletion: { id, at in NPIInputsDeleted(npiID: UUID(uuidString: id)!, deletedAt: at) })
 
+    /// A risk profile's request is its answers: the factors, answered when they are recorded.
+    struct RiskAnswers: SchemaBody {
+        static let schema: RequestSchema = .melanomaRiskProfile
+        let factors: MelanomaRiskInput
+        init(from decoder: any Decoder) throws { factors = try MelanomaRiskInput(from: decoder) }
+    }
+
     static let melanomaRiskProfile = RecordDefinition(
-        kind: .melanomaRiskProfile, event: MelanomaRiskProfileRecorded.self,
-        payload: { body, id, revision in
-            .object([
-                "profileId": .string(id), "revision": .number(Double(revision)), "answeredAt": .string(Timestamp.format(Date())), "factors": body,
-            ])
-        },
+        kind: .melanomaRiskProfile, request: RiskAnswers.self,
+        event: { answers, id in MelanomaRiskProfileRecorded(profileID: try recordUUID(id), answeredAt: Date(), factors: answers.factors) },
         observedAt: \.answeredAt,
         observedAtField: "/answeredAt",
         deletion: { id, at in MelanomaRiskProfileWithdrawn(profileID: UUID(uuidString: id)!, withdrawnAt: at) })
+
+    /// The id of an NPI entry or a risk profile, which the route took from its path as a UUID.
+    static func recordUUID(_ id: String) throws -> UUID {
+        guard let uuid = UUID(uuidString: id) else {
+            throw HTTPProblem.invalidBody([SchemaViolation(pointer: .root, message: "the record's id must be a valid uuid")])
+        }
+        return uuid
+    }
 
     func register(on routes: APIRoutes) {
         for (path, parameter, definition, access, summary) in [
@@ -47,7 +74,7 @@ struct ClinicalInputRoutes: Sendable {
             ),
         ] {
             routes.put(
-                "v1/patients/:patientId/\(path)/:\(parameter)", access: access, summary: summary, body: [definition.kind.requestSchema]
+                "v1/patients/:patientId/\(path)/:\(parameter)", access: access, summary: summary, body: [definition.requestSchema]
             ) { request, context in
                 let patientID = try PatientID.fromPath(context)
                 let id = try context.uuidParameter(parameter, label: "id").uuidString.lowercased()
@@ -88,12 +115,12 @@ struct ClinicalInputRoutes: Sendable {
             ("v1/npi/calculate", Self.npi, "Calculate a Nottingham Prognostic Index, its group and survival without storing anything"),
             ("v1/melanoma-risk/calculate", Self.melanomaRiskProfile, "Calculate a melanoma risk category without storing anything"),
         ] {
-            routes.post(path, access: .calculators, summary: summary, body: [definition.kind.requestSchema]) { request, context in
+            routes.post(path, access: .calculators, summary: summary, body: [definition.requestSchema]) { request, context in
                 let body =
                     definition.kind == .melanomaRiskProfile
                     ? try await riskAnswers(request, context: context, patientID: nil).0
                     : try await records.schemaValidBody(definition, request: request, requestContext: context)
-                let payload = try RecordRoutes.decodePayload(definition, body: body, recordID: UUID().uuidString.lowercased(), revision: 1)
+                let payload = try definition.decode(body, UUID().uuidString.lowercased())
                 return try jsonResponse(try Self.answer(try records.assessed(definition, payload: payload), body: body))
             }
         }

@@ -12,7 +12,15 @@ import NIOCore
 struct ExamResultBatch: Sendable {
     let records: RecordRoutes
 
-    static let schema: RequestSchema = .examResultsBatch
+    /// A batch as the institution sends it; each report is checked against its own schema when it is stored.
+    struct Batch: SchemaBody {
+        static let schema: RequestSchema = .examResultsBatch
+        struct Item: Decodable, Sendable {
+            let examId: String
+            let report: JSONValue
+        }
+        let reports: [Item]
+    }
     /// 8 MiB: 8 KB a report on average for a full batch. Larger reports go in smaller batches, or one by one.
     static let bodyLimit = 8 * 1024 * 1024
     /// Reports stored at once: enough to keep the database busy, few enough to leave connections for other requests.
@@ -51,12 +59,17 @@ struct ExamResultBatch: Sendable {
         } catch {
             throw HTTPProblem.invalidBody([error])
         }
-        let violations = SchemaCatalog.bundled.validateRequest(Self.schema, body)
+        let violations = SchemaCatalog.bundled.validateRequest(Batch.schema, body)
         guard violations.isEmpty else { throw HTTPProblem.invalidBody(violations) }
-        guard case .array(let reports)? = body["reports"] else { throw HTTPProblem.invalidBody([]) }
+        let reports: [Batch.Item]
+        do {
+            reports = try JSONValueDecoder.decode(Batch.self, from: body).reports
+        } catch let error as DecodingError {
+            throw HTTPProblem.invalidBody([error.violation])
+        }
 
         var seen: Set<String> = []
-        let duplicates = reports.map { !seen.insert($0["examId"]?.stringValue ?? "").inserted }
+        let duplicates = reports.map { !seen.insert($0.examId).inserted }
         return try await withThrowingTaskGroup(of: Result.self) { group in
             var results: [Result] = []
             for (index, report) in reports.enumerated() {
@@ -70,8 +83,8 @@ struct ExamResultBatch: Sendable {
     }
 
     /// One report, stored as its own PUT would be; anything refused becomes its result instead of the request's.
-    private func store(_ item: JSONValue, index: Int, institution: String, duplicateInBatch: Bool, origin: WriteOrigin) async -> Result {
-        let examID = item["examId"]?.stringValue ?? ""
+    private func store(_ item: Batch.Item, index: Int, institution: String, duplicateInBatch: Bool, origin: WriteOrigin) async -> Result {
+        let examID = item.examId
         let at = JSONPointer(tokens: ["reports", String(index)])
         func refused(_ error: String, _ violations: [SchemaViolation]) -> Result {
             Result(index: index, examId: examID, status: .refused, error: error, violations: violations)
@@ -80,7 +93,7 @@ struct ExamResultBatch: Sendable {
             return refused(
                 "the request is invalid", [SchemaViolation(pointer: at.appending("examId"), message: "appears more than once in this batch")])
         }
-        let report = item["report"] ?? .null
+        let report = item.report
         let definition = ExamResultRoutes.definition
         let recordID = ExamKey(institutionID: institution, examID: examID).subjectID
         let prefix = at.tokens + ["report"]
@@ -90,7 +103,7 @@ struct ExamResultBatch: Sendable {
         do {
             let write: RecordWrite
             switch try records.check(
-                definition, mode: .put, patientID: report["patientId"]?.stringValue ?? "", recordID: recordID, body: report, origin: origin)
+                definition, mode: .put, patientID: nil, recordID: recordID, body: report, origin: origin)
             {
             case .refused(let violations): return refused("the report is invalid or cannot be assessed", prefixed(violations))
             case .ready(let checked): write = checked

@@ -19,16 +19,26 @@ struct ExamResultRoutes: Sendable {
         let status: WriteOutcome
     }
 
+    /// An exam report as an institution sends it: for one of its patients (by the institution's id for them).
+    struct Report: SchemaBody {
+        static let schema: RequestSchema = .examResult
+        let patientId: String
+        let reportedAt: Date
+        let items: [ExamResultLine]
+        let status: ExamResultStatus?
+
+        /// A report as its record stores it.
+        static func stored(_ text: String) throws -> Report {
+            try JSONValueDecoder.decode(Report.self, from: CaretideJSON.parse(Array(text.utf8)))
+        }
+    }
+
     static let definition = RecordDefinition(
-        kind: .examResult, event: ExamResultRecorded.self,
-        payload: { body, id, revision in
+        kind: .examResult, request: Report.self, named: .patient { $0.patientId },
+        event: { report, id in
             let exam = key(id)
-            var payload: [String: JSONValue] = [
-                "examId": .string(exam.examID), "institutionId": .string(exam.institutionID), "revision": .number(Double(revision)),
-                "reportedAt": body["reportedAt"] ?? .null, "items": body["items"] ?? .null,
-            ]
-            if let status = body["status"] { payload["status"] = status }
-            return .object(payload)
+            return ExamResultRecorded(
+                examID: exam.examID, institutionID: exam.institutionID, reportedAt: report.reportedAt, items: report.items, status: report.status)
         },
         observedAt: \.reportedAt,
         observedAtField: "/reportedAt",
@@ -48,14 +58,13 @@ struct ExamResultRoutes: Sendable {
         // A report may hold many items with the institution's advice: up to the largest event the outbox publishes.
         routes.put(
             "v1/institutions/:institutionId/exam-results/:examId", access: .institutionResults,
-            summary: "Upload an exam report for one patient, or correct it (the next revision)", body: [Self.definition.kind.requestSchema],
+            summary: "Upload an exam report for one patient, or correct it (the next revision)", body: [Self.definition.requestSchema],
             bodyLimit: Outbox.maximumEventBytes
         ) { request, context in
             let id = try Self.recordID(context)
             let body = try await records.schemaValidBody(Self.definition, request: request, requestContext: context)
-            // The patient comes from the body (institutions upload for many patients); the schema checked its form.
-            let patientID = body["patientId"]?.stringValue ?? ""
-            let write = try records.checked(Self.definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
+            // The patient comes from the body: institutions upload for many patients.
+            let write = try records.checked(Self.definition, mode: .put, patientID: nil, recordID: id, body: body, origin: context.origin)
             let exam = Self.key(id)
             switch try await results.store(write, institutionID: exam.institutionID, examID: exam.examID, origin: context.origin) {
             case .stored(let receipt, _, _): return try jsonResponse(receipt, status: receipt.httpStatus)
@@ -66,7 +75,7 @@ struct ExamResultRoutes: Sendable {
         routes.post(
             "v1/institutions/:institutionId/exam-results", access: .institutionResults,
             summary: "Upload up to 1,000 reports at once (a day's results, many patients), with a result per report",
-            body: [ExamResultBatch.schema], bodyLimit: ExamResultBatch.bodyLimit
+            body: [ExamResultBatch.Batch.schema], bodyLimit: ExamResultBatch.bodyLimit
         ) { request, context in
             try await batch.upload(request, context)
         }

@@ -71,10 +71,7 @@ struct HL7v2Routes: Sendable {
         var writes: [(ObservationResults.Report, RecordWrite)] = []
         for report in reports {
             let recordID = ExamKey(institutionID: institution, examID: report.examID).subjectID
-            switch try records.check(
-                definition, mode: .put, patientID: report.body["patientId"]?.stringValue ?? "", recordID: recordID, body: report.body,
-                origin: origin)
-            {
+            switch try records.check(definition, mode: .put, patientID: nil, recordID: recordID, body: report.body, origin: origin) {
             case .refused(let violations): problems += violations.map { Self.problem($0, in: report) }
             case .ready(let write): writes.append((report, write))
             }
@@ -96,7 +93,7 @@ struct HL7v2Routes: Sendable {
         }
         // Who the patient is, from PID-5/7/8, into their profile once the results stand.
         if problems.isEmpty, let pid = message.segments.first(where: { $0.id == "PID" }),
-            let patientID = reports.first?.body["patientId"]?.stringValue, ownIDs.contains(patientID)
+            let patientID = writes.first?.1.patientID, ownIDs.contains(patientID)
         {
             try await ProfileRegistration.register(
                 [patientID: Registrations.hl7v2(pid)], institution: institution, format: "hl7v2", origin: origin, context: records.context)

@@ -240,7 +240,7 @@ struct InstitutionPatientRoutes: Sendable {
                 definition: definition, change: .delete(announcing: disputed), patientID: patientID, recordID: recordID, traceID: origin.traceID)
             guard let result = try await RecordWriter.apply([write], handler: handler).first else { throw HTTPError(.internalServerError) }
             _ = try result.get()
-            let sentFor = stored.version.body["patientId"]?.stringValue ?? patientID
+            let sentFor = (try? JSONValueDecoder.decode(ExamResultRoutes.Report.self, from: stored.version.body))?.patientId ?? patientID
             try await InstitutionPatientStore(handler).recordDispute(
                 InstitutionPatientStore.Key(institutionID: exam.institutionID, institutionPatientID: sentFor), examID: exam.examID, at: Date())
             return Disowned(institutionId: exam.institutionID, examId: exam.examID, status: .deleted)

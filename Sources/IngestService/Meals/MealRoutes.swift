@@ -26,8 +26,8 @@ struct MealRoutes: Sendable {
 
     static func definition(catalogue: FoodCatalogue) -> RecordDefinition {
         RecordDefinition(
-            kind: .meal, event: MealRecorded.self,
-            resolvedPayload: { body, _, revision in try MealResolution.payload(body, revision: revision, table: catalogue.current) },
+            kind: .meal, request: MealRequest.self, named: .id(in: "mealId") { $0.mealId },
+            event: { request, _ in try MealResolution.event(request, table: catalogue.current) },
             observedAt: \.eatenAt, observedAtField: "/eatenAt",
             deletion: { id, at in MealDeleted(mealID: UUID(uuidString: id)!, deletedAt: at) },
             // No clinical rule assesses a single meal: scoring analyses the day it belongs to.
@@ -40,14 +40,14 @@ struct MealRoutes: Sendable {
             summary: "Record what the patient ate (a food of the food table, grams or a portion); re-sending the same mealId stores nothing new",
             body: [.meal]
         ) { request, context in
-            try await records.create(definition, idField: "mealId", request: request, context: context, completing: inProfileTimeZone)
+            try await records.create(definition, request: request, context: context, completing: inProfileTimeZone)
         }
         routes.put(
             "v1/patients/:patientId/meals/:mealId", access: .patientData(.write),
             summary: "Record or correct a meal record (a correction is the next revision)", body: [.meal]
         ) { request, context in
             try await records.put(
-                definition, id: try Self.mealID(context), idField: "mealId", request: request, context: context, completing: inProfileTimeZone)
+                definition, id: try Self.mealID(context), request: request, context: context, completing: inProfileTimeZone)
         }
         routes.delete(
             "v1/patients/:patientId/meals/:mealId", access: .patientData(.write),
@@ -95,7 +95,23 @@ struct MealRoutes: Sendable {
     }
 }
 
-/// A meal's request body resolved against the food table into its event's payload, or a 422 naming every field the
+/// A meal as the app sends it: a food of the table, and grams or a number of one of the food's portions.
+struct MealRequest: SchemaBody {
+    static let schema: RequestSchema = .meal
+    struct Portion: Decodable, Sendable {
+        let id: String
+        let count: Double?
+    }
+    let mealId: UUID
+    let foodId: String
+    let grams: Double?
+    let portion: Portion?
+    let meal: MealKind
+    let eatenAt: Date
+    let timeZone: String?
+}
+
+/// A meal's request resolved against the food table into its event, or a 422 naming every field the
 /// table cannot resolve: an unknown food, a portion the food does not have, grams and a portion both or neither, an
 /// amount over `maximumGrams`, a time zone that is not one.
 enum MealResolution {
@@ -104,27 +120,24 @@ enum MealResolution {
     static let maximumGrams = 5_000
     static let maximumPortionCount = 1_000
 
-    static func payload(_ body: JSONValue, revision: Int, table: FoodCatalogue.Loaded?) throws -> JSONValue {
+    static func event(_ request: MealRequest, table: FoodCatalogue.Loaded?) throws -> MealRecorded {
         var violations: [SchemaViolation] = []
         func refuse(_ tokens: [String], _ message: String) {
             violations.append(SchemaViolation(pointer: JSONPointer(tokens: tokens), message: message))
         }
 
-        let foodID = body["foodId"]?.stringValue ?? ""
         let food: Food?
         if let table {
-            food = table.food(foodID)
+            food = table.food(request.foodId)
             if food == nil { refuse(["foodId"], "is not a food of \(table.release.name) (search with GET /v1/foods?q=)") }
         } else {
             food = nil
             refuse(["foodId"], "cannot be resolved: no food table has been imported yet")
         }
 
-        let grams = body["grams"]?.numberValue
-        let portionBody = body["portion"]
         var amount: Double?
         var portion: EatenPortion?
-        switch (grams, portionBody) {
+        switch (request.grams, request.portion) {
         case (.some, .some):
             refuse(["portion"], "give grams or a portion, not both")
         case (nil, nil):
@@ -133,10 +146,9 @@ enum MealResolution {
             amount = grams
             if grams > Double(maximumGrams) { refuse(["grams"], "must be at most \(maximumGrams) g at once") }
         case (nil, .some(let given)):
-            let portionID = given["id"]?.stringValue ?? ""
-            let count = given["count"]?.numberValue ?? 1
+            let count = given.count ?? 1
             if let food {
-                if let known = food.portions.first(where: { $0.id == portionID }) {
+                if let known = food.portions.first(where: { $0.id == given.id }) {
                     portion = EatenPortion(id: known.id, description: known.description, count: count)
                     let total = known.grams * count
                     amount = total
@@ -153,26 +165,17 @@ enum MealResolution {
             }
         }
 
-        let zoneName = body["timeZone"]?.stringValue ?? "UTC"
+        let zoneName = request.timeZone ?? "UTC"
         let zone = TimeZone(identifier: zoneName)
         if zone == nil { refuse(["timeZone"], "is not an IANA time zone (for example Europe/Lisbon)") }
 
-        guard violations.isEmpty, let table, let food, let amount, let zone,
-            let eatenAt = body["eatenAt"]?.stringValue.flatMap(Timestamp.parse)
-        else {
+        guard violations.isEmpty, let table, let food, let amount, let zone else {
             throw HTTPProblem(status: .unprocessableContent, error: "the meal cannot be recorded", violations: violations)
         }
-        let nutrients = food.nutrients(forGrams: amount)
-        var members: [String: JSONValue] = [
-            "revision": .number(Double(revision)), "timeZone": .string(zoneName),
-            "localDate": .string(LocalDate(eatenAt, in: zone).description), "foodName": .string(food.name),
-            "foodRelease": .string(table.release.id), "grams": .number(amount),
-            "nutrients": try CaretideJSON.parse(CaretideJSON.encode(nutrients)),
-        ]
-        if let portion {
-            members["portion"] = .object(["id": .string(portion.id), "description": .string(portion.description), "count": .number(portion.count)])
-        }
-        return body.merging(members)
+        return MealRecorded(
+            mealID: request.mealId, eatenAt: request.eatenAt, timeZone: zoneName, localDate: LocalDate(request.eatenAt, in: zone).description,
+            meal: request.meal, foodID: request.foodId, foodName: food.name, foodRelease: table.release.id, grams: amount, portion: portion,
+            nutrients: food.nutrients(forGrams: amount))
     }
 
 }

@@ -19,24 +19,20 @@ struct MeasurementRoutes: Sendable {
     private static let definitions = Dictionary(
         uniqueKeysWithValues: MeasurementKind.allCases.map { kind in
             switch kind {
-            case .bloodPressure: (kind, definition(kind, BloodPressureRecorded.self))
-            case .pulse: (kind, definition(kind, PulseRecorded.self))
-            case .bodyMeasurement: (kind, definition(kind, BodyMeasurementRecorded.self))
-            case .glucose: (kind, definition(kind, GlucoseRecorded.self))
-            case .hba1c: (kind, definition(kind, HbA1cRecorded.self))
-            case .lipidPanel: (kind, definition(kind, LipidPanelRecorded.self))
+            case .bloodPressure: (kind, definition(kind, BloodPressureRequest.self))
+            case .pulse: (kind, definition(kind, PulseRequest.self))
+            case .bodyMeasurement: (kind, definition(kind, BodyMeasurementRequest.self))
+            case .glucose: (kind, definition(kind, GlucoseRequest.self))
+            case .hba1c: (kind, definition(kind, HbA1cRequest.self))
+            case .lipidPanel: (kind, definition(kind, LipidPanelRequest.self))
             }
         })
 
-    private static func definition<Reading: MeasurementPayload & AssessedPayload>(_ kind: MeasurementKind, _ event: Reading.Type) -> RecordDefinition
-    {
+    private static func definition<Request: MeasurementRequest>(_ kind: MeasurementKind, _ request: Request.Type) -> RecordDefinition {
         RecordDefinition(
-            kind: .measurement(kind), event: event,
-            payload: { body, _, revision in
-                // The request body is the payload minus what the service decides: the revision, and the default source.
-                body.merging(["revision": .number(Double(revision)), "source": body["source"] ?? .string(MeasurementSource.patient.rawValue)])
-            },
-            observedAt: \.takenAt,
+            kind: .measurement(kind), request: request, named: .id(in: "measurementId") { $0.measurementId },
+            event: { request, _ in request.reading },
+            observedAt: { $0.takenAt },
             observedAtField: "/takenAt",
             deletion: { id, at in MeasurementDeleted(measurementID: UUID(uuidString: id)!, kind: kind, deletedAt: at) })
     }
@@ -46,14 +42,14 @@ struct MeasurementRoutes: Sendable {
             "v1/patients/:patientId/measurements/:kind", access: .patientData(.write),
             summary: "Record a measurement; re-sending the same measurementId stores nothing new", body: Self.requestSchemas
         ) { request, context in
-            try await records.create(try Self.route(context).1, idField: "measurementId", request: request, context: context)
+            try await records.create(try Self.route(context).1, request: request, context: context)
         }
         routes.put(
             "v1/patients/:patientId/measurements/:kind/:measurementId", access: .patientData(.write),
             summary: "Record or correct a measurement (a correction is the next revision)", body: Self.requestSchemas
         ) { request, context in
             try await records.put(
-                try Self.route(context).1, id: try Self.measurementID(context), idField: "measurementId", request: request, context: context)
+                try Self.route(context).1, id: try Self.measurementID(context), request: request, context: context)
         }
         routes.delete(
             "v1/patients/:patientId/measurements/:kind/:measurementId", access: .patientData(.write),
@@ -92,7 +88,7 @@ struct MeasurementRoutes: Sendable {
     static let unknownKind = SchemaViolation(
         pointer: JSONPointer(tokens: ["kind"]), message: "must be one of: \(MeasurementKind.allCases.map(\.rawValue).joined(separator: ", "))")
 
-    static let requestSchemas = MeasurementKind.allCases.map { RecordKind.measurement($0).requestSchema }
+    static let requestSchemas = MeasurementKind.allCases.map { definition($0).requestSchema }
 
     static func route(_ context: some RequestContext) throws -> (String, RecordDefinition) {
         let patientID = try PatientID.fromPath(context)

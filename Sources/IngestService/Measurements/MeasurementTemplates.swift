@@ -111,7 +111,7 @@ struct MeasurementTemplates: Sendable {
     init(schemas catalog: SchemaCatalog = .bundled) {
         catalogue = Catalogue(
             templates: MeasurementKind.allCases.compactMap { kind in
-                catalog.requests[RecordKind.measurement(kind).requestSchema].map { Self.template(kind, schema: $0.document) }
+                catalog.requests[MeasurementRoutes.definition(kind).requestSchema].map { Self.template(kind, schema: $0.document) }
             })
     }
 

@@ -25,6 +25,24 @@ extension SyncRoutes {
         }
     }
 
+    /// An offline upload as the app sends it.
+    struct Upload: SchemaBody {
+        static let schema: RequestSchema = .syncChanges
+        struct Change: Decodable, Sendable {
+            /// A measurement kind, `meal`, `npi` or `melanoma-risk-profile`.
+            let kind: String
+            let id: String
+            let updatedAt: Date
+            let deleted: Bool?
+            /// The record as its kind's request describes it: checked against that schema once the kind is known, and
+            /// completed as its own route completes it before it is decoded.
+            var record: JSONValue?
+
+            func `is`(_ kind: RecordKind) -> Bool { self.kind == kind.family }
+        }
+        var changes: [Change]
+    }
+
     struct ChangeResult: Encodable, Sendable {
         let index: Int
         let kind: String
@@ -57,46 +75,44 @@ extension SyncRoutes {
 
     func upload(_ request: Request, _ context: CaretideRequestContext) async throws -> Response {
         let patientID = try PatientID.fromPath(context)
-        let body = try await request.validatedJSON(schema: Self.uploadSchema, context: context)
+        var changes = try await request.decode(as: Upload.self, context: context).changes
         var results: [Int: ChangeResult] = [:]
         var accepted: [UploadedChange] = []
         var seen: Set<RecordStore.Key> = []
         let now = Date()
-        guard case .array(var items)? = body["changes"] else { throw HTTPProblem.invalidBody([]) }  // the schema requires it
         // A meal sent without its time zone takes the profile's, as a POST's does (`MealRoutes.inProfileTimeZone`):
         // the profile is read once for the upload, and only if a meal needs it.
-        func meal(_ item: JSONValue) -> JSONValue? { item["kind"]?.stringValue == RecordKind.meal.family ? item["record"] : nil }
-        if items.contains(where: { meal($0).map(MealRoutes.lacksTimeZone) == true }),
+        if changes.contains(where: { $0.is(.meal) && $0.record.map(MealRoutes.lacksTimeZone) == true }),
             let zone = try await MealRoutes.profileTimeZone(patientID: patientID, context: records.context)
         {
-            items = items.map { item in meal(item).map { item.merging(["record": MealRoutes.body($0, inTimeZone: zone)]) } ?? item }
+            for index in changes.indices where changes[index].is(.meal) {
+                changes[index].record = changes[index].record.map { MealRoutes.body($0, inTimeZone: zone) }
+            }
         }
         // NPI inputs as the feed gave them carry who entered them, which the server sets: it is set again by the check,
         // for this upload's caller.
-        items = items.map { item in
-            guard item["kind"]?.stringValue == RecordKind.npi.family, case .object(var record)? = item["record"] else { return item }
+        for index in changes.indices where changes[index].is(.npi) {
+            guard case .object(var record)? = changes[index].record else { continue }
             record["recordedBy"] = nil
-            return item.merging(["record": .object(record)])
+            changes[index].record = .object(record)
         }
         // A melanoma risk profile without an age or a sex takes them from the patient's profile, as its PUT does (the
         // profile read once for the upload, if one needs it).
-        func riskProfile(_ item: JSONValue) -> JSONValue? {
-            item["kind"]?.stringValue == RecordKind.melanomaRiskProfile.family ? item["record"] : nil
-        }
-        if items.contains(where: { riskProfile($0).map(ClinicalInputRoutes.lacksProfileFactors) == true }) {
+        if changes.contains(where: { $0.is(.melanomaRiskProfile) && $0.record.map(ClinicalInputRoutes.lacksProfileFactors) == true }) {
             let profile = try await ProfileStore(records.context).current(patientID: patientID)?.profile
-            items = items.map { item in riskProfile(item).map { item.merging(["record": ClinicalInputRoutes.completed($0, from: profile).0]) } ?? item
+            for index in changes.indices where changes[index].is(.melanomaRiskProfile) {
+                changes[index].record = changes[index].record.map { ClinicalInputRoutes.completed($0, from: profile).0 }
             }
         }
-        for (index, item) in items.enumerated() {
-            switch check(item, index: index, patientID: patientID, traceID: context.requestID, now: now, enteredBy: context.identity, seen: &seen) {
-            case .accepted(let change): accepted.append(change)
+        for (index, change) in changes.enumerated() {
+            switch check(change, index: index, patientID: patientID, traceID: context.requestID, now: now, enteredBy: context.identity, seen: &seen) {
+            case .accepted(let checked): accepted.append(checked)
             case .refused(let refusal): results[index] = refusal
             }
         }
-        let changes = accepted
+        let applying = accepted
         let applied = try await records.context.transaction(auditing: context.origin, status: { _ in 200 }) { handler in
-            try await apply(changes, patientID: patientID, handler: handler)
+            try await apply(applying, patientID: patientID, handler: handler)
         }
         for result in applied.results { results[result.index] = result }
         return try jsonResponse(UploadAnswer(results: results.keys.sorted().compactMap { results[$0] }, checkpoint: Self.cursor(applied.checkpoint)))

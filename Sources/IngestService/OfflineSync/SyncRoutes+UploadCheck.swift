@@ -14,18 +14,17 @@ extension SyncRoutes {
 
     /// A change whose every field is acceptable, or its refusal naming each failing field under `/changes/{index}`.
     func check(
-        _ item: JSONValue, index: Int, patientID: String, traceID: String, now: Date, enteredBy identity: Identity?, seen: inout Set<RecordStore.Key>
+        _ change: Upload.Change, index: Int, patientID: String, traceID: String, now: Date, enteredBy identity: Identity?,
+        seen: inout Set<RecordStore.Key>
     ) -> Checked {
         let at = JSONPointer(tokens: ["changes", String(index)])
-        let kindName = item["kind"]?.stringValue ?? ""
-        let id = item["id"]?.stringValue?.lowercased() ?? ""
+        let id = change.id.lowercased()
+        let updatedAt = change.updatedAt
         func refused(_ violations: [SchemaViolation]) -> Checked {
-            .refused(ChangeResult(index: index, kind: kindName, id: id, status: .refused, violations: violations))
+            .refused(ChangeResult(index: index, kind: change.kind, id: id, status: .refused, violations: violations))
         }
-        // The upload's schema has checked the forms of kind, id and updatedAt.
-        guard let definition = uploadDefinition(kind: kindName), let updatedAt = item["updatedAt"]?.stringValue.flatMap(Timestamp.parse) else {
-            return refused([SchemaViolation(pointer: at, message: "is not a change")])
-        }
+        // The upload's schema has checked the kind's name.
+        guard let definition = uploadDefinition(kind: change.kind) else { return refused([SchemaViolation(pointer: at, message: "is not a change")]) }
         var violations: [SchemaViolation] = []
         if updatedAt > now.addingTimeInterval(RecordRoutes.clockSkew) {
             violations.append(SchemaViolation(pointer: at.appending("updatedAt"), message: RecordRoutes.futureMessage))
@@ -35,8 +34,8 @@ extension SyncRoutes {
                 SchemaViolation(pointer: at.appending("id"), message: "appears more than once in this upload; send one change per record"))
         }
         var checked: CheckedRecord?
-        if item["deleted"] != .bool(true) {
-            if let record = item["record"] {
+        if change.deleted != true {
+            if let record = change.record {
                 switch checkedRecord(record, definition: definition, id: id, now: now, enteredBy: identity) {
                 case .success(let record): checked = record
                 case .failure(let refusal):
@@ -52,7 +51,7 @@ extension SyncRoutes {
         guard violations.isEmpty else { return refused(violations) }
         return .accepted(
             UploadedChange(
-                index: index, kind: kindName,
+                index: index, kind: change.kind,
                 write: RecordWrite(
                     definition: definition, change: .sync(checked, updatedAt: updatedAt), patientID: patientID, recordID: id, traceID: traceID)))
     }
@@ -66,18 +65,13 @@ extension SyncRoutes {
     func checkedRecord(
         _ record: JSONValue, definition: RecordDefinition, id: String, now: Date, enteredBy identity: Identity?
     ) -> Result<CheckedRecord, Refusal> {
-        // A measurement or a meal names its id in its body too; NPI inputs and a risk profile take the change's.
-        let idField: String? =
-            switch definition.kind {
-            case .meal: "mealId"
-            case .measurement: "measurementId"
-            default: nil
-            }
+        // A measurement or a meal names its id in its body too (read here, before its schema, so that one answer names
+        // every failing field); NPI inputs and a risk profile take the change's.
         var violations: [SchemaViolation] = []
-        if let idField, let given = record[idField]?.stringValue, given.lowercased() != id {
+        if let idField = definition.idField, let given = record[idField]?.stringValue, given.lowercased() != id {
             violations.append(SchemaViolation(pointer: JSONPointer(tokens: [idField]), message: "must equal the change's id"))
         }
-        let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.kind.requestSchema, record)
+        let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.requestSchema, record)
         guard schemaViolations.isEmpty else { return .failure(Refusal(violations: schemaViolations + violations)) }
         do {
             // NPI inputs carry who entered them, as their PUT's do (added once the request schema has passed).

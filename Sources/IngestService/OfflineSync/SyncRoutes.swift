@@ -20,7 +20,6 @@ struct SyncRoutes: Sendable {
 
     /// What the feed carries: what a patient's app writes. Exam reports reach patients through their release.
     static let feedKinds = RecordKind.all.filter { $0 != .examResult }
-    static let uploadSchema: RequestSchema = .syncChanges
 
     func register(on routes: APIRoutes) {
         routes.get(
@@ -34,7 +33,7 @@ struct SyncRoutes: Sendable {
         routes.post(
             "v1/patients/:patientId/changes", access: .patientData(.write),
             summary: "Upload up to 1,000 measurement and meal changes made offline; the last writer wins by updatedAt, a deletion wins over updates",
-            body: [Self.uploadSchema], bodyLimit: Outbox.maximumEventBytes
+            body: [Upload.schema], bodyLimit: Outbox.maximumEventBytes
         ) { request, context in
             try await upload(request, context)
         }

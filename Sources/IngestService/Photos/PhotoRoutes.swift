@@ -120,7 +120,7 @@ struct PhotoRoutes: Sendable {
                     let announcement = LesionPhotoRecorded(
                         photoID: id, bodySite: site, side: side, takenAt: takenAt, mediaType: photo.mediaType, width: photo.width,
                         height: photo.height, imageURL: link.url, linkExpiresAt: link.expiresAt)
-                    try await handler.publish(handler.envelope(of: announcement, patientID: patientID, traceID: origin.traceID))
+                    try await handler.publish(announcement, patientID: patientID, traceID: origin.traceID)
                 }
                 return stored
             }
@@ -175,7 +175,7 @@ struct PhotoRoutes: Sendable {
             let deleted = try await context.transaction(auditing: origin, status: { $0 ? 204 : 404 }) { handler in
                 guard try await PhotoStore(handler).delete(id, patientID: patientID) else { return false }
                 let deletion = LesionPhotoDeleted(photoID: id, deletedAt: Date())
-                try await handler.publish(handler.envelope(of: deletion, patientID: patientID, traceID: origin.traceID))
+                try await handler.publish(deletion, patientID: patientID, traceID: origin.traceID)
                 return true
             }
             guard deleted else { throw HTTPProblem(status: .notFound, error: "no such photo") }

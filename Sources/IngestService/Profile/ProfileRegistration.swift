@@ -15,7 +15,7 @@ enum ProfileRegistration {
         if case .changed(let stored, demographicsChanged: true) = written {
             let change = PatientDemographicsChanged(
                 sex: profile.sex?.rawValue, birthDate: profile.birthDate?.description, profileRevision: stored.revision, changedAt: stored.changedAt)
-            try await handler.publish(handler.envelope(of: change, patientID: patientID, traceID: traceID))
+            try await handler.publish(change, patientID: patientID, traceID: traceID)
         }
         return written
     }

@@ -35,22 +35,6 @@ enum RecordKind: Hashable, Sendable {
         if case .measurement(let kind) = self { kind } else { nil }
     }
 
-    /// The schema of a request that records it.
-    var requestSchema: RequestSchema {
-        switch self {
-        case .measurement(.bloodPressure): .bloodPressure
-        case .measurement(.pulse): .pulse
-        case .measurement(.bodyMeasurement): .bodyMeasurement
-        case .measurement(.glucose): .glucose
-        case .measurement(.hba1c): .hba1c
-        case .measurement(.lipidPanel): .lipidPanel
-        case .npi: .npi
-        case .melanomaRiskProfile: .melanomaRiskProfile
-        case .examResult: .examResult
-        case .meal: .meal
-        }
-    }
-
     private static let measurementPrefix = "measurement:"
 
     /// The kind a stored `record_type` names.

@@ -51,24 +51,27 @@ struct RecordRoutes: Sendable {
     /// The request's body if it passes the request schema (else a 400 naming every failing field); the clinical rules
     /// come next, in `checked`, once the route knows the record's id.
     func schemaValidBody(_ definition: RecordDefinition, request: Request, requestContext: some RequestContext) async throws -> JSONValue {
-        try await request.validatedJSON(schema: definition.kind.requestSchema, context: requestContext)
+        try await request.validatedJSON(schema: definition.requestSchema, context: requestContext)
     }
 
-    /// A body that passed its schema, checked against the clinical rules and the clock (else a 422 naming every
-    /// failing field) and decoded once: ready for `store`.
+    /// A body that passed its schema, decoded once and checked against the clinical rules and the clock (else a 422
+    /// naming every failing field): ready for `store`.
+    /// - Parameters:
+    ///   - patientID: the patient it is for; nil: the patient its body names (an institution's report).
+    ///   - recordID: the record it is for; nil: the id its body names (a POSTed measurement or meal).
     func checked(
-        _ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue, origin: WriteOrigin, now: Date = Date()
+        _ definition: RecordDefinition, mode: Mode, patientID: String?, recordID: String?, body: JSONValue, origin: WriteOrigin, now: Date = Date()
     ) throws -> RecordWrite {
         let record = try checkedRecord(definition, recordID: recordID, body: body, now: now)
         return RecordWrite(
-            definition: definition, change: mode == .create ? .create(record) : .put(record), patientID: patientID, recordID: recordID,
-            traceID: origin.traceID)
+            definition: definition, change: mode == .create ? .create(record) : .put(record),
+            patientID: patientID ?? record.first.namedPatient ?? "", recordID: record.first.recordID, traceID: origin.traceID)
     }
 
-    /// A body that passed its schema, checked against the clinical rules and the clock (else a 422 naming every
-    /// failing field) and decoded once.
-    func checkedRecord(_ definition: RecordDefinition, recordID: String, body: JSONValue, now: Date = Date()) throws -> CheckedRecord {
-        let payload = try Self.decodePayload(definition, body: body, recordID: recordID, revision: 1)
+    /// A body that passed its schema, decoded once and checked against the clinical rules and the clock (else a 422
+    /// naming every failing field).
+    func checkedRecord(_ definition: RecordDefinition, recordID: String?, body: JSONValue, now: Date = Date()) throws -> CheckedRecord {
+        let payload = try definition.decode(body, recordID)
         let assessment = try assessed(definition, payload: payload, now: now)
         return CheckedRecord(body: body, bodyText: try CaretideJSON.encodeToString(body), first: payload, assessment: assessment)
     }
@@ -82,9 +85,9 @@ struct RecordRoutes: Sendable {
     }
 
     func check(
-        _ definition: RecordDefinition, mode: Mode, patientID: String, recordID: String, body: JSONValue, origin: WriteOrigin, now: Date = Date()
+        _ definition: RecordDefinition, mode: Mode, patientID: String?, recordID: String, body: JSONValue, origin: WriteOrigin, now: Date = Date()
     ) throws -> Check {
-        let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.kind.requestSchema, body)
+        let schemaViolations = SchemaCatalog.bundled.validateRequest(definition.requestSchema, body)
         guard schemaViolations.isEmpty else { return .refused(schemaViolations) }
         do {
             return .ready(try checked(definition, mode: mode, patientID: patientID, recordID: recordID, body: body, origin: origin, now: now))
@@ -133,33 +136,31 @@ struct RecordRoutes: Sendable {
     }
 
     /// What a route adds to a body that passed its schema before it is checked, from what the service knows of the
-    /// patient (a meal without its time zone takes the profile's).
+    /// patient (a meal without its time zone takes the profile's): it is stored as completed, so the body stays JSON.
     typealias Completion = @Sendable (_ body: JSONValue, _ patientID: String) async throws -> JSONValue
 
-    /// A POST of one record: the body's own `idField` names it; re-sending it answers `duplicate`.
+    /// A POST of one record, which its body names (`RecordDefinition.idField`); re-sending it answers `duplicate`.
     func create(
-        _ definition: RecordDefinition, idField: String, request: Request, context: CaretideRequestContext, completing: Completion? = nil
+        _ definition: RecordDefinition, request: Request, context: CaretideRequestContext, completing: Completion? = nil
     ) async throws -> Response {
         let patientID = try PatientID.fromPath(context)
         var body = try await schemaValidBody(definition, request: request, requestContext: context)
         if let completing { body = try await completing(body, patientID) }
-        let id = body[idField]?.stringValue?.lowercased() ?? ""
-        let write = try checked(definition, mode: .create, patientID: patientID, recordID: id, body: body, origin: context.origin)
+        let write = try checked(definition, mode: .create, patientID: patientID, recordID: nil, body: body, origin: context.origin)
         let receipt = try await store(write, origin: context.origin)
         return try jsonResponse(receipt, status: receipt.httpStatus)
     }
 
-    /// A PUT of one record at `id`, the id in the path, which the body's `idField` must equal.
+    /// A PUT of one record at `id`, the id in the path, which the id its body names must equal.
     func put(
-        _ definition: RecordDefinition, id: String, idField: String, request: Request, context: CaretideRequestContext,
-        completing: Completion? = nil
+        _ definition: RecordDefinition, id: String, request: Request, context: CaretideRequestContext, completing: Completion? = nil
     ) async throws -> Response {
         let patientID = try PatientID.fromPath(context)
         var body = try await schemaValidBody(definition, request: request, requestContext: context)
         if let completing { body = try await completing(body, patientID) }
         let write = try checked(definition, mode: .put, patientID: patientID, recordID: id, body: body, origin: context.origin)
-        guard body[idField]?.stringValue?.lowercased() == id else {
-            throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: [idField]), message: "must equal the id in the path")])
+        if let field = definition.idField, write.record?.first.namedID != id {
+            throw HTTPProblem.invalidBody([SchemaViolation(pointer: JSONPointer(tokens: [field]), message: "must equal the id in the path")])
         }
         let receipt = try await store(write, origin: context.origin)
         return try jsonResponse(receipt, status: receipt.httpStatus)
@@ -191,34 +192,13 @@ struct RecordRoutes: Sendable {
         status: .conflict, error: "this id is already used",
         violations: [SchemaViolation(pointer: .root, message: "the id belongs to another record")])
 
-    static func decodePayload(_ definition: RecordDefinition, body: JSONValue, recordID: String, revision: Int) throws -> RecordPayload {
-        do {
-            return try definition.decode(definition.payload(body, recordID, revision))
-        } catch let error as DecodingError {
-            throw HTTPProblem.invalidBody([error.violation])
-        }
-    }
-
 }
 
-extension HandlerContext {
-    /// A new envelope from this service for a payload of any event type.
-    func envelope(of payload: some EventPayload, patientID: String, traceID: String) -> AnyEnvelope {
-        AnyEnvelope(EventEnvelope(producer: producer, patientID: patientID, traceID: traceID, payload: payload))
-    }
-
-    func publish(_ envelope: AnyEnvelope) async throws {
-        try await envelope.enqueue(self)
-    }
-}
-
-/// An envelope whose payload type is known only at run time (the kind of record decides it).
-struct AnyEnvelope: Sendable {
-    let eventID: UUID
-    let enqueue: @Sendable (HandlerContext) async throws -> Void
-
-    init<P: EventPayload>(_ envelope: EventEnvelope<P>) {
-        eventID = envelope.eventID
-        enqueue = { try await $0.publish(envelope) }
+extension JSONValue {
+    /// This object with `members` added (replacing same-named ones): a completion's additions.
+    func merging(_ members: [String: JSONValue]) -> JSONValue {
+        guard case .object(var object) = self else { return self }
+        object.merge(members) { _, new in new }
+        return .object(object)
     }
 }

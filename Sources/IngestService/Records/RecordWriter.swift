@@ -175,16 +175,16 @@ enum RecordWriter {
         }
 
         // A write with a record is tried as new first: most are, and a new record needs no lock.
-        var firsts: [Int: AnyEnvelope] = [:]
+        var firsts: [Int: UUID] = [:]
         var news: [RecordStore.Write] = []
         for (index, write) in writes.enumerated() {
             guard let record = write.record else { continue }
-            let envelope = handler.envelope(of: record.first.event, patientID: write.patientID, traceID: write.traceID)
-            firsts[index] = envelope
+            let eventID = UUID.timeOrdered()
+            firsts[index] = eventID
             news.append(
                 RecordStore.Write(
                     key: write.key, patientID: write.patientID, revision: 1, bodyText: record.bodyText, observedAt: record.first.observedAt,
-                    eventID: envelope.eventID, changeSeq: changeSeqs[index], clientUpdatedAt: write.clientUpdatedAt))
+                    eventID: eventID, changeSeq: changeSeqs[index], clientUpdatedAt: write.clientUpdatedAt))
         }
         let inserted = try await store.insert(news)
         let met = writes.filter { !inserted.contains($0.key) }
@@ -194,12 +194,12 @@ enum RecordWriter {
         var revisions: [RecordStore.Write] = []
         var deletions: [RecordStore.Deletion] = []
         var refreshes: [(key: RecordStore.Key, updatedAt: Date)] = []
-        var announced: [(AnyEnvelope, StoredRevision, onStored: (@Sendable (HandlerContext, StoredRevision) async throws -> Void)?)] = []
+        var announced: [Announcement] = []
         for (index, write) in writes.enumerated() {
             let changeSeq = changeSeqs[index]
-            if inserted.contains(write.key), let envelope = firsts[index], let record = write.record {
-                results.append(.success(Outcome(status: .recorded, revision: 1, eventID: envelope.eventID, changeSeq: changeSeq)))
-                announced.append((envelope, StoredRevision(write, revision: 1), record.first.onStored))
+            if inserted.contains(write.key), let eventID = firsts[index], let record = write.record {
+                results.append(.success(Outcome(status: .recorded, revision: 1, eventID: eventID, changeSeq: changeSeq)))
+                announced.append(Announcement(record.first.event, eventID: eventID, write, revision: 1, onStored: record.first.onStored))
                 continue
             }
             let existing = stored[write.key]
@@ -213,18 +213,14 @@ enum RecordWriter {
                     results.append(.failure(HTTPError(.internalServerError)))
                     continue
                 }
-                do {
-                    let payload = try RecordRoutes.decodePayload(write.definition, body: record.body, recordID: write.recordID, revision: revision)
-                    let envelope = handler.envelope(of: payload.event, patientID: write.patientID, traceID: write.traceID)
-                    revisions.append(
-                        RecordStore.Write(
-                            key: write.key, patientID: write.patientID, revision: revision, bodyText: record.bodyText,
-                            observedAt: payload.observedAt, eventID: envelope.eventID, changeSeq: changeSeq, clientUpdatedAt: write.clientUpdatedAt))
-                    announced.append((envelope, StoredRevision(write, revision: revision), payload.onStored))
-                    results.append(.success(Outcome(status: .corrected, revision: revision, eventID: envelope.eventID, changeSeq: changeSeq)))
-                } catch {
-                    results.append(.failure(error))
-                }
+                let payload = record.first.revised(revision)
+                let eventID = UUID.timeOrdered()
+                revisions.append(
+                    RecordStore.Write(
+                        key: write.key, patientID: write.patientID, revision: revision, bodyText: record.bodyText,
+                        observedAt: payload.observedAt, eventID: eventID, changeSeq: changeSeq, clientUpdatedAt: write.clientUpdatedAt))
+                announced.append(Announcement(payload.event, eventID: eventID, write, revision: revision, onStored: payload.onStored))
+                results.append(.success(Outcome(status: .corrected, revision: revision, eventID: eventID, changeSeq: changeSeq)))
             case .delete:
                 guard let existing, let deletion = write.definition.deletion else {
                     results.append(.failure(HTTPError(.methodNotAllowed)))
@@ -232,12 +228,10 @@ enum RecordWriter {
                 }
                 var announcement = deletion(write.recordID, Date())
                 if case .delete(let announcing?) = write.change { announcement = announcing }
-                let envelope = handler.envelope(of: announcement, patientID: write.patientID, traceID: write.traceID)
-                deletions.append(
-                    RecordStore.Deletion(key: write.key, eventID: envelope.eventID, changeSeq: changeSeq, clientUpdatedAt: write.clientUpdatedAt))
-                announced.append((envelope, StoredRevision(write, revision: existing.version.revision), nil))
-                results.append(
-                    .success(Outcome(status: .deleted, revision: existing.version.revision, eventID: envelope.eventID, changeSeq: changeSeq)))
+                let eventID = UUID.timeOrdered()
+                deletions.append(RecordStore.Deletion(key: write.key, eventID: eventID, changeSeq: changeSeq, clientUpdatedAt: write.clientUpdatedAt))
+                announced.append(Announcement(announcement, eventID: eventID, write, revision: existing.version.revision, onStored: nil))
+                results.append(.success(Outcome(status: .deleted, revision: existing.version.revision, eventID: eventID, changeSeq: changeSeq)))
             case .refresh:
                 if let updatedAt = write.clientUpdatedAt { refreshes.append((write.key, updatedAt)) }
                 results.append(.success(Outcome(status: .unchanged, revision: existing?.version.revision, eventID: existing?.lastEventID)))
@@ -259,11 +253,30 @@ enum RecordWriter {
         try await store.markDeleted(deletions)
         try await store.refreshTimes(refreshes)
         // Each write's event, then what it sets off (an exam report's release), in the order the writes came.
-        for (envelope, revision, onStored) in announced {
-            try await handler.publish(envelope)
-            try await onStored?(handler, revision)
+        for announcement in announced {
+            try await handler.publish(
+                announcement.event, eventID: announcement.eventID, patientID: announcement.stored.patientID, traceID: announcement.stored.traceID)
+            try await announcement.onStored?(handler, announcement.stored)
         }
         return results
+    }
+
+    /// A write's event, with the id stored beside its row, and what it sets off once published.
+    private struct Announcement {
+        let event: any EventPayload
+        let eventID: UUID
+        let stored: StoredRevision
+        let onStored: (@Sendable (HandlerContext, StoredRevision) async throws -> Void)?
+
+        init(
+            _ event: any EventPayload, eventID: UUID, _ write: RecordWrite, revision: Int,
+            onStored: (@Sendable (HandlerContext, StoredRevision) async throws -> Void)?
+        ) {
+            self.event = event
+            self.eventID = eventID
+            stored = StoredRevision(write, revision: revision)
+            self.onStored = onStored
+        }
     }
 }
 

@@ -62,10 +62,11 @@ import Testing
             "tumourSizeCm": .number(2.2), "histologicalGrade": .number(2), "positiveNodes": .number(2),
             "diagnosisDate": .string("2026-10-01T00:00:00Z"),
         ])
-        let payload = try ClinicalInputRoutes.npi.payload(body, Self.id, 3)
-        #expect(payload["npiId"] == .string(Self.id) && payload["revision"] == .number(3) && payload["tumourSizeCm"] == .number(2.2))
-
-        let decoded = try RecordRoutes.decodePayload(ClinicalInputRoutes.npi, body: body, recordID: Self.id, revision: 1)
+        let decoded = try ClinicalInputRoutes.npi.decode(body, Self.id)
+        // A correction is the same request as the next revision: only the event's revision differs.
+        let third = try #require(decoded.revised(3).event as? NPIInputsRecorded)
+        #expect(third.npiID == UUID(uuidString: Self.id) && third.revision == 3 && third.tumourSizeCm == 2.2 && third.positiveNodes == 2)
+        #expect((decoded.event as? NPIInputsRecorded)?.revision == 1 && decoded.recordID == Self.id && decoded.namedID == nil)
         let answer = try ClinicalInputRoutes.answer(try decoded.rule(Self.now), body: body)
         #expect(answer.kind == .nottinghamPrognosticIndex && answer.category == "moderate" && answer.severity == .attention)
         #expect(answer.values == ["npi": 4.44, "lymphNodeStage": 2, "fiveYearSurvivalPercent": 70])
@@ -77,7 +78,7 @@ import Testing
 
     @Test("a melanoma answer names the optional factors left out, which carried no weight, and those the profile gave")
     func melanomaAnswer() throws {
-        let decoded = try RecordRoutes.decodePayload(ClinicalInputRoutes.melanomaRiskProfile, body: Self.melanomaBody, recordID: Self.id, revision: 1)
+        let decoded = try ClinicalInputRoutes.melanomaRiskProfile.decode(Self.melanomaBody, Self.id)
         let answer = try ClinicalInputRoutes.answer(try decoded.rule(Self.now), body: Self.melanomaBody, fromProfile: ["age"])
         let expected = try MelanomaRisk.assess(try JSONValueDecoder.decode(MelanomaRiskInput.self, from: Self.melanomaBody))
         #expect(answer.kind == .melanomaRisk && answer.category == expected.category.rawValue)
@@ -85,7 +86,7 @@ import Testing
         #expect(answer.fromProfile == ["age"] && answer.survivalCurve == nil)
 
         let fuller = Self.melanomaBody.merging(["bodyMassIndex": .number(23.5), "sunbedUse": .string("never")])
-        let partly = try RecordRoutes.decodePayload(ClinicalInputRoutes.melanomaRiskProfile, body: fuller, recordID: Self.id, revision: 1)
+        let partly = try ClinicalInputRoutes.melanomaRiskProfile.decode(fuller, Self.id)
         let answered = try ClinicalInputRoutes.answer(try partly.rule(Self.now), body: fuller)
         #expect(answered.unansweredFactors == ["inflammatoryBowelDisease", "intermittentSunExposure"] && answered.fromProfile == nil)
     }

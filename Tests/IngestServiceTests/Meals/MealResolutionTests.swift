@@ -25,9 +25,13 @@ import Testing
             ].merging(members) { _, new in new })
     }
 
+    static func meal(_ body: JSONValue, table: FoodCatalogue.Loaded? = table) throws -> MealRecorded {
+        try MealResolution.event(try JSONValueDecoder.decode(MealRequest.self, from: body), table: table)
+    }
+
     static func refusal(_ body: JSONValue, table: FoodCatalogue.Loaded? = table) -> [String] {
         do {
-            _ = try MealResolution.payload(body, revision: 1, table: table)
+            _ = try meal(body, table: table)
             return []
         } catch let problem as HTTPProblem {
             #expect(problem.error == "the meal cannot be recorded")
@@ -39,11 +43,10 @@ import Testing
 
     @Test("two tablespoons at 22:30 in New York: 28.4 g, the 20th, and the nutrients of 28.4 g")
     func resolvesAPortion() throws {
-        let payload = try MealResolution.payload(
-            Self.body(["portion": .object(["id": .string("2"), "count": .number(2)]), "timeZone": .string("America/New_York")]), revision: 3,
-            table: Self.table)
-        let meal = try JSONValueDecoder.decode(MealRecorded.self, from: payload)
-        #expect(meal.grams == 28.4 && meal.revision == 3 && meal.localDate == "2026-11-20" && meal.timeZone == "America/New_York")
+        let meal = try Self.meal(
+            Self.body(["portion": .object(["id": .string("2"), "count": .number(2)]), "timeZone": .string("America/New_York")]))
+        #expect(meal.grams == 28.4 && meal.revision == 1 && meal.localDate == "2026-11-20" && meal.timeZone == "America/New_York")
+        #expect(meal.mealID == UUID(uuidString: "0b9a1c8e-52e4-4c1b-b1b6-2d3f0d9e0a11") && meal.meal == .breakfast && meal.foodID == "01001")
         #expect(meal.portion == EatenPortion(id: "2", description: "1 tbsp", count: 2))
         #expect(meal.foodName == "Butter, salted" && meal.foodRelease == "test")
         #expect(meal.nutrients.sodiumMg == 643 * 28.4 / 100 && meal.nutrients.energyKcal == 717 * 28.4 / 100)
@@ -51,8 +54,7 @@ import Testing
 
     @Test("grams without a time zone: UTC, so the 21st")
     func resolvesGrams() throws {
-        let meal = try JSONValueDecoder.decode(
-            MealRecorded.self, from: try MealResolution.payload(Self.body(["grams": .number(10)]), revision: 1, table: Self.table))
+        let meal = try Self.meal(Self.body(["grams": .number(10)]))
         #expect(meal.grams == 10 && meal.portion == nil && meal.localDate == "2026-11-21" && meal.timeZone == "UTC")
     }
 

@@ -96,8 +96,14 @@ import Testing
 
     @Test("each kind's request schema is its own")
     func requestSchemas() {
-        #expect(Set(RecordKind.all.map(\.requestSchema)).count == RecordKind.all.count)
-        #expect(RecordKind.measurement(.hba1c).requestSchema.rawValue == "hba1c.request")
+        let definitions =
+            MeasurementKind.allCases.map(MeasurementRoutes.definition) + [
+                ClinicalInputRoutes.npi, ClinicalInputRoutes.melanomaRiskProfile, ExamResultRoutes.definition,
+                MealRoutes.definition(catalogue: FoodCatalogue()),
+            ]
+        #expect(Set(definitions.map(\.kind)) == Set(RecordKind.all))
+        #expect(Set(definitions.map(\.requestSchema)).count == RecordKind.all.count)
+        #expect(MeasurementRoutes.definition(.hba1c).requestSchema.rawValue == "hba1c.request")
     }
 
     @Test("an unknown record_type is refused by name")

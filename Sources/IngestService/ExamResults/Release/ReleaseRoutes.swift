@@ -198,14 +198,13 @@ struct ReleaseRoutes: Sendable {
     static func patientView(
         _ row: ReleaseStore.ReleasedReport, profile: PatientProfile?, registered: [InstitutionPatientStore.Key: PatientProfile] = [:]
     ) throws -> PatientReport {
-        let body = try CaretideJSON.parse(Array(row.body.utf8))
-        let lines = try JSONValueDecoder.decode([ExamResultLine].self, from: body["items"] ?? .array([]))
+        let report = try ExamResultRoutes.Report.stored(row.body)
         let exam = ExamResultRoutes.key(row.recordID)
-        let sentFor = InstitutionPatientStore.Key(institutionID: exam.institutionID, institutionPatientID: body["patientId"]?.stringValue ?? "")
+        let sentFor = InstitutionPatientStore.Key(institutionID: exam.institutionID, institutionPatientID: report.patientId)
         let profile = registered[sentFor] ?? profile
         return PatientReport(
             examId: exam.examID, institutionId: exam.institutionID, revision: row.revision, reportedAt: row.reportedAt, releasedAt: row.releasedAt,
-            status: body["status"]?.stringValue ?? "final", patient: ReportPatient(profile, at: row.reportedAt),
-            items: lines.map { PatientItem($0, institutionID: exam.institutionID) })
+            status: (report.status ?? .final).rawValue, patient: ReportPatient(profile, at: row.reportedAt),
+            items: report.items.map { PatientItem($0, institutionID: exam.institutionID) })
     }
 }
