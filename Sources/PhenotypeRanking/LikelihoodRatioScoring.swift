@@ -103,7 +103,14 @@ extension PhenotypeKnowledgeBase {
         let count = diseaseCount
         var total = [Float](repeating: 0, count: count)
         // Per present finding, each disease's best ratio among the finding's ancestors; +∞ marks a disease annotated at
-        // or below the finding itself, whose own ratio is already counted.
+        // or below the finding itself, whose own ratio is already counted. Terms above the phenotype root hold the same
+        // diseases with the same ratios as the root.
+        func ancestors(_ t: Int32) -> [Int32] { ontology.ancestorSlice(Int(t)).filter { $0 != t && inPhenotypeSubtree[Int($0)] } }
+        let ancestry = present.map(ancestors)
+        // The ancestors every present finding shares (the phenotype root at least, which holds nearly every disease):
+        // their best ratio per disease is read once, not once per finding. A maximum in another order is the same.
+        let shared = ancestry.dropFirst().reduce(Set(ancestry.first ?? [])) { $0.intersection($1) }
+        var sharedBest = [Float](repeating: -.infinity, count: count)
         var related = [Float](repeating: -.infinity, count: count)
         let logDiscount = Float(log(parameters.unmatchedFactor))
         let logLeast = Float(log(LikelihoodRatioScoring.leastRatio))
@@ -111,22 +118,29 @@ extension PhenotypeKnowledgeBase {
             underLogRatios.withUnsafeBufferPointer { ratios in
                 total.withUnsafeMutableBufferPointer { total in
                     related.withUnsafeMutableBufferPointer { related in
-                        for t in present {
-                            // Terms above the phenotype root hold the same diseases with the same ratios as the root.
-                            for a in ontology.ancestorSlice(Int(t)) where a != t && inPhenotypeSubtree[Int(a)] {
+                        sharedBest.withUnsafeMutableBufferPointer { sharedBest in
+                            func best(under a: Int32, into best: UnsafeMutableBufferPointer<Float>) {
                                 for at in Int(diseasesUnderOffsets[Int(a)])..<Int(diseasesUnderOffsets[Int(a) + 1]) {
                                     let d = Int(under[at])
-                                    related[d] = max(related[d], ratios[at])
+                                    best[d] = max(best[d], ratios[at])
                                 }
                             }
-                            for at in Int(diseasesUnderOffsets[Int(t)])..<Int(diseasesUnderOffsets[Int(t) + 1]) {
-                                let d = Int(under[at])
-                                total[d] += max(ratios[at], logLeast)
-                                related[d] = .infinity
-                            }
-                            for d in 0..<count {
-                                if related[d] != .infinity { total[d] += max(logDiscount + related[d], logLeast) }
-                                related[d] = -.infinity
+                            for a in shared { best(under: a, into: sharedBest) }
+                            _ = related.update(fromContentsOf: sharedBest)
+                            for (t, above) in zip(present, ancestry) {
+                                for a in above where !shared.contains(a) { best(under: a, into: related) }
+                                for at in Int(diseasesUnderOffsets[Int(t)])..<Int(diseasesUnderOffsets[Int(t) + 1]) {
+                                    let d = Int(under[at])
+                                    total[d] += max(ratios[at], logLeast)
+                                    related[d] = .infinity
+                                }
+                                // Every disease, without a branch (so in vector registers): a ratio of its own already counted
+                                // adds nothing here; then the next finding starts from the shared ancestors.
+                                for d in 0..<count {
+                                    let ratio = related[d]
+                                    total[d] += ratio == .infinity ? 0 : max(logDiscount + ratio, logLeast)
+                                    related[d] = sharedBest[d]
+                                }
                             }
                         }
                     }

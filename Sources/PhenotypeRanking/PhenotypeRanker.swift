@@ -513,8 +513,12 @@ struct LikelihoodRatioContext {
         keys = zip(input.scores, pValueFactors).map { Double($0) + $1 }
         var largest = -Double.infinity
         for d in keys.indices where input.includes(d) { largest = max(largest, keys[d]) }
+        // A weight below e^−40 of the largest is left out: all of them together move the sum (at least 1, the largest's
+        // own) by under 1e-13 of itself, and most diseases fall that far below the best, so their exponentials are
+        // not computed.
+        let least = largest - 40
         var sum = 0.0
-        for d in keys.indices where input.includes(d) { sum += exp(keys[d] - largest) }
+        for d in keys.indices where keys[d] > least && input.includes(d) { sum += exp(keys[d] - largest) }
         logTotal = largest + log(sum)
         absentBackgrounds = query.excluded.map { knowledgeBase.absentBackground($0, parameters: parameters) }
     }
