@@ -30,7 +30,7 @@ public func test(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
                 .init(code: "invalid", diagnostics: "\($0.pointer): \($0.message)", expression: "Bundle.entry[\(report.entry)]")
             }
             if violations.isEmpty,
-                let payload = try? RecordRoutes.decodePayload(ExamResultRoutes.definition, body: body, recordID: "fuzz", revision: 1)
+                let payload = try? ExamResultRoutes.definition.decode(body, "fuzz")
             {
                 _ = try? payload.rule(Date())
             }

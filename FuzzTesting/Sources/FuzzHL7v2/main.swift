@@ -28,7 +28,7 @@ public func test(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             let violations = catalog.validateRequest(.examResult, report.body)
             problems += violations.map { HL7v2Routes.problem($0, in: report) }
             if violations.isEmpty,
-                let payload = try? RecordRoutes.decodePayload(ExamResultRoutes.definition, body: report.body, recordID: "fuzz", revision: 1)
+                let payload = try? ExamResultRoutes.definition.decode(report.body, "fuzz")
             {
                 _ = try? payload.rule(Date())
             }
