@@ -5,89 +5,87 @@ import ClinicalAssessment
 import Foundation
 
 /// A measurement's request body: its event without what the service decides (the revision, and the source when the
-/// client gives none: the patient).
-protocol MeasurementRequest: SchemaBody {
-    associatedtype Reading: MeasurementPayload & RecordEvent & AssessedPayload
-    var measurementId: UUID { get }
-    var takenAt: Date { get }
-    var source: MeasurementSource? { get }
-    /// The event of revision 1, from `source`.
-    func reading(from source: MeasurementSource) -> Reading
-}
-
-extension MeasurementRequest {
-    var reading: Reading { reading(from: source ?? .patient) }
-}
-
-struct BloodPressureRequest: MeasurementRequest {
-    static let schema: RequestSchema = .bloodPressure
+/// client gives none: the patient). What every kind shares is read here; the kind's own values by `Values`, from the
+/// same object.
+struct MeasurementRequest<Values: MeasurementValues>: SchemaBody {
+    static var schema: RequestSchema { Values.schema }
     let measurementId: UUID
     let takenAt: Date
     let source: MeasurementSource?
+    let values: Values
+
+    private enum CodingKeys: String, CodingKey { case measurementId, takenAt, source }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        measurementId = try container.decode(UUID.self, forKey: .measurementId)
+        takenAt = try container.decode(Date.self, forKey: .takenAt)
+        source = try container.decodeIfPresent(MeasurementSource.self, forKey: .source)
+        values = try Values(from: decoder)
+    }
+
+    /// The event of revision 1.
+    var reading: Values.Reading { values.reading(measurementID: measurementId, takenAt: takenAt, source: source ?? .patient) }
+}
+
+/// One kind's values, and the event they make.
+protocol MeasurementValues: Decodable, Sendable {
+    associatedtype Reading: MeasurementPayload & RecordEvent & AssessedPayload
+    static var schema: RequestSchema { get }
+    func reading(measurementID: UUID, takenAt: Date, source: MeasurementSource) -> Reading
+}
+
+struct BloodPressureValues: MeasurementValues {
+    static let schema: RequestSchema = .bloodPressure
     let systolic: Int
     let diastolic: Int
 
-    func reading(from source: MeasurementSource) -> BloodPressureRecorded {
-        BloodPressureRecorded(measurementID: measurementId, systolic: systolic, diastolic: diastolic, takenAt: takenAt, source: source)
+    func reading(measurementID: UUID, takenAt: Date, source: MeasurementSource) -> BloodPressureRecorded {
+        BloodPressureRecorded(measurementID: measurementID, systolic: systolic, diastolic: diastolic, takenAt: takenAt, source: source)
     }
 }
 
-struct PulseRequest: MeasurementRequest {
+struct PulseValues: MeasurementValues {
     static let schema: RequestSchema = .pulse
-    let measurementId: UUID
-    let takenAt: Date
-    let source: MeasurementSource?
     let beatsPerMinute: Int
 
-    func reading(from source: MeasurementSource) -> PulseRecorded {
-        PulseRecorded(measurementID: measurementId, beatsPerMinute: beatsPerMinute, takenAt: takenAt, source: source)
+    func reading(measurementID: UUID, takenAt: Date, source: MeasurementSource) -> PulseRecorded {
+        PulseRecorded(measurementID: measurementID, beatsPerMinute: beatsPerMinute, takenAt: takenAt, source: source)
     }
 }
 
-struct BodyMeasurementRequest: MeasurementRequest {
+struct BodyMeasurementValues: MeasurementValues {
     static let schema: RequestSchema = .bodyMeasurement
-    let measurementId: UUID
-    let takenAt: Date
-    let source: MeasurementSource?
     let weightKg: Double
     let heightCm: Double
 
-    func reading(from source: MeasurementSource) -> BodyMeasurementRecorded {
-        BodyMeasurementRecorded(measurementID: measurementId, weightKg: weightKg, heightCm: heightCm, takenAt: takenAt, source: source)
+    func reading(measurementID: UUID, takenAt: Date, source: MeasurementSource) -> BodyMeasurementRecorded {
+        BodyMeasurementRecorded(measurementID: measurementID, weightKg: weightKg, heightCm: heightCm, takenAt: takenAt, source: source)
     }
 }
 
-struct GlucoseRequest: MeasurementRequest {
+struct GlucoseValues: MeasurementValues {
     static let schema: RequestSchema = .glucose
-    let measurementId: UUID
-    let takenAt: Date
-    let source: MeasurementSource?
     let value: Double
     let unit: GlucoseUnit
     let context: GlucoseMeasurementContext
 
-    func reading(from source: MeasurementSource) -> GlucoseRecorded {
-        GlucoseRecorded(measurementID: measurementId, value: value, unit: unit, context: context, takenAt: takenAt, source: source)
+    func reading(measurementID: UUID, takenAt: Date, source: MeasurementSource) -> GlucoseRecorded {
+        GlucoseRecorded(measurementID: measurementID, value: value, unit: unit, context: context, takenAt: takenAt, source: source)
     }
 }
 
-struct HbA1cRequest: MeasurementRequest {
+struct HbA1cValues: MeasurementValues {
     static let schema: RequestSchema = .hba1c
-    let measurementId: UUID
-    let takenAt: Date
-    let source: MeasurementSource?
     let percent: Double
 
-    func reading(from source: MeasurementSource) -> HbA1cRecorded {
-        HbA1cRecorded(measurementID: measurementId, percent: percent, takenAt: takenAt, source: source)
+    func reading(measurementID: UUID, takenAt: Date, source: MeasurementSource) -> HbA1cRecorded {
+        HbA1cRecorded(measurementID: measurementID, percent: percent, takenAt: takenAt, source: source)
     }
 }
 
-struct LipidPanelRequest: MeasurementRequest {
+struct LipidPanelValues: MeasurementValues {
     static let schema: RequestSchema = .lipidPanel
-    let measurementId: UUID
-    let takenAt: Date
-    let source: MeasurementSource?
     let unit: LipidUnit
     let sex: Sex?
     let totalCholesterol: Double?
@@ -95,9 +93,9 @@ struct LipidPanelRequest: MeasurementRequest {
     let hdlCholesterol: Double?
     let triglycerides: Double?
 
-    func reading(from source: MeasurementSource) -> LipidPanelRecorded {
+    func reading(measurementID: UUID, takenAt: Date, source: MeasurementSource) -> LipidPanelRecorded {
         LipidPanelRecorded(
-            measurementID: measurementId, unit: unit, sex: sex, totalCholesterol: totalCholesterol, ldlCholesterol: ldlCholesterol,
+            measurementID: measurementID, unit: unit, sex: sex, totalCholesterol: totalCholesterol, ldlCholesterol: ldlCholesterol,
             hdlCholesterol: hdlCholesterol, triglycerides: triglycerides, takenAt: takenAt, source: source)
     }
 }

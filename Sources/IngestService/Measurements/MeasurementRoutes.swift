@@ -19,18 +19,18 @@ struct MeasurementRoutes: Sendable {
     private static let definitions = Dictionary(
         uniqueKeysWithValues: MeasurementKind.allCases.map { kind in
             switch kind {
-            case .bloodPressure: (kind, definition(kind, BloodPressureRequest.self))
-            case .pulse: (kind, definition(kind, PulseRequest.self))
-            case .bodyMeasurement: (kind, definition(kind, BodyMeasurementRequest.self))
-            case .glucose: (kind, definition(kind, GlucoseRequest.self))
-            case .hba1c: (kind, definition(kind, HbA1cRequest.self))
-            case .lipidPanel: (kind, definition(kind, LipidPanelRequest.self))
+            case .bloodPressure: (kind, definition(kind, BloodPressureValues.self))
+            case .pulse: (kind, definition(kind, PulseValues.self))
+            case .bodyMeasurement: (kind, definition(kind, BodyMeasurementValues.self))
+            case .glucose: (kind, definition(kind, GlucoseValues.self))
+            case .hba1c: (kind, definition(kind, HbA1cValues.self))
+            case .lipidPanel: (kind, definition(kind, LipidPanelValues.self))
             }
         })
 
-    private static func definition<Request: MeasurementRequest>(_ kind: MeasurementKind, _ request: Request.Type) -> RecordDefinition {
+    private static func definition<Values: MeasurementValues>(_ kind: MeasurementKind, _: Values.Type) -> RecordDefinition {
         RecordDefinition(
-            kind: .measurement(kind), request: request, named: .id(in: "measurementId") { $0.measurementId },
+            kind: .measurement(kind), request: MeasurementRequest<Values>.self, named: .id(in: "measurementId") { $0.measurementId },
             event: { request, _ in request.reading },
             observedAt: { $0.takenAt },
             observedAtField: "/takenAt",
