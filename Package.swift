@@ -91,7 +91,7 @@ let package = Package(
         .target(name: "CaretideKafka", dependencies: ["CRdKafka", logging]),
         .target(name: "CaretideStore", dependencies: [postgres, logging, lifecycle]),
         // Who calls: bearer JWTs verified against the identity provider's keys (RFC 7519, RFC 7517, RFC 8725).
-        .target(name: "CaretideIdentity", dependencies: [jwt, crypto]),
+        .target(name: "CaretideIdentity", dependencies: ["CaretideSchemas", jwt, crypto]),
 
         // The runtime every service shares: HTTP, identity, events, outbox, jobs, service assembly.
         .target(
@@ -184,7 +184,7 @@ let package = Package(
             dependencies: [
                 "CaretideStore", "CaretideSchemas", "CaretideRuntime", "CaretideLocalStack", "CaretideTestSupport", postgres, logging,
             ]),
-        .testTarget(name: "CaretideIdentityTests", dependencies: ["CaretideIdentity", jwt]),
+        .testTarget(name: "CaretideIdentityTests", dependencies: ["CaretideIdentity", "CaretideSchemas", jwt]),
         .testTarget(
             name: "CaretideRuntimeTests",
             dependencies: [

@@ -1,3 +1,4 @@
+public import CaretideSchemas
 public import Foundation
 public import JWTKit
 

@@ -1,3 +1,4 @@
+public import CaretideSchemas
 public import Foundation
 import JWTKit
 import Synchronization
@@ -99,22 +100,22 @@ public final class TokenVerifier: Sendable {
         let audiences: [String] =
             switch claims["aud"] {
             case .string(let audience)?: [audience]
-            case .array(let values)?: values.compactMap(\.string)
+            case .array(let values)?: values.compactMap(\.stringValue)
             default: []
             }
         guard audiences.contains(rules.audience) else { throw TokenRejection(.wrongAudience) }
-        guard let subject = claims["sub"]?.string, !subject.isEmpty else { throw TokenRejection(.noSubject) }
+        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw TokenRejection(.noSubject) }
         let roleValue = ClaimValue.object(claims).at(path: rules.roleClaim)
         let candidates: [String] =
             switch roleValue {
             case .string(let role)?: [role]
-            case .array(let values)?: values.compactMap(\.string)
+            case .array(let values)?: values.compactMap(\.stringValue)
             default: []
             }
         guard let role = candidates.lazy.compactMap(Role.init(rawValue:)).first else { throw TokenRejection(.noRole) }
-        let institution = ClaimValue.object(claims).at(path: rules.institutionClaim)?.string
+        let institution = ClaimValue.object(claims).at(path: rules.institutionClaim)?.stringValue
         if role == .institution, institution?.isEmpty ?? true { throw TokenRejection(.noInstitution) }
-        let scopes = ClaimValue.object(claims).at(path: rules.scopeClaim)?.string.map { Set($0.split(separator: " ").map(String.init)) } ?? []
+        let scopes = ClaimValue.object(claims).at(path: rules.scopeClaim)?.stringValue.map { Set($0.split(separator: " ").map(String.init)) } ?? []
         return Identity(subject: subject, role: role, institutionID: role == .institution ? institution : nil, scopes: scopes)
     }
 
@@ -142,49 +143,13 @@ public final class TokenVerifier: Sendable {
     }
 }
 
-/// A claim's JSON value.
-public enum ClaimValue: Codable, Sendable, Equatable {
-    case string(String)
-    case number(Double)
-    case bool(Bool)
-    case array([ClaimValue])
-    case object([String: ClaimValue])
-    case null
+/// A claim's JSON value: a JSON document's, decoded as any other.
+public typealias ClaimValue = JSONValue
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([ClaimValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: ClaimValue].self))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .string(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
-        case .bool(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
-        case .null: try container.encodeNil()
-        }
-    }
-
-    public var string: String? { if case .string(let value) = self { value } else { nil } }
-
+extension JSONValue {
     /// The value at a dotted path (`realm_access.roles`).
-    func at(path: String) -> ClaimValue? {
-        var current: ClaimValue? = self
+    func at(path: String) -> JSONValue? {
+        var current: JSONValue? = self
         for key in path.split(separator: ".") {
             guard case .object(let members)? = current else { return nil }
             current = members[String(key)]

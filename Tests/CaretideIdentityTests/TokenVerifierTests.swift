@@ -1,3 +1,4 @@
+import CaretideSchemas
 import Foundation
 import JWTKit
 import Testing
