@@ -32,9 +32,14 @@ struct PhenotypeBench: AsyncParsableCommand {
     @Option(help: "Score bins of the null distributions (their memory grows with it).") var bins = OntologyImportOptions().nullBinCount
     @Option(help: "A Python with hpo3 installed; the comparison is skipped without it.") var hpo3Python: String?
     @Option(help: "The hpo3 ranking script.") var hpo3Script = "scripts/bench/hpo3_rank.py"
+    @Option(
+        help:
+            "Only rank the 5-term queries by the default order this many times over and print the time they took (for a profile of that ranking alone, under perf)"
+    ) var fiveTermRounds: Int?
 
     func validate() throws {
         guard queries >= 1 else { throw ValidationError("--queries must be at least 1") }
+        guard (fiveTermRounds ?? 1) >= 1 else { throw ValidationError("--five-term-rounds must be at least 1") }
         guard (1...NullDistribution.maxSampleCount).contains(samples) else {
             throw ValidationError("--samples must be from 1 to \(NullDistribution.maxSampleCount)")
         }
@@ -88,6 +93,21 @@ struct PhenotypeBench: AsyncParsableCommand {
         let nullMegabytes = ScoringMode.allCases.map { String(format: "%.0f MB", Double(ranker.nullDistribution(for: $0)?.byteCount ?? 0) / 1e6) }
         Console.write("null distributions in memory (\(bins) bins): asymmetric \(nullMegabytes[0]), symmetric \(nullMegabytes[1])\n")
         let workload = Self.queries(ranker.knowledgeBase, perSize: queries)
+        if let rounds = fiveTermRounds, let five = workload.first(where: { $0.0 == 5 })?.1 {
+            let start = clock.now
+            for _ in 0..<rounds {
+                for terms in five {
+                    _ = try ranker.rank(terms: terms, options: RankingOptions(method: .likelihoodRatio, scoring: .asymmetric, maxResults: 20))
+                }
+            }
+            let elapsed = (clock.now - start).components
+            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            Console.write(
+                String(
+                    format: "%d five-term rankings by likelihood ratio in %.2f s, %.3f ms each\n", rounds * five.count, seconds,
+                    seconds * 1000 / Double(rounds * five.count)))
+            return
+        }
         for scoring in ScoringMode.allCases {
             for (size, list) in workload {
                 var timings: [Duration] = []

@@ -53,6 +53,13 @@ struct LesionFollowUpTests {
                     as: .identity(Identity(subject: patient, role: .patient))
                 ).status == 200)
         }
+        // The care team is told when a follow-up opens, so notification must know it first: the grant reaches it on its
+        // own topic, and under load after the photos' answers could.
+        for patient in ["p-mole", "p-other"] {
+            try await eventually("notification knows \(patient)'s care team") {
+                try await HTTP.get("\(notification)/v1/patients/\(patient)/lesion-follow-ups", as: Self.consultant).status == 200
+            }
+        }
         for (patient, file, query) in [
             ("p-mole", "sharp.jpg", "bodySite=thigh&side=right&takenAt=2026-11-01T10:00:00Z"),
             ("p-mole", "sharp.png", "bodySite=forearm&side=left&takenAt=2026-11-01T10:01:00Z"),
