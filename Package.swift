@@ -57,8 +57,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // `caretide-bench pipeline`: latency percentiles without keeping every sample.
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
-        // Information pages (notification-service): Markdown into HTML, which CaretideArticles then sanitises.
-        .package(url: "https://github.com/JohnSundell/Ink", from: "0.6.0"),
     ],
     targets: [
         // Ground floor: pure modules, no I/O.
@@ -76,7 +74,11 @@ let package = Package(
         // Food composition, meal totals and their reference values (pure): ingest resolves meals, scoring analyses days.
         .target(name: "CaretideNutrition", dependencies: ["CaretideDomain"]),
         // Information pages (pure): Markdown into sanitised HTML and plain text, nothing else allowed through.
-        .target(name: "CaretideArticles", dependencies: [.product(name: "Ink", package: "Ink")]),
+        // Information pages (notification-service): GitHub's CommonMark parser turns the Markdown into HTML, which
+        // CaretideArticles then sanitises.
+        .systemLibrary(
+            name: "CCmarkGFM", pkgConfig: "libcmark-gfm", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
+        .target(name: "CaretideArticles", dependencies: ["CCmarkGFM"]),
         // Skin photos: checked, stripped of identifying metadata and thumbnailed with Debian's libjpeg-turbo, libpng and libheif,
         // through C wrappers (libjpeg reports errors by longjmp, which Swift cannot cross).
         .target(name: "CImageCodecs", linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("heif")]),

@@ -1,11 +1,17 @@
-import Ink
+import CCmarkGFM
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An information page's Markdown as the HTML and plain text readers get. Pure: text in, text out.
 ///
-/// Ink (CommonMark-like) turns the Markdown into HTML and lets any HTML written in the Markdown through as it is; so
-/// everything it gives is then passed through `SafeHTML`, which keeps the tags Markdown makes and nothing else. A
-/// `<script>`, an event handler, a `javascript:` link or an image from elsewhere never reaches a page: an article is
-/// written by operators and institutions, but read in apps that trust Caretide's HTML.
+/// cmark-gfm, GitHub's CommonMark parser (with its tables and strikethrough), turns the Markdown into HTML. It holds
+/// no recursion on the stack, however deep the nesting; the two shapes whose time it spends by the square of their size
+/// are refused before it reads them. It lets any HTML written in the Markdown through as it is; so everything it gives is then passed through `SafeHTML`, which keeps the tags Markdown
+/// makes and nothing else. A `<script>`, an event handler, a `javascript:` link or an image from elsewhere never
+/// reaches a page: an article is written by operators and institutions, but read in apps that trust Caretide's HTML.
 public enum ArticleMarkup {
     public struct Rendered: Sendable, Equatable {
         /// Sanitised HTML: the tags of `SafeHTML.allowedTags`, with no attribute but a safe `href` on links.
@@ -17,49 +23,69 @@ public enum ArticleMarkup {
     /// Markdown that `render` will not parse, and why; the article route answers it as a 422 on `/markdown`.
     public enum Refusal: Error, Equatable, CustomStringConvertible {
         case bracketsNestTooDeep(limit: Int)
+        case tooManyBarsInALine(limit: Int)
 
         public var description: String {
             switch self {
             case .bracketsNestTooDeep(let limit):
                 "nests square brackets (links, images) more than \(limit) deep in one paragraph: close them, or write \\[ for a plain bracket"
+            case .tooManyBarsInALine(let limit):
+                "has a line with more than \(limit) `|` (table cells): split the table, or write \\| for a plain bar"
             }
         }
     }
 
-    /// The deepest nesting of `[` that a paragraph may have. Ink reads a link's text by calling itself at every `[`,
-    /// and when a link does not close as one it reads the rest again from the next character: unclosed or nested
-    /// brackets cost stack frames by their depth and time that doubles with it (50,000 of them overflowed the stack).
+    /// The deepest nesting of `[` that a paragraph may have. At every `]` cmark-gfm looks back over the brackets still
+    /// open, so text whose brackets only ever open (`![[]()` again and again) costs time by the square of its length.
     /// Prose never needs more than two or three (`[a link with [1] in it](…)`).
     public static let maximumBracketNesting = 8
 
+    /// The most `|` one line may hold. A table row's cells cost cmark-gfm time by the square of their number, and a
+    /// table an app can show has a handful of columns.
+    public static let maximumBarsInALine = 128
+
     public static func render(_ markdown: String) throws(Refusal) -> Rendered {
         guard bracketNesting(markdown) <= maximumBracketNesting else { throw .bracketsNestTooDeep(limit: maximumBracketNesting) }
-        let html = SafeHTML.sanitize(MarkdownParser().html(from: escapingUnclosedP(markdown)))
+        guard mostBarsInALine(markdown) <= maximumBarsInALine else { throw .tooManyBarsInALine(limit: maximumBarsInALine) }
+        var html = SafeHTML.sanitize(commonMarkHTML(markdown))
+        while html.last == "\n" { html.removeLast() }
         return Rendered(html: html, text: SafeHTML.plainText(html))
     }
 
-    /// The Markdown with `&lt;` for every `<` that starts `<p` or `<P` with no `>` anywhere after it. Ink stops reading a
-    /// paragraph's text at `<p` and leaves it to its HTML reader, which gives up without a `>` to end the tag: neither
-    /// moves on, and Ink loops for ever on two bytes (found by FuzzTesting's FuzzMarkdown). Such a `<` can never open a
-    /// tag, so writing it as the character reference changes nothing a reader sees.
-    static func escapingUnclosedP(_ markdown: String) -> String {
-        let bytes = Array(markdown.utf8)
-        let lastClose = bytes.lastIndex(of: UInt8(ascii: ">")) ?? -1
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        for (index, byte) in bytes.enumerated() {
-            if byte == UInt8(ascii: "<"), index > lastClose, index + 1 < bytes.count, bytes[index + 1] | 0x20 == UInt8(ascii: "p") {
-                output += Array("&lt;".utf8)
-            } else {
-                output.append(byte)
-            }
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
+    /// The GitHub extensions an article may use. The autolinking of bare URLs is left out: Debian's cmark-gfm reads
+    /// past its buffer on some inputs there (fixed upstream in 0.29.0.gfm.7), and `<https://…>` links without it.
+    static let extensionNames = ["table", "strikethrough"]
 
-    /// The deepest nesting of square brackets in any paragraph, counted as Ink reads them: every `[` opens (escaped
-    /// ones too, which only over-counts), a `]` closes the innermost open one, and a blank line ends every open one,
-    /// as it ends Ink's reading of a link's text.
+    /// cmark-gfm keeps the characters its extensions react to in process-wide tables that attaching an extension
+    /// writes: one parse at a time. An article is rendered when it is written, not when it is read.
+    private static let parsing = Mutex(())
+
+    /// The Markdown as cmark-gfm's HTML, raw HTML passed through (`SafeHTML` is what removes it).
+    static func commonMarkHTML(_ markdown: String) -> String {
+        let options = CMARK_OPT_UNSAFE
+        return parsing.withLock { _ in
+            cmark_gfm_core_extensions_ensure_registered()
+            guard let parser = cmark_parser_new(options) else { return "" }
+            defer { cmark_parser_free(parser) }
+            for name in extensionNames {
+                if let syntax = cmark_find_syntax_extension(name) { cmark_parser_attach_syntax_extension(parser, syntax) }
+            }
+            var text = markdown
+            text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { cmark_parser_feed(parser, $0.baseAddress, $0.count) }
+            }
+            guard let document = cmark_parser_finish(parser) else { return "" }
+            defer { cmark_node_free(document) }
+            guard let html = cmark_render_html(document, options, cmark_parser_get_syntax_extensions(parser)) else { return "" }
+            defer { free(html) }
+            return String(cString: html)
+        }
+    }
+}
+
+extension ArticleMarkup {
+    /// The deepest nesting of square brackets in any paragraph: every `[` opens (escaped ones too, which only
+    /// over-counts), a `]` closes the innermost open one, and a blank line ends every open one, as it ends a paragraph.
     static func bracketNesting(_ markdown: String) -> Int {
         var deepest = 0
         var open = 0
@@ -83,6 +109,24 @@ public enum ArticleMarkup {
             }
         }
         return deepest
+    }
+
+    /// The most `|` in one line, escaped ones not counted (cmark-gfm does not split a cell there).
+    static func mostBarsInALine(_ markdown: String) -> Int {
+        var most = 0
+        var bars = 0
+        var escaped = false
+        for byte in markdown.utf8 {
+            switch byte {
+            case UInt8(ascii: "|") where !escaped: bars += 1
+            case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+                most = max(most, bars)
+                bars = 0
+            default: break
+            }
+            escaped = byte == UInt8(ascii: "\\") && !escaped
+        }
+        return max(most, bars)
     }
 }
 
