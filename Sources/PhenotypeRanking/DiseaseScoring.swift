@@ -96,32 +96,59 @@ extension PhenotypeKnowledgeBase {
     }
 }
 
-/// Which query terms each term is an ancestor of (`masks[t · words + w]`, bit `i` for query term `i`), for the
-/// exact scores and explanations of the reported diseases: the common ancestors of a query term and an annotation
-/// are the annotation's ancestors whose bit for that query term is set, so one walk up each annotation serves every
-/// query term.
+/// Which query terms each term is an ancestor of, for the exact scores and explanations of the reported diseases: the
+/// common ancestors of a query term and an annotation are the annotation's ancestors whose bit for that query term is
+/// set, so one walk up each annotation serves every query term.
+///
+/// Only the query terms' ancestors have bits (tens of terms of the ontology's thousands), so their masks are kept in
+/// ascending term order (`masks[row · words + w]`, bit `i` for query term `i`), and a bit per ontology term says
+/// which terms have one: the walk up an annotation reads that bit for most of its ancestors, in a table small enough
+/// to stay in the processor's nearest cache. A term's row is the number of such terms before it: the count of the
+/// words before its word, plus the bits below it in its own.
 struct QueryAncestry {
     let words: Int
+    let hasRow: [UInt64]
+    let rowsBefore: [Int32]
     let masks: [UInt64]
 
     init(knowledgeBase kb: PhenotypeKnowledgeBase, query: [Int32]) {
         let words = (query.count + 63) / 64
-        var masks = [UInt64](repeating: 0, count: kb.termCount * words)
+        var hasRow = [UInt64](repeating: 0, count: (kb.termCount + 63) / 64)
+        for q in query {
+            for a in kb.ontology.ancestorSlice(Int(q)) { hasRow[Int(a) / 64] |= 1 << UInt64(Int(a) % 64) }
+        }
+        var rowsBefore = [Int32](repeating: 0, count: hasRow.count)
+        var rows: Int32 = 0
+        for w in hasRow.indices {
+            rowsBefore[w] = rows
+            rows += Int32(hasRow[w].nonzeroBitCount)
+        }
+        var masks = [UInt64](repeating: 0, count: Int(rows) * words)
         for (i, q) in query.enumerated() {
-            for a in kb.ontology.ancestorSlice(Int(q)) { masks[Int(a) * words + i / 64] |= 1 << UInt64(i % 64) }
+            for a in kb.ontology.ancestorSlice(Int(q)) {
+                masks[Self.row(of: Int(a), hasRow, rowsBefore) * words + i / 64] |= 1 << UInt64(i % 64)
+            }
         }
         self.words = words
+        self.hasRow = hasRow
+        self.rowsBefore = rowsBefore
         self.masks = masks
+    }
+
+    @inline(__always)
+    static func row(of a: Int, _ hasRow: [UInt64], _ rowsBefore: [Int32]) -> Int {
+        Int(rowsBefore[a / 64]) + (hasRow[a / 64] & ((1 << UInt64(a % 64)) &- 1)).nonzeroBitCount
     }
 
     /// For annotation `t`, each query term's most informative common ancestor with it and its information content
     /// in full precision (ties to the lower ancestor index); `(-1, 0)` where they share none.
     func commonAncestors(of t: Int32, _ kb: PhenotypeKnowledgeBase, into best: inout [(term: Int32, value: Double)]) {
         for i in best.indices { best[i] = (-1, 0) }
-        for a in kb.ontology.ancestorSlice(Int(t)) {
+        for a in kb.ontology.ancestorSlice(Int(t)) where hasRow[Int(a) / 64] & (1 << UInt64(Int(a) % 64)) != 0 {
+            let row = Self.row(of: Int(a), hasRow, rowsBefore)
             let value = kb.ic64[Int(a)]
             for w in 0..<words {
-                var bits = masks[Int(a) * words + w]
+                var bits = masks[row * words + w]
                 while bits != 0 {
                     let i = w * 64 + bits.trailingZeroBitCount
                     bits &= bits - 1

@@ -71,11 +71,23 @@ public enum RankingOrdering: Sendable, Hashable, CustomStringConvertible {
         return position
     }
 
+    /// Each disease's key in a `.combined` order, `score + weight · evidence`; nil for the other orders. Computed once
+    /// per query: the top diseases are chosen by it, and a likelihood-ratio answer's post-test probabilities are its
+    /// exponentials.
+    func keys(_ ranking: OrderingInput) -> [Double]? {
+        guard case .combined(let weight) = self else { return nil }
+        let (scores, survival, evidence) = (ranking.scores, ranking.survival, ranking.evidence)
+        return [Double](unsafeUninitializedCapacity: scores.count) { keys, count in
+            for d in scores.indices { keys[d] = Double(scores[d]) + weight * evidence[Int(survival[d])] }
+            count = scores.count
+        }
+    }
+
     /// The first `limit` diseases in this order: one pass keeping the best `limit` in order, so a disease that does
-    /// not beat the last one kept costs one comparison.
-    func top(_ limit: Int, _ ranking: OrderingInput) -> [Int32] {
+    /// not beat the last one kept costs one comparison. `keys` are this order's `keys(ranking)`, if it has them.
+    func top(_ limit: Int, _ ranking: OrderingInput, keys: [Double]? = nil) -> [Int32] {
         guard limit > 0 else { return [] }
-        if case .combined(let weight) = self { return Self.topCombined(limit, weight: weight, ranking) }
+        if case .combined = self { return topCombined(limit, keys: keys ?? self.keys(ranking)!, ranking) }
         var kept: [Int] = []
         kept.reserveCapacity(limit + 1)
         for d in ranking.scores.indices where ranking.includes(d) {
@@ -87,24 +99,17 @@ public enum RankingOrdering: Sendable, Hashable, CustomStringConvertible {
         return kept.map(Int32.init)
     }
 
-    /// `top` of `.combined`, on the ranking path of every request: each disease's key computed once into an array,
-    /// then one comparison against the last key kept for nearly every disease (the full order only breaks ties).
-    private static func topCombined(_ limit: Int, weight: Double, _ ranking: OrderingInput) -> [Int32] {
-        let scores = ranking.scores
-        let survival = ranking.survival
-        let evidence = ranking.evidence
-        let ordering = RankingOrdering.combined(weight: weight)
-        var keys = [Double](repeating: 0, count: scores.count)
-        for d in scores.indices { keys[d] = Double(scores[d]) + weight * evidence[Int(survival[d])] }
+    /// `top` of `.combined`, on the ranking path of every request: one comparison against the last key kept for nearly
+    /// every disease (the full order only breaks ties).
+    private func topCombined(_ limit: Int, keys: [Double], _ ranking: OrderingInput) -> [Int32] {
         var kept: [Int] = []
         kept.reserveCapacity(limit + 1)
-        for d in scores.indices where ranking.includes(d) {
+        for d in keys.indices where ranking.includes(d) {
             if kept.count == limit, let last = kept.last {
                 let (key, lastKey) = (keys[d], keys[last])
-                if key < lastKey || (key == lastKey && !ordering.before(d, last, ranking)) { continue }
+                if key < lastKey || (key == lastKey && !before(d, last, ranking)) { continue }
             }
-            let at =
-                kept.firstIndex { other in keys[d] > keys[other] || (keys[d] == keys[other] && ordering.before(d, other, ranking)) } ?? kept.count
+            let at = kept.firstIndex { other in keys[d] > keys[other] || (keys[d] == keys[other] && before(d, other, ranking)) } ?? kept.count
             kept.insert(d, at: at)
             if kept.count > limit { kept.removeLast() }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PropertyBased
 import Testing
 
 @testable import PhenotypeRanking
@@ -269,6 +270,53 @@ import Testing
         #expect(benjaminiHochberg([0.6, 0.6]) == [0.6, 0.6])
         #expect(benjaminiHochberg([1.0]) == [1.0])
         #expect(benjaminiHochberg([]) == [])
+    }
+}
+
+/// A ranking adjusts only the p-values it reports, and each is what adjusting every disease's p-value gives.
+@Suite struct SurvivalGroupTests {
+    @Test("the adjusted p-values of some survival counts are those of the full Benjamini–Hochberg procedure")
+    func adjustedAtSomeCountsIsTheFullProcedure() async {
+        await propertyCheck(count: 300, input: Gen.int(in: 1...60), Gen.int(in: 1...40).array(of: 1...80), Gen.int(in: 0...79).array(of: 1...20)) {
+            sampleCount, draws, picks in
+            let survival = draws.map { UInt32($0 % (sampleCount + 1)) }
+            let groups = SurvivalGroups(survival: survival, sampleCount: sampleCount)
+            let full = benjaminiHochberg(survival.map { (Double($0) + 1) / Double(sampleCount + 1) })
+            let asked = picks.map { $0 % survival.count }
+            let adjusted = groups.adjustedPValues(at: asked.map { survival[$0] })
+            for (value, d) in zip(adjusted, asked) { #expect(isClose(value, full[d], tolerance: 1e-12), "\(survival) at \(d)") }
+        }
+        // Strong evidence stops the walk early; the answer is still the full procedure's.
+        let strong = SurvivalGroups(survival: [0, 0, 0, 1, 900, 1000], sampleCount: 1000)
+        #expect(strong.adjustedPValues(at: [0, 1]).map { ($0 * 1e6).rounded() } == [1998, 2997])
+        #expect(strong.adjustedPValues(at: []) == [])
+    }
+}
+
+/// The post-test probabilities' normaliser, computed eight at a time in single precision.
+@Suite struct WeightSumTests {
+    @Test("e^x in single precision is within 3e-7 of e^x, and 0 below −40")
+    func exponentials() {
+        var x: Float = -40
+        while x <= 0 {
+            let lanes = LikelihoodRatioContext.exponentials(SIMD8(repeating: x))
+            #expect(abs(Double(lanes[0]) / exp(Double(x)) - 1) < 3e-7, "\(x)")
+            x += 0.001_37
+        }
+        let below = LikelihoodRatioContext.exponentials(SIMD8(-40.001, -1e30, -.infinity, .nan, 0, -1, -41, -100))
+        #expect(below == SIMD8(0, 0, 0, 0, 1, below[5], 0, 0) && abs(below[5] - 0.367_879_44) < 1e-7)
+    }
+
+    @Test("the normaliser is Σ e^(key − largest) over the diseases taking part, within 1e-6")
+    func sum() async {
+        await propertyCheck(count: 200, input: Gen.double(in: -60...0).array(of: 1...70), Gen.bool.array(of: 70...70)) { keys, taking in
+            let largest = keys.max()!
+            let included = Array(taking.prefix(keys.count))
+            let expected = zip(keys, included).filter { $0.1 && $0.0 > largest - 40 }.reduce(0.0) { $0 + exp($1.0 - largest) }
+            let all = keys.filter { $0 > largest - 40 }.reduce(0.0) { $0 + exp($1 - largest) }
+            #expect(abs(LikelihoodRatioContext.weightSum(keys, largest: largest, included: included) - expected) <= 1e-6 * max(expected, 1e-300))
+            #expect(abs(LikelihoodRatioContext.weightSum(keys, largest: largest, included: nil) / all - 1) < 1e-6)
+        }
     }
 }
 
