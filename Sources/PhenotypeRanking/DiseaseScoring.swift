@@ -110,6 +110,7 @@ struct QueryAncestry {
     let hasRow: [UInt64]
     let rowsBefore: [Int32]
     let masks: [UInt64]
+    let rowCount: Int
 
     init(knowledgeBase kb: PhenotypeKnowledgeBase, query: [Int32]) {
         let words = (query.count + 63) / 64
@@ -133,6 +134,22 @@ struct QueryAncestry {
         self.hasRow = hasRow
         self.rowsBefore = rowsBefore
         self.masks = masks
+        self.rowCount = Int(rows)
+    }
+
+    /// A set of the query terms' ancestors, a bit per row.
+    struct Ancestors {
+        var bits: [UInt64]
+
+        func contains(row: Int) -> Bool { bits[row / 64] & (1 << UInt64(row % 64)) != 0 }
+        mutating func insert(row: Int) { bits[row / 64] |= 1 << UInt64(row % 64) }
+    }
+
+    var noAncestors: Ancestors { Ancestors(bits: [UInt64](repeating: 0, count: (rowCount + 63) / 64)) }
+
+    /// Whether `a` is an ancestor of a query term (itself included) that is in `set`.
+    func contains(_ a: Int32, in set: Ancestors) -> Bool {
+        hasRow[Int(a) / 64] & (1 << UInt64(Int(a) % 64)) != 0 && set.contains(row: Self.row(of: Int(a), hasRow, rowsBefore))
     }
 
     @inline(__always)
@@ -141,11 +158,15 @@ struct QueryAncestry {
     }
 
     /// For annotation `t`, each query term's most informative common ancestor with it and its information content
-    /// in full precision (ties to the lower ancestor index); `(-1, 0)` where they share none.
-    func commonAncestors(of t: Int32, _ kb: PhenotypeKnowledgeBase, into best: inout [(term: Int32, value: Double)]) {
+    /// in full precision (ties to the lower ancestor index); `(-1, 0)` where they share none. Every ancestor of a query
+    /// term that is also one of `t`'s goes into `shared`.
+    func commonAncestors(
+        of t: Int32, _ kb: PhenotypeKnowledgeBase, into best: inout [(term: Int32, value: Double)], shared: inout Ancestors
+    ) {
         for i in best.indices { best[i] = (-1, 0) }
         for a in kb.ontology.ancestorSlice(Int(t)) where hasRow[Int(a) / 64] & (1 << UInt64(Int(a) % 64)) != 0 {
             let row = Self.row(of: Int(a), hasRow, rowsBefore)
+            shared.insert(row: row)
             let value = kb.ic64[Int(a)]
             for w in 0..<words {
                 var bits = masks[row * words + w]

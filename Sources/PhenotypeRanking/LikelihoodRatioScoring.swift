@@ -183,14 +183,16 @@ extension PhenotypeKnowledgeBase {
     /// precision, the expected shares recovered from them), with the absent findings' normalisation.
     func likelihoodRatioFindings(
         disease d: Int, present: [Int32], absent: [Int32], absentBackgrounds: [Double], parameters: LikelihoodRatioScoring.Parameters,
-        reference: (Int32) -> TermReference
+        reference: (Int32) -> TermReference, isAbove: (Int32) -> Bool
     ) -> [FindingRatio] {
         var findings: [FindingRatio] = []
         findings.reserveCapacity(present.count + absent.count)
         // Recovered from the ratio in single precision: held to 0...1 against its rounding.
         func share(at position: Int, of term: Int32) -> Double { min(1, exp(Double(underLogRatios[position])) * presentBackground[Int(term)]) }
+        // `isAbove` answers for the present findings and their ancestors whether the disease is among those annotated at
+        // or below them, as `underPosition` would, without its search.
         for t in present {
-            if let at = underPosition(disease: d, term: t) {
+            if isAbove(t), let at = underPosition(disease: d, term: t) {
                 findings.append(
                     FindingRatio(
                         term: reference(t), excluded: false, readAt: reference(t), share: share(at: at, of: t),
@@ -198,7 +200,7 @@ extension PhenotypeKnowledgeBase {
                 continue
             }
             var best: (term: Int32, at: Int)?
-            for a in ontology.ancestorSlice(Int(t)) where a != t && inPhenotypeSubtree[Int(a)] {
+            for a in ontology.ancestorSlice(Int(t)) where a != t && inPhenotypeSubtree[Int(a)] && isAbove(a) {
                 guard let at = underPosition(disease: d, term: a) else { continue }
                 // Of equal ratios, the more specific ancestor says more (else the lower index: the same choice every time).
                 if let known = best,

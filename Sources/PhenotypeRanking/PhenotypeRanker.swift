@@ -422,7 +422,9 @@ public struct PhenotypeRanker: Sendable {
                     excludedTermsPresent: query.excluded.filter { e in
                         kb.annotationSlice(d).contains { kb.ontology.isAncestor(e, of: Int($0)) }
                     }.map(reference),
-                    likelihoodRatio: ratios.map { $0.explanation(disease: d, reference: reference) }))
+                    likelihoodRatio: ratios.map {
+                        $0.explanation(disease: d, reference: reference) { ancestry.contains($0, in: exact.diseaseAncestors) }
+                    }))
         }
         return RankingResult(
             results: results, queryTerms: query.terms.map(reference), excludedTerms: query.excluded.map(reference),
@@ -453,7 +455,7 @@ public struct PhenotypeRanker: Sendable {
     /// informative common ancestor and its information content, most informative first (ties in query order): what a
     /// clinician reads first is what weighed most.
     func exactScore(disease d: Int, query: ResolvedQuery, ancestry: QueryAncestry, options: RankingOptions)
-        -> (score: Double, penalty: Double, matches: [TermMatch])
+        -> (score: Double, penalty: Double, matches: [TermMatch], diseaseAncestors: QueryAncestry.Ancestors)
     {
         let kb = knowledgeBase
         let annotations = kb.annotationSlice(d)
@@ -461,8 +463,9 @@ public struct PhenotypeRanker: Sendable {
         var common = [(term: Int32, value: Double)](repeating: (-1, 0), count: k)
         var best = [(term: Int32, ancestor: Int32, value: Double)](repeating: (-1, -1, -1), count: k)
         var diseaseToQuery = 0.0
+        var diseaseAncestors = ancestry.noAncestors
         for t in annotations {
-            ancestry.commonAncestors(of: t, kb, into: &common)
+            ancestry.commonAncestors(of: t, kb, into: &common, shared: &diseaseAncestors)
             var rowBest = 0.0
             for i in 0..<k {
                 if common[i].value > best[i].value { best[i] = (t, common[i].term, common[i].value) }
@@ -488,7 +491,7 @@ public struct PhenotypeRanker: Sendable {
         let ordered = matches.enumerated().sorted {
             ($0.element.informationContent, -$0.offset) > ($1.element.informationContent, -$1.offset)
         }
-        return (max(0, raw - penalty), penalty, ordered.map(\.element))
+        return (max(0, raw - penalty), penalty, ordered.map(\.element), diseaseAncestors)
     }
 }
 
@@ -571,10 +574,12 @@ struct LikelihoodRatioContext {
         return result
     }
 
-    func explanation(disease d: Int, reference: (Int32) -> TermReference) -> LikelihoodRatioExplanation {
+    /// Disease `d`'s explanation; `isAbove(a)` tells whether `a`, an ancestor of a present finding, is an ancestor of
+    /// one of the disease's annotations too.
+    func explanation(disease d: Int, reference: (Int32) -> TermReference, isAbove: (Int32) -> Bool) -> LikelihoodRatioExplanation {
         let findings = knowledgeBase.likelihoodRatioFindings(
             disease: d, present: query.terms, absent: query.excluded, absentBackgrounds: absentBackgrounds, parameters: parameters,
-            reference: reference)
+            reference: reference, isAbove: isAbove)
         return LikelihoodRatioExplanation(
             log10Ratio: findings.reduce(0) { $0 + $1.log10Ratio },
             log10PValueFactor: parameters.pValueWeight * input.evidence[Int(input.survival[d])] / log(10),
@@ -614,7 +619,9 @@ struct SurvivalGroups {
     /// number of diseases whose count is at most `c'` and `p(c') = (c' + 1) / (N + 1)`.
     ///
     /// One walk down the counts, from `N` to the lowest asked for, keeps the least `(c' + 1) / G(c')` as a fraction,
-    /// compared by cross-multiplying: no division in the walk, and only the counts asked for are written.
+    /// compared by cross-multiplying: no division in the walk, and only the counts asked for are written. Counts that no
+    /// disease has are not told apart: such a count has the `G` of the highest count below it that a disease has, and
+    /// a larger `c' + 1`, so it never holds the least value for a count that a disease has (and only those are asked).
     func adjustedPValues(at counts: [UInt32]) -> [Double] {
         let asked = Set(counts.map(Int.init)).sorted(by: >)
         guard let lowest = asked.last else { return [] }
@@ -625,11 +632,8 @@ struct SurvivalGroups {
         var next = 0
         groupStart.withUnsafeBufferPointer { start in
             for c in stride(from: sampleCount, through: lowest, by: -1) {
-                let through = start[c + 1]
-                let candidate = Double(c + 1)
-                if through > start[c], candidate * denominator < numerator * Double(through) {
-                    (numerator, denominator) = (candidate, Double(through))
-                }
+                let (candidate, through) = (Double(c + 1), Double(start[c + 1]))
+                if candidate * denominator < numerator * through { (numerator, denominator) = (candidate, through) }
                 if c == asked[next] {
                     adjusted[c] = min(1, numerator / denominator * m / n1)
                     next += 1
