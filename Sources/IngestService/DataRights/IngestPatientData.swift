@@ -1,8 +1,6 @@
 import CaretideRuntime
 import CaretideSchemas
-import CaretideStore
 import Foundation
-import PostgresNIO
 
 /// What ingest-service holds about a patient (`PatientData`): every record with its newest revision (measurements,
 /// meals, clinical inputs, exam reports), the devices that synced them, report releases, skin photos, the profile's
@@ -15,8 +13,7 @@ import PostgresNIO
 enum IngestPatientData {
     static let patientData = PatientData(
         first: { patientID, cause, context in
-            let photos = try await context.connection.fetchAll(
-                "SELECT photo_id FROM lesion_photos WHERE patient_id = \(patientID) ORDER BY recorded_at", as: UUID.self, logger: context.logger)
+            let photos = try await PhotoStore(context).photoIDs(patientID: patientID)
             let now = Date()
             for photo in photos {
                 try await context.publish(context.envelope(for: LesionPhotoDeleted(photoID: photo, deletedAt: now), causedBy: cause))

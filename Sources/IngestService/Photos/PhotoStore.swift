@@ -62,6 +62,11 @@ struct PhotoStore: ServiceStore {
         return try existing.first.map { .duplicate(try Self.photo($0)) } ?? .idTaken
     }
 
+    /// The ids of all of a patient's photos, oldest first: what an erasure announces deleted.
+    func photoIDs(patientID: String) async throws -> [UUID] {
+        try await session.fetchAll("SELECT photo_id FROM lesion_photos WHERE patient_id = \(patientID) ORDER BY recorded_at", as: UUID.self)
+    }
+
     /// Deletes a patient's photo, its bytes with it; false when there is none.
     func delete(_ id: UUID, patientID: String) async throws -> Bool {
         try await !session.fetchAll(

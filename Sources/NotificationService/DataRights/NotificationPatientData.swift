@@ -1,6 +1,5 @@
 import CaretideRuntime
 import CaretideSchemas
-import PostgresNIO
 
 /// What notification-service holds about a patient (`PatientData`): threads with their messages, reminders and their
 /// occurrences, inbox entries (theirs, and their consultants' about them), held and escalated alerts, environment
@@ -13,9 +12,7 @@ import PostgresNIO
 enum NotificationPatientData {
     static let patientData = PatientData(
         first: { patientID, cause, context in
-            try await context.connection.query(
-                "DELETE FROM webhook_deliveries WHERE recipient_id = \(patientID) OR strpos(body, \("\"\(patientID)\"")) > 0",
-                logger: context.logger)
+            try await Webhooks(context).dropDeliveries(about: patientID)
             try await NotificationDelivery.withdrawEverything(of: patientID, cause: cause, context: context)
         },
         tables: [

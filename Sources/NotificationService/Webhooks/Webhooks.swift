@@ -61,6 +61,12 @@ struct Webhooks: ServiceStore {
         return found
     }
 
+    /// Drops every delivery to or about a patient, sent or not: an erasure leaves no copy of what their alerts said.
+    /// A delivery's body names the patient as a JSON string wherever the alert does.
+    func dropDeliveries(about patientID: String) async throws {
+        try await session.query("DELETE FROM webhook_deliveries WHERE recipient_id = \(patientID) OR strpos(body, \("\"\(patientID)\"")) > 0")
+    }
+
     func list() async throws -> [Webhook] {
         try await session.fetchAll(
             "SELECT webhook_id, recipient_role, url, include_text, description, created_at, disabled_at FROM webhooks ORDER BY created_at",
