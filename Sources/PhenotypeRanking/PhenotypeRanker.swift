@@ -530,6 +530,8 @@ struct LikelihoodRatioContext {
     /// release takes part, and a call of `exp` for each was a tenth of a ranking's time); the sum, and so each
     /// post-test probability, is within 1e-6 of itself in double precision, far below the digits any answer shows.
     static func weightSum(_ keys: [Double], largest: Double, included: [Bool]?) -> Double {
+        // The loop below reads `included` eight at a time without bounds checks.
+        precondition(included.map { $0.count == keys.count } ?? true, "one inclusion flag per disease")
         var sum = 0.0
         keys.withUnsafeBufferPointer { keys in
             var d = 0
