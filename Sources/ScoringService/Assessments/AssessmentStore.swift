@@ -73,7 +73,7 @@ struct AssessmentStore: ServiceStore {
     func insert(_ rows: [NewAssessment]) async throws {
         guard !rows.isEmpty else { return }
         let items = try rows.map { row in
-            ScoringStatements.InsertAssessments.Item(
+            Statements.InsertAssessments.Item(
                 assessmentID: row.assessmentID, sourceEventID: row.sourceEventID, sourceEventType: row.sourceEventType.rawValue,
                 patientID: row.patientID, kind: row.assessment.kind.rawValue, subjectID: row.assessment.subjectID,
                 subjectRevision: row.assessment.subjectRevision, category: row.assessment.category.rawValue,
@@ -81,7 +81,7 @@ struct AssessmentStore: ServiceStore {
                 tip: row.assessment.tip.rawValue, ruleSetVersion: row.assessment.ruleSetVersion, observedAt: row.assessment.observedAt,
                 inputs: try CaretideJSON.encodeToString(row.inputs), result: try CaretideJSON.encodeToString(StoredResult(row.assessment)))
         }
-        _ = try await session.execute(ScoringStatements.InsertAssessments(items: items))
+        _ = try await session.execute(Statements.InsertAssessments(items: items))
     }
 
     /// Withdraws the standing assessment of a subject; returns its id, or nil if there was none.
@@ -103,14 +103,20 @@ struct AssessmentStore: ServiceStore {
         let subjectID: String
     }
 
-    /// The standing assessment of each subject, locked for the rest of the transaction (`ScoringStatements.LockStanding`).
+    /// The standing assessment of each subject, locked for the rest of the transaction (`Statements.LockStanding`).
     func lockStanding(_ subjects: [Subject]) async throws -> [Subject: (id: UUID, revision: Int)] {
         guard !subjects.isEmpty else { return [:] }
         var standing: [Subject: (id: UUID, revision: Int)] = [:]
-        for try await (subject, id, revision) in try await session.execute(ScoringStatements.LockStanding(subjects: subjects)) {
+        for try await (subject, id, revision) in try await session.execute(Statements.LockStanding(subjects: subjects)) {
             standing[subject] = (id, revision)
         }
         return standing
+    }
+
+    /// Each (patient, kind)'s newest `window` standing assessments, oldest first, with the numbers the trend rules read
+    /// (`Statements.TrendSeries`): rows name their series by its 1-based position in the arrays.
+    func trendSeries(patientIDs: [String], kinds: [String], window: Int) async throws -> [Statements.TrendSeries.Row] {
+        try await session.execute(Statements.TrendSeries(patientIDs: patientIDs, kinds: kinds, window: window)).collectAll()
     }
 
     /// The standing assessments made since `since`, oldest first, with the inputs they were made from (`Rescorer`).

@@ -64,7 +64,7 @@ extension ScoringHandler {
         let triggers = newest.values.map {
             TrendTracker.Trigger(patientID: $0.patientID, kind: $0.assessment.kind, assessmentID: $0.assessmentID, traceID: $0.event.traceID)
         }
-        for (trigger, flag) in try await TrendTracker(connection: context.connection, logger: context.logger).flags(for: triggers) {
+        for (trigger, flag) in try await TrendTracker(context).flags(for: triggers) {
             outbox.append(
                 try Outbox.Entry(
                     EventEnvelope(producer: context.producer, patientID: trigger.patientID, traceID: trigger.traceID, payload: flag),

@@ -61,9 +61,12 @@ enum NutritionAnalysis {
         let dated = highDays.compactMap { row in LocalDate(row.day).map { (day: $0, first: row.first, last: row.last) } }
         for episode in SodiumPattern.episodes(overLimitDays: Set(dated.map(\.day))) where episode.start <= changed && changed <= episode.end {
             let inEpisode = dated.filter { episode.start <= $0.day && $0.day <= episode.end }
-            guard let first = inEpisode.map(\.first).min(), let last = inEpisode.map(\.last).max(),
-                let flagID = try await store.raiseFlag(patientID: patientID, episode: episode, analysisID: analysisID, first: first, last: last)
-            else { continue }
+            guard let first = inEpisode.map(\.first).min(), let last = inEpisode.map(\.last).max() else { continue }
+            let candidate = CareTrackingFlagStore.Candidate(
+                patientID: patientID, rule: .persistentHighSodium, patternKey: episode.start.description,
+                sameKeys: episode.start.description...episode.end.description, triggeringID: analysisID, firstObservedAt: first,
+                lastObservedAt: last)
+            guard let flagID = try await CareTrackingFlagStore(context).raise([candidate]).first ?? nil else { continue }
             try await context.publish(
                 context.envelope(
                     for: CareTrackingFlagged(

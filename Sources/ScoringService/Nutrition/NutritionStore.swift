@@ -107,25 +107,6 @@ struct NutritionStore: ServiceStore {
         ).first.flatMap(BloodPressureCategory.init(rawValue:))
     }
 
-    /// Stores the flag unless its episode was flagged before, under this start or another (a day synced late can move
-    /// an episode's start earlier: a flag whose start lies within the episode's days is the same episode's); the new
-    /// flag's id. Dates as `yyyy-MM-dd` compare as text.
-    func raiseFlag(patientID: String, episode: SodiumPattern.Episode, analysisID: UUID, first: Date, last: Date) async throws -> UUID? {
-        let (start, end) = (episode.start.description, episode.end.description)
-        let rule = CareTrackingFlagKind.persistentHighSodium.rawValue
-        let flagID = UUID.timeOrdered()
-        return try await session.fetchAll(
-            """
-            INSERT INTO care_tracking_flags (flag_id, patient_id, rule, pattern_key, triggering_assessment_id, first_observed_at, last_observed_at)
-            SELECT \(flagID), \(patientID), \(rule), \(start), \(analysisID), \(first), \(last)
-            WHERE NOT EXISTS (
-                SELECT 1 FROM care_tracking_flags
-                WHERE patient_id = \(patientID) AND rule = \(rule) AND pattern_key BETWEEN \(start) AND \(end))
-            ON CONFLICT (patient_id, rule, pattern_key) DO NOTHING RETURNING flag_id
-            """, as: UUID.self
-        ).first
-    }
-
     static func nutrients(_ text: String) throws -> Nutrients {
         try JSONDecoder().decode(Nutrients.self, from: Data(text.utf8))
     }

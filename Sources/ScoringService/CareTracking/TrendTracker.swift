@@ -1,10 +1,9 @@
 import CaretideDomain
+import CaretideRuntime
 import CaretideSchemas
 import CaretideStore
 import ClinicalAssessment
 import Foundation
-import Logging
-import PostgresNIO
 
 /// Looks at patients' series after new assessments and raises a care-tracking flag once per pattern: a run of
 /// stage-2 blood pressures (keyed by its first reading), a rising fasting glucose (keyed by its first value), an NPI
@@ -14,8 +13,13 @@ import PostgresNIO
 /// assessments of a kind; a reading synced so late that a dozen newer ones precede it does not start a pattern. A run
 /// that reaches back to the start of a full window began earlier and was flagged then, so it is not flagged again.
 struct TrendTracker {
-    let connection: PostgresConnection
-    let logger: Logger
+    let assessments: AssessmentStore
+    let flags: CareTrackingFlagStore
+    init(_ context: HandlerContext) {
+        assessments = AssessmentStore(context)
+        flags = CareTrackingFlagStore(context)
+    }
+
     /// How many of a patient's newest standing assessments of a kind the rules look at: enough for a run of three
     /// or a rise over three to complete among late-synced readings, small enough to load for a whole batch at once.
     let window = 12
@@ -51,44 +55,37 @@ struct TrendTracker {
     /// - Parameter tracked: only assessments that `canComplete` a pattern, at most one per patient and kind.
     func flags(for tracked: [Trigger]) async throws -> [(trigger: Trigger, flag: CareTrackingFlagged)] {
         guard !tracked.isEmpty else { return [] }
-        let rows = try await connection.execute(
-            ScoringStatements.TrendSeries(patientIDs: tracked.map(\.patientID), kinds: tracked.map(\.kind.rawValue), window: window), logger: logger
-        ).collectAll()
+        let rows = try await assessments.trendSeries(patientIDs: tracked.map(\.patientID), kinds: tracked.map(\.kind.rawValue), window: window)
         var series = [[Point]](repeating: [], count: tracked.count)
         for row in rows {
             series[row.0 - 1].append(
                 Point(observedAt: row.1, category: row.2, systolic: row.3, diastolic: row.4, glucoseMgPerDL: row.5, glucoseContext: row.6))
         }
 
-        var candidates: [(trigger: Trigger, flag: CareTrackingFlag, key: String)] = []
+        var found: [(trigger: Trigger, flag: CareTrackingFlag)] = []
         for (trigger, points) in zip(tracked, series) {
             let windowStart = points.count >= window ? points.first?.observedAt : nil
             for flag in Self.patterns(trigger.kind, points) {
                 if flag.kind == .sustainedStage2BloodPressure, flag.firstObservedAt == windowStart { continue }
-                let key = Timestamp.format(flag.kind == .npiPrognosticGroupChanged ? flag.lastObservedAt : flag.firstObservedAt)
-                candidates.append((trigger, flag, key))
+                found.append((trigger, flag))
             }
         }
-        guard !candidates.isEmpty else { return [] }
-
         // One flag per pattern: a run that grows, or a series looked at again, finds its key taken.
-        let ids = candidates.map { _ in UUID.timeOrdered() }
-        let insertedIDs: [UUID] = try await connection.fetchAll(
-            """
-            INSERT INTO care_tracking_flags (flag_id, patient_id, rule, pattern_key, triggering_assessment_id, first_observed_at, last_observed_at)
-            SELECT * FROM unnest(\(ids), \(candidates.map(\.trigger.patientID)), \(candidates.map(\.flag.kind.rawValue)), \(candidates.map(\.key)),
-                                 \(candidates.map(\.trigger.assessmentID)), \(candidates.map(\.flag.firstObservedAt)), \(candidates.map(\.flag.lastObservedAt)))
-            ON CONFLICT (patient_id, rule, pattern_key) DO NOTHING RETURNING flag_id
-            """, as: UUID.self, logger: logger)
-        let inserted = Set(insertedIDs)
-        return zip(ids, candidates).compactMap { id, candidate in
-            guard inserted.contains(id) else { return nil }
-            let flag = candidate.flag
+        let ids = try await flags.raise(
+            found.map { trigger, flag in
+                CareTrackingFlagStore.Candidate(
+                    patientID: trigger.patientID, rule: flag.kind,
+                    patternKey: Timestamp.format(flag.kind == .npiPrognosticGroupChanged ? flag.lastObservedAt : flag.firstObservedAt),
+                    triggeringID: trigger.assessmentID, firstObservedAt: flag.firstObservedAt, lastObservedAt: flag.lastObservedAt)
+            })
+        return zip(ids, found).compactMap { id, found in
+            guard let id else { return nil }
+            let flag = found.flag
             return (
-                candidate.trigger,
+                found.trigger,
                 CareTrackingFlagged(
                     flagID: id, rule: flag.kind, severity: flag.severity, tip: flag.tip.rawValue, ruleSetVersion: flag.ruleSetVersion,
-                    firstObservedAt: flag.firstObservedAt, lastObservedAt: flag.lastObservedAt, triggeringAssessmentID: candidate.trigger.assessmentID
+                    firstObservedAt: flag.firstObservedAt, lastObservedAt: flag.lastObservedAt, triggeringAssessmentID: found.trigger.assessmentID
                 )
             )
         }
