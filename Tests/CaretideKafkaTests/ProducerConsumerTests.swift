@@ -207,7 +207,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
         await consumer.close()
         await consumer.close()  // idempotent
-        #expect(try await withTimeout(.seconds(5)) { try await waiting.value } == nil)
+        #expect(try await withTimeout(.seconds(30)) { try await waiting.value } == nil)
 
         let message = IncomingMessage(topic: topic, partition: 0, offset: 0, value: [])
         await #expect(throws: KafkaError.self) { try await consumer.commit([message], wait: true) }

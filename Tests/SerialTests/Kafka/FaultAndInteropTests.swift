@@ -27,8 +27,14 @@ import Testing
         }
 
         broker.setAllBrokersUp()
-        try await withTimeout(.seconds(8)) {
-            try await producer.send(OutgoingMessage(topic: topic, key: "k", value: KafkaTestSupport.bytes("after")))
+        // The producer reconnects on its own schedule; a send that times out before it has is retried, as a caller would.
+        try await eventually("a send succeeds once the broker is back") {
+            do {
+                try await producer.send(OutgoingMessage(topic: topic, key: "k", value: KafkaTestSupport.bytes("after")))
+                return true
+            } catch let error as KafkaError where error.isRetriable {
+                return false
+            }
         }
         await producer.shutdown()
     }

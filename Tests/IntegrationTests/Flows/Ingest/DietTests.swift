@@ -286,6 +286,10 @@ import Testing
 
         // The patient's consultant, told of care-tracking flags while the grant is in force.
         #expect(try await HTTP.send(method: "PUT", "\(ingest)/v1/patients/p-salt/care-team/dr-salt", json: "{}").status == 200)
+        let consultant = Caller.identity(Identity(subject: "dr-salt", role: .consultant))
+        try await eventually("notification has the grant") {
+            try await HTTP.get("\(stack.baseURL(NotificationService.name))/v1/patients/p-salt/alerts", as: consultant).status == 200
+        }
         // Stage 2 for one patient, normal for the other; their assessments stand before the meals arrive.
         for (patient, systolic, diastolic) in [("p-salt", 170, 105), ("p-salt-normal", 118, 76)] {
             #expect(
@@ -326,7 +330,6 @@ import Testing
         try await eventually("the flag in the patient's list") {
             try await HTTP.get("\(notification)/v1/patients/p-salt/alerts").items().filter { $0["kind"] as? String == "careTracking" }.count == 1
         }
-        let consultant = Caller.identity(Identity(subject: "dr-salt", role: .consultant))
         try await eventually("the flag in the consultant's inbox") {
             try await HTTP.get("\(notification)/v1/inbox", as: consultant).items().filter { $0["kind"] as? String == "careTracking" }.count == 1
         }

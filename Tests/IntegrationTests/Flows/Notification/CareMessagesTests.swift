@@ -35,7 +35,7 @@ import Testing
         #expect(try await Self.put("\(threads)/\(thread)", first, as: Self.patient).status == 409)
         #expect(try await HTTP.get(threads, as: Self.doctor).status == 403)
         #expect(try await HTTP.send(method: "PUT", "\(ingest)/v1/patients/p-talk/care-team/dr-talk", json: "{}").status == 200)
-        try await eventually("notification applied the grant", timeout: .seconds(30)) {
+        try await eventually("notification applied the grant") {
             try await HTTP.get(threads, as: Self.doctor).status == 200
         }
 
@@ -91,7 +91,7 @@ import Testing
 
         // The grant ends: the thread stays readable for the patient, closed to new messages from either side.
         #expect(try await HTTP.send(method: "DELETE", "\(ingest)/v1/patients/p-talk/care-team/dr-talk").status == 204)
-        try await eventually("notification applied the revocation", timeout: .seconds(30)) {
+        try await eventually("notification applied the revocation") {
             try await HTTP.get(threads, as: Self.doctor).status == 403
         }
         #expect(try await HTTP.get(threads, as: Self.patient).items().first?["open"] as? Bool == false)

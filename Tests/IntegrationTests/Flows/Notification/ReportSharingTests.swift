@@ -34,6 +34,11 @@ import Testing
         for doctor in ["dr-lee", "dr-kim"] {
             #expect(try await HTTP.send(method: "PUT", "\(ingest)/v1/patients/p-share/care-team/\(doctor)", json: "{}").status == 200)
         }
+        // scoring serves the link: it has the grant and has assessed the reading before the link is made.
+        try await eventually("scoring shows dr-lee the reading") {
+            let reply = try await HTTP.get("\(scoring)/v1/patients/p-share/assessments", as: drLee)
+            return try reply.status == 200 && reply.items().count == 1
+        }
         let shares = "\(notification)/v1/patients/p-share/report-shares"
         // Only the care team: a consultant without a grant is named as the problem.
         let stranger = try await HTTP.post(shares, json: #"{"consultantId": "dr-nobody"}"#)

@@ -34,6 +34,10 @@ struct PhotoClassificationTests {
         let patient = Caller.identity(Identity(subject: "p-mole", role: .patient))
         let consultant = Caller.identity(Identity(subject: "dr-derm", role: .consultant))
         #expect(try await HTTP.send(method: "PUT", "\(ingest)/v1/patients/p-mole/care-team/dr-derm", json: "{}").status == 200)
+        // notification looks the care team up when an answer arrives: the grant is there before any answer can be.
+        try await eventually("notification has the grant") {
+            try await HTTP.get("\(notification)/v1/patients/p-mole/lesion-follow-ups", as: consultant).status == 200
+        }
         let photos = ingest + "/v1/patients/p-mole/photos"
         let (thigh, forearm, back) = (UUID(), UUID(), UUID())
         for (id, file, query) in [

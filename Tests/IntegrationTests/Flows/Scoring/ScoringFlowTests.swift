@@ -213,8 +213,10 @@ import Testing
         #expect(flags.count == 1)
         #expect(flags.first?.rule == .sustainedStage2BloodPressure)
         #expect(try await pipeline.scores.drain(for: .seconds(2)).isEmpty)
-        let inbox = try await HTTP.get(pipeline.stack.baseURL(NotificationService.name) + "/v1/patients/p-trend/alerts").items()
-        #expect(inbox.filter { $0["kind"] as? String == "careTracking" }.count == 1)
+        try await eventually("the flag in the patient's alerts") {
+            try await HTTP.get(pipeline.stack.baseURL(NotificationService.name) + "/v1/patients/p-trend/alerts").items()
+                .filter { $0["kind"] as? String == "careTracking" }.count == 1
+        }
         try await pipeline.stop()
     }
 
@@ -383,7 +385,7 @@ import Testing
         // The patient's consultant sees the held report's assessment.
         let consultant = Caller.identity(.init(subject: "dr-held", role: .consultant))
         #expect(try await HTTP.send(method: "PUT", pipeline.ingest + "/v1/patients/p-held/care-team/dr-held", json: "{}").status == 200)
-        try await eventually("scoring applied the grant", timeout: .seconds(30)) { try await HTTP.get(scoring, as: consultant).status == 200 }
+        try await eventually("scoring applied the grant") { try await HTTP.get(scoring, as: consultant).status == 200 }
         #expect(try await HTTP.get(scoring, as: consultant).items().map { $0["kind"] as? String } == ["examResult"])
         try await pipeline.stop()
     }
