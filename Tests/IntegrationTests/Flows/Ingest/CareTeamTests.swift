@@ -69,13 +69,19 @@ import Testing
         }
         let lag = ContinuousClock.now - revokedAt
         print("revocation effective on every service after \(lag)")
-        // Revoking again changes nothing and announces nothing.
+        // Revoking again changes nothing and announces nothing: the next event on the patient's partition is the grant
+        // made after it.
         #expect(try await HTTP.send(method: "DELETE", grantURL).status == 204)
-        #expect(try await careTeam.drain(for: .seconds(2)).isEmpty)
+        #expect(try await HTTP.send(method: "PUT", ingest + "/v1/patients/patient-7/care-team/dr-3", json: "{}").status == 200)
+        let next = try await careTeam.receive(1)[0]
+        #expect(next.headers[EventHeader.eventType] == "care-team.granted" && next.key == "patient-7")
         // Writes are audited in their own transactions, with the answer they got.
         let log = try await HTTP.get(ingest + "/v1/patients/patient-7/access-log?limit=500").items()
         let writes = log.filter { ["write", "consent"].contains($0["action"] as? String) && $0["outcome"] as? String == "allowed" }
-        #expect(writes.map { "\($0["action"] ?? "") \($0["status"] ?? "")" }.sorted() == ["consent 200", "consent 204", "consent 204", "write 201"])
+        #expect(
+            writes.map { "\($0["action"] ?? "") \($0["status"] ?? "")" }.sorted() == [
+                "consent 200", "consent 200", "consent 204", "consent 204", "write 201",
+            ])
         await careTeam.close()
         try await stack.shutdown()
     }

@@ -127,7 +127,15 @@ import Testing
                 let request = Task {
                     try await HTTP.post("\(base)/v1/patients/p-late/measurements/blood-pressure", json: Self.json(Self.reading(later, systolic: 140)))
                 }
-                try await Task.sleep(for: .milliseconds(500))
+                // The request is waiting behind the slow writer's lock on the patient's change number before the feed is read.
+                try await eventually("the request waits for the slow writer") {
+                    try await database.client.fetchAll(
+                        """
+                        SELECT count(*)::int FROM pg_stat_activity
+                        WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%patient_changes%'
+                        """, as: Int.self, logger: logger
+                    ).first ?? 0 >= 1
+                }
                 let during = try await Self.feed(base, patient: "p-late", cursor: cursor)
                 #expect(during.changes.isEmpty, "a reader sees neither the uncommitted change nor the one waiting behind it")
                 return (later, request)
