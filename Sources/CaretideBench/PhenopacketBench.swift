@@ -33,6 +33,8 @@ struct PhenopacketBench: ParsableCommand {
     @Flag(help: "Also rank with the rule that charges every annotated disease in full (no frequencies).") var withFlatRule = false
     @Option(help: "Disease sources ranked, comma-separated (e.g. OMIM); all when not given.") var sources: String?
     @Option(help: "Random queries per query size in the null distribution.") var samples = OntologyImportOptions().nullSampleCount
+    @Flag(help: "Score each source's entries with their own annotations only (as before the entries of one disease were pooled).")
+    var separateSources = false
 
     struct CaseFile: Decodable {
         struct Case: Decodable {
@@ -47,7 +49,7 @@ struct PhenopacketBench: ParsableCommand {
     func run() throws {
         let clock = ContinuousClock()
         let start = clock.now
-        let ranker = try Self.asymmetricRanker(directory: directory, samples: samples)
+        let ranker = try Self.asymmetricRanker(directory: directory, samples: samples, separateSources: separateSources)
         let kb = ranker.knowledgeBase
         let all = try JSONDecoder().decode(CaseFile.self, from: Data(contentsOf: URL(fileURLWithPath: cases))).cases
         let kept = all.filter { kb.diseaseIndex(of: $0.disease) != nil }

@@ -20,6 +20,8 @@ struct PhenotypeAccuracyBench: ParsableCommand {
     @Option(help: "Random queries per query size in the null distribution.") var samples = OntologyImportOptions().nullSampleCount
     @Option(help: "Score bins of the null distribution.") var bins = OntologyImportOptions().nullBinCount
     @Option(help: "The simulation's seed (the import's is 42).") var seed: UInt64 = 42
+    @Flag(help: "Score each source's entries with their own annotations only (as before the entries of one disease were pooled).")
+    var separateSources = false
 
     /// The variants: exact, imprecise (each term replaced by a parent with probability ½), noisy (two unrelated
     /// terms added), and both.
@@ -35,7 +37,7 @@ struct PhenotypeAccuracyBench: ParsableCommand {
     func run() throws {
         let clock = ContinuousClock()
         let start = clock.now
-        let ranker = try Self.asymmetricRanker(directory: directory, samples: samples, bins: bins)
+        let ranker = try Self.asymmetricRanker(directory: directory, samples: samples, bins: bins, separateSources: separateSources)
         let kb = ranker.knowledgeBase
         print(
             String(
@@ -76,12 +78,15 @@ extension ParsableCommand {
     /// The release in `directory` (hp.obo, phenotype.hpoa) built into an asymmetric ranker as the import builds it, with
     /// `samples` random queries per query size and `bins` score bins in its null distribution: what the in-process
     /// accuracy benchmarks rank with.
+    /// `separateSources` scores each source's entries with their own annotations only, as the import did before the
+    /// entries of one disease were pooled.
     static func asymmetricRanker(
-        directory: String, samples: Int, bins: Int = OntologyImportOptions().nullBinCount
+        directory: String, samples: Int, bins: Int = OntologyImportOptions().nullBinCount, separateSources: Bool = false
     ) throws -> PhenotypeRanker {
+        let ontology = try PhenotypeOntology(document: OBOParser.parse(try Data(contentsOf: URL(fileURLWithPath: "\(directory)/hp.obo"))))
         let kb = try PhenotypeKnowledgeBase(
-            obo: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/hp.obo")),
-            hpoa: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/phenotype.hpoa")))
+            ontology: ontology, annotations: HPOAParser.parse(try Data(contentsOf: URL(fileURLWithPath: "\(directory)/phenotype.hpoa"))),
+            poolingSources: !separateSources)
         let defaults = OntologyImportOptions()
         let null = try NullDistribution.build(
             for: kb,

@@ -52,9 +52,18 @@ public final class PhenotypeKnowledgeBase: Sendable {
     public let diseaseSources: [String]
     /// Each disease's source, as a position in `diseaseSources`.
     let diseaseSourceIndex: [UInt8]
-    /// Direct annotations per disease (sorted term indices, duplicates removed), CSR form.
+    /// Direct annotations per disease (sorted term indices, duplicates removed), CSR form: the disease's own and, where
+    /// sources are pooled, those of the same disease in the other sources (`poolsSources`).
     let annotationOffsets: [Int32]
     let annotationTerms: [Int32]
+    /// In step with `annotationTerms`: whether the disease's own source gives the annotation (false: pooled from another).
+    let annotationIsOwn: [Bool]
+    /// Whether each disease is scored with the annotations of the same disease in the other sources too
+    /// (`poolingSources`).
+    public let poolsSources: Bool
+    /// The entries of different sources that name the same disease (`sameDiseaseGroups`): with `poolsSources`, each
+    /// shares its annotations with the others of its group.
+    public let sameDisease: [[String]]
     /// How often the disease shows each annotation (`AnnotationFrequency`), in step with `annotationTerms`; NaN
     /// where the annotation file gives no frequency. Several rows of one term keep the highest share given.
     let annotationShares: [Float]
@@ -120,8 +129,11 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// Annotation term ids are resolved through the ontology (alt_ids and obsolete ids are
     /// mapped, with a ``LoadWarning``); rows with unknown terms or terms outside the phenotype
     /// subtree are skipped with a warning. Diseases keep the name of their first row.
+    ///
+    /// With `poolingSources`, the entries of different sources (OMIM, ORPHA, DECIPHER) that name the same disease are
+    /// each scored with the annotations of all of them (`sameDiseaseGroups`).
     public init(
-        ontology: PhenotypeOntology, annotations: HPOAnnotationSet, phenotypeRootID: String = "HP:0000118"
+        ontology: PhenotypeOntology, annotations: HPOAnnotationSet, phenotypeRootID: String = "HP:0000118", poolingSources: Bool = true
     ) throws(PhenotypeRankingError) {
         self.ontology = ontology
         annotationVersion = annotations.version
@@ -179,6 +191,25 @@ public final class PhenotypeKnowledgeBase: Sendable {
             throw PhenotypeRankingError(.noDiseases, "no disease has a usable phenotype annotation")
         }
         self.warnings = warnings
+        poolsSources = poolingSources
+        sameDisease = Self.sameDiseaseGroups(byDisease.mapValues(\.name))
+        // An entry pools with the other sources' entries of its group; a source's own entries stay apart, one disease each.
+        var pooled: [String: [String]] = [:]
+        for group in sameDisease where poolingSources {
+            for id in group { pooled[id] = group.filter { Self.source(of: $0) != Self.source(of: id) } }
+        }
+        // Each entry keeps its own share of a finding it gives; one only the others give takes the highest of theirs.
+        let given = byDisease
+        var own: [String: Set<Int32>] = [:]
+        for (id, others) in pooled {
+            let mine = given[id]!.terms
+            own[id] = Set(mine.keys)
+            for other in others {
+                for (term, share) in given[other]!.terms where mine[term] == nil {
+                    byDisease[id]!.terms[term, default: .nan].keepHigher(share)
+                }
+            }
+        }
 
         let ids = byDisease.keys.sorted()
         diseaseIDs = ids
@@ -194,13 +225,16 @@ public final class PhenotypeKnowledgeBase: Sendable {
         offsets.reserveCapacity(ids.count + 1)
         var flat: [Int32] = []
         var shares: [Float] = []
+        var isOwn: [Bool] = []
         var lookup: [String: Int32] = [:]
         lookup.reserveCapacity(ids.count)
         for (index, id) in ids.enumerated() {
             let terms = byDisease[id]!.terms
+            let owned = own[id]
             for term in terms.keys.sorted() {
                 flat.append(term)
                 shares.append(terms[term]!)
+                isOwn.append(owned?.contains(term) ?? true)
             }
             offsets.append(Int32(flat.count))
             lookup[id] = Int32(index)
@@ -208,6 +242,7 @@ public final class PhenotypeKnowledgeBase: Sendable {
         annotationOffsets = offsets
         annotationTerms = flat
         annotationShares = shares
+        annotationIsOwn = isOwn
         diseaseLookup = lookup
 
         // Propagated counts and information content.
@@ -291,11 +326,41 @@ public final class PhenotypeKnowledgeBase: Sendable {
         fingerprint = hash.value
     }
 
+    /// The knowledge base `nulls` were drawn from: sources pooled, as every import builds it now, or not, for a release
+    /// imported before sources were pooled, which then ranks as it did until it is imported again (its null
+    /// distributions describe the diseases unpooled). With neither matching, the pooled one, which the ranker refuses.
+    public static func matching(
+        _ nulls: [NullDistribution], ontology: PhenotypeOntology, annotations: HPOAnnotationSet
+    ) throws(PhenotypeRankingError) -> PhenotypeKnowledgeBase {
+        let pooled = try PhenotypeKnowledgeBase(ontology: ontology, annotations: annotations)
+        guard let drawn = nulls.first?.fingerprint, drawn != pooled.fingerprint else { return pooled }
+        let separate = try PhenotypeKnowledgeBase(ontology: ontology, annotations: annotations, poolingSources: false)
+        return separate.fingerprint == drawn ? separate : pooled
+    }
+
     // MARK: Accessors
 
     /// The index of a disease by its identifier (e.g. `OMIM:154700`).
     public func diseaseIndex(of id: String) -> Int? {
         diseaseLookup[id].map(Int.init)
+    }
+
+    /// The entries of different sources that name the same disease, each group sorted, the groups by their first id.
+    ///
+    /// OMIM and Orphanet describe many of the same diseases, each listing its own selection of the findings, and a
+    /// patient's findings are more often among the two together than among either's (docs/clinical-rules.md §11).
+    /// Names are compared as the set of their words, case and punctuation ignored, so that OMIM's inverted
+    /// "Apnea, central sleep" is Orphanet's "Central sleep apnea". Entries of one source are never pooled with each
+    /// other: a source gives one disease one entry, so two of its entries with the same words are two diseases.
+    static func sameDiseaseGroups(_ names: [String: String]) -> [[String]] {
+        var byWords: [[String]: [String]] = [:]
+        for (id, name) in names { byWords[nameWords(name), default: []].append(id) }
+        return byWords.values.filter { ids in Set(ids.map(source(of:))).count > 1 }.map { $0.sorted() }.sorted { $0[0] < $1[0] }
+    }
+
+    /// A disease name as the sorted list of its words: lowercased runs of letters and digits.
+    static func nameWords(_ name: String) -> [String] {
+        name.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init).sorted()
     }
 
     /// The source of a disease id: its prefix (`OMIM:154700` → `OMIM`).

@@ -242,11 +242,12 @@ public struct PhenotypeSearchIndex: Sendable {
 }
 
 extension PhenotypeKnowledgeBase {
-    /// A disease's phenotype annotations, most informative first (then by id); `nil` for an
-    /// unknown disease id.
+    /// A disease's phenotype annotations as its own source gives them (not those pooled from the same disease's other
+    /// entries), most informative first (then by id); `nil` for an unknown disease id.
     public func phenotypes(ofDisease id: String) -> [DiseasePhenotype]? {
         guard let d = diseaseIndex(of: id) else { return nil }
-        return annotationSlice(d).map { t in
+        let range = Int(annotationOffsets[d])..<Int(annotationOffsets[d + 1])
+        return range.filter { annotationIsOwn[$0] }.map { annotationTerms[$0] }.map { t in
             DiseasePhenotype(
                 term: TermReference(index: TermIndex(t), id: ontology.termIDs[Int(t)], name: ontology.termNames[Int(t)]),
                 informationContent: Double(ic[Int(t)]))

@@ -41,8 +41,8 @@ public struct RecallCheckReport: Sendable, Hashable {
     public let inTopThree: Double
     /// Fraction whose source disease was in the first ten.
     public let inTopTen: Double
-    /// The source disease's 1-based position in each ranking (in the ordering measured, ties broken by disease id),
-    /// in simulation order.
+    /// The source disease's 1-based position in each ranking (in the ordering measured, ties broken by disease id), the
+    /// entries of different sources that name one disease counted as one, in simulation order.
     public let ranks: [Int]
     /// The disease ids simulated, in simulation order.
     public let diseaseIDs: [String]
@@ -74,6 +74,15 @@ extension PhenotypeRanker {
         var ids: [String] = []
         var closure = [Bool](repeating: false, count: kb.termCount)
         let rankingOptions = RankingOptions(method: options.method, scoring: options.scoring, maxResults: 0)
+        // One disease, one entry: the entries of different sources that name the same disease count once, wherever
+        // the first of them stands (each entry's group is its lowest index among them).
+        var group = Array(0..<kb.diseaseCount)
+        var entries: [Int: [Int]] = [:]
+        for ids in kb.sameDisease {
+            let members = ids.compactMap(kb.diseaseIndex(of:))
+            for member in members { group[member] = members[0] }
+            entries[members[0]] = members
+        }
         for d in pool.prefix(count) {
             var annotations = Array(kb.annotationSlice(d))
             let take = min(options.termsPerQuery, annotations.count)
@@ -104,7 +113,17 @@ extension PhenotypeRanker {
                 }
             }
             let scored = try scoreAll(ResolvedQuery(terms: terms), options: rankingOptions)
-            for (index, ordering) in orderings.enumerated() { ranks[index].append(ordering.position(of: d, scored.orderingInput)) }
+            let input = scored.orderingInput
+            let same = entries[group[d]] ?? [d]
+            for (index, ordering) in orderings.enumerated() {
+                // The diseases ahead of the first entry of the patient's, each counted once.
+                let first = same.min { ordering.before($0, $1, input) }!
+                var ahead = Set<Int>()
+                for other in input.scores.indices where group[other] != group[d] && input.includes(other) && ordering.before(other, first, input) {
+                    ahead.insert(group[other])
+                }
+                ranks[index].append(ahead.count + 1)
+            }
             ids.append(kb.diseaseIDs[d])
         }
         return ranks.map { ranks in

@@ -58,6 +58,11 @@ struct ReleaseWatcher: Service {
         let start = ContinuousClock.now
         guard let release = try await ServingRelease.load(releaseID: releaseID, from: ReleaseStore(context)) else { return }
         catalog.replace(with: release)
+        if release.knowledgeBase?.poolsSources == false {
+            logger.warning(
+                "ontology release imported before sources were pooled: it ranks each source's entries apart until imported again",
+                metadata: [LogKey.releaseID: "\(releaseID)"])
+        }
         logger.info(
             "ontology release serving",
             metadata: [

@@ -55,7 +55,7 @@ final class ServingRelease: Sendable {
         // Seconds of building indexes: on Dispatch's threads, not the cooperative ones the requests run on.
         return try await runOffCooperativePool {
             let ontology = try PhenotypeOntology(document: content.document)
-            let knowledgeBase = try content.annotations.map { try PhenotypeKnowledgeBase(ontology: ontology, annotations: $0) }
+            let knowledgeBase = try content.annotations.map { try PhenotypeKnowledgeBase.matching(nulls, ontology: ontology, annotations: $0) }
             return try ServingRelease(reference: reference, ontology: ontology, knowledgeBase: knowledgeBase, nulls: nulls)
         }
     }
