@@ -11,8 +11,8 @@ import PhenotypeRanking
 /// - `GET /v1/phenotypes/{termId}`: one term with its synonyms, parents and children (browsing the hierarchy from
 ///   `HP:0000118`); obsolete and alternative ids answer the term they map to;
 /// - `GET /v1/diseases?q=…`: diseases by name or id (`OMIM:154700`, or the bare accession);
-/// - `GET /v1/diseases/{diseaseId}/phenotypes`: a disease's phenotypes, most informative first (to pick a query
-///   from a known disease).
+/// - `GET /v1/diseases/{diseaseId}/phenotypes`: a disease's phenotypes as its own source gives them (not those pooled
+///   from the same disease's entry in another source), most informative first (to pick a query from a known disease).
 /// With no ontology loaded, searches answer an empty list and a message saying an update is needed.
 struct SearchRoutes: Sendable {
     let catalog: ReleaseCatalog
@@ -136,7 +136,7 @@ struct SearchRoutes: Sendable {
         }
 
         routes.get(
-            "v1/diseases/:diseaseId/phenotypes", access: .referenceData, summary: "A disease's phenotypes, most informative first"
+            "v1/diseases/:diseaseId/phenotypes", access: .referenceData, summary: "A disease's phenotypes as its source gives them, most informative first"
         ) { _, context in
             guard let release = catalog.release else { throw HTTPProblem(status: .notFound, error: Self.noOntology) }
             guard let kb = release.knowledgeBase else { throw HTTPProblem(status: .notFound, error: Self.noAnnotations) }
