@@ -146,7 +146,8 @@ extension DiagnosisRanked {
                             commonAncestor: PhenotypeTermReference(match.commonAncestor), informationContent: match.informationContent)
                     },
                     excludedTermsPresent: disease.excludedTermsPresent.map(PhenotypeTermReference.init),
-                    likelihoodRatio: disease.likelihoodRatio.map(DiseaseLikelihoodRatio.init))
+                    likelihoodRatio: disease.likelihoodRatio.map(DiseaseLikelihoodRatio.init),
+                    pooledWith: disease.pooledWith.isEmpty ? nil : disease.pooledWith)
             },
             suggestions: suggestions)
     }
