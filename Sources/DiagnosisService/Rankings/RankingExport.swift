@@ -121,16 +121,12 @@ enum RankingExport {
         sections += ranked.results.map { result in
             ReportPage.Section(
                 heading: "\(result.rank). \(result.diseaseName)",
-                paragraphs: (result.excludedTermsPresent.isEmpty
+                paragraphs: result.excludedTermsPresent.isEmpty
                     ? []
                     : [
                         "Carries phenotypes checked as absent: " + result.excludedTermsPresent.map { "\($0.name) (\($0.id))" }.joined(separator: ", ")
                             + "."
-                    ])
-                    + (result.pooledWith.map {
-                        ["Scored with the phenotypes of the same disease's entries in other sources too: \($0.joined(separator: ", "))."]
-                    }
-                        ?? []),
+                    ],
                 tables: (result.likelihoodRatio.map { ratio in
                     [
                         ReportPage.Table(
