@@ -64,9 +64,6 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// The entries of different sources that name the same disease (`sameDiseaseGroups`): with `poolsSources`, each
     /// shares its annotations with the others of its group.
     public let sameDisease: [[String]]
-    /// The other sources' entries each disease was scored with (`sameDisease`, when `poolsSources`); a disease pooled
-    /// with none is not a key.
-    public let pooledWith: [String: [String]]
     /// How often the disease shows each annotation (`AnnotationFrequency`), in step with `annotationTerms`; NaN
     /// where the annotation file gives no frequency. Several rows of one term keep the highest share given.
     let annotationShares: [Float]
@@ -201,7 +198,6 @@ public final class PhenotypeKnowledgeBase: Sendable {
         for group in sameDisease where poolingSources {
             for id in group { pooled[id] = group.filter { Self.source(of: $0) != Self.source(of: id) } }
         }
-        pooledWith = pooled
         // Each entry keeps its own share of a finding it gives; one only the others give takes the highest of theirs.
         let given = byDisease
         var own: [String: Set<Int32>] = [:]

@@ -151,9 +151,6 @@ public struct RankedDisease: Sendable, Hashable {
     public let excludedTermsPresent: [TermReference]
     /// The disease's likelihood ratio and each finding's, when the ranking is by likelihood ratio.
     public let likelihoodRatio: LikelihoodRatioExplanation?
-    /// The same disease's entries in other sources, whose annotations it was scored with too (docs/clinical-rules.md
-    /// §11 item 2); empty when none.
-    public let pooledWith: [String]
 }
 
 /// The answer to a query.
@@ -427,8 +424,7 @@ public struct PhenotypeRanker: Sendable {
                     }.map(reference),
                     likelihoodRatio: ratios.map {
                         $0.explanation(disease: d, reference: reference) { ancestry.contains($0, in: exact.diseaseAncestors) }
-                    },
-                    pooledWith: kb.pooledWith[kb.diseaseIDs[d]] ?? []))
+                    }))
         }
         return RankingResult(
             results: results, queryTerms: query.terms.map(reference), excludedTerms: query.excluded.map(reference),

@@ -181,8 +181,7 @@ enum EventSamples {
                             findings: [
                                 FindingLikelihoodRatio(term: seizure, excluded: false, readAt: seizure, share: 0.9, log10Ratio: 1.2),
                                 FindingLikelihoodRatio(term: microcephaly, excluded: true, readAt: nil, share: nil, log10Ratio: 0.7),
-                            ]),
-                        pooledWith: ["ORPHA:33069"])
+                            ]))
                 ],
                 suggestions: [
                     PhenotypeSuggestionEntry(

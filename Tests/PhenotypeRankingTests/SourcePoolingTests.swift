@@ -103,15 +103,4 @@ import Testing
             #expect(rank == 1, "\(id)")
         }
     }
-
-    @Test("a ranked disease names the other sources' entries it was scored with, and only those")
-    func rankingNamesThePool() throws {
-        let kb = try Self.knowledgeBase()
-        let null = try NullDistribution.build(for: kb, options: NullDistributionOptions(sampleCount: 50, maxQuerySize: 5, seed: 5))
-        let ranker = try PhenotypeRanker(knowledgeBase: kb, nullDistributions: [null])
-        let result = try ranker.rank(terms: ["HP:0000101", "HP:0000201"], options: RankingOptions(maxResults: 10))
-        let pools = Dictionary(uniqueKeysWithValues: result.results.map { ($0.diseaseID, $0.pooledWith) })
-        #expect(pools["OMIM:10"] == ["ORPHA:10"] && pools["ORPHA:10"] == ["OMIM:10"])
-        #expect(pools["OMIM:13"] == [] && pools["OMIM:12"] == [])
-    }
 }

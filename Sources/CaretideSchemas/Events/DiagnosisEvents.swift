@@ -203,15 +203,11 @@ public struct RankedDiseaseCandidate: Codable, Sendable, Equatable {
     public var excludedTermsPresent: [PhenotypeTermReference]
     /// The ratio and its findings, in a ranking by likelihood ratio.
     public var likelihoodRatio: DiseaseLikelihoodRatio?
-    /// The same disease's entries in other sources, whose annotations it was scored with too; absent when none.
-    public var pooledWith: [String]?
 
     public init(
         rank: Int, diseaseID: String, diseaseName: String, score: Double, penalty: Double, pValue: Double, adjustedPValue: Double,
-        matches: [PhenotypeTermMatch], excludedTermsPresent: [PhenotypeTermReference], likelihoodRatio: DiseaseLikelihoodRatio? = nil,
-        pooledWith: [String]? = nil
+        matches: [PhenotypeTermMatch], excludedTermsPresent: [PhenotypeTermReference], likelihoodRatio: DiseaseLikelihoodRatio? = nil
     ) {
-        self.pooledWith = pooledWith
         self.likelihoodRatio = likelihoodRatio
         self.rank = rank
         self.diseaseID = diseaseID
@@ -227,7 +223,7 @@ public struct RankedDiseaseCandidate: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case rank
         case diseaseID = "diseaseId"
-        case diseaseName, score, penalty, pValue, adjustedPValue, matches, excludedTermsPresent, likelihoodRatio, pooledWith
+        case diseaseName, score, penalty, pValue, adjustedPValue, matches, excludedTermsPresent, likelihoodRatio
     }
 }
 

@@ -146,8 +146,7 @@ extension DiagnosisRanked {
                             commonAncestor: PhenotypeTermReference(match.commonAncestor), informationContent: match.informationContent)
                     },
                     excludedTermsPresent: disease.excludedTermsPresent.map(PhenotypeTermReference.init),
-                    likelihoodRatio: disease.likelihoodRatio.map(DiseaseLikelihoodRatio.init),
-                    pooledWith: disease.pooledWith.isEmpty ? nil : disease.pooledWith)
+                    likelihoodRatio: disease.likelihoodRatio.map(DiseaseLikelihoodRatio.init))
             },
             suggestions: suggestions)
     }
