@@ -193,10 +193,10 @@ public final class PhenotypeKnowledgeBase: Sendable {
         self.warnings = warnings
         poolsSources = poolingSources
         sameDisease = Self.sameDiseaseGroups(byDisease.mapValues(\.name))
-        // An entry pools with the other sources' entries of its group; a source's own entries stay apart, one disease each.
+        // An entry pools with the other entries of its group, one per other source.
         var pooled: [String: [String]] = [:]
         for group in sameDisease where poolingSources {
-            for id in group { pooled[id] = group.filter { Self.source(of: $0) != Self.source(of: id) } }
+            for id in group { pooled[id] = group.filter { $0 != id } }
         }
         // Each entry keeps its own share of a finding it gives; one only the others give takes the highest of theirs.
         let given = byDisease
@@ -350,12 +350,19 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// OMIM and Orphanet describe many of the same diseases, each listing its own selection of the findings, and a
     /// patient's findings are more often among the two together than among either's (docs/clinical-rules.md §11).
     /// Names are compared as the set of their words, case and punctuation ignored, so that OMIM's inverted
-    /// "Apnea, central sleep" is Orphanet's "Central sleep apnea". Entries of one source are never pooled with each
-    /// other: a source gives one disease one entry, so two of its entries with the same words are two diseases.
+    /// "Apnea, central sleep" is Orphanet's "Central sleep apnea". A group holds one entry per source: a source gives one
+    /// disease one entry, so two of its entries with the same words are two diseases, and none of them is pooled.
     static func sameDiseaseGroups(_ names: [String: String]) -> [[String]] {
         var byWords: [[String]: [String]] = [:]
-        for (id, name) in names { byWords[nameWords(name), default: []].append(id) }
-        return byWords.values.filter { ids in Set(ids.map(source(of:))).count > 1 }.map { $0.sorted() }.sorted { $0[0] < $1[0] }
+        for (id, name) in names {
+            let words = nameWords(name)
+            // A name without a word names nothing to compare.
+            if !words.isEmpty { byWords[words, default: []].append(id) }
+        }
+        // One entry per source: where a source has two entries of the same words, they are two diseases, and which of
+        // them another source's entry is cannot be told, so none of them is pooled.
+        return byWords.values.filter { ids in ids.count > 1 && Set(ids.map(source(of:))).count == ids.count }.map { $0.sorted() }
+            .sorted { $0[0] < $1[0] }
     }
 
     /// A disease name as the sorted list of its words: lowercased runs of letters and digits.

@@ -37,6 +37,10 @@ import Testing
         let groups = PhenotypeKnowledgeBase.sameDiseaseGroups([
             "OMIM:10": "Apnea, central sleep", "ORPHA:10": "Central sleep apnea", "OMIM:13": "Twin syndrome", "OMIM:14": "Twin syndrome",
             "ORPHA:11": "Pseudohypoaldosteronism type 2", "OMIM:12": "Pseudohypoaldosteronism, type II",
+            // Two OMIM entries of the same words and an Orphanet one: which OMIM disease it is cannot be told.
+            "OMIM:20": "Alpha syndrome", "OMIM:21": "Syndrome, alpha", "ORPHA:20": "Alpha syndrome",
+            // Names without a word name nothing.
+            "OMIM:30": "", "ORPHA:30": "-", "DECIPHER:30": " ",
         ])
         #expect(groups == [["OMIM:10", "ORPHA:10"]])
     }

@@ -14,7 +14,8 @@ import Synchronization
 ///   or `obsolete` with the curators' `consider` ids, so an app resolves old ids as the service does;
 /// - `diseases.tsv`: id and name;
 /// - `annotations.tsv`: disease id and term id, one row per phenotype annotation as ranked (aspect P, no `NOT`, alt
-///   and obsolete ids mapped to the current term, as the HPO's own `alt_id` and `replaced_by` say);
+///   and obsolete ids mapped to the current term, as the HPO's own `alt_id` and `replaced_by` say; a disease other
+///   sources also name has their annotations too, docs/clinical-rules.md §11 item 2);
 /// - `null-asymmetric.prnl`, `null-symmetric.prnl`: the null distributions in `NullDistribution`'s serialised form
 ///   (its documentation gives the layout; each records the knowledge base's fingerprint and a checksum);
 /// - `MANIFEST.json`, last: the format, the release, the method, the fingerprint, and each file's size and SHA-256.

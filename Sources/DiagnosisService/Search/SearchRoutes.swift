@@ -136,7 +136,8 @@ struct SearchRoutes: Sendable {
         }
 
         routes.get(
-            "v1/diseases/:diseaseId/phenotypes", access: .referenceData, summary: "A disease's phenotypes as its source gives them, most informative first"
+            "v1/diseases/:diseaseId/phenotypes", access: .referenceData,
+            summary: "A disease's phenotypes as its source gives them, most informative first"
         ) { _, context in
             guard let release = catalog.release else { throw HTTPProblem(status: .notFound, error: Self.noOntology) }
             guard let kb = release.knowledgeBase else { throw HTTPProblem(status: .notFound, error: Self.noAnnotations) }
