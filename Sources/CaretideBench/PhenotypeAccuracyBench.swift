@@ -83,10 +83,9 @@ extension ParsableCommand {
     static func asymmetricRanker(
         directory: String, samples: Int, bins: Int = OntologyImportOptions().nullBinCount, separateSources: Bool = false
     ) throws -> PhenotypeRanker {
-        let ontology = try PhenotypeOntology(document: OBOParser.parse(try Data(contentsOf: URL(fileURLWithPath: "\(directory)/hp.obo"))))
         let kb = try PhenotypeKnowledgeBase(
-            ontology: ontology, annotations: HPOAParser.parse(try Data(contentsOf: URL(fileURLWithPath: "\(directory)/phenotype.hpoa"))),
-            poolingSources: !separateSources)
+            obo: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/hp.obo")),
+            hpoa: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/phenotype.hpoa")), poolingSources: !separateSources)
         let defaults = OntologyImportOptions()
         let null = try NullDistribution.build(
             for: kb,

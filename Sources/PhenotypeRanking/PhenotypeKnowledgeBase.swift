@@ -117,11 +117,11 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// Parses `hp.obo` and `phenotype.hpoa` bytes (UTF-8) and builds the knowledge base.
     public convenience init(
         obo: Data, hpoa: Data, databases: Set<String> = HPOAParser.defaultDatabases,
-        phenotypeRootID: String = "HP:0000118"
+        phenotypeRootID: String = "HP:0000118", poolingSources: Bool = true
     ) throws(PhenotypeRankingError) {
         let ontology = try PhenotypeOntology(document: OBOParser.parse(obo))
         let annotations = try HPOAParser.parse(hpoa, databases: databases)
-        try self.init(ontology: ontology, annotations: annotations, phenotypeRootID: phenotypeRootID)
+        try self.init(ontology: ontology, annotations: annotations, phenotypeRootID: phenotypeRootID, poolingSources: poolingSources)
     }
 
     /// Builds the knowledge base from a parsed ontology and annotation set.
@@ -200,10 +200,8 @@ public final class PhenotypeKnowledgeBase: Sendable {
         }
         // Each entry keeps its own share of a finding it gives; one only the others give takes the highest of theirs.
         let given = byDisease
-        var own: [String: Set<Int32>] = [:]
         for (id, others) in pooled {
             let mine = given[id]!.terms
-            own[id] = Set(mine.keys)
             for other in others {
                 for (term, share) in given[other]!.terms where mine[term] == nil {
                     byDisease[id]!.terms[term, default: .nan].keepHigher(share)
@@ -230,11 +228,11 @@ public final class PhenotypeKnowledgeBase: Sendable {
         lookup.reserveCapacity(ids.count)
         for (index, id) in ids.enumerated() {
             let terms = byDisease[id]!.terms
-            let owned = own[id]
+            let mine = given[id]!.terms
             for term in terms.keys.sorted() {
                 flat.append(term)
                 shares.append(terms[term]!)
-                isOwn.append(owned?.contains(term) ?? true)
+                isOwn.append(mine[term] != nil)
             }
             offsets.append(Int32(flat.count))
             lookup[id] = Int32(index)

@@ -15,6 +15,7 @@ import Foundation
 struct TrendTracker {
     let assessments: AssessmentStore
     let flags: CareTrackingFlagStore
+
     init(_ context: HandlerContext) {
         assessments = AssessmentStore(context)
         flags = CareTrackingFlagStore(context)
