@@ -33,8 +33,13 @@ struct PhenopacketBench: ParsableCommand {
     @Flag(help: "Also rank with the rule that charges every annotated disease in full (no frequencies).") var withFlatRule = false
     @Option(help: "Disease sources ranked, comma-separated (e.g. OMIM); all when not given.") var sources: String?
     @Option(help: "Random queries per query size in the null distribution.") var samples = OntologyImportOptions().nullSampleCount
-    @Flag(help: "Score each source's entries with their own annotations only (as before the entries of one disease were pooled).")
-    var separateSources = false
+    @Option(
+        help: "Which entries of different sources are scored as one disease: \(SourcePooling.allCases.map(\.rawValue).joined(separator: ", ")).",
+        transform: PhenotypeAccuracyBench.poolingRule)
+    var pooling = SourcePooling.current
+    @Option(help: "Explain each case of this disease (e.g. OMIM:148050) that ranks it below 10th, by likelihood ratio.")
+    var explain: String?
+    @Option(help: "Write each case's rank under each query to this TSV file (case, disease, query, rank).") var ranksOut: String?
 
     struct CaseFile: Decodable {
         struct Case: Decodable {
@@ -49,7 +54,7 @@ struct PhenopacketBench: ParsableCommand {
     func run() throws {
         let clock = ContinuousClock()
         let start = clock.now
-        let ranker = try Self.asymmetricRanker(directory: directory, samples: samples, separateSources: separateSources)
+        let ranker = try Self.asymmetricRanker(directory: directory, samples: samples, pooling: pooling)
         let kb = ranker.knowledgeBase
         let all = try JSONDecoder().decode(CaseFile.self, from: Data(contentsOf: URL(fileURLWithPath: cases))).cases
         let kept = all.filter { kb.diseaseIndex(of: $0.disease) != nil }
@@ -59,6 +64,10 @@ struct PhenopacketBench: ParsableCommand {
                 kept.count, (clock.now - start).seconds))
 
         let ranked = sources.map { Set($0.split(separator: ",").map(String.init)) }
+        if let explain {
+            try explainMisses(of: explain, among: kept, ranker: ranker, sources: ranked)
+            return
+        }
         var variants: [(name: String, excluded: Bool, options: RankingOptions)] = [("present only", false, RankingOptions(sources: ranked))]
         for rho in Self.numbers(unmatchedFactors) {
             for r in Self.numbers(absentOutside) {
@@ -89,6 +98,7 @@ struct PhenopacketBench: ParsableCommand {
             }
         }
         print("| query | cases | top 1 | top 3 | top 10 | median rank | seconds |\n|---|---|---|---|---|---|---|")
+        var rankLines = ["case\tdisease\tquery\trank"]
         for variant in variants {
             let began = clock.now
             let positions = Mutex([Int](repeating: Int.max, count: kept.count))
@@ -103,6 +113,7 @@ struct PhenopacketBench: ParsableCommand {
                 }
             }
             let ranks = positions.withLock { $0 }
+            for (patient, rank) in zip(kept, ranks) { rankLines.append("\(patient.id)\t\(patient.disease)\t\(variant.name)\t\(rank)") }
             let n = Double(ranks.count)
             func share(_ cut: Int) -> Double { Double(ranks.filter { $0 <= cut }.count) / n }
             let median = ranks.sorted()[ranks.count / 2]
@@ -110,6 +121,29 @@ struct PhenopacketBench: ParsableCommand {
                 "| \(variant.name) | \(ranks.count) | "
                     + String(
                         format: "%.3f | %.3f | %.3f | %d | %.1f |", share(1), share(3), share(10), median, (clock.now - began).seconds))
+        }
+        if let ranksOut { try (rankLines.joined(separator: "\n") + "\n").write(toFile: ranksOut, atomically: true, encoding: .utf8) }
+    }
+
+    /// For each case of `disease` ranked below 10th (present + excluded findings, by likelihood ratio): where it ranks and
+    /// the first three, then each finding's log10 ratio for the disease and for the first, and where each was read.
+    func explainMisses(of disease: String, among kept: [CaseFile.Case], ranker: PhenotypeRanker, sources: Set<String>?) throws {
+        let options = RankingOptions(method: .likelihoodRatio, maxResults: ranker.knowledgeBase.diseaseCount, sources: sources)
+        func line(_ r: RankedDisease) -> String {
+            "#\(r.rank) \(r.diseaseID) \(r.diseaseName.prefix(40)): log10 ratio "
+                + String(format: "%.2f, p-value factor %.2f", r.likelihoodRatio?.log10Ratio ?? .nan, r.likelihoodRatio?.log10PValueFactor ?? .nan)
+        }
+        for patient in kept where patient.disease == disease {
+            let result = try ranker.rank(terms: patient.present, excluding: patient.excluded, options: options)
+            guard let mine = result.results.first(where: { $0.diseaseID == disease }), mine.rank > 10, let first = result.results.first
+            else { continue }
+            print("== \(patient.id) \(line(mine))")
+            for r in result.results.prefix(3) { print("   " + line(r)) }
+            for (f, g) in zip(mine.likelihoodRatio?.findings ?? [], first.likelihoodRatio?.findings ?? []) {
+                print(
+                    "   \(f.excluded ? "-" : "+") \(f.term.id) \(f.term.name.prefix(35)): "
+                        + String(format: "%.2f at %@, first %.2f at %@", f.log10Ratio, f.readAt?.id ?? "none", g.log10Ratio, g.readAt?.id ?? "none"))
+            }
         }
     }
 

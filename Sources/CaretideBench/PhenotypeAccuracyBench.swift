@@ -20,8 +20,10 @@ struct PhenotypeAccuracyBench: ParsableCommand {
     @Option(help: "Random queries per query size in the null distribution.") var samples = OntologyImportOptions().nullSampleCount
     @Option(help: "Score bins of the null distribution.") var bins = OntologyImportOptions().nullBinCount
     @Option(help: "The simulation's seed (the import's is 42).") var seed: UInt64 = 42
-    @Flag(help: "Score each source's entries with their own annotations only (as before the entries of one disease were pooled).")
-    var separateSources = false
+    @Option(
+        help: "Which entries of different sources are scored as one disease: \(SourcePooling.allCases.map(\.rawValue).joined(separator: ", ")).",
+        transform: PhenotypeAccuracyBench.poolingRule)
+    var pooling = SourcePooling.current
 
     /// The variants: exact, imprecise (each term replaced by a parent with probability ½), noisy (two unrelated
     /// terms added), and both.
@@ -37,7 +39,7 @@ struct PhenotypeAccuracyBench: ParsableCommand {
     func run() throws {
         let clock = ContinuousClock()
         let start = clock.now
-        let ranker = try Self.asymmetricRanker(directory: directory, samples: samples, bins: bins, separateSources: separateSources)
+        let ranker = try Self.asymmetricRanker(directory: directory, samples: samples, bins: bins, pooling: pooling)
         let kb = ranker.knowledgeBase
         print(
             String(
@@ -78,14 +80,18 @@ extension ParsableCommand {
     /// The release in `directory` (hp.obo, phenotype.hpoa) built into an asymmetric ranker as the import builds it, with
     /// `samples` random queries per query size and `bins` score bins in its null distribution: what the in-process
     /// accuracy benchmarks rank with.
-    /// `separateSources` scores each source's entries with their own annotations only, as the import did before the
-    /// entries of one disease were pooled.
+    /// `pooling` chooses which entries of different sources are scored as one disease (an earlier rule, to compare).
+    static func poolingRule(_ name: String) throws -> SourcePooling {
+        guard let rule = SourcePooling(rawValue: name) else { throw ValidationError("no pooling rule \(name)") }
+        return rule
+    }
+
     static func asymmetricRanker(
-        directory: String, samples: Int, bins: Int = OntologyImportOptions().nullBinCount, separateSources: Bool = false
+        directory: String, samples: Int, bins: Int = OntologyImportOptions().nullBinCount, pooling: SourcePooling = .current
     ) throws -> PhenotypeRanker {
         let kb = try PhenotypeKnowledgeBase(
             obo: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/hp.obo")),
-            hpoa: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/phenotype.hpoa")), poolingSources: !separateSources)
+            hpoa: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/phenotype.hpoa")), pooling: pooling)
         let defaults = OntologyImportOptions()
         let null = try NullDistribution.build(
             for: kb,

@@ -13,7 +13,7 @@ import Foundation
 /// `f(d, t)` over all diseases. Then:
 /// - the disease is annotated at or below `t`: `LR = f(d, t) / b(t)`;
 /// - otherwise, the finding is read at the ancestor of `t` that gives the largest ratio, discounted by
-///   `unmatchedFactor` (ρ = 0.02): the patient shows something more specific than, or beside, what the disease is
+///   `unmatchedFactor` (ρ = 0.04): the patient shows something more specific than, or beside, what the disease is
 ///   annotated with; an unrelated finding meets the phenotype root, whose ratio is about 1, and so costs about ρ.
 ///
 /// **An absent finding `e`** (the clinician checked and did not find it). Case reports, and clinicians, record as
@@ -21,7 +21,7 @@ import Foundation
 /// clinician weighed, and, in proportion to how often the disease shows it, that this disease is less likely. So
 /// `LR ∝ 1 − f(d, e)` for a disease annotated at or below `e` (no frequency given: 0.5, `unknownShareIfAbsent`;
 /// `1 − f` at least `leastAbsentShare`, δ = 0.01, so an obligate feature that is absent divides the disease's ratio
-/// by up to a hundred), and `LR ∝ r` (`absentOutsideSpectrum`, 0.05) for a disease not annotated with it, divided by
+/// by up to a hundred), and `LR ∝ r` (`absentOutsideSpectrum`, 0.03) for a disease not annotated with it, divided by
 /// the mean over all diseases. An obligate feature absent is always the strongest evidence against a disease,
 /// since `δ < r`: adding it never raises that disease. The values of ρ, r and δ were measured on published cases
 /// (docs/clinical-rules.md §11), where charging the absence alone, as LIRICAL does, put the true disease lower.
@@ -55,7 +55,7 @@ public enum LikelihoodRatioScoring {
         public var pValueWeight: Double
 
         public init(
-            unmatchedFactor: Double = 0.02, absentOutsideSpectrum: Double = 0.05, leastAbsentShare: Double = 0.01, pValueWeight: Double = 4
+            unmatchedFactor: Double = 0.04, absentOutsideSpectrum: Double = 0.03, leastAbsentShare: Double = 0.01, pValueWeight: Double = 4
         ) {
             self.pValueWeight = pValueWeight
             self.unmatchedFactor = unmatchedFactor

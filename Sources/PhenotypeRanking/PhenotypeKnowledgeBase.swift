@@ -53,16 +53,15 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// Each disease's source, as a position in `diseaseSources`.
     let diseaseSourceIndex: [UInt8]
     /// Direct annotations per disease (sorted term indices, duplicates removed), CSR form: the disease's own and, where
-    /// sources are pooled, those of the same disease in the other sources (`poolsSources`).
+    /// sources are pooled, those of the same disease in the other sources (`pooling`).
     let annotationOffsets: [Int32]
     let annotationTerms: [Int32]
     /// In step with `annotationTerms`: whether the disease's own source gives the annotation (false: pooled from another).
     let annotationIsOwn: [Bool]
-    /// Whether each disease is scored with the annotations of the same disease in the other sources too
-    /// (`poolingSources`).
-    public let poolsSources: Bool
-    /// The entries of different sources that name the same disease (`sameDiseaseGroups`): with `poolsSources`, each
-    /// shares its annotations with the others of its group.
+    /// Which entries of different sources each disease is scored with besides its own (`SourcePooling`).
+    public let pooling: SourcePooling
+    /// The entries of different sources that name the same disease (`sameDiseaseGroups`): unless `pooling` is `.none`,
+    /// each shares its annotations with the others of its group.
     public let sameDisease: [[String]]
     /// How often the disease shows each annotation (`AnnotationFrequency`), in step with `annotationTerms`; NaN
     /// where the annotation file gives no frequency. Several rows of one term keep the highest share given.
@@ -117,11 +116,11 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// Parses `hp.obo` and `phenotype.hpoa` bytes (UTF-8) and builds the knowledge base.
     public convenience init(
         obo: Data, hpoa: Data, databases: Set<String> = HPOAParser.defaultDatabases,
-        phenotypeRootID: String = "HP:0000118", poolingSources: Bool = true
+        phenotypeRootID: String = "HP:0000118", pooling: SourcePooling = .current
     ) throws(PhenotypeRankingError) {
         let ontology = try PhenotypeOntology(document: OBOParser.parse(obo))
         let annotations = try HPOAParser.parse(hpoa, databases: databases)
-        try self.init(ontology: ontology, annotations: annotations, phenotypeRootID: phenotypeRootID, poolingSources: poolingSources)
+        try self.init(ontology: ontology, annotations: annotations, phenotypeRootID: phenotypeRootID, pooling: pooling)
     }
 
     /// Builds the knowledge base from a parsed ontology and annotation set.
@@ -130,10 +129,10 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// mapped, with a ``LoadWarning``); rows with unknown terms or terms outside the phenotype
     /// subtree are skipped with a warning. Diseases keep the name of their first row.
     ///
-    /// With `poolingSources`, the entries of different sources (OMIM, ORPHA, DECIPHER) that name the same disease are
-    /// each scored with the annotations of all of them (`sameDiseaseGroups`).
+    /// Unless `pooling` is `.none`, the entries of different sources (OMIM, ORPHA, DECIPHER) that name the same disease
+    /// are each scored with the annotations of all of them (`sameDiseaseGroups`).
     public init(
-        ontology: PhenotypeOntology, annotations: HPOAnnotationSet, phenotypeRootID: String = "HP:0000118", poolingSources: Bool = true
+        ontology: PhenotypeOntology, annotations: HPOAnnotationSet, phenotypeRootID: String = "HP:0000118", pooling: SourcePooling = .current
     ) throws(PhenotypeRankingError) {
         self.ontology = ontology
         annotationVersion = annotations.version
@@ -191,11 +190,12 @@ public final class PhenotypeKnowledgeBase: Sendable {
             throw PhenotypeRankingError(.noDiseases, "no disease has a usable phenotype annotation")
         }
         self.warnings = warnings
-        poolsSources = poolingSources
-        sameDisease = Self.sameDiseaseGroups(byDisease.mapValues(\.name))
+        self.pooling = pooling
+        // Without pooling, the groups still say which entries are one disease (simulated patients count them as one).
+        sameDisease = Self.sameDiseaseGroups(byDisease.mapValues(\.name), by: pooling == .none ? .current : pooling)
         // An entry pools with the other entries of its group, one per other source.
         var pooled: [String: [String]] = [:]
-        for group in sameDisease where poolingSources {
+        for group in sameDisease where pooling != .none {
             for id in group { pooled[id] = group.filter { $0 != id } }
         }
         // Each entry keeps its own share of a finding it gives; one only the others give takes the highest of theirs.
@@ -324,16 +324,20 @@ public final class PhenotypeKnowledgeBase: Sendable {
         fingerprint = hash.value
     }
 
-    /// The knowledge base `nulls` were drawn from: sources pooled, as every import builds it now, or not, for a release
-    /// imported before sources were pooled, which then ranks as it did until it is imported again (its null
-    /// distributions describe the diseases unpooled). With neither matching, the pooled one, which the ranker refuses.
+    /// The knowledge base `nulls` were drawn from: pooled by the current rule, as every import builds it now, or by the
+    /// rule a release was imported under, which then ranks as it did until it is imported again (its null
+    /// distributions describe the diseases as that rule pooled them). With none matching, the current one, which the
+    /// ranker refuses.
     public static func matching(
         _ nulls: [NullDistribution], ontology: PhenotypeOntology, annotations: HPOAnnotationSet
     ) throws(PhenotypeRankingError) -> PhenotypeKnowledgeBase {
-        let pooled = try PhenotypeKnowledgeBase(ontology: ontology, annotations: annotations)
-        guard let drawn = nulls.first?.fingerprint, drawn != pooled.fingerprint else { return pooled }
-        let separate = try PhenotypeKnowledgeBase(ontology: ontology, annotations: annotations, poolingSources: false)
-        return separate.fingerprint == drawn ? separate : pooled
+        let current = try PhenotypeKnowledgeBase(ontology: ontology, annotations: annotations)
+        guard let drawn = nulls.first?.fingerprint, drawn != current.fingerprint else { return current }
+        for earlier in SourcePooling.allCases.reversed() where earlier != .current {
+            let kb = try PhenotypeKnowledgeBase(ontology: ontology, annotations: annotations, pooling: earlier)
+            if kb.fingerprint == drawn { return kb }
+        }
+        return current
     }
 
     // MARK: Accessors
@@ -343,30 +347,47 @@ public final class PhenotypeKnowledgeBase: Sendable {
         diseaseLookup[id].map(Int.init)
     }
 
-    /// The entries of different sources that name the same disease, each group sorted, the groups by their first id.
+    /// The entries of different sources that name the same disease under `rule`, each group sorted, the groups by
+    /// their first id.
     ///
     /// OMIM and Orphanet describe many of the same diseases, each listing its own selection of the findings, and a
     /// patient's findings are more often among the two together than among either's (docs/clinical-rules.md §11).
     /// Names are compared as the set of their words, case and punctuation ignored, so that OMIM's inverted
-    /// "Apnea, central sleep" is Orphanet's "Central sleep apnea". A group holds one entry per source: a source gives one
-    /// disease one entry, so two of its entries with the same words are two diseases, and none of them is pooled.
-    static func sameDiseaseGroups(_ names: [String: String]) -> [[String]] {
-        var byWords: [[String]: [String]] = [:]
-        for (id, name) in names {
-            let words = nameWords(name)
-            // A name without a word names nothing to compare.
-            if !words.isEmpty { byWords[words, default: []].append(id) }
+    /// "Apnea, central sleep" is Orphanet's "Central sleep apnea". Under `.sameDistinctiveWords`, the entries left
+    /// alone are then compared without the words that only say how a name is written (`namingWords`), so that OMIM's
+    /// "Spastic paraplegia 76, autosomal recessive" is Orphanet's "Autosomal recessive spastic paraplegia type 76"; an
+    /// entry grouped by its full name is not compared again, so Orphanet's "Classic phenylketonuria" does not join
+    /// OMIM's and Orphanet's "Phenylketonuria". A group holds one entry per source: a source gives one disease one
+    /// entry, so two of its entries with the same words are two diseases, and none of them is pooled.
+    static func sameDiseaseGroups(_ names: [String: String], by rule: SourcePooling = .current) -> [[String]] {
+        func groups(_ names: [String: String], words: ([String]) -> [String]) -> [[String]] {
+            var byWords: [[String]: [String]] = [:]
+            for (id, name) in names {
+                let words = words(nameWords(name))
+                // A name without a word names nothing to compare.
+                if !words.isEmpty { byWords[words, default: []].append(id) }
+            }
+            // One entry per source: where a source has two entries of the same words, they are two diseases, and which
+            // of them another source's entry is cannot be told, so none of them is pooled.
+            return byWords.values.filter { ids in ids.count > 1 && Set(ids.map(source(of:))).count == ids.count }.map { $0.sorted() }
         }
-        // One entry per source: where a source has two entries of the same words, they are two diseases, and which of
-        // them another source's entry is cannot be told, so none of them is pooled.
-        return byWords.values.filter { ids in ids.count > 1 && Set(ids.map(source(of:))).count == ids.count }.map { $0.sorted() }
-            .sorted { $0[0] < $1[0] }
+        var found = groups(names) { $0 }
+        if rule == .sameDistinctiveWords {
+            let grouped = Set(found.joined())
+            found += groups(names.filter { !grouped.contains($0.key) }) { $0.filter { !namingWords.contains($0) } }
+        }
+        return found.sorted { $0[0] < $1[0] }
     }
 
     /// A disease name as the sorted list of its words: lowercased runs of letters and digits.
     static func nameWords(_ name: String) -> [String] {
         name.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init).sorted()
     }
+
+    /// Words that say how a disease name is written, not which disease it is: OMIM writes "Spastic paraplegia 76" and
+    /// "Mucolipidosis IV" where Orphanet writes "… type 76" and "Mucolipidosis type IV"; OMIM's "Galactosemia" is
+    /// Orphanet's "Classic galactosemia"; OMIM inverts "Acyl-CoA dehydrogenase, short-chain, deficiency of".
+    static let namingWords: Set<String> = ["type", "form", "classic", "classical", "of"]
 
     /// The source of a disease id: its prefix (`OMIM:154700` → `OMIM`).
     public static func source(of diseaseID: String) -> String {

@@ -8,7 +8,7 @@ import Testing
 @Suite struct SourcePoolingTests {
     /// On the tiny ontology (see `Tiny`): OMIM:10 and ORPHA:10 are one disease under OMIM's inverted name and
     /// Orphanet's plain one; ORPHA:11 has the same name as OMIM:12 but for one word; OMIM:13 and OMIM:14 share a name
-    /// within one source.
+    /// within one source; OMIM:15 and ORPHA:15 are one disease once "type" is read as how the name is written.
     static let hpoa =
         (["#version: 2024-01-01", Tiny.header] + [
             Tiny.row("OMIM:10", "Apnea, central sleep", "HP:0000101", frequency: "HP:0040283"),
@@ -19,11 +19,13 @@ import Testing
             Tiny.row("OMIM:12", "Pseudohypoaldosteronism, type II", "HP:0000200"),
             Tiny.row("OMIM:13", "Twin syndrome", "HP:0000101"),
             Tiny.row("OMIM:14", "Twin syndrome", "HP:0000102"),
+            Tiny.row("OMIM:15", "Mucolipidosis IV", "HP:0000101"),
+            Tiny.row("ORPHA:15", "Mucolipidosis type IV", "HP:0000202"),
         ]).joined(separator: "\n") + "\n"
 
-    static func knowledgeBase(pooling: Bool = true) throws -> PhenotypeKnowledgeBase {
+    static func knowledgeBase(pooling: SourcePooling = .current) throws -> PhenotypeKnowledgeBase {
         try PhenotypeKnowledgeBase(
-            ontology: PhenotypeOntology(document: OBOParser.parse(Tiny.obo)), annotations: HPOAParser.parse(hpoa), poolingSources: pooling)
+            ontology: PhenotypeOntology(document: OBOParser.parse(Tiny.obo)), annotations: HPOAParser.parse(hpoa), pooling: pooling)
     }
 
     static func terms(_ kb: PhenotypeKnowledgeBase, _ id: String) throws -> [String] {
@@ -45,11 +47,34 @@ import Testing
         #expect(groups == [["OMIM:10", "ORPHA:10"]])
     }
 
+    @Test("words that only say how a name is written are read past, among the entries the full names left apart")
+    func namingWords() {
+        let names = [
+            "OMIM:40": "Spastic paraplegia 76, autosomal recessive", "ORPHA:40": "Autosomal recessive spastic paraplegia type 76",
+            "OMIM:41": "Galactosemia", "ORPHA:41": "Classic galactosemia",
+            "OMIM:42": "Acyl-CoA dehydrogenase, short-chain, deficiency of", "ORPHA:42": "Short chain acyl-CoA dehydrogenase deficiency",
+            // Grouped by their full names: Orphanet's classic form does not join them, nor take one's place.
+            "OMIM:50": "Phenylketonuria", "ORPHA:50": "Phenylketonuria", "ORPHA:51": "Classic phenylketonuria",
+            // A different number is a different disease, however the name is written.
+            "OMIM:60": "Spastic paraplegia 7", "ORPHA:60": "Spastic paraplegia type 17",
+            "OMIM:61": "Pseudohypoaldosteronism, type II", "ORPHA:61": "Pseudohypoaldosteronism type 2",
+            // Nothing but naming words names nothing.
+            "OMIM:70": "Type", "ORPHA:70": "Classic form",
+        ]
+        #expect(
+            PhenotypeKnowledgeBase.sameDiseaseGroups(names) == [
+                ["OMIM:40", "ORPHA:40"], ["OMIM:41", "ORPHA:41"], ["OMIM:42", "ORPHA:42"], ["OMIM:50", "ORPHA:50"],
+            ])
+        // The rule before read full names only.
+        #expect(PhenotypeKnowledgeBase.sameDiseaseGroups(names, by: .sameWords) == [["OMIM:50", "ORPHA:50"]])
+    }
+
     @Test("each entry of a disease is scored with the annotations of both; its own share wins where both give the finding")
     func pooled() throws {
         let kb = try Self.knowledgeBase()
-        #expect(kb.poolsSources && kb.sameDisease == [["OMIM:10", "ORPHA:10"]])
+        #expect(kb.pooling == .current && kb.sameDisease == [["OMIM:10", "ORPHA:10"], ["OMIM:15", "ORPHA:15"]])
         #expect(try Self.terms(kb, "OMIM:10") == ["HP:0000101", "HP:0000201", "HP:0000202"])
+        #expect(try Self.terms(kb, "OMIM:15") == ["HP:0000101", "HP:0000202"])
         #expect(try Self.terms(kb, "ORPHA:10") == ["HP:0000101", "HP:0000201", "HP:0000202"])
         let omim = try #require(kb.diseaseIndex(of: "OMIM:10"))
         let orpha = try #require(kb.diseaseIndex(of: "ORPHA:10"))
@@ -67,7 +92,7 @@ import Testing
 
     @Test("a disease's own list of phenotypes is what its source gives, pooled or not")
     func ownPhenotypes() throws {
-        for pooling in [true, false] {
+        for pooling in SourcePooling.allCases {
             let kb = try Self.knowledgeBase(pooling: pooling)
             #expect(try #require(kb.phenotypes(ofDisease: "OMIM:10")).map(\.term.id).sorted() == ["HP:0000101", "HP:0000202"])
             #expect(try #require(kb.phenotypes(ofDisease: "ORPHA:10")).map(\.term.id).sorted() == ["HP:0000101", "HP:0000201"])
@@ -76,24 +101,25 @@ import Testing
 
     @Test("without pooling each entry keeps its own annotations, and the two knowledge bases tell themselves apart")
     func separate() throws {
-        let kb = try Self.knowledgeBase(pooling: false)
-        #expect(!kb.poolsSources && kb.sameDisease == [["OMIM:10", "ORPHA:10"]])
+        let kb = try Self.knowledgeBase(pooling: .none)
+        #expect(kb.pooling == .none && kb.sameDisease == [["OMIM:10", "ORPHA:10"], ["OMIM:15", "ORPHA:15"]])
         #expect(try Self.terms(kb, "OMIM:10") == ["HP:0000101", "HP:0000202"])
-        #expect(kb.fingerprint != (try Self.knowledgeBase()).fingerprint)
+        let fingerprints = try SourcePooling.allCases.map { try Self.knowledgeBase(pooling: $0).fingerprint }
+        #expect(Set(fingerprints).count == SourcePooling.allCases.count)
     }
 
-    @Test("a release whose null distributions were drawn without pooling is built without it; a new one with it")
+    @Test("a release is built under the rule its null distributions were drawn under; a new one under the current rule")
     func matchingNullDistributions() throws {
         let ontology = try PhenotypeOntology(document: OBOParser.parse(Tiny.obo))
         let annotations = try HPOAParser.parse(Self.hpoa)
         let options = NullDistributionOptions(sampleCount: 20, maxQuerySize: 2, seed: 3)
-        let before = try NullDistribution.build(for: Self.knowledgeBase(pooling: false), options: options)
-        let old = try PhenotypeKnowledgeBase.matching([before], ontology: ontology, annotations: annotations)
-        #expect(!old.poolsSources)
-        _ = try PhenotypeRanker(knowledgeBase: old, nullDistributions: [before])
-        let now = try NullDistribution.build(for: Self.knowledgeBase(), options: options)
-        #expect(try PhenotypeKnowledgeBase.matching([now], ontology: ontology, annotations: annotations).poolsSources)
-        #expect(try PhenotypeKnowledgeBase.matching([], ontology: ontology, annotations: annotations).poolsSources)
+        for rule in SourcePooling.allCases {
+            let drawn = try NullDistribution.build(for: Self.knowledgeBase(pooling: rule), options: options)
+            let kb = try PhenotypeKnowledgeBase.matching([drawn], ontology: ontology, annotations: annotations)
+            #expect(kb.pooling == rule)
+            _ = try PhenotypeRanker(knowledgeBase: kb, nullDistributions: [drawn])
+        }
+        #expect(try PhenotypeKnowledgeBase.matching([], ontology: ontology, annotations: annotations).pooling == .current)
     }
 
     @Test("simulated patients count the entries of one disease as one: the first of them found is the patient's disease")

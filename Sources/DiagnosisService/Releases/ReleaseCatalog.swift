@@ -58,10 +58,10 @@ struct ReleaseWatcher: Service {
         let start = ContinuousClock.now
         guard let release = try await ServingRelease.load(releaseID: releaseID, from: ReleaseStore(context)) else { return }
         catalog.replace(with: release)
-        if release.knowledgeBase?.poolsSources == false {
+        if let pooling = release.knowledgeBase?.pooling, pooling != .current {
             logger.warning(
-                "ontology release imported before sources were pooled: it ranks each source's entries apart until imported again",
-                metadata: [LogKey.releaseID: "\(releaseID)"])
+                "ontology release imported under an earlier rule for pooling sources: it ranks as it did until imported again",
+                metadata: [LogKey.releaseID: "\(releaseID)", LogKey.pooling: "\(pooling.rawValue)"])
         }
         logger.info(
             "ontology release serving",

@@ -1,0 +1,18 @@
+/// Which entries of different sources are taken for one disease and scored with each other's annotations
+/// (`PhenotypeKnowledgeBase.sameDiseaseGroups`, docs/clinical-rules.md §11 item 2), oldest rule first.
+///
+/// Every rule stays: a release's null distributions describe the knowledge base of the rule it was imported under, so
+/// a release imported under an earlier one is served under that rule until it is imported again
+/// (`PhenotypeKnowledgeBase.matching`).
+public enum SourcePooling: String, Sendable, CaseIterable {
+    /// Each entry scored with its own annotations only.
+    case none
+    /// Entries whose names have the same words.
+    case sameWords = "same-words"
+    /// Entries whose names have the same words, then, among the entries left, the same words but for those that only
+    /// say how a name is written ("type", "form", "classic", "classical", "of").
+    case sameDistinctiveWords = "same-distinctive-words"
+
+    /// The rule every import uses.
+    public static let current = SourcePooling.sameDistinctiveWords
+}
