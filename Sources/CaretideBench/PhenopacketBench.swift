@@ -37,7 +37,8 @@ struct PhenopacketBench: ParsableCommand {
         help: "Which entries of different sources are scored as one disease: \(SourcePooling.allCases.map(\.rawValue).joined(separator: ", ")).",
         transform: PhenotypeAccuracyBench.poolingRule)
     var pooling = SourcePooling.current
-    @Option(help: "Explain each case of this disease (e.g. OMIM:148050) that ranks it below 10th, by likelihood ratio.")
+    @Option(
+        help: "Only explain each case of this disease (e.g. OMIM:148050) that ranks it below 10th, by likelihood ratio with the default parameters.")
     var explain: String?
     @Option(help: "Write each case's rank under each query to this TSV file (case, disease, query, rank).") var ranksOut: String?
 
@@ -113,7 +114,10 @@ struct PhenopacketBench: ParsableCommand {
                 }
             }
             let ranks = positions.withLock { $0 }
-            for (patient, rank) in zip(kept, ranks) { rankLines.append("\(patient.id)\t\(patient.disease)\t\(variant.name)\t\(rank)") }
+            // A case the ranker refused has no rank.
+            for (patient, rank) in zip(kept, ranks) {
+                rankLines.append("\(patient.id)\t\(patient.disease)\t\(variant.name)\t\(rank == Int.max ? "NA" : "\(rank)")")
+            }
             let n = Double(ranks.count)
             func share(_ cut: Int) -> Double { Double(ranks.filter { $0 <= cut }.count) / n }
             let median = ranks.sorted()[ranks.count / 2]

@@ -77,15 +77,16 @@ struct PhenotypeAccuracyBench: ParsableCommand {
 }
 
 extension ParsableCommand {
-    /// The release in `directory` (hp.obo, phenotype.hpoa) built into an asymmetric ranker as the import builds it, with
-    /// `samples` random queries per query size and `bins` score bins in its null distribution: what the in-process
-    /// accuracy benchmarks rank with.
-    /// `pooling` chooses which entries of different sources are scored as one disease (an earlier rule, to compare).
+    /// The `--pooling` option's rule by its name.
     static func poolingRule(_ name: String) throws -> SourcePooling {
         guard let rule = SourcePooling(rawValue: name) else { throw ValidationError("no pooling rule \(name)") }
         return rule
     }
 
+    /// The release in `directory` (hp.obo, phenotype.hpoa) built into an asymmetric ranker as the import builds it, with
+    /// `samples` random queries per query size and `bins` score bins in its null distribution: what the in-process
+    /// accuracy benchmarks rank with.
+    /// `pooling` chooses which entries of different sources are scored as one disease (an earlier rule, to compare).
     static func asymmetricRanker(
         directory: String, samples: Int, bins: Int = OntologyImportOptions().nullBinCount, pooling: SourcePooling = .current
     ) throws -> PhenotypeRanker {

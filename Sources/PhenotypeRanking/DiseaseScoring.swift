@@ -157,6 +157,35 @@ struct QueryAncestry {
         Int(rowsBefore[a / 64]) + (hasRow[a / 64] & ((1 << UInt64(a % 64)) &- 1)).nonzeroBitCount
     }
 
+    /// Each query term's best match among `annotations` (ascending): the first annotation whose common ancestor with
+    /// the term has the highest information content, and that ancestor (ties to the lower index), as reading
+    /// `commonAncestors` annotation by annotation finds them. An ancestor several annotations share is read once, at the
+    /// first of them: a later annotation takes a term's match only with a strictly higher value, which an ancestor read
+    /// before cannot give it. The annotations of a disease share most of their ancestors, so this reads far fewer. Every
+    /// ancestor of a query term that is also an annotation's goes into `shared`.
+    func bestMatches(
+        of annotations: ArraySlice<Int32>, _ kb: PhenotypeKnowledgeBase, into best: inout [(term: Int32, ancestor: Int32, value: Double)],
+        shared: inout Ancestors
+    ) {
+        for t in annotations {
+            for a in kb.ontology.ancestorSlice(Int(t)) where hasRow[Int(a) / 64] & (1 << UInt64(Int(a) % 64)) != 0 {
+                let row = Self.row(of: Int(a), hasRow, rowsBefore)
+                guard !shared.contains(row: row) else { continue }
+                shared.insert(row: row)
+                let value = kb.ic64[Int(a)]
+                for w in 0..<words {
+                    var bits = masks[row * words + w]
+                    while bits != 0 {
+                        let i = w * 64 + bits.trailingZeroBitCount
+                        bits &= bits - 1
+                        // Annotations and their ancestors come in ascending index: a tie keeps the earlier.
+                        if value > best[i].value { best[i] = (t, a, value) }
+                    }
+                }
+            }
+        }
+    }
+
     /// For annotation `t`, each query term's most informative common ancestor with it and its information content
     /// in full precision (ties to the lower ancestor index); `(-1, 0)` where they share none. Every ancestor of a query
     /// term that is also one of `t`'s goes into `shared`.

@@ -60,8 +60,9 @@ public final class PhenotypeKnowledgeBase: Sendable {
     let annotationIsOwn: [Bool]
     /// Which entries of different sources each disease is scored with besides its own (`SourcePooling`).
     public let pooling: SourcePooling
-    /// The entries of different sources that name the same disease (`sameDiseaseGroups`): unless `pooling` is `.none`,
-    /// each shares its annotations with the others of its group.
+    /// The entries of different sources that name the same disease by the current rule (`sameDiseaseGroups`), whatever
+    /// `pooling` is: what simulated patients count as one disease, so that every rule is measured alike. Each shares
+    /// its annotations with the others of its group as `pooling` groups them (under an earlier rule, fewer groups).
     public let sameDisease: [[String]]
     /// How often the disease shows each annotation (`AnnotationFrequency`), in step with `annotationTerms`; NaN
     /// where the annotation file gives no frequency. Several rows of one term keep the highest share given.
@@ -129,8 +130,8 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// mapped, with a ``LoadWarning``); rows with unknown terms or terms outside the phenotype
     /// subtree are skipped with a warning. Diseases keep the name of their first row.
     ///
-    /// Unless `pooling` is `.none`, the entries of different sources (OMIM, ORPHA, DECIPHER) that name the same disease
-    /// are each scored with the annotations of all of them (`sameDiseaseGroups`).
+    /// Unless `pooling` is `.separate`, the entries of different sources (OMIM, ORPHA, DECIPHER) that name the same
+    /// disease are each scored with the annotations of all of them (`sameDiseaseGroups`).
     public init(
         ontology: PhenotypeOntology, annotations: HPOAnnotationSet, phenotypeRootID: String = "HP:0000118", pooling: SourcePooling = .current
     ) throws(PhenotypeRankingError) {
@@ -191,11 +192,11 @@ public final class PhenotypeKnowledgeBase: Sendable {
         }
         self.warnings = warnings
         self.pooling = pooling
-        // Without pooling, the groups still say which entries are one disease (simulated patients count them as one).
-        sameDisease = Self.sameDiseaseGroups(byDisease.mapValues(\.name), by: pooling == .none ? .current : pooling)
+        let names = byDisease.mapValues(\.name)
+        sameDisease = Self.sameDiseaseGroups(names)
         // An entry pools with the other entries of its group, one per other source.
         var pooled: [String: [String]] = [:]
-        for group in sameDisease where pooling != .none {
+        for group in pooling == .current ? sameDisease : Self.sameDiseaseGroups(names, by: pooling) {
             for id in group { pooled[id] = group.filter { $0 != id } }
         }
         // Each entry keeps its own share of a finding it gives; one only the others give takes the highest of theirs.
@@ -325,9 +326,8 @@ public final class PhenotypeKnowledgeBase: Sendable {
     }
 
     /// The knowledge base `nulls` were drawn from: pooled by the current rule, as every import builds it now, or by the
-    /// rule a release was imported under, which then ranks as it did until it is imported again (its null
-    /// distributions describe the diseases as that rule pooled them). With none matching, the current one, which the
-    /// ranker refuses.
+    /// rule a release was imported under, which it keeps until it is imported again (its null distributions describe
+    /// the diseases as that rule pooled them). With none matching, the current one, which the ranker refuses.
     public static func matching(
         _ nulls: [NullDistribution], ontology: PhenotypeOntology, annotations: HPOAnnotationSet
     ) throws(PhenotypeRankingError) -> PhenotypeKnowledgeBase {
@@ -354,13 +354,15 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// patient's findings are more often among the two together than among either's (docs/clinical-rules.md §11).
     /// Names are compared as the set of their words, case and punctuation ignored, so that OMIM's inverted
     /// "Apnea, central sleep" is Orphanet's "Central sleep apnea". Under `.sameDistinctiveWords`, the entries left
-    /// alone are then compared without the words that only say how a name is written (`namingWords`), so that OMIM's
-    /// "Spastic paraplegia 76, autosomal recessive" is Orphanet's "Autosomal recessive spastic paraplegia type 76"; an
-    /// entry grouped by its full name is not compared again, so Orphanet's "Classic phenylketonuria" does not join
-    /// OMIM's and Orphanet's "Phenylketonuria". A group holds one entry per source: a source gives one disease one
-    /// entry, so two of its entries with the same words are two diseases, and none of them is pooled.
+    /// alone are then compared without the words that mostly say how a name is written (`namingWords`), so that OMIM's
+    /// "Spastic paraplegia 76, autosomal recessive" is Orphanet's "Autosomal recessive spastic paraplegia type 76". Such
+    /// a group is formed only where none of its names was grouped by its full name, so Orphanet's "Classic
+    /// phenylketonuria" does not join OMIM's and Orphanet's "Phenylketonuria". A group holds one entry per source: a
+    /// source gives one disease one entry, so two of its entries with the same words are two diseases, and none of them
+    /// is pooled. `.separate` groups nothing.
     static func sameDiseaseGroups(_ names: [String: String], by rule: SourcePooling = .current) -> [[String]] {
-        func groups(_ names: [String: String], words: ([String]) -> [String]) -> [[String]] {
+        guard rule != .separate else { return [] }
+        func groups(words: ([String]) -> [String]) -> [[String]] {
             var byWords: [[String]: [String]] = [:]
             for (id, name) in names {
                 let words = words(nameWords(name))
@@ -371,10 +373,10 @@ public final class PhenotypeKnowledgeBase: Sendable {
             // of them another source's entry is cannot be told, so none of them is pooled.
             return byWords.values.filter { ids in ids.count > 1 && Set(ids.map(source(of:))).count == ids.count }.map { $0.sorted() }
         }
-        var found = groups(names) { $0 }
+        var found = groups { $0 }
         if rule == .sameDistinctiveWords {
             let grouped = Set(found.joined())
-            found += groups(names.filter { !grouped.contains($0.key) }) { $0.filter { !namingWords.contains($0) } }
+            found += groups { $0.filter { !namingWords.contains($0) } }.filter { $0.allSatisfy { !grouped.contains($0) } }
         }
         return found.sorted { $0[0] < $1[0] }
     }
@@ -384,9 +386,11 @@ public final class PhenotypeKnowledgeBase: Sendable {
         name.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init).sorted()
     }
 
-    /// Words that say how a disease name is written, not which disease it is: OMIM writes "Spastic paraplegia 76" and
-    /// "Mucolipidosis IV" where Orphanet writes "… type 76" and "Mucolipidosis type IV"; OMIM's "Galactosemia" is
-    /// Orphanet's "Classic galactosemia"; OMIM inverts "Acyl-CoA dehydrogenase, short-chain, deficiency of".
+    /// Words that mostly say how a disease name is written, not which disease it is: OMIM writes "Spastic paraplegia 76"
+    /// and "Mucolipidosis IV" where Orphanet writes "… type 76" and "Mucolipidosis type IV"; OMIM inverts "Acyl-CoA
+    /// dehydrogenase, short-chain, deficiency of". "Classic" names a form: where one source lists only the classic form
+    /// ("Classic galactosemia") and the other only the disease ("Galactosemia"), the two are pooled
+    /// (docs/clinical-rules.md, decisions for clinical review).
     static let namingWords: Set<String> = ["type", "form", "classic", "classical", "of"]
 
     /// The source of a disease id: its prefix (`OMIM:154700` → `OMIM`).

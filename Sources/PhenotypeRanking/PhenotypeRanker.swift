@@ -460,18 +460,23 @@ public struct PhenotypeRanker: Sendable {
         let kb = knowledgeBase
         let annotations = kb.annotationSlice(d)
         let k = query.terms.count
-        var common = [(term: Int32, value: Double)](repeating: (-1, 0), count: k)
         var best = [(term: Int32, ancestor: Int32, value: Double)](repeating: (-1, -1, -1), count: k)
         var diseaseToQuery = 0.0
         var diseaseAncestors = ancestry.noAncestors
-        for t in annotations {
-            ancestry.commonAncestors(of: t, kb, into: &common, shared: &diseaseAncestors)
-            var rowBest = 0.0
-            for i in 0..<k {
-                if common[i].value > best[i].value { best[i] = (t, common[i].term, common[i].value) }
-                rowBest = max(rowBest, common[i].value)
+        if options.scoring == .asymmetric {
+            ancestry.bestMatches(of: annotations, kb, into: &best, shared: &diseaseAncestors)
+        } else {
+            // The symmetric score also needs each annotation's own best match.
+            var common = [(term: Int32, value: Double)](repeating: (-1, 0), count: k)
+            for t in annotations {
+                ancestry.commonAncestors(of: t, kb, into: &common, shared: &diseaseAncestors)
+                var rowBest = 0.0
+                for i in 0..<k {
+                    if common[i].value > best[i].value { best[i] = (t, common[i].term, common[i].value) }
+                    rowBest = max(rowBest, common[i].value)
+                }
+                diseaseToQuery += rowBest
             }
-            diseaseToQuery += rowBest
         }
         // Any two phenotypes share the phenotype root, so every query term has a match.
         let matches = zip(query.terms, best).map { q, match in

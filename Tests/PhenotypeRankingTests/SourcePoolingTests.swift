@@ -57,16 +57,20 @@ import Testing
             "OMIM:50": "Phenylketonuria", "ORPHA:50": "Phenylketonuria", "ORPHA:51": "Classic phenylketonuria",
             // A different number is a different disease, however the name is written.
             "OMIM:60": "Spastic paraplegia 7", "ORPHA:60": "Spastic paraplegia type 17",
+            // Roman and Arabic numerals are not read as one (a known miss: these two are one disease).
             "OMIM:61": "Pseudohypoaldosteronism, type II", "ORPHA:61": "Pseudohypoaldosteronism type 2",
+            // An entry grouped by its full name is not grouped again: were it, DECIPHER's entry could be either
+            // Orphanet entry's disease.
+            "OMIM:80": "Foo syndrome", "ORPHA:80": "Syndrome, foo", "ORPHA:81": "Classic foo syndrome", "DECIPHER:81": "Foo syndrome, type",
             // Nothing but naming words names nothing.
             "OMIM:70": "Type", "ORPHA:70": "Classic form",
         ]
         #expect(
             PhenotypeKnowledgeBase.sameDiseaseGroups(names) == [
-                ["OMIM:40", "ORPHA:40"], ["OMIM:41", "ORPHA:41"], ["OMIM:42", "ORPHA:42"], ["OMIM:50", "ORPHA:50"],
+                ["OMIM:40", "ORPHA:40"], ["OMIM:41", "ORPHA:41"], ["OMIM:42", "ORPHA:42"], ["OMIM:50", "ORPHA:50"], ["OMIM:80", "ORPHA:80"],
             ])
         // The rule before read full names only.
-        #expect(PhenotypeKnowledgeBase.sameDiseaseGroups(names, by: .sameWords) == [["OMIM:50", "ORPHA:50"]])
+        #expect(PhenotypeKnowledgeBase.sameDiseaseGroups(names, by: .sameWords) == [["OMIM:50", "ORPHA:50"], ["OMIM:80", "ORPHA:80"]])
     }
 
     @Test("each entry of a disease is scored with the annotations of both; its own share wins where both give the finding")
@@ -101,8 +105,8 @@ import Testing
 
     @Test("without pooling each entry keeps its own annotations, and the two knowledge bases tell themselves apart")
     func separate() throws {
-        let kb = try Self.knowledgeBase(pooling: .none)
-        #expect(kb.pooling == .none && kb.sameDisease == [["OMIM:10", "ORPHA:10"], ["OMIM:15", "ORPHA:15"]])
+        let kb = try Self.knowledgeBase(pooling: .separate)
+        #expect(kb.pooling == .separate && kb.sameDisease == [["OMIM:10", "ORPHA:10"], ["OMIM:15", "ORPHA:15"]])
         #expect(try Self.terms(kb, "OMIM:10") == ["HP:0000101", "HP:0000202"])
         let fingerprints = try SourcePooling.allCases.map { try Self.knowledgeBase(pooling: $0).fingerprint }
         #expect(Set(fingerprints).count == SourcePooling.allCases.count)

@@ -60,7 +60,7 @@ struct ReleaseWatcher: Service {
         catalog.replace(with: release)
         if let pooling = release.knowledgeBase?.pooling, pooling != .current {
             logger.warning(
-                "ontology release imported under an earlier rule for pooling sources: it ranks as it did until imported again",
+                "ontology release imported under an earlier rule for pooling sources: it keeps that rule until imported again",
                 metadata: [LogKey.releaseID: "\(releaseID)", LogKey.pooling: "\(pooling.rawValue)"])
         }
         logger.info(
