@@ -149,7 +149,7 @@ struct QueryAncestry {
 
     /// Whether `a` is an ancestor of a query term (itself included) that is in `set`.
     func contains(_ a: Int32, in set: Ancestors) -> Bool {
-        hasRow[Int(a) / 64] & (1 << UInt64(Int(a) % 64)) != 0 && set.contains(row: Self.row(of: Int(a), hasRow, rowsBefore))
+        row(of: a).map(set.contains(row:)) ?? false
     }
 
     @inline(__always)
@@ -168,20 +168,12 @@ struct QueryAncestry {
         shared: inout Ancestors
     ) {
         for t in annotations {
-            for a in kb.ontology.ancestorSlice(Int(t)) where hasRow[Int(a) / 64] & (1 << UInt64(Int(a) % 64)) != 0 {
-                let row = Self.row(of: Int(a), hasRow, rowsBefore)
-                guard !shared.contains(row: row) else { continue }
+            for a in kb.ontology.ancestorSlice(Int(t)) {
+                guard let row = row(of: a), !shared.contains(row: row) else { continue }
                 shared.insert(row: row)
                 let value = kb.ic64[Int(a)]
-                for w in 0..<words {
-                    var bits = masks[row * words + w]
-                    while bits != 0 {
-                        let i = w * 64 + bits.trailingZeroBitCount
-                        bits &= bits - 1
-                        // Annotations and their ancestors come in ascending index: a tie keeps the earlier.
-                        if value > best[i].value { best[i] = (t, a, value) }
-                    }
-                }
+                // Annotations and their ancestors come in ascending index: a tie keeps the earlier.
+                forEachQueryTerm(below: row) { i in if value > best[i].value { best[i] = (t, a, value) } }
             }
         }
     }
@@ -193,18 +185,29 @@ struct QueryAncestry {
         of t: Int32, _ kb: PhenotypeKnowledgeBase, into best: inout [(term: Int32, value: Double)], shared: inout Ancestors
     ) {
         for i in best.indices { best[i] = (-1, 0) }
-        for a in kb.ontology.ancestorSlice(Int(t)) where hasRow[Int(a) / 64] & (1 << UInt64(Int(a) % 64)) != 0 {
-            let row = Self.row(of: Int(a), hasRow, rowsBefore)
+        for a in kb.ontology.ancestorSlice(Int(t)) {
+            guard let row = row(of: a) else { continue }
             shared.insert(row: row)
             let value = kb.ic64[Int(a)]
-            for w in 0..<words {
-                var bits = masks[row * words + w]
-                while bits != 0 {
-                    let i = w * 64 + bits.trailingZeroBitCount
-                    bits &= bits - 1
-                    // Ancestors come in ascending index, so a tie keeps the lower index.
-                    if best[i].term < 0 || value > best[i].value { best[i] = (a, value) }
-                }
+            // Ancestors come in ascending index, so a tie keeps the lower index.
+            forEachQueryTerm(below: row) { i in if best[i].term < 0 || value > best[i].value { best[i] = (a, value) } }
+        }
+    }
+
+    /// The row of `a` when it is an ancestor of a query term (or one itself), else nil.
+    @inline(__always)
+    func row(of a: Int32) -> Int? {
+        hasRow[Int(a) / 64] & (1 << UInt64(Int(a) % 64)) != 0 ? Self.row(of: Int(a), hasRow, rowsBefore) : nil
+    }
+
+    /// Calls `body` with the position in the query of each term the ancestor at `row` is an ancestor of (or is).
+    @inline(__always)
+    func forEachQueryTerm(below row: Int, _ body: (Int) -> Void) {
+        for w in 0..<words {
+            var bits = masks[row * words + w]
+            while bits != 0 {
+                body(w * 64 + bits.trailingZeroBitCount)
+                bits &= bits - 1
             }
         }
     }
