@@ -69,6 +69,15 @@ import Testing
                     #expect(reported.score == exact, "disease \(d), \(mode)")
                 }
             }
+            // The asymmetric score reads each of a disease's ancestors once; the symmetric one walks every annotation in
+            // full: both name the same match for every query term and find the same ancestors of the query.
+            for d in 0..<kb.diseaseCount {
+                let query = PhenotypeRanker.ResolvedQuery(terms: query)
+                let once = ranker.exactScore(disease: d, query: query, ancestry: ancestry, options: RankingOptions(scoring: .asymmetric))
+                let full = ranker.exactScore(disease: d, query: query, ancestry: ancestry, options: RankingOptions(scoring: .symmetric))
+                #expect(once.matches == full.matches, "disease \(d)")
+                #expect(once.diseaseAncestors.bits == full.diseaseAncestors.bits, "disease \(d)")
+            }
         }
     }
 
