@@ -10,8 +10,8 @@ public enum SourcePooling: String, Sendable, CaseIterable {
     case separate = "none"
     /// Entries whose names have the same words.
     case sameWords = "same-words"
-    /// Entries whose names have the same words, then, among the entries left, the same words but for those that only
-    /// say how a name is written ("type", "form", "classic", "classical", "of").
+    /// Entries whose names have the same words, then, among the entries left, the same words but for those that mostly
+    /// say how a name is written (`PhenotypeKnowledgeBase.namingWords`).
     case sameDistinctiveWords = "same-distinctive-words"
 
     /// The rule every import uses.
