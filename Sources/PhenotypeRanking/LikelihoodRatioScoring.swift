@@ -96,66 +96,6 @@ public struct LikelihoodRatioExplanation: Sendable, Hashable {
 }
 
 extension PhenotypeKnowledgeBase {
-    /// Every disease's log likelihood ratio (natural logarithm) for the query, up to one constant per query (the
-    /// absent findings' normalisation, which changes no order): one pass over the diseases under each ancestor of
-    /// each present finding, and under each absent one.
-    func likelihoodRatioScores(present: [Int32], absent: [Int32], parameters: LikelihoodRatioScoring.Parameters) -> [Float] {
-        let count = diseaseCount
-        var total = [Float](repeating: 0, count: count)
-        // Per present finding, each disease's best ratio among the finding's ancestors; +∞ marks a disease annotated at
-        // or below the finding itself, whose own ratio is already counted. Terms above the phenotype root hold the same
-        // diseases with the same ratios as the root.
-        func ancestors(_ t: Int32) -> [Int32] { ontology.ancestorSlice(Int(t)).filter { $0 != t && inPhenotypeSubtree[Int($0)] } }
-        let ancestry = present.map(ancestors)
-        // The ancestors every present finding shares (the phenotype root at least, which holds nearly every disease):
-        // their best ratio per disease is read once, not once per finding. A maximum in another order is the same.
-        let shared = ancestry.dropFirst().reduce(Set(ancestry.first ?? [])) { $0.intersection($1) }
-        var sharedBest = [Float](repeating: -.infinity, count: count)
-        var related = [Float](repeating: -.infinity, count: count)
-        let logDiscount = Float(log(parameters.unmatchedFactor))
-        let logLeast = Float(log(LikelihoodRatioScoring.leastRatio))
-        diseasesUnder.withUnsafeBufferPointer { under in
-            underLogRatios.withUnsafeBufferPointer { ratios in
-                total.withUnsafeMutableBufferPointer { total in
-                    related.withUnsafeMutableBufferPointer { related in
-                        sharedBest.withUnsafeMutableBufferPointer { sharedBest in
-                            func best(under a: Int32, into best: UnsafeMutableBufferPointer<Float>) {
-                                for at in Int(diseasesUnderOffsets[Int(a)])..<Int(diseasesUnderOffsets[Int(a) + 1]) {
-                                    let d = Int(under[at])
-                                    best[d] = max(best[d], ratios[at])
-                                }
-                            }
-                            for a in shared { best(under: a, into: sharedBest) }
-                            _ = related.update(fromContentsOf: sharedBest)
-                            for (t, above) in zip(present, ancestry) {
-                                for a in above where !shared.contains(a) { best(under: a, into: related) }
-                                for at in Int(diseasesUnderOffsets[Int(t)])..<Int(diseasesUnderOffsets[Int(t) + 1]) {
-                                    let d = Int(under[at])
-                                    total[d] += max(ratios[at], logLeast)
-                                    related[d] = .infinity
-                                }
-                                // Every disease, without a branch (so in vector registers): a ratio of its own already counted
-                                // adds nothing here; then the next finding starts from the shared ancestors.
-                                for d in 0..<count {
-                                    let ratio = related[d]
-                                    total[d] += ratio == .infinity ? 0 : max(logDiscount + ratio, logLeast)
-                                    related[d] = sharedBest[d]
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        let logOutside = Float(log(parameters.absentOutsideSpectrum))
-        for e in absent {
-            for at in Int(diseasesUnderOffsets[Int(e)])..<Int(diseasesUnderOffsets[Int(e) + 1]) {
-                total[Int(diseasesUnder[at])] += log(1 - min(underAbsentShares[at], Float(1 - parameters.leastAbsentShare))) - logOutside
-            }
-        }
-        return total
-    }
-
     /// Where disease `d` sits among the diseases annotated at or below term `t` (`diseasesUnder` is ascending per term),
     /// nil when it is not among them: a binary search, so explaining a disease reads what the search summed without
     /// walking its annotations again.
@@ -179,7 +119,7 @@ extension PhenotypeKnowledgeBase {
         return sum / Double(diseaseCount)
     }
 
-    /// Each finding's ratio for disease `d`: the values `likelihoodRatioScores` summed, read back (the ratios in single
+    /// Each finding's ratio for disease `d`: the values `scores(present:absent:mode:likelihoodRatio:)` summed, read back (the ratios in single
     /// precision, the expected shares recovered from them), with the absent findings' normalisation.
     func likelihoodRatioFindings(
         disease d: Int, present: [Int32], absent: [Int32], absentBackgrounds: [Double], parameters: LikelihoodRatioScoring.Parameters,

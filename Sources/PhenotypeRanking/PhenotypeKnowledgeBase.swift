@@ -56,6 +56,12 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// sources are pooled, those of the same disease in the other sources (`pooling`).
     let annotationOffsets: [Int32]
     let annotationTerms: [Int32]
+    /// Each disease's ancestors of its annotations (themselves included), each listed once, at the first annotation
+    /// that has it, in the order the annotations and then their ancestors come: those first met at the annotation at
+    /// `annotationTerms[i]` are `firstAncestors[firstAncestorStarts[i]..<firstAncestorStarts[i + 1]]`. What explaining
+    /// a disease walks instead of every annotation's ancestors, which share most of theirs.
+    let firstAncestors: [Int32]
+    let firstAncestorStarts: [Int32]
     /// In step with `annotationTerms`: whether the disease's own source gives the annotation (false: pooled from another).
     let annotationIsOwn: [Bool]
     /// Which entries of different sources each disease is scored with besides its own (`SourcePooling`).
@@ -267,9 +273,14 @@ public final class PhenotypeKnowledgeBase: Sendable {
         var presentShares = [Float](repeating: 0, count: under.count)
         var absentShares = [Float](repeating: 0, count: under.count)
         var slot = [Int32](repeating: 0, count: termCount)
+        var firstAncestors: [Int32] = []
+        firstAncestors.reserveCapacity(under.count)
+        var firstAncestorStarts: [Int32] = []
+        firstAncestorStarts.reserveCapacity(flat.count + 1)
         for i in stamp.indices { stamp[i] = -1 }
         for d in 0..<ids.count {
             for position in Int(offsets[d])..<Int(offsets[d + 1]) {
+                firstAncestorStarts.append(Int32(firstAncestors.count))
                 let share = shares[position]
                 let present = share.isNaN ? LikelihoodRatioScoring.unknownShareIfPresent : share
                 let absent = share.isNaN ? LikelihoodRatioScoring.unknownShareIfAbsent : share
@@ -279,6 +290,7 @@ public final class PhenotypeKnowledgeBase: Sendable {
                         slot[Int(a)] = filled[Int(a)]
                         under[Int(filled[Int(a)])] = Int32(d)
                         filled[Int(a)] += 1
+                        firstAncestors.append(a)
                     }
                     let at = Int(slot[Int(a)])
                     presentShares[at] = max(presentShares[at], present)
@@ -286,6 +298,9 @@ public final class PhenotypeKnowledgeBase: Sendable {
                 }
             }
         }
+        firstAncestorStarts.append(Int32(firstAncestors.count))
+        self.firstAncestors = firstAncestors
+        self.firstAncestorStarts = firstAncestorStarts
         diseasesUnderOffsets = underOffsets
         diseasesUnder = under
         // The background of each term: the share of patients showing it across all diseases, each disease weighing

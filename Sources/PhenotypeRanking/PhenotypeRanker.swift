@@ -336,7 +336,10 @@ public struct PhenotypeRanker: Sendable {
                 .nullDistributionMissing, "no null distribution for \(options.scoring) scoring")
         }
         let kb = knowledgeBase
-        var scores = kb.similarityScores(query: query.terms, mode: options.scoring)
+        let rated = options.method == .likelihoodRatio
+        let computed = kb.scores(
+            present: query.terms, absent: query.excluded, mode: options.scoring, likelihoodRatio: rated ? options.likelihoodRatio : nil)
+        var scores = computed.similarity
         let diseaseCount = kb.diseaseCount
         var penalties = [Float](repeating: 0, count: diseaseCount)
         let penalised = options.method == .similarity && !query.excluded.isEmpty
@@ -362,9 +365,7 @@ public struct PhenotypeRanker: Sendable {
         if penalised {
             for d in 0..<diseaseCount { scores[d] -= penalties[d] }
         }
-        if options.method == .likelihoodRatio {
-            scores = kb.likelihoodRatioScores(present: query.terms, absent: query.excluded, parameters: options.likelihoodRatio)
-        }
+        if rated { scores = computed.logRatios }
         return Scored(
             scores: scores, penalties: penalties, survival: survival,
             groups: SurvivalGroups(survival: survival, sampleCount: null.sampleCount), querySize: size, null: null,
@@ -464,7 +465,7 @@ public struct PhenotypeRanker: Sendable {
         var diseaseToQuery = 0.0
         var diseaseAncestors = ancestry.noAncestors
         if options.scoring == .asymmetric {
-            ancestry.bestMatches(of: annotations, kb, into: &best, shared: &diseaseAncestors)
+            ancestry.bestMatches(of: d, kb, into: &best, shared: &diseaseAncestors)
         } else {
             // The symmetric score also needs each annotation's own best match.
             var common = [(term: Int32, value: Double)](repeating: (-1, 0), count: k)
@@ -633,16 +634,19 @@ struct SurvivalGroups {
         let asked = Set(counts.map(Int.init)).sorted(by: >)
         guard let lowest = asked.last else { return [] }
         let (m, n1) = (Double(survival.count), Double(sampleCount + 1))
-        // Exact while the products stay below 2^53: counts and disease numbers are far smaller.
-        var (numerator, denominator) = (n1, m)
+        // Exact: counts below 2^16 times disease numbers below 2^31.
+        var (numerator, denominator) = (Int64(sampleCount + 1), Int64(survival.count))
         var adjusted: [Int: Double] = [:]
         var next = 0
         groupStart.withUnsafeBufferPointer { start in
             for c in stride(from: sampleCount, through: lowest, by: -1) {
-                let (candidate, through) = (Double(c + 1), Double(start[c + 1]))
-                if candidate * denominator < numerator * through { (numerator, denominator) = (candidate, through) }
+                let (candidate, through) = (Int64(c + 1), Int64(start[c + 1]))
+                // Which fraction is less flips from count to count as often as not: a select, not a branch.
+                let less = candidate * denominator < numerator * through
+                numerator = less ? candidate : numerator
+                denominator = less ? through : denominator
                 if c == asked[next] {
-                    adjusted[c] = min(1, numerator / denominator * m / n1)
+                    adjusted[c] = min(1, Double(numerator) / Double(denominator) * m / n1)
                     next += 1
                 }
             }

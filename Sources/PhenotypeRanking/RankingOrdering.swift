@@ -104,14 +104,16 @@ public enum RankingOrdering: Sendable, Hashable, CustomStringConvertible {
     private func topCombined(_ limit: Int, keys: [Double], _ ranking: OrderingInput) -> [Int32] {
         var kept: [Int] = []
         kept.reserveCapacity(limit + 1)
-        for d in keys.indices where ranking.includes(d) {
-            if kept.count == limit, let last = kept.last {
-                let (key, lastKey) = (keys[d], keys[last])
-                if key < lastKey || (key == lastKey && !before(d, last, ranking)) { continue }
+        // The key of the last disease kept once `limit` are: a disease below it is passed over on one comparison.
+        var least = -Double.infinity
+        keys.withUnsafeBufferPointer { keys in
+            for d in keys.indices where keys[d] >= least && ranking.includes(d) {
+                if kept.count == limit, let last = kept.last, keys[d] == least, !before(d, last, ranking) { continue }
+                let at = kept.firstIndex { other in keys[d] > keys[other] || (keys[d] == keys[other] && before(d, other, ranking)) } ?? kept.count
+                kept.insert(d, at: at)
+                if kept.count > limit { kept.removeLast() }
+                if kept.count == limit { least = keys[kept[limit - 1]] }
             }
-            let at = kept.firstIndex { other in keys[d] > keys[other] || (keys[d] == keys[other] && before(d, other, ranking)) } ?? kept.count
-            kept.insert(d, at: at)
-            if kept.count > limit { kept.removeLast() }
         }
         return kept.map(Int32.init)
     }
