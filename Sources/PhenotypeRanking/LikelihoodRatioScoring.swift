@@ -97,8 +97,7 @@ public struct LikelihoodRatioExplanation: Sendable, Hashable {
 
 extension PhenotypeKnowledgeBase {
     /// Where disease `d` sits among the diseases annotated at or below term `t` (`diseasesUnder` is ascending per term),
-    /// nil when it is not among them: a binary search, so explaining a disease reads what the search summed without
-    /// walking its annotations again.
+    /// nil when it is not among them: a binary search, so explaining an excluded finding reads what the search summed.
     func underPosition(disease d: Int, term t: Int32) -> Int? {
         let end = Int(diseasesUnderOffsets[Int(t) + 1])
         var low = Int(diseasesUnderOffsets[Int(t)])
@@ -119,42 +118,39 @@ extension PhenotypeKnowledgeBase {
         return sum / Double(diseaseCount)
     }
 
-    /// Each finding's ratio for disease `d`: the values `scores(present:absent:mode:likelihoodRatio:)` summed, read back (the ratios in single
-    /// precision, the expected shares recovered from them), with the absent findings' normalisation.
+    /// Each finding's ratio for disease `d`: the values `scores(present:absent:mode:likelihoodRatio:)` summed, read
+    /// back (the ratios in single precision, the expected shares recovered from them), with the absent findings'
+    /// normalisation. `logRatio(a)` is the disease's log ratio at `a`, a present finding or one of its ancestors (its
+    /// `underLogRatios` entry), nil when the disease is not annotated at or below `a`.
     func likelihoodRatioFindings(
         disease d: Int, present: [Int32], absent: [Int32], absentBackgrounds: [Double], parameters: LikelihoodRatioScoring.Parameters,
-        reference: (Int32) -> TermReference, isAbove: (Int32) -> Bool
+        reference: (Int32) -> TermReference, logRatio: (Int32) -> Float?
     ) -> [FindingRatio] {
         var findings: [FindingRatio] = []
         findings.reserveCapacity(present.count + absent.count)
         // Recovered from the ratio in single precision: held to 0...1 against its rounding.
-        func share(at position: Int, of term: Int32) -> Double { min(1, exp(Double(underLogRatios[position])) * presentBackground[Int(term)]) }
-        // `isAbove` answers for the present findings and their ancestors whether the disease is among those annotated at
-        // or below them, as `underPosition` would, without its search.
+        func share(_ ratio: Float, of term: Int32) -> Double { min(1, exp(Double(ratio)) * presentBackground[Int(term)]) }
         for t in present {
-            if isAbove(t), let at = underPosition(disease: d, term: t) {
+            if let own = logRatio(t) {
                 findings.append(
                     FindingRatio(
-                        term: reference(t), excluded: false, readAt: reference(t), share: share(at: at, of: t),
-                        log10Ratio: max(Double(underLogRatios[at]) / log(10), log10(LikelihoodRatioScoring.leastRatio))))
+                        term: reference(t), excluded: false, readAt: reference(t), share: share(own, of: t),
+                        log10Ratio: max(Double(own) / log(10), log10(LikelihoodRatioScoring.leastRatio))))
                 continue
             }
-            var best: (term: Int32, at: Int)?
-            for a in ontology.ancestorSlice(Int(t)) where a != t && inPhenotypeSubtree[Int(a)] && isAbove(a) {
-                guard let at = underPosition(disease: d, term: a) else { continue }
+            var best: (term: Int32, ratio: Float)?
+            for a in ontology.ancestorSlice(Int(t)) where a != t && inPhenotypeSubtree[Int(a)] {
+                guard let ratio = logRatio(a) else { continue }
                 // Of equal ratios, the more specific ancestor says more (else the lower index: the same choice every time).
-                if let known = best,
-                    underLogRatios[at] < underLogRatios[known.at]
-                        || (underLogRatios[at] == underLogRatios[known.at] && !ontology.isAncestor(known.term, of: Int(a)))
-                {
+                if let known = best, ratio < known.ratio || (ratio == known.ratio && !ontology.isAncestor(known.term, of: Int(a))) {
                     continue
                 }
-                best = (a, at)
+                best = (a, ratio)
             }
-            let ratio = best.map { exp(Double(underLogRatios[$0.at])) } ?? 0
+            let ratio = best.map { exp(Double($0.ratio)) } ?? 0
             findings.append(
                 FindingRatio(
-                    term: reference(t), excluded: false, readAt: best.map { reference($0.term) }, share: best.map { share(at: $0.at, of: $0.term) },
+                    term: reference(t), excluded: false, readAt: best.map { reference($0.term) }, share: best.map { share($0.ratio, of: $0.term) },
                     log10Ratio: log10(max(ratio * parameters.unmatchedFactor, LikelihoodRatioScoring.leastRatio))))
         }
         for (e, background) in zip(absent, absentBackgrounds) {

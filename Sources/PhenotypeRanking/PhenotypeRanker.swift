@@ -424,7 +424,7 @@ public struct PhenotypeRanker: Sendable {
                         kb.annotationSlice(d).contains { kb.ontology.isAncestor(e, of: Int($0)) }
                     }.map(reference),
                     likelihoodRatio: ratios.map {
-                        $0.explanation(disease: d, reference: reference) { ancestry.contains($0, in: exact.diseaseAncestors) }
+                        $0.explanation(disease: d, reference: reference) { ancestry.logRatio(at: $0, in: exact.diseaseAncestors) }
                     }))
         }
         return RankingResult(
@@ -467,7 +467,8 @@ public struct PhenotypeRanker: Sendable {
         if options.scoring == .asymmetric {
             ancestry.bestMatches(of: d, kb, into: &best, shared: &diseaseAncestors)
         } else {
-            // The symmetric score also needs each annotation's own best match.
+            // The symmetric score also needs each annotation's own best match; the explanation, the ratios at the ancestors.
+            ancestry.forEachFirstAncestor(of: d, kb, shared: &diseaseAncestors) { _, _, _ in }
             var common = [(term: Int32, value: Double)](repeating: (-1, 0), count: k)
             for t in annotations {
                 ancestry.commonAncestors(of: t, kb, into: &common, shared: &diseaseAncestors)
@@ -582,12 +583,12 @@ struct LikelihoodRatioContext {
         return result
     }
 
-    /// Disease `d`'s explanation; `isAbove(a)` tells whether `a`, an ancestor of a present finding, is an ancestor of
-    /// one of the disease's annotations too.
-    func explanation(disease d: Int, reference: (Int32) -> TermReference, isAbove: (Int32) -> Bool) -> LikelihoodRatioExplanation {
+    /// Disease `d`'s explanation; `logRatio(a)` is the disease's log ratio at `a`, a present finding or one of its
+    /// ancestors, nil when none of the disease's annotations lies at or below it.
+    func explanation(disease d: Int, reference: (Int32) -> TermReference, logRatio: (Int32) -> Float?) -> LikelihoodRatioExplanation {
         let findings = knowledgeBase.likelihoodRatioFindings(
             disease: d, present: query.terms, absent: query.excluded, absentBackgrounds: absentBackgrounds, parameters: parameters,
-            reference: reference, isAbove: isAbove)
+            reference: reference, logRatio: logRatio)
         return LikelihoodRatioExplanation(
             log10Ratio: findings.reduce(0) { $0 + $1.log10Ratio },
             log10PValueFactor: parameters.pValueWeight * input.evidence[Int(input.survival[d])] / log(10),
