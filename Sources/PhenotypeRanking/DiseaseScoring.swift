@@ -114,7 +114,8 @@ extension PhenotypeKnowledgeBase {
                                             sharedRatio.withUnsafeMutableBufferPointer { sharedRatio in
                                                 @inline(__always)
                                                 func read(
-                                                    _ a: Int32, _ best: UnsafeMutableBufferPointer<Float>, _ related: UnsafeMutableBufferPointer<Float>,
+                                                    _ a: Int32, _ best: UnsafeMutableBufferPointer<Float>,
+                                                    _ related: UnsafeMutableBufferPointer<Float>,
                                                     overwriting: Bool
                                                 ) {
                                                     let value = ic[Int(a)]
@@ -245,19 +246,15 @@ struct QueryAncestry {
         self.rowCount = Int(rows)
     }
 
-    /// A set of the query terms' ancestors, a bit per row, with a disease's log ratio at each (`underLogRatios`) where
-    /// it was read from the disease's first ancestors.
+    /// A set of the query terms' ancestors, a bit per row.
     struct Ancestors {
         var bits: [UInt64]
-        var logRatios: [Float]
 
         func contains(row: Int) -> Bool { bits[row / 64] & (1 << UInt64(row % 64)) != 0 }
         mutating func insert(row: Int) { bits[row / 64] |= 1 << UInt64(row % 64) }
     }
 
-    var noAncestors: Ancestors {
-        Ancestors(bits: [UInt64](repeating: 0, count: (rowCount + 63) / 64), logRatios: [Float](repeating: 0, count: rowCount))
-    }
+    var noAncestors: Ancestors { Ancestors(bits: [UInt64](repeating: 0, count: (rowCount + 63) / 64)) }
 
     /// Whether `a` is an ancestor of a query term (itself included) that is in `set`.
     func contains(_ a: Int32, in set: Ancestors) -> Bool {
@@ -274,37 +271,28 @@ struct QueryAncestry {
     /// `commonAncestors` annotation by annotation finds them. Each ancestor is read once, at the first annotation that
     /// has it (`firstAncestors`): a later annotation takes a term's match only with a strictly higher value, which an
     /// ancestor read before cannot give it. Every ancestor of a query term that is also an annotation's goes into
-    /// `shared`, with the disease's log ratio at it.
+    /// `shared`.
     func bestMatches(
         of d: Int, _ kb: PhenotypeKnowledgeBase, into best: inout [(term: Int32, ancestor: Int32, value: Double)], shared: inout Ancestors
     ) {
-        forEachFirstAncestor(of: d, kb, shared: &shared) { t, a, row in
-            let value = kb.ic64[Int(a)]
-            // Annotations and their ancestors come in ascending index: a tie keeps the earlier.
-            forEachQueryTerm(below: row) { i in if value > best[i].value { best[i] = (t, a, value) } }
-        }
-    }
-
-    /// Calls `body` with each annotation of disease `d`, and each of its ancestors first met there that is an ancestor
-    /// of a query term, and that ancestor's row, after putting the row and the disease's log ratio at it in `shared`.
-    @inline(__always)
-    func forEachFirstAncestor(of d: Int, _ kb: PhenotypeKnowledgeBase, shared: inout Ancestors, _ body: (Int32, Int32, Int) -> Void) {
         for position in Int(kb.annotationOffsets[d])..<Int(kb.annotationOffsets[d + 1]) {
-            for i in Int(kb.firstAncestorStarts[position])..<Int(kb.firstAncestorStarts[position + 1]) {
-                let a = kb.firstAncestors[i]
+            let t = kb.annotationTerms[position]
+            for a in kb.firstAncestors[Int(kb.firstAncestorStarts[position])..<Int(kb.firstAncestorStarts[position + 1])] {
                 guard let row = row(of: a) else { continue }
                 shared.insert(row: row)
-                shared.logRatios[row] = kb.firstAncestorLogRatios[i]
-                body(kb.annotationTerms[position], a, row)
+                let value = kb.ic64[Int(a)]
+                // Annotations and their ancestors come in ascending index: a tie keeps the earlier.
+                forEachQueryTerm(below: row) { i in if value > best[i].value { best[i] = (t, a, value) } }
             }
         }
     }
 
-    /// Disease `d`'s log ratio at `a`, an ancestor of a query term or one itself, when the disease is annotated at or
-    /// below it and `shared` was filled from the disease's first ancestors.
-    func logRatio(at a: Int32, in shared: Ancestors) -> Float? {
-        guard let row = row(of: a), shared.contains(row: row) else { return nil }
-        return shared.logRatios[row]
+    /// Disease `d`'s log ratio at `a` (`underLogRatios`), an ancestor of a query term or one itself, when `shared`,
+    /// the disease's ancestors among the query's, holds it; nil otherwise. The set spares the search under every
+    /// ancestor the disease is not under.
+    func logRatio(of d: Int, at a: Int32, in shared: Ancestors, _ kb: PhenotypeKnowledgeBase) -> Float? {
+        guard contains(a, in: shared), let at = kb.underPosition(disease: d, term: a) else { return nil }
+        return kb.underLogRatios[at]
     }
 
     /// For annotation `t`, each query term's most informative common ancestor with it and its information content

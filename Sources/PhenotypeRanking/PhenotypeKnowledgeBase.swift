@@ -62,9 +62,6 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// a disease walks instead of every annotation's ancestors, which share most of theirs.
     let firstAncestors: [Int32]
     let firstAncestorStarts: [Int32]
-    /// In step with `firstAncestors`: the disease's `underLogRatios` at that ancestor, so that explaining a disease
-    /// reads what the search summed without looking the disease up under each ancestor.
-    let firstAncestorLogRatios: [Float]
     /// In step with `annotationTerms`: whether the disease's own source gives the annotation (false: pooled from another).
     let annotationIsOwn: [Bool]
     /// Which entries of different sources each disease is scored with besides its own (`SourcePooling`).
@@ -84,7 +81,7 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// Number of diseases annotated with each term or one of its descendants.
     public let diseaseCountByTerm: [Int32]
     /// The diseases annotated with each term or one of its descendants (ascending), CSR form: the annotations
-    /// propagated to every ancestor, which the ranking reads term by term (`similarityScores`).
+    /// propagated to every ancestor, which the ranking reads term by term (`scores(present:absent:mode:likelihoodRatio:)`).
     let diseasesUnderOffsets: [Int32]
     let diseasesUnder: [Int32]
     /// In step with `diseasesUnder`: `ln(f / b)`, with `f` the share of the disease's patients expected to show the
@@ -278,8 +275,6 @@ public final class PhenotypeKnowledgeBase: Sendable {
         var slot = [Int32](repeating: 0, count: termCount)
         var firstAncestors: [Int32] = []
         firstAncestors.reserveCapacity(under.count)
-        var firstAncestorSlots: [Int32] = []
-        firstAncestorSlots.reserveCapacity(under.count)
         var firstAncestorStarts: [Int32] = []
         firstAncestorStarts.reserveCapacity(flat.count + 1)
         for i in stamp.indices { stamp[i] = -1 }
@@ -296,7 +291,6 @@ public final class PhenotypeKnowledgeBase: Sendable {
                         under[Int(filled[Int(a)])] = Int32(d)
                         filled[Int(a)] += 1
                         firstAncestors.append(a)
-                        firstAncestorSlots.append(slot[Int(a)])
                     }
                     let at = Int(slot[Int(a)])
                     presentShares[at] = max(presentShares[at], present)
@@ -323,7 +317,6 @@ public final class PhenotypeKnowledgeBase: Sendable {
         }
         presentBackground = background
         underLogRatios = logRatios
-        firstAncestorLogRatios = firstAncestorSlots.map { logRatios[Int($0)] }
         underAbsentShares = absentShares
         let total = Double(ids.count)
         maxInformationContent = log(total)

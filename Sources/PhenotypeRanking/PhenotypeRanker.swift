@@ -194,9 +194,10 @@ public struct RankingResult: Sendable, Hashable {
 /// floored at 0. LIRICAL weighs excluded findings by frequency in the same spirit (Robinson PN et al., Am J Hum
 /// Genet 2020;107(3):403-17).
 ///
-/// Cost per query of `k` terms: for each, a write per disease annotated under each of its ancestors (about 21,000 on
-/// the full release), plus `O(T + E + A)` in symmetric mode (see `PhenotypeKnowledgeBase.similarityScores`), one
-/// p-value look-up per disease and one pass keeping the top results.
+/// Cost per query of `k` terms: for each, a write per disease annotated under each of its ancestors that not every
+/// query term shares (those are read once per query), plus `O(T + E + A)` in symmetric mode (see
+/// `PhenotypeKnowledgeBase.scores(present:absent:mode:likelihoodRatio:)`), one p-value look-up per disease, one pass
+/// keeping the top results, and for each reported disease one read of each of its ancestors (`firstAncestors`).
 public struct PhenotypeRanker: Sendable {
     public let knowledgeBase: PhenotypeKnowledgeBase
     private let nulls: [ScoringMode: NullDistribution]
@@ -424,7 +425,7 @@ public struct PhenotypeRanker: Sendable {
                         kb.annotationSlice(d).contains { kb.ontology.isAncestor(e, of: Int($0)) }
                     }.map(reference),
                     likelihoodRatio: ratios.map {
-                        $0.explanation(disease: d, reference: reference) { ancestry.logRatio(at: $0, in: exact.diseaseAncestors) }
+                        $0.explanation(disease: d, reference: reference) { ancestry.logRatio(of: d, at: $0, in: exact.diseaseAncestors, kb) }
                     }))
         }
         return RankingResult(
@@ -467,8 +468,7 @@ public struct PhenotypeRanker: Sendable {
         if options.scoring == .asymmetric {
             ancestry.bestMatches(of: d, kb, into: &best, shared: &diseaseAncestors)
         } else {
-            // The symmetric score also needs each annotation's own best match; the explanation, the ratios at the ancestors.
-            ancestry.forEachFirstAncestor(of: d, kb, shared: &diseaseAncestors) { _, _, _ in }
+            // The symmetric score also needs each annotation's own best match.
             var common = [(term: Int32, value: Double)](repeating: (-1, 0), count: k)
             for t in annotations {
                 ancestry.commonAncestors(of: t, kb, into: &common, shared: &diseaseAncestors)

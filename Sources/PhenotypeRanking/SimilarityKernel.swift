@@ -21,7 +21,7 @@ public enum ScoringMode: UInt8, Sendable, Hashable, CaseIterable {
 ///
 /// The symmetric null-distribution builder scores every disease for each random query with it, taking for each
 /// annotation the running maximum across the columns, which gives every query size at once. A ranking, one query and
-/// one size, reads the diseases under each query term's ancestors instead (`PhenotypeKnowledgeBase.similarityScores`);
+/// one size, reads the diseases under each query term's ancestors instead (`PhenotypeKnowledgeBase.scores`);
 /// both sum in the same order, so they agree to the bit.
 struct MatchTable {
     typealias Lanes = SIMD8<Float>
