@@ -70,6 +70,8 @@ public final class PhenotypeKnowledgeBase: Sendable {
     /// `pooling` is: what simulated patients count as one disease, so that every rule is measured alike. Each shares
     /// its annotations with the others of its group as `pooling` groups them (under an earlier rule, fewer groups).
     public let sameDisease: [[String]]
+    /// The entries of other sources each entry is scored with (`pooling`), sorted; absent for an entry pooled with none.
+    public let pooledWith: [String: [String]]
     /// How often the disease shows each annotation (`AnnotationFrequency`), in step with `annotationTerms`; NaN
     /// where the annotation file gives no frequency. Several rows of one term keep the highest share given.
     let annotationShares: [Float]
@@ -203,8 +205,9 @@ public final class PhenotypeKnowledgeBase: Sendable {
         // An entry pools with the other entries of its group, one per other source.
         var pooled: [String: [String]] = [:]
         for group in pooling == .current ? sameDisease : Self.sameDiseaseGroups(names, by: pooling) {
-            for id in group { pooled[id] = group.filter { $0 != id } }
+            for id in group { pooled[id] = group.filter { $0 != id }.sorted() }
         }
+        pooledWith = pooled
         // Each entry keeps its own share of a finding it gives; one only the others give takes the highest of theirs.
         let given = byDisease
         for (id, others) in pooled {

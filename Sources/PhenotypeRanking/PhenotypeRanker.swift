@@ -138,6 +138,9 @@ public struct RankedDisease: Sendable, Hashable {
     public let diseaseIndex: Int
     public let diseaseID: String
     public let diseaseName: String
+    /// The entries of other sources that name the same disease and whose annotations it was scored with (sorted; empty
+    /// when none): the answer names every id of the disease, though the list holds it once.
+    public let pooledWith: [String]
     /// Similarity score after the exclusion penalty.
     public let score: Double
     /// The exclusion penalty that was subtracted (0 without exclusions).
@@ -417,6 +420,7 @@ public struct PhenotypeRanker: Sendable {
             results.append(
                 RankedDisease(
                     rank: position + 1, diseaseIndex: d, diseaseID: kb.diseaseIDs[d], diseaseName: kb.diseaseNames[d],
+                    pooledWith: kb.pooledWith[kb.diseaseIDs[d]] ?? [],
                     score: exact.score, penalty: exact.penalty,
                     pValue: (Double(scored.survival[d]) + 1) / n,
                     adjustedPValue: adjustedPValue,

@@ -172,7 +172,8 @@ enum EventSamples {
                 nullQuerySize: 1, diseaseCount: 3,
                 results: [
                     RankedDiseaseCandidate(
-                        rank: 1, diseaseID: "OMIM:607208", diseaseName: "Dravet syndrome", score: 4.25, penalty: 0, pValue: 0.001,
+                        rank: 1, diseaseID: "OMIM:607208", diseaseName: "Dravet syndrome", pooledWith: ["ORPHA:33069"], score: 4.25, penalty: 0,
+                        pValue: 0.001,
                         adjustedPValue: 0.003,
                         matches: [PhenotypeTermMatch(queryTerm: seizure, diseaseTerm: seizure, commonAncestor: seizure, informationContent: 4.25)],
                         excludedTermsPresent: [],

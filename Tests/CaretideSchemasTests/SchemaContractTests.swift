@@ -86,9 +86,12 @@ import Testing
         }
     }
 
-    @Test("every schema file is used by an event type, the envelope or a request")
+    @Test("every schema file is used by an event type (its current or previous version, which consumers still read), the envelope or a request")
     func noOrphanSchemaFiles() throws {
-        let known = Set(EventType.allCases.map(\.schemaPath) + ["envelope.v1.schema.json"] + RequestSchema.allCases.map(\.path))
+        let read = EventType.allCases.flatMap { type in
+            (max(1, type.schemaVersion - 1)...type.schemaVersion).map { "events/\(type.rawValue).v\($0).schema.json" }
+        }
+        let known = Set(read + ["envelope.v1.schema.json"] + RequestSchema.allCases.map(\.path))
         let enumerator = FileManager.default.enumerator(atPath: Self.schemasDirectory.path)!
         for case let path as String in enumerator where path.hasSuffix(".schema.json") {
             #expect(known.contains(path), "\(path) belongs to no event type")

@@ -77,6 +77,7 @@ import Testing
     func pooled() throws {
         let kb = try Self.knowledgeBase()
         #expect(kb.pooling == .current && kb.sameDisease == [["OMIM:10", "ORPHA:10"], ["OMIM:15", "ORPHA:15"]])
+        #expect(kb.pooledWith == ["OMIM:10": ["ORPHA:10"], "ORPHA:10": ["OMIM:10"], "OMIM:15": ["ORPHA:15"], "ORPHA:15": ["OMIM:15"]])
         #expect(try Self.terms(kb, "OMIM:10") == ["HP:0000101", "HP:0000201", "HP:0000202"])
         #expect(try Self.terms(kb, "OMIM:15") == ["HP:0000101", "HP:0000202"])
         #expect(try Self.terms(kb, "ORPHA:10") == ["HP:0000101", "HP:0000201", "HP:0000202"])
@@ -136,5 +137,22 @@ import Testing
         for (id, rank) in zip(report.diseaseIDs, report.ranks) where id.hasSuffix(":10") {
             #expect(rank == 1, "\(id)")
         }
+    }
+
+    @Test("a ranked disease names the entries it was pooled with; one pooled with none names none")
+    func rankingNamesPooledEntries() throws {
+        let kb = try Self.knowledgeBase()
+        let null = try NullDistribution.build(for: kb, options: NullDistributionOptions(sampleCount: 50, maxQuerySize: 5, seed: 5))
+        let ranker = try PhenotypeRanker(knowledgeBase: kb, nullDistributions: [null])
+        let result = try ranker.rank(terms: ["HP:0000101"], options: RankingOptions(maxResults: kb.diseaseCount))
+        let named = Dictionary(uniqueKeysWithValues: result.results.map { ($0.diseaseID, $0.pooledWith) })
+        #expect(named["OMIM:10"] == ["ORPHA:10"] && named["ORPHA:10"] == ["OMIM:10"])
+        #expect(named["OMIM:13"] == [])
+        let apart = try Self.knowledgeBase(pooling: .separate)
+        let separate = try PhenotypeRanker(
+            knowledgeBase: apart,
+            nullDistributions: [NullDistribution.build(for: apart, options: NullDistributionOptions(sampleCount: 50, maxQuerySize: 5, seed: 5))])
+        let unpooled = try separate.rank(terms: ["HP:0000101"], options: RankingOptions(maxResults: apart.diseaseCount)).results
+        #expect(unpooled.contains { $0.diseaseID == "OMIM:10" } && unpooled.allSatisfy { $0.pooledWith.isEmpty })
     }
 }

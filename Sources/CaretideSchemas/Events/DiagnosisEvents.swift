@@ -193,6 +193,9 @@ public struct RankedDiseaseCandidate: Codable, Sendable, Equatable {
     public var rank: Int
     public var diseaseID: String
     public var diseaseName: String
+    /// The entries of other sources naming the same disease, whose annotations it was scored with (version 2; nil in a
+    /// version 1 answer).
+    public var pooledWith: [String]?
     public var score: Double
     /// Subtracted from the similarity because the disease is annotated with excluded phenotypes.
     public var penalty: Double
@@ -205,10 +208,12 @@ public struct RankedDiseaseCandidate: Codable, Sendable, Equatable {
     public var likelihoodRatio: DiseaseLikelihoodRatio?
 
     public init(
-        rank: Int, diseaseID: String, diseaseName: String, score: Double, penalty: Double, pValue: Double, adjustedPValue: Double,
+        rank: Int, diseaseID: String, diseaseName: String, pooledWith: [String]? = nil, score: Double, penalty: Double, pValue: Double,
+        adjustedPValue: Double,
         matches: [PhenotypeTermMatch], excludedTermsPresent: [PhenotypeTermReference], likelihoodRatio: DiseaseLikelihoodRatio? = nil
     ) {
         self.likelihoodRatio = likelihoodRatio
+        self.pooledWith = pooledWith
         self.rank = rank
         self.diseaseID = diseaseID
         self.diseaseName = diseaseName
@@ -223,7 +228,7 @@ public struct RankedDiseaseCandidate: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case rank
         case diseaseID = "diseaseId"
-        case diseaseName, score, penalty, pValue, adjustedPValue, matches, excludedTermsPresent, likelihoodRatio
+        case diseaseName, pooledWith, score, penalty, pValue, adjustedPValue, matches, excludedTermsPresent, likelihoodRatio
     }
 }
 

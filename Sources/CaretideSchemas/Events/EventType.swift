@@ -53,8 +53,15 @@ public enum EventType: String, CaseIterable, Sendable, Codable {
     // A patient following an area's readings (notification-service).
     case environmentSubscriptionChanged = "environment-subscription.changed"
 
-    /// The current schema version of the payload. Bump it with a new schema file when a change is not backwards compatible.
-    public var schemaVersion: Int { 1 }
+    /// The current schema version of the payload: a new version, with a new schema file, for every change to it
+    /// (docs/operations.md, "Upgrading").
+    public var schemaVersion: Int {
+        switch self {
+        // Version 2 names the entries each ranked disease was pooled with.
+        case .diagnosisRanked: 2
+        default: 1
+        }
+    }
 
     public var topic: Topic {
         switch self {

@@ -138,7 +138,8 @@ extension DiagnosisRanked {
             diseaseCount: result.diseaseCount,
             results: result.results.map { disease in
                 RankedDiseaseCandidate(
-                    rank: disease.rank, diseaseID: disease.diseaseID, diseaseName: disease.diseaseName, score: disease.score,
+                    rank: disease.rank, diseaseID: disease.diseaseID, diseaseName: disease.diseaseName, pooledWith: disease.pooledWith,
+                    score: disease.score,
                     penalty: disease.penalty, pValue: disease.pValue, adjustedPValue: disease.adjustedPValue,
                     matches: disease.matches.map { match in
                         PhenotypeTermMatch(

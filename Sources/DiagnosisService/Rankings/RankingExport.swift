@@ -24,7 +24,8 @@ enum RankingExport {
     /// ratio. Each row carries the release and the method, so a row copied elsewhere still says where it came from.
     static func csv(_ ranked: DiagnosisRanked) -> String {
         let header = [
-            "rank", "disease_id", "disease_name", "score", "p_value", "adjusted_p_value", "disease_log10_likelihood_ratio", "log10_p_value_factor",
+            "rank", "disease_id", "disease_name", "pooled_with", "score", "p_value", "adjusted_p_value", "disease_log10_likelihood_ratio",
+            "log10_p_value_factor",
             "posterior_probability",
             "finding", "query_term_id", "query_term_name", "matched_term_id", "matched_term_name", "common_ancestor_id", "common_ancestor_name",
             "information_content", "log10_likelihood_ratio", "read_at_term_id", "expected_share", "hpo_release", "ontology_version",
@@ -38,7 +39,8 @@ enum RankingExport {
         for result in ranked.results {
             let ratio = result.likelihoodRatio
             let disease = [
-                "\(result.rank)", result.diseaseID, result.diseaseName, number(result.score), number(result.pValue), number(result.adjustedPValue),
+                "\(result.rank)", result.diseaseID, result.diseaseName, (result.pooledWith ?? []).joined(separator: " "), number(result.score),
+                number(result.pValue), number(result.adjustedPValue),
                 ratio.map { number($0.log10Ratio) } ?? "", ratio.map { number($0.log10PValueFactor) } ?? "",
                 ratio.map { number($0.posteriorProbability) } ?? "",
             ]
@@ -87,7 +89,10 @@ enum RankingExport {
         query += ranked.excludedTerms.map { [ReportPage.Cell("absent"), ReportPage.Cell($0.id), ReportPage.Cell($0.name)] }
         let byRatio = ranked.method == .likelihoodRatio
         let results = ranked.results.map { result in
-            [ReportPage.Cell("\(result.rank)"), ReportPage.Cell("\(result.diseaseName) (\(result.diseaseID))")]
+            [
+                ReportPage.Cell("\(result.rank)"),
+                ReportPage.Cell("\(result.diseaseName) (\(([result.diseaseID] + (result.pooledWith ?? [])).joined(separator: ", ")))"),
+            ]
                 + (byRatio
                     ? [
                         ReportPage.Cell(result.likelihoodRatio.map { number($0.log10Ratio) } ?? ""),

@@ -18,7 +18,8 @@ import Testing
         excludedTerms: [term("HP:0001249", "Intellectual disability")], warnings: [], nullQuerySize: 2, diseaseCount: 12,
         results: [
             RankedDiseaseCandidate(
-                rank: 1, diseaseID: "OMIM:154700", diseaseName: "Marfan syndrome, \"classic\"", score: 3.25, penalty: 0, pValue: 0.0001,
+                rank: 1, diseaseID: "OMIM:154700", diseaseName: "Marfan syndrome, \"classic\"", pooledWith: ["ORPHA:558"], score: 3.25, penalty: 0,
+                pValue: 0.0001,
                 adjustedPValue: 0.0012,
                 matches: [
                     PhenotypeTermMatch(
@@ -40,11 +41,13 @@ import Testing
         #expect(lines.count == 1 + 2 + 1)
         #expect(
             lines[0].hasPrefix(
-                "rank,disease_id,disease_name,score,p_value,adjusted_p_value,disease_log10_likelihood_ratio,log10_p_value_factor,posterior_probability,finding,query_term_id"
+                "rank,disease_id,disease_name,pooled_with,score,p_value,adjusted_p_value,disease_log10_likelihood_ratio,log10_p_value_factor,posterior_probability,finding,query_term_id"
             ))
-        #expect(lines[1].hasPrefix("1,OMIM:154700,\"Marfan syndrome, \"\"classic\"\"\",3.25,0.0001,0.0012,,,,present,HP:0001083,Ectopia lentis"))
+        #expect(
+            lines[1].hasPrefix("1,OMIM:154700,\"Marfan syndrome, \"\"classic\"\"\",ORPHA:558,3.25,0.0001,0.0012,,,,present,HP:0001083,Ectopia lentis")
+        )
         #expect(lines[1].hasSuffix(",3,hp/releases/2025-01-16,2025-01-16,asymmetric,\(RankingOrdering.standard)"))
-        #expect(lines[3].hasPrefix("2,OMIM:1,\"'=HYPERLINK(\"\"http://evil\"\")<script>\""))
+        #expect(lines[3].hasPrefix("2,OMIM:1,\"'=HYPERLINK(\"\"http://evil\"\")<script>\",,1,"))
         #expect(RankingExport.field("-3") == "-3" && RankingExport.field("-x") == "'-x" && RankingExport.field("@cmd") == "'@cmd")
     }
 
@@ -84,6 +87,8 @@ import Testing
         #expect(html.contains("Phenomizer") && html.contains("ordered by \(RankingOrdering.standard)"))
         #expect(html.contains("<h2>1. Marfan syndrome, &quot;classic&quot;</h2>") || html.contains("<h2>1. Marfan syndrome, \"classic\"</h2>"))
         #expect(html.contains("Ectopia lentis (HP:0001083)") && html.contains("Intellectual disability (HP:0001249)"))
+        // A disease pooled with another source's entry names both ids.
+        #expect(html.contains("(OMIM:154700, ORPHA:558)") && html.contains("(OMIM:1)"))
         #expect(!html.contains("<script>") && html.contains("&lt;script&gt;"))
         #expect(html.contains("it is not a diagnosis"))
     }
