@@ -12,7 +12,12 @@ public enum Codecs {
     }
 
     /// The width and height the header declares, read without decoding a pixel.
+    /// A PNG's chunks are walked first (``PNGChunks``), so that libpng never reads one that runs past the end of the
+    /// file; ``decodeRGB(_:format:scale:maximumPixels:maximumScans:)`` reads the size here before it decodes.
     public static func size(of bytes: [UInt8], format: ImageFormat) throws(Failure) -> (width: Int, height: Int) {
+        if format == .png {
+            do { _ = try PNGChunks.walk(bytes) } catch { throw .invalid(error.reason) }
+        }
         var width: Int32 = 0
         var height: Int32 = 0
         var message = [CChar](repeating: 0, count: 256)

@@ -196,18 +196,9 @@ public enum MetadataStripping {
     static let keptChunks: Set<String> = ["IHDR", "PLTE", "IDAT", "IEND", "tRNS", "cHRM", "gAMA", "iCCP", "sBIT", "sRGB", "pHYs", "bKGD"]
 
     static func strippedPNG(_ bytes: [UInt8]) throws(Malformed) -> [UInt8] {
-        guard ImageFormat(signatureOf: bytes) == .png else { throw Malformed(reason: "no PNG signature") }
+        let chunks = try PNGChunks.walk(bytes)
         var output = Array(bytes[0..<8])
-        var position = 8
-        while position + 12 <= bytes.count {
-            let length = Int(bytes[position]) << 24 | Int(bytes[position + 1]) << 16 | Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
-            let end = position + 12 + length
-            guard end <= bytes.count else { throw Malformed(reason: "a PNG chunk runs past the end of the file") }
-            let type = String(decoding: bytes[(position + 4)..<(position + 8)], as: UTF8.self)
-            if keptChunks.contains(type) { output += bytes[position..<end] }
-            if type == "IEND" { return output }
-            position = end
-        }
-        throw Malformed(reason: "the PNG file has no IEND chunk")
+        for chunk in chunks where keptChunks.contains(chunk.type) { output += bytes[chunk.bytes] }
+        return output
     }
 }

@@ -122,6 +122,21 @@ struct PhotoInspectionTests {
         #expect(refusal(Array(png.prefix(png.count / 2)))?.code == "doesNotDecode")
     }
 
+    @Test("a PNG whose chunk declares more bytes than the file holds is refused before libpng reads it (libpng would allocate them)")
+    func pngChunkPastTheEnd() throws {
+        let png = try fixture("sharp.png")
+        let ihdrEnd = 8 + 12 + 13
+        // An iTXt chunk declaring 1.8 GB, followed by a few bytes: what the parser fuzzer found making libpng ask for it.
+        let declared = Array(png[..<ihdrEnd]) + withLength(0x6C61_7045) + Array("iTXt".utf8) + Array(repeating: 0x41, count: 64)
+        #expect(refusal(declared) == .doesNotDecode("a PNG chunk runs past the end of the file"))
+        #expect(throws: Codecs.Failure.invalid("a PNG chunk runs past the end of the file")) { try Codecs.size(of: declared, format: .png) }
+        // The same file with the chunk's length true still passes the walk (and libpng then reads it).
+        let text = Array(("Comment\0" + "fine").utf8)
+        var chunk = withLength(text.count) + Array("tEXt".utf8) + text
+        chunk += crc32(Array(chunk[4...]))
+        #expect(refusal(Array(png[..<ihdrEnd]) + chunk + Array(png[ihdrEnd...])) == nil)
+    }
+
     @Test("EXIF GPS, the serial number, make and model are not stored; the pixels are the same bytes; the orientation survives")
     func metadataStripped() throws {
         let original = try fixture("gps-exif.jpg")
