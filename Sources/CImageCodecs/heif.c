@@ -72,7 +72,87 @@ static void strict_hevc_free(void *decoder) {
 
 static void strict_hevc_set_strict(void *decoder, int flag) { ((strict_hevc_decoder *)decoder)->strict = flag; }
 
+// MARK: The picture size a stream declares
+
+/// The most pixels a picture of the decode on this thread may have; 0: no limit. libheif takes a HEIF file's size from
+/// its ispe box, but libde265 allocates the picture its sequence parameter set declares, which a file may make far
+/// larger: so the SPS is read here, before libde265 sees it. Set by `ct_heif_decode`, which has libheif decode every
+/// tile on its own thread.
+static _Thread_local long long strict_hevc_max_pixels;
+
+/// An SPS's bits, its emulation prevention bytes (00 00 03) skipped (ITU-T H.265 7.3.1.1, 7.4.2).
+typedef struct {
+    const uint8_t *bytes;
+    size_t size, at;
+    int bit, zeros;
+    int overrun;
+} sps_bits;
+
+static int sps_bit(sps_bits *bits) {
+    if (bits->bit == 0) {
+        if (bits->at >= bits->size) {
+            bits->overrun = 1;
+            return 0;
+        }
+        if (bits->zeros >= 2 && bits->bytes[bits->at] == 3) {
+            bits->zeros = 0;
+            bits->at++;
+            return sps_bit(bits);
+        }
+        bits->zeros = bits->bytes[bits->at] == 0 ? bits->zeros + 1 : 0;
+    }
+    int value = (bits->bytes[bits->at] >> (7 - bits->bit)) & 1;
+    if (++bits->bit == 8) {
+        bits->bit = 0;
+        bits->at++;
+    }
+    return value;
+}
+
+static uint64_t sps_bits_value(sps_bits *bits, int count) {
+    uint64_t value = 0;
+    for (int index = 0; index < count; index++) value = value << 1 | (uint64_t)sps_bit(bits);
+    return value;
+}
+
+/// ue(v), Exp-Golomb (9.2); more than 31 leading zeros is no value an SPS field may take.
+static uint64_t sps_unsigned(sps_bits *bits) {
+    int zeros = 0;
+    while (!bits->overrun && sps_bit(bits) == 0) {
+        if (++zeros > 31) {
+            bits->overrun = 1;
+            return 0;
+        }
+    }
+    return ((uint64_t)1 << zeros) - 1 + sps_bits_value(bits, zeros);
+}
+
+/// The luma width and height an SPS NAL unit declares (7.3.2.2.1, 7.3.3); 0 when it is cut off.
+static int sps_size(const uint8_t *nal, size_t size, uint64_t *width, uint64_t *height) {
+    sps_bits bits = {.bytes = nal, .size = size, .at = 2};  // past the two-byte NAL unit header
+    sps_bits_value(&bits, 4);  // sps_video_parameter_set_id
+    int sub_layers = (int)sps_bits_value(&bits, 3);  // sps_max_sub_layers_minus1
+    sps_bits_value(&bits, 1);  // sps_temporal_id_nesting_flag
+    sps_bits_value(&bits, 88 + 8);  // the general profile, tier and level
+    int profile_present[8] = {0}, level_present[8] = {0};
+    for (int layer = 0; layer < sub_layers; layer++) {
+        profile_present[layer] = sps_bit(&bits);
+        level_present[layer] = sps_bit(&bits);
+    }
+    if (sub_layers > 0) sps_bits_value(&bits, 2 * (8 - sub_layers));  // reserved_zero_2bits
+    for (int layer = 0; layer < sub_layers; layer++) {
+        if (profile_present[layer]) sps_bits_value(&bits, 88);
+        if (level_present[layer]) sps_bits_value(&bits, 8);
+    }
+    sps_unsigned(&bits);  // sps_seq_parameter_set_id
+    if (sps_unsigned(&bits) == 3) sps_bit(&bits);  // chroma_format_idc, separate_colour_plane_flag
+    *width = sps_unsigned(&bits);
+    *height = sps_unsigned(&bits);
+    return !bits.overrun;
+}
+
 /// NAL units, each after a 4-byte big-endian length: the hvcC headers, then the item's data (as libheif pushes them).
+/// An SPS declaring more pixels than `strict_hevc_max_pixels` is refused before libde265 reads it.
 static struct heif_error strict_hevc_push(void *decoder, const void *data, size_t size) {
     strict_hevc_decoder *self = decoder;
     const uint8_t *bytes = data;
@@ -82,6 +162,16 @@ static struct heif_error strict_hevc_push(void *decoder, const void *data, size_
         size_t length = (size_t)bytes[at] << 24 | (size_t)bytes[at + 1] << 16 | (size_t)bytes[at + 2] << 8 | (size_t)bytes[at + 3];
         at += 4;
         if (length > size - at || length > INT32_MAX) return strict_hevc_failure("a NAL unit runs past the end of the data");
+        if (length >= 2 && (bytes[at] >> 1 & 0x3F) == 33 && strict_hevc_max_pixels > 0) {  // nal_unit_type SPS_NUT
+            uint64_t width = 0, height = 0;
+            if (!sps_size(bytes + at, length, &width, &height)) return strict_hevc_failure("a sequence parameter set is cut off");
+            if (width * height > (uint64_t)strict_hevc_max_pixels) {
+                snprintf(
+                    strict_hevc_message, sizeof strict_hevc_message, "%s: a picture of %llux%llu pixels, more than the %lld allowed", corrupt_hevc,
+                    (unsigned long long)width, (unsigned long long)height, strict_hevc_max_pixels);
+                return (struct heif_error){heif_error_Decoder_plugin_error, heif_suberror_Unspecified, strict_hevc_message};
+            }
+        }
         de265_error error = de265_push_NAL(self->context, bytes + at, (int)length, 0, NULL);
         if (!de265_isOK(error)) return strict_hevc_failure(de265_get_error_text(error));
         at += length;
@@ -286,9 +376,13 @@ ct_status ct_heif_decode(
     // as well as ranked first, so that HEVC is never decoded by one that hides damage.
     options->strict_decoding = 1;
     options->decoder_id = strict_hevc_id;
+    // Every tile on this thread, so that the plugin reads this decode's limit.
+    heif_context_set_max_decoding_threads(context, 0);
+    strict_hevc_max_pixels = max_pixels;
     // The rotation and mirroring the file declares are applied: the pixels come out as the photo is shown.
     struct heif_image *image = NULL;
     struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options);
+    strict_hevc_max_pixels = 0;
     heif_decoding_options_free(options);
     heif_image_handle_release(handle);
     if (error.code != heif_error_Ok) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
 
 /// libjpeg's error manager, extended with the jump back into our wrapper and the status to report.
 typedef struct {
@@ -13,10 +14,25 @@ typedef struct {
     jmp_buf escape;
     ct_status status;
     int max_scans;
+    /// The decode's memory limit, and where the message of going over it is written.
+    long long max_memory;
+    char *message;
+    size_t message_size;
 } guarded_errors;
 
 static void on_error(j_common_ptr cinfo) {
     guarded_errors *errors = (guarded_errors *)cinfo->err;
+    // Only a decode sets a limit and a message for it (`ct_jpeg_decode`).
+    if (errors->base.msg_code == JERR_NO_BACKING_STORE && errors->message != NULL) {
+        // The whole-image arrays did not fit in max_memory_to_use, and libjpeg has no backing store to spill to. Said
+        // here, where the image's fields are certain (after the longjmp the caller's copy of them need not be).
+        j_decompress_ptr decompress = (j_decompress_ptr)cinfo;
+        snprintf(
+            errors->message, errors->message_size, "a %s JPEG of %ux%u pixels needs more than %lld bytes to decode",
+            decompress->progressive_mode ? "progressive" : "multi-scan", decompress->image_width, decompress->image_height,
+            errors->max_memory);
+        errors->status = CT_TOO_MUCH_MEMORY;
+    }
     longjmp(errors->escape, 1);
 }
 
@@ -72,18 +88,25 @@ ct_status ct_jpeg_size(const uint8_t *data, size_t size, int *width, int *height
 }
 
 ct_status ct_jpeg_decode(
-    const uint8_t *data, size_t size, int gray, int scale_denominator, long long max_pixels, int max_scans, uint8_t *pixels,
-    size_t capacity, int *width, int *height, char *message, size_t message_size) {
+    const uint8_t *data, size_t size, int gray, int scale_denominator, long long max_pixels, int max_scans, long long max_memory,
+    uint8_t *pixels, size_t capacity, int *width, int *height, char *message, size_t message_size) {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_progress_mgr progress;
     guarded_errors errors;
     install(&cinfo, &errors, max_scans);
+    errors.max_memory = max_memory;
+    errors.message = message;
+    errors.message_size = message_size;
     if (setjmp(errors.escape)) {
         if (errors.status == CT_INVALID) copy_message((j_common_ptr)&cinfo, message, message_size);
         jpeg_destroy_decompress(&cinfo);
         return errors.status;
     }
     jpeg_create_decompress(&cinfo);
+    // A baseline JPEG is decoded a band of rows at a time, but a progressive (or multi-scan) one keeps every block's
+    // coefficients until its last scan: 2 bytes a sample, 6 a pixel for 4:4:4, whatever the scale it is read at.
+    // libjpeg counts what it has allocated against this limit before it makes those arrays.
+    cinfo.mem->max_memory_to_use = (long)max_memory;
     progress.progress_monitor = on_progress;
     cinfo.progress = &progress;
     jpeg_mem_src(&cinfo, data, (unsigned long)size);

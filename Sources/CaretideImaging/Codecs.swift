@@ -8,8 +8,24 @@ public enum Codecs {
         case invalid(String)
         case tooManyPixels(String)
         case tooManyScans
+        /// Decoding would hold more than ``workingMemory(maximumPixels:)`` (a large progressive JPEG).
+        case tooMuchMemory(String)
         case noMemory
     }
+
+    /// What a decode may hold: 3 bytes a pixel of the largest photo allowed, the RGB pixels of that photo. A PNG's
+    /// decode holds its pixels; a JPEG's, read at a fraction of its size, holds few, but a progressive JPEG keeps every
+    /// coefficient until its last scan (6 bytes a pixel in 4:4:4), so libjpeg is held to this too; a HEIF's holds
+    /// ``heifBytesPerPixel``.
+    public static func workingMemory(maximumPixels: Int) -> Int {
+        let (bytes, overflow) = maximumPixels.multipliedReportingOverflow(by: 3)
+        return overflow ? Int.max : bytes
+    }
+
+    /// What decoding a HEIF photo holds at its peak, a pixel: libde265's picture and libheif's YCbCr copy of it (1.5
+    /// bytes each in 4:2:0) while libheif converts it to RGB (3), and then that RGB and the copy the checks keep. Measured:
+    /// 293 MB for 49 million pixels in libheif alone. So a HEIF photo may have half the pixels of the others.
+    static let heifBytesPerPixel = 6
 
     /// The width and height the header declares, read without decoding a pixel.
     /// A PNG's chunks are walked first (``PNGChunks``), so that libpng never reads one that runs past the end of the
@@ -38,7 +54,16 @@ public enum Codecs {
     public static func decodeRGB(_ bytes: [UInt8], format: ImageFormat, scale: Int = 1, maximumPixels: Int, maximumScans: Int) throws(Failure)
         -> RasterImage
     {
-        if format == .heif { return try decodeHEIF(bytes, maximumPixels: maximumPixels) }
+        if format == .heif {
+            let declared = try size(of: bytes, format: .heif)
+            let memory = workingMemory(maximumPixels: maximumPixels)
+            guard declared.width * declared.height <= memory / heifBytesPerPixel else {
+                throw .tooMuchMemory("a HEIF photo of \(declared.width)x\(declared.height) pixels needs more than \(memory) bytes to decode")
+            }
+            // The same limit for the picture the HEVC stream declares, which the size above (the file's ispe box) need
+            // not match.
+            return try decodeHEIF(bytes, maximumPixels: memory / heifBytesPerPixel)
+        }
         // A JPEG or PNG is decoded straight into the array the image keeps: its size follows from the header (libjpeg
         // divides each side by the scale, rounding up), so the pixels are never held twice, as a C buffer and its copy.
         let scale = format == .jpeg ? max(scale, 1) : 1
@@ -56,8 +81,9 @@ public enum Codecs {
                 switch format {
                 case .jpeg:
                     ct_jpeg_decode(
-                        data.baseAddress, data.count, 0, Int32(scale), Int64(maximumPixels), Int32(maximumScans), buffer.baseAddress, count,
-                        &decodedWidth, &decodedHeight, &message, message.count)
+                        data.baseAddress, data.count, 0, Int32(scale), Int64(maximumPixels), Int32(maximumScans),
+                        Int64(workingMemory(maximumPixels: maximumPixels)), buffer.baseAddress, count, &decodedWidth, &decodedHeight, &message,
+                        message.count)
                 default:
                     ct_png_decode(
                         data.baseAddress, data.count, 0, Int64(maximumPixels), buffer.baseAddress, count, &decodedWidth, &decodedHeight,
@@ -111,6 +137,7 @@ public enum Codecs {
         case CT_OK: return
         case CT_TOO_MANY_PIXELS: throw .tooManyPixels(text)
         case CT_TOO_MANY_SCANS: throw .tooManyScans
+        case CT_TOO_MUCH_MEMORY: throw .tooMuchMemory(text)
         case CT_NO_MEMORY: throw .noMemory
         default: throw .invalid(text)
         }

@@ -153,6 +153,7 @@ public struct PhotoInspection: Sendable {
         case .invalid(let text): text.isEmpty ? "the image data is damaged" : text
         case .tooManyPixels(let text): text
         case .tooManyScans: "a progressive JPEG with more scans than allowed"
+        case .tooMuchMemory(let text): text + ", more than a photo check may use: send it as a baseline JPEG"
         case .noMemory: "not enough memory to decode it"
         }
     }

@@ -53,6 +53,24 @@ struct PhotoInspectionTests {
         #expect(refusal(try fixture("sharp.jpg"), limits: limits) == nil)
     }
 
+    @Test("a progressive JPEG whose coefficients would take more than 3 bytes a pixel of the limit is refused before libjpeg holds them")
+    func progressiveMemory() throws {
+        // 480 × 400 in 4:2:0: a progressive decode keeps 2 bytes per sample of every block until its last scan, 3 bytes a
+        // pixel, so with the limit at its own size its coefficients and libjpeg's tables do not fit in 3 bytes a pixel.
+        let progressive = try fixture("progressive.jpg")
+        var limits = PhotoInspection.Limits.standard
+        limits.maximumPixels = 480 * 400
+        #expect(
+            refusal(progressive, limits: limits)
+                == .doesNotDecode(
+                    "a progressive JPEG of 480x400 pixels needs more than 576000 bytes to decode, more than a photo check may use: send it as a baseline JPEG"
+                ))
+        // A baseline JPEG of the same size is read a band of rows at a time, and passes at that limit.
+        #expect(refusal(try fixture("sharp.jpg"), limits: limits) == nil)
+        limits.maximumPixels = 2 * 480 * 400
+        #expect(refusal(progressive, limits: limits) == nil)
+    }
+
     @Test("a HEIF photo is decoded by libheif and stored as a JPEG of its pixels, with no HEIF box left")
     func heif() throws {
         let heic = try fixture("sharp.heic")
@@ -64,6 +82,36 @@ struct PhotoInspectionTests {
         #expect(try Codecs.size(of: inspected.stored, format: .jpeg) == (480, 400))
         // Truncated, it does not decode.
         #expect(refusal(Array(heic.prefix(heic.count / 2)))?.code == "doesNotDecode")
+    }
+
+    @Test("a HEIF photo may have half the pixels of the others (its decoding holds 6 bytes a pixel); beyond, it is refused before decoding")
+    func heifMemory() throws {
+        let heic = try fixture("sharp.heic")
+        var limits = PhotoInspection.Limits.standard
+        limits.maximumPixels = 2 * 480 * 400
+        #expect(refusal(heic, limits: limits) == nil)
+        limits.maximumPixels = 2 * 480 * 400 - 1
+        #expect(
+            refusal(heic, limits: limits)
+                == .doesNotDecode(
+                    "a HEIF photo of 480x400 pixels needs more than 1151997 bytes to decode, more than a photo check may use: send it as a baseline JPEG"
+                ))
+    }
+
+    @Test("a HEIF photo whose HEVC stream declares a larger picture than its ispe box is refused before libde265 allocates it")
+    func heifPictureLargerThanDeclared() throws {
+        var heic = try fixture("sharp.heic")
+        // The ispe box says 48 × 40; the stream's sequence parameter set still says 480 × 400.
+        let ispe = try #require(heic.firstRange(of: Array("ispe".utf8)))
+        // After the box's type: its version and flags (4 bytes), then the width and the height (4 bytes each).
+        heic.replaceSubrange((ispe.upperBound + 4)..<(ispe.upperBound + 12), with: withLength(48) + withLength(40))
+        var limits = PhotoInspection.Limits.standard
+        limits.minimumSide = 1
+        limits.maximumPixels = 20_000
+        #expect(refusal(heic, limits: limits) == .doesNotDecode("Corrupt HEVC data: a picture of 480x400 pixels, more than the 10000 allowed"))
+        // Under a limit its true size fits, the same file decodes (and goes on to the other checks).
+        limits.maximumPixels = 2 * 480 * 400
+        #expect(refusal(heic, limits: limits)?.code != "doesNotDecode")
     }
 
     @Test("a HEIF photo with damaged coded data is refused, naming the damage, not judged by the garbage it decodes to")

@@ -18,6 +18,8 @@ typedef enum {
     CT_TOO_MANY_SCANS = 3,
     /// Memory could not be allocated.
     CT_NO_MEMORY = 4,
+    /// Decoding would take more memory than allowed (a progressive JPEG's whole-image coefficients).
+    CT_TOO_MUCH_MEMORY = 5,
 } ct_status;
 
 /// Pixels in rows, top to bottom, `components` bytes per pixel (1: luma, 3: RGB). Free with `ct_free`.
@@ -39,10 +41,10 @@ ct_status ct_heif_size(const uint8_t *data, size_t size, int *width, int *height
 /// bytes a pixel, the width and height each divided by the denominator and rounded up, which `capacity` must be
 /// exactly (the caller allocates the photo's one copy; nothing is allocated here to be copied again). Sets `*width`
 /// and `*height`. Refuses a header of more than `max_pixels` pixels and a file of more than `max_scans` scans before
-/// decoding them.
+/// decoding them, and a file whose decoding would hold more than `max_memory` bytes in libjpeg (CT_TOO_MUCH_MEMORY).
 ct_status ct_jpeg_decode(
-    const uint8_t *data, size_t size, int gray, int scale_denominator, long long max_pixels, int max_scans, uint8_t *pixels,
-    size_t capacity, int *width, int *height, char *message, size_t message_size);
+    const uint8_t *data, size_t size, int gray, int scale_denominator, long long max_pixels, int max_scans, long long max_memory,
+    uint8_t *pixels, size_t capacity, int *width, int *height, char *message, size_t message_size);
 
 /// Decodes a PNG (any bit depth, palette, alpha composited on white) to luma or RGB, 8 bits a sample, into the
 /// caller's `pixels`, which must hold exactly width × height × (1 or 3) bytes (`capacity`). Sets `*width` and

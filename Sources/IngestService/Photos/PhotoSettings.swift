@@ -5,7 +5,8 @@ import Foundation
 /// What an operator sets for skin photos; the defaults are ``PhotoInspection/Limits/standard``.
 /// - `PHOTO_MAX_BYTES`: the largest file accepted (default 15 MiB; at most 32 MiB, the column's bound).
 /// - `PHOTO_MAX_PIXELS`: the most pixels a header may declare (default 50,000,000): with `PHOTO_CONCURRENT_CHECKS` it
-///   bounds the memory checks take (3 bytes a pixel for each photo being decoded).
+///   bounds the memory checks take (3 bytes a pixel for each photo being decoded; a HEIF photo may have half as many
+///   pixels, its decoding taking 6 bytes a pixel).
 /// - `PHOTO_MIN_SHARPNESS`: the lowest variance of the Laplacian accepted (default 20; docs/operations.md).
 /// - `PHOTO_CONCURRENT_CHECKS`: how many photos are decoded at once (default 2); the others wait their turn.
 /// - `PHOTO_LINK_KEY`: the key (base64, at least 32 bytes) that signs the links `lesion-photo.recorded` carries; the
