@@ -8,7 +8,7 @@ public enum Codecs {
         case invalid(String)
         case tooManyPixels(String)
         case tooManyScans
-        /// Decoding would hold more than ``workingMemory(maximumPixels:)`` (a large progressive JPEG).
+        /// Decoding would hold more than ``workingMemory(maximumPixels:)`` (a large progressive JPEG or HEIF photo).
         case tooMuchMemory(String)
         case noMemory
     }
