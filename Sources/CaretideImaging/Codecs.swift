@@ -23,8 +23,9 @@ public enum Codecs {
     }
 
     /// What decoding a HEIF photo holds at its peak, a pixel: libde265's picture and libheif's YCbCr copy of it (1.5
-    /// bytes each in 4:2:0) while libheif converts it to RGB (3), and then that RGB and the copy the checks keep. Measured:
-    /// 293 MB for 49 million pixels in libheif alone. So a HEIF photo may have half the pixels of the others.
+    /// bytes each in 4:2:0) while libheif converts it to RGB (3), and then that RGB and the copy the checks keep
+    /// (BENCHMARKS.md, "Photo decoders trust no length or size a file declares"). So a HEIF photo may have half the
+    /// pixels of the others.
     static let heifBytesPerPixel = 6
 
     /// The width and height the header declares, read without decoding a pixel.
@@ -55,14 +56,14 @@ public enum Codecs {
         -> RasterImage
     {
         if format == .heif {
-            let declared = try size(of: bytes, format: .heif)
+            // ct_heif_decode holds both the size the file declares and the picture its HEVC stream declares (which
+            // need not match) to the limit, before decoding.
             let memory = workingMemory(maximumPixels: maximumPixels)
-            guard declared.width * declared.height <= memory / heifBytesPerPixel else {
-                throw .tooMuchMemory("a HEIF photo of \(declared.width)x\(declared.height) pixels needs more than \(memory) bytes to decode")
+            do {
+                return try decodeHEIF(bytes, maximumPixels: memory / heifBytesPerPixel)
+            } catch .tooManyPixels(let size) {
+                throw .tooMuchMemory("a HEIF photo of \(size) needs more than \(memory) bytes to decode")
             }
-            // The same limit for the picture the HEVC stream declares, which the size above (the file's ispe box) need
-            // not match.
-            return try decodeHEIF(bytes, maximumPixels: memory / heifBytesPerPixel)
         }
         // A JPEG or PNG is decoded straight into the array the image keeps: its size follows from the header (libjpeg
         // divides each side by the scale, rounding up), so the pixels are never held twice, as a C buffer and its copy.

@@ -2,7 +2,7 @@
 /// from the signature to IEND without reading their data.
 ///
 /// libpng allocates a chunk's declared length before it reads the chunk's data, so a few hundred bytes whose text
-/// chunk declares 1.8 GB make it ask for 1.8 GB. Every PNG is walked here first: a file whose chunks do not fit in its
+/// chunk declares gigabytes make it ask for them. Every PNG is walked here first: a file whose chunks do not fit in its
 /// own bytes never reaches libpng, which then allocates at most the size of the upload per chunk.
 enum PNGChunks {
     struct Chunk {
