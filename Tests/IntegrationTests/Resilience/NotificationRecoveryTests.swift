@@ -72,19 +72,61 @@ import Testing
         try await eventually("the schema is migrated", timeout: .seconds(120)) {
             try await count("SELECT (to_regclass('notification.reminder_occurrences') IS NOT NULL)::int") == 1
         }
+        // The reminder due last is held mid-batch, so that the kill lands inside a due batch whatever the machine's
+        // speed: the test inserts, uncommitted, an occurrence row with the id the scheduler will give that reminder's
+        // first occurrence (under a cancelled reminder of its own), and the scheduler's insert of it waits on that row.
+        let last = UUID()
+        let holder = UUID()
+        let (isHeld, announceHeld) = AsyncStream<Void>.makeStream()
+        let (release, releaseHolder) = AsyncStream<Void>.makeStream()
         try await stack.withDatabase(schema: "notification") { database, logger in
             try await database.client.query(
                 """
+                INSERT INTO reminders (reminder_id, patient_id, topic, repeats, starts_on, at_time, time_zone, dates, origin, next_index, next_due_at,
+                                       cancelled_at)
+                VALUES (\(holder), 'p-holder', 'skinCheck', 'weekly', '2026-01-01', '09:00', 'UTC', '{}', 'patient', 0, NULL, now())
+                """, logger: logger)
+        }
+        let holderTransaction = Task {
+            try await stack.withDatabase(schema: "notification") { database, logger in
+                try await database.client.withConnection { connection in
+                    _ = try await connection.query("BEGIN", logger: logger)
+                    _ = try await connection.query(
+                        """
+                        INSERT INTO reminder_occurrences (reminder_id, occurrence_index, occurrence_id, due_at, fired_at, late)
+                        VALUES (\(holder), 0, \(UUID.named("reminder/\(last.uuidString.lowercased())/0")), now(), now(), false)
+                        """, logger: logger)
+                    announceHeld.yield()
+                    for await _ in release { break }
+                    _ = try await connection.query("ROLLBACK", logger: logger)
+                }
+            }
+        }
+        for await _ in isHeld { break }
+        try await stack.withDatabase(schema: "notification") { database, logger in
+            // Due a minute ago, but the held one half a minute ago: it is taken in the last batch.
+            try await database.client.query(
+                """
                 INSERT INTO reminders (reminder_id, patient_id, topic, repeats, starts_on, at_time, time_zone, dates, origin, next_index, next_due_at)
-                SELECT gen_random_uuid(), 'p-' || n, 'skinCheck', 'weekly', to_char(now() AT TIME ZONE 'UTC' - interval '1 minute', 'YYYY-MM-DD'),
-                       to_char(now() AT TIME ZONE 'UTC' - interval '1 minute', 'HH24:MI'), 'UTC', '{}', 'patient', 0, now() - interval '1 minute'
+                SELECT CASE WHEN n = \(Self.reminderCount) THEN \(last) ELSE gen_random_uuid() END, 'p-' || n, 'skinCheck', 'weekly',
+                       to_char(now() AT TIME ZONE 'UTC' - interval '1 minute', 'YYYY-MM-DD'),
+                       to_char(now() AT TIME ZONE 'UTC' - interval '1 minute', 'HH24:MI'), 'UTC', '{}', 'patient', 0,
+                       now() - CASE WHEN n = \(Self.reminderCount) THEN interval '30 seconds' ELSE interval '1 minute' END
                 FROM generate_series(1, \(Self.reminderCount)) AS n
                 """, logger: logger)
         }
-        try await eventually("firing under way", timeout: .seconds(120)) { try await count("SELECT count(*)::int FROM reminder_occurrences") >= 500 }
+        try await eventually("the last batch waiting on the held occurrence", timeout: .seconds(120)) {
+            try await count(
+                """
+                SELECT count(*)::int FROM pg_stat_activity
+                WHERE wait_event_type = 'Lock' AND ltrim(query) LIKE 'INSERT INTO reminder_occurrences%'
+                """) == 1
+        }
         first.killHard()
         let atKill = try await count("SELECT count(*)::int FROM reminder_occurrences")
         #expect(atKill < Self.reminderCount, "the batch must still be in progress when the service is killed")
+        releaseHolder.yield()
+        try await holderTransaction.value
 
         try second.start()
         try await eventually("every occurrence fired after the restart", timeout: .seconds(180)) {
