@@ -60,9 +60,9 @@ import Testing
             var members = ["message": value]
             members[first] = "a \(value)"
             members[second] = "\"\(first)\\"
-            #expect(CaretideJSON.encode(stringMembers: members) == (try? CaretideJSON.encode(members)))
+            #expect(CaretideJSON.encode(stringMembers: members.map { ($0.key, $0.value) }) == (try? CaretideJSON.encode(members)))
         }
-        #expect(CaretideJSON.encode(stringMembers: [:]) == Array("{}".utf8))
+        #expect(CaretideJSON.encode(stringMembers: []) == Array("{}".utf8))
     }
 
     @Test("numbers: integral values without a fraction, others exactly; non-finite values refused")

@@ -28,14 +28,17 @@ struct RequestLogMiddleware: RouterMiddleware {
         let duration = ContinuousClock.now - start
         metrics.httpRequest(route: route, method: request.method.rawValue, status: status, duration)
         // Probes and scrapes every few seconds would drown the rest.
-        guard !["/healthz", "/readyz", "/metrics"].contains(route) else { return }
+        switch route {
+        case "/healthz", "/readyz", "/metrics": return
+        default: break
+        }
         logger.info(
             "request answered",
             metadata: [
-                LogKey.requestID: "\(context.requestID)", LogKey.method: "\(request.method.rawValue)", LogKey.route: "\(route)",
-                LogKey.status: "\(status)",
+                LogKey.requestID: .string(context.requestID), LogKey.method: .string(request.method.rawValue), LogKey.route: .string(route),
+                LogKey.status: .stringConvertible(status),
                 // bounded: the request's own duration.
-                LogKey.milliseconds: "\(Int(duration.seconds * 1000))",
+                LogKey.milliseconds: .stringConvertible(Int(duration.seconds * 1000)),
             ])
     }
 }

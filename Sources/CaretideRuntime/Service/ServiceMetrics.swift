@@ -11,6 +11,14 @@ public final class ServiceMetrics: Sendable {
     private let counters = Mutex<[Series: CoreMetrics.Counter]>([:])
     private let timers = Mutex<[Series: CoreMetrics.Timer]>([:])
     private let gauges = Mutex<[Series: CoreMetrics.Gauge]>([:])
+    private let httpSeries = Mutex<[HTTPSeries: (requests: CoreMetrics.Counter, duration: CoreMetrics.Timer)]>([:])
+
+    /// The series of answered requests with one route, method and status.
+    private struct HTTPSeries: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
 
     /// One series: a metric's name and its labels, in the order given.
     private struct Series: Hashable {
@@ -67,9 +75,26 @@ public final class ServiceMetrics: Sendable {
 
     /// One answered HTTP request, by route pattern (never the path with its ids), method and status.
     func httpRequest(route: String, method: String, status: Int, _ duration: Duration) {
-        let dimensions = [("route", route), ("method", method), ("status", String(status))]
-        counter("caretide_http_requests_total", dimensions: dimensions).increment()
-        timer("caretide_http_request_duration_seconds", dimensions: dimensions).recordNanoseconds(duration.nanoseconds)
+        // A method outside HTTP's own is one series, so a client cannot make one per word it sends.
+        let method =
+            switch method {
+            case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS": method
+            default: "other"
+            }
+        // Looked up once per request by its three values: building and hashing both series' labels cost more.
+        let series = httpSeries.withLock { known in
+            let key = HTTPSeries(route: route, method: method, status: status)
+            if let series = known[key] { return series }
+            let dimensions = [("route", route), ("method", method), ("status", String(status))]
+            let series = (
+                requests: counter("caretide_http_requests_total", dimensions: dimensions),
+                duration: timer("caretide_http_request_duration_seconds", dimensions: dimensions)
+            )
+            known[key] = series
+            return series
+        }
+        series.requests.increment()
+        series.duration.recordNanoseconds(duration.nanoseconds)
     }
 
     /// Creates the series of each consumed topic at zero when the service starts: a fresh service's `/metrics`

@@ -12,15 +12,15 @@ extension CaretideJSON {
     }
 
     /// A flat object of strings, keys sorted as `encode` sorts them: what a log line is, written without building a
-    /// tree, since every request writes one.
-    public static func encode(stringMembers members: [String: String]) -> [UInt8] {
+    /// tree, since every request writes one. The keys must differ from each other.
+    public static func encode(stringMembers members: [(key: String, value: String)]) -> [UInt8] {
         var output: [UInt8] = [UInt8(ascii: "{")]
         output.reserveCapacity(64 * members.count)
-        for (index, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+        for (index, member) in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
-            JSONTextWriter.writeString(key, into: &output)
+            JSONTextWriter.writeString(member.key, into: &output)
             output.append(UInt8(ascii: ":"))
-            JSONTextWriter.writeString(members[key] ?? "", into: &output)
+            JSONTextWriter.writeString(member.value, into: &output)
         }
         output.append(UInt8(ascii: "}"))
         return output
