@@ -28,13 +28,13 @@ public struct TokenRejection: Error, Sendable, Equatable, CustomStringConvertibl
 /// Verifies bearer JWTs against the identity provider's public keys (a JWKS, RFC 7517) and the rules, and turns
 /// the claims into an `Identity`. The keys can be replaced while requests are verified (a periodic JWKS refresh).
 ///
-/// A client sends the same token with every request until it expires, so the claims of tokens whose signature
-/// verified are remembered (by the token's exact text, up to `verifiedTokenCapacity` of them): the signature, the
-/// costly part, is checked once per token, and the rules, expiry included, on every request. Replacing the keys
-/// forgets them all, so a token of a retired key is refused from then on.
+/// A client sends the same token with every request until it expires, so tokens whose signature verified and whose
+/// claims passed the rules are remembered (by the token's exact text, up to `verifiedTokenCapacity` of them) with the
+/// identity they make: the signature and the claims are read once per token, and its times checked on every request.
+/// Replacing the keys forgets them all, so a token of a retired key is refused from then on.
 public final class TokenVerifier: Sendable {
     private let keySet: Mutex<JWTKeyCollection>
-    private let verified = Mutex<[String: [String: ClaimValue]]>([:])
+    private let verified = Mutex<[String: Remembered]>([:])
     public let rules: TokenRules
     public static let verifiedTokenCapacity = 4_096
 
@@ -59,15 +59,31 @@ public final class TokenVerifier: Sendable {
     }
 
     public func verify(_ token: String, now: Date = Date()) async throws(TokenRejection) -> Identity {
-        if let claims = verified.withLock({ $0[token] }) { return try identity(from: claims, now: now) }
+        if let remembered = verified.withLock({ $0[token] }) {
+            try check(remembered.times, now: now)
+            return remembered.identity
+        }
         let claims = try await verifySignature(token)
         let identity = try identity(from: claims, now: now)
+        let remembered = Remembered(identity: identity, times: try Self.times(claims))
         verified.withLock { verified in
             // Bounded: when full, an arbitrary entry makes room (the next request of its token verifies it again).
             if verified.count >= Self.verifiedTokenCapacity { verified.remove(at: verified.startIndex) }
-            verified[token] = claims
+            verified[token] = remembered
         }
         return identity
+    }
+
+    /// A token that verified: the identity its claims make, and when it holds.
+    private struct Remembered {
+        let identity: Identity
+        let times: Times
+    }
+
+    /// A token's expiry (`exp`), which it must have, and its start (`nbf`), if it has one.
+    private struct Times {
+        let expiry: Double
+        let notBefore: Double?
     }
 
     /// The claims of a token whose signature verifies with one of the keys.
@@ -91,11 +107,7 @@ public final class TokenVerifier: Sendable {
 
     /// The rules applied to verified claims (pure, so every rule is tested on its own).
     func identity(from claims: [String: ClaimValue], now: Date) throws(TokenRejection) -> Identity {
-        guard case .number(let expiry)? = claims["exp"] else { throw TokenRejection(.noExpiry) }
-        guard now.timeIntervalSince1970 < expiry + rules.leeway else { throw TokenRejection(.expired) }
-        if case .number(let notBefore)? = claims["nbf"], now.timeIntervalSince1970 + rules.leeway < notBefore {
-            throw TokenRejection(.notYetValid)
-        }
+        try check(try Self.times(claims), now: now)
         guard case .string(rules.issuer)? = claims["iss"] else { throw TokenRejection(.wrongIssuer) }
         let audiences: [String] =
             switch claims["aud"] {
@@ -117,6 +129,18 @@ public final class TokenVerifier: Sendable {
         if role == .institution, institution?.isEmpty ?? true { throw TokenRejection(.noInstitution) }
         let scopes = ClaimValue.object(claims).at(path: rules.scopeClaim)?.stringValue.map { Set($0.split(separator: " ").map(String.init)) } ?? []
         return Identity(subject: subject, role: role, institutionID: role == .institution ? institution : nil, scopes: scopes)
+    }
+
+    private static func times(_ claims: [String: ClaimValue]) throws(TokenRejection) -> Times {
+        guard case .number(let expiry)? = claims["exp"] else { throw TokenRejection(.noExpiry) }
+        guard case .number(let notBefore)? = claims["nbf"] else { return Times(expiry: expiry, notBefore: nil) }
+        return Times(expiry: expiry, notBefore: notBefore)
+    }
+
+    /// Whether a token's times hold at `now`, within the rules' leeway.
+    private func check(_ times: Times, now: Date) throws(TokenRejection) {
+        guard now.timeIntervalSince1970 < times.expiry + rules.leeway else { throw TokenRejection(.expired) }
+        if let notBefore = times.notBefore, now.timeIntervalSince1970 + rules.leeway < notBefore { throw TokenRejection(.notYetValid) }
     }
 
     private struct Header: Decodable {

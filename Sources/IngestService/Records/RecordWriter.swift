@@ -15,8 +15,9 @@ struct CheckedRecord: Sendable {
 }
 
 /// One write to one record, from any door: a POST or a PUT, a DELETE, a report of a batch or a message, a change of
-/// an offline upload. Every one goes through `RecordWriter`.
-struct RecordWrite: Sendable {
+/// an offline upload. Every one goes through `RecordWriter`. A class: a write is handed along from the request to its
+/// batch and its statements, and a copy of its many members at each step cost more than the rest of that step.
+final class RecordWrite: Sendable {
     enum Change: Sendable {
         /// Stored once per id: sending it again is a duplicate.
         case create(CheckedRecord)
@@ -34,6 +35,14 @@ struct RecordWrite: Sendable {
     let patientID: String
     let recordID: String
     let traceID: String
+
+    init(definition: RecordDefinition, change: Change, patientID: String, recordID: String, traceID: String) {
+        self.definition = definition
+        self.change = change
+        self.patientID = patientID
+        self.recordID = recordID
+        self.traceID = traceID
+    }
 
     var key: RecordStore.Key { RecordStore.Key(kind: definition.kind, id: recordID) }
 
