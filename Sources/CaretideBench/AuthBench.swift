@@ -45,7 +45,7 @@ struct AuthBench: AsyncParsableCommand {
             """
             first request with a token (\(tokens) tokens; ES256 signature verified): \
             p50 \(cold.microseconds(0.5)), p90 \(cold.microseconds(0.9)), p99 \(cold.microseconds(0.99))
-            later requests with the same tokens (\(count); signature remembered, claims checked): \
+            later requests with the same tokens (\(count); identity remembered, times checked): \
             p50 \(warm.microseconds(0.5)), p90 \(warm.microseconds(0.9)), p99 \(warm.microseconds(0.99))
 
             """)
