@@ -190,7 +190,7 @@ let package = Package(
         .testTarget(
             name: "CaretideRuntimeTests",
             dependencies: [
-                "CaretideRuntime", "CaretideIdentity", "CaretideKafka", "CaretideStore", "CaretideSchemas", hummingbird, logging,
+                "CaretideRuntime", "CaretideIdentity", "CaretideKafka", "CaretideStore", "CaretideSchemas", hummingbird, httpTypes, logging,
             ]),
         // A target per service: its rules and state machines, without starting it.
         .testTarget(

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import Logging
 
@@ -26,7 +27,8 @@ struct RequestLogMiddleware: RouterMiddleware {
         // Hummingbird names the not-found responder's endpoint "NotFound"; route patterns start with a slash.
         let route = context.endpointPath.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "unmatched"
         let duration = ContinuousClock.now - start
-        metrics.httpRequest(route: route, method: request.method.rawValue, status: status, duration)
+        let method = request.method.label
+        metrics.httpRequest(route: route, method: method, status: status, duration)
         // Probes and scrapes every few seconds would drown the rest.
         switch route {
         case "/healthz", "/readyz", "/metrics": return
@@ -35,10 +37,21 @@ struct RequestLogMiddleware: RouterMiddleware {
         logger.info(
             "request answered",
             metadata: [
-                LogKey.requestID: .string(context.requestID), LogKey.method: .string(request.method.rawValue), LogKey.route: .string(route),
+                LogKey.requestID: .string(context.requestID), LogKey.method: .string(method), LogKey.route: .string(route),
                 LogKey.status: .stringConvertible(status),
                 // bounded: the request's own duration.
                 LogKey.milliseconds: .stringConvertible(Int(duration.seconds * 1000)),
             ])
+    }
+}
+
+extension HTTPRequest.Method {
+    /// The method as metrics and logs name it: one of HTTP's own, or `other`, so that a client can neither make a series
+    /// per word it sends as a method nor write its words into the log.
+    var label: String {
+        switch self {
+        case .get, .head, .post, .put, .patch, .delete, .options: rawValue
+        default: "other"
+        }
     }
 }

@@ -39,7 +39,6 @@ public struct JSONLogHandler: LogHandler {
         default: false
         }
     }
-
 }
 
 /// Standard error, written a chunk at a time. A line at info or below waits up to `delay`, so that a busy service
@@ -49,19 +48,19 @@ public struct JSONLogHandler: LogHandler {
 final class LogOutput: Sendable {
     static let standardError: LogOutput = {
         atexit { LogOutput.standardError.flush() }
-        return LogOutput(delay: .milliseconds(100), capacity: 64 * 1024, write: writeToStandardError)
+        return LogOutput(delay: .milliseconds(100), capacity: 64 * 1024, sink: writeToStandardError)
     }()
 
     let delay: DispatchTimeInterval
     let capacity: Int
-    private let write: @Sendable ([UInt8]) -> Void
+    private let sink: @Sendable ([UInt8]) -> Void
     /// Lines not written yet, in order. Whenever it holds any, a flush is due within `delay`.
     private let pending = Mutex<[UInt8]>([])
 
-    init(delay: DispatchTimeInterval, capacity: Int, write: @escaping @Sendable ([UInt8]) -> Void) {
+    init(delay: DispatchTimeInterval, capacity: Int, sink: @escaping @Sendable ([UInt8]) -> Void) {
         self.delay = delay
         self.capacity = capacity
-        self.write = write
+        self.sink = sink
     }
 
     func append(_ line: [UInt8], immediately: Bool) {
@@ -69,7 +68,7 @@ final class LogOutput: Sendable {
             let wasEmpty = pending.isEmpty
             pending += line
             guard immediately || pending.count >= capacity else { return wasEmpty }
-            write(pending)
+            sink(pending)
             pending.removeAll(keepingCapacity: true)
             return false
         }
@@ -80,7 +79,7 @@ final class LogOutput: Sendable {
     func flush() {
         pending.withLock { pending in
             guard !pending.isEmpty else { return }
-            write(pending)
+            sink(pending)
             pending.removeAll(keepingCapacity: true)
         }
     }
@@ -91,7 +90,7 @@ final class LogOutput: Sendable {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = Glibc.write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
                 if written > 0 {
                     offset += written
                 } else if written < 0 && errno == EINTR {

@@ -73,14 +73,8 @@ public final class ServiceMetrics: Sendable {
         timer("caretide_event_processing_seconds", dimensions: [("topic", topic)]).recordNanoseconds(duration.nanoseconds)
     }
 
-    /// One answered HTTP request, by route pattern (never the path with its ids), method and status.
+    /// One answered HTTP request, by route pattern (never the path with its ids), method (its `label`) and status.
     func httpRequest(route: String, method: String, status: Int, _ duration: Duration) {
-        // A method outside HTTP's own is one series, so a client cannot make one per word it sends.
-        let method =
-            switch method {
-            case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS": method
-            default: "other"
-            }
         // Looked up once per request by its three values: building and hashing both series' labels cost more.
         let series = httpSeries.withLock { known in
             let key = HTTPSeries(route: route, method: method, status: status)
