@@ -333,21 +333,23 @@ final class ProducerRuntime: Sendable {
     static func deliveryReport(_ message: UnsafePointer<rd_kafka_message_t>?, opaque: UnsafeMutableRawPointer?) {
         guard let message else { return }
         let report = message.pointee
-        let topic = report.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
         let logger = RDKafkaCallbackContext.from(opaque)?.logger
-        let metadata: Logger.Metadata = [
-            KafkaLogKey.topic: "\(topic)",
-            KafkaLogKey.partition: "\(report.partition)",
-            KafkaLogKey.offset: "\(report.offset)",
-        ]
+        // Made only for a line that is written: a report comes for every message.
+        func metadata() -> Logger.Metadata {
+            [
+                KafkaLogKey.topic: "\(topicName(report))",
+                KafkaLogKey.partition: "\(report.partition)",
+                KafkaLogKey.offset: "\(report.offset)",
+            ]
+        }
         let result: Result<Void, KafkaError>
         if report.err == RD_KAFKA_RESP_ERR_NO_ERROR {
             result = .success(())
-            logger?.trace("Kafka message delivered", metadata: metadata)
+            logger?.trace("Kafka message delivered", metadata: metadata())
         } else {
-            let error = KafkaError(code: .delivery, response: report.err, context: "Kafka did not acknowledge a message for \(topic)")
+            let error = KafkaError(code: .delivery, response: report.err, context: "Kafka did not acknowledge a message for \(topicName(report))")
             result = .failure(error)
-            var failureMetadata = metadata
+            var failureMetadata = metadata()
             failureMetadata["kafka.error"] = "\(error.librdkafkaErrorName ?? "")"
             failureMetadata["kafka.awaited"] = "\(report._private != nil)"
             logger?.warning("Kafka message delivery failed", metadata: failureMetadata)
@@ -355,6 +357,10 @@ final class ProducerRuntime: Sendable {
         if let receipt = report._private {
             Unmanaged<DeliveryReceipt>.fromOpaque(receipt).takeRetainedValue().settle(result)
         }
+    }
+
+    private static func topicName(_ report: rd_kafka_message_t) -> String {
+        report.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
     }
 
     // MARK: Lifecycle

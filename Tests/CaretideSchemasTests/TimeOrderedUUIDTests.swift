@@ -24,6 +24,17 @@ import Testing
         }
     }
 
+    @Test("every one of the 74 random bits varies, and the version and variant bits never do")
+    func randomBits() {
+        let date = Date(timeIntervalSince1970: 1_795_000_000.123)
+        let ids = (0..<512).map { _ in withUnsafeBytes(of: UUID.timeOrdered(at: date).uuid) { Array($0) } }
+        for bit in 48..<128 {
+            let values = Set(ids.map { ($0[bit / 8] >> (7 - bit % 8)) & 1 })
+            let fixed = (48..<52).contains(bit) || (64..<66).contains(bit)
+            #expect(values.count == (fixed ? 1 : 2), "bit \(bit)")
+        }
+    }
+
     @Test("named UUIDs: the same name gives the same version-8 id in every process, different names different ids")
     func named() async {
         // FNV-1a 128 of "" is its offset basis; the id is fixed forever, whichever process makes it.

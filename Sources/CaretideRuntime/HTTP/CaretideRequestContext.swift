@@ -1,4 +1,5 @@
 public import CaretideIdentity
+import CaretideSchemas
 import Foundation
 public import Hummingbird
 import NIOCore
@@ -40,13 +41,13 @@ extension CaretideRequestContext {
     /// 32 random lowercase hex digits, the form of a W3C trace id, written directly: every request makes one, and
     /// Foundation's string replacing cost as much as the rest of the request's own work.
     public static func newRequestID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var digits = [UInt8]()
-        digits.reserveCapacity(32)
-        for _ in 0..<2 {
-            let word = generator.next() as UInt64
-            for shift in stride(from: 60, through: 0, by: -4) { digits.append(hexDigits[Int((word >> UInt64(shift)) & 0xF)]) }
+        let (high, low) = SystemRandom.twoWords()
+        return String(unsafeUninitializedCapacity: 32) { buffer in
+            for index in 0..<32 {
+                let word = index < 16 ? high : low
+                buffer[index] = hexDigits[Int(truncatingIfNeeded: (word >> UInt64(60 - 4 * (index % 16))) & 0xF)]
+            }
+            return 32
         }
-        return String(decoding: digits, as: UTF8.self)
     }
 }

@@ -3,9 +3,13 @@ public import Hummingbird
 
 /// Opaque patient identifiers, as the envelope schema defines them (`^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$`).
 public enum PatientID {
+    /// Read as bytes: every request that names a patient asks, and the pattern admits ASCII alone.
     public static func isValid(_ value: String) -> Bool {
-        guard let first = value.unicodeScalars.first, value.unicodeScalars.count <= 64, first.isASCIIAlphanumeric else { return false }
-        return value.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || "._:-".unicodeScalars.contains($0) }
+        let bytes = value.utf8
+        guard let first = bytes.first, bytes.count <= 64, first.isASCIIAlphanumeric else { return false }
+        return bytes.allSatisfy {
+            $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "-")
+        }
     }
 
     /// The `patientId` path parameter, or a 400 naming it.
@@ -21,8 +25,4 @@ public enum PatientID {
         }
         return value
     }
-}
-
-extension Unicode.Scalar {
-    var isASCIIAlphanumeric: Bool { isASCII && (properties.isAlphabetic || ("0"..."9").contains(self)) }
 }

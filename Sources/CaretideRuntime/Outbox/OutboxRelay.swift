@@ -220,12 +220,16 @@ public final class OutboxRelay: Service, Sendable {
 }
 
 extension OutboxRecord {
+    /// The event's headers in the order of their names, as a dictionary of them is sent, but written straight into the
+    /// message: the relay makes one for every event.
     var outgoingMessage: OutgoingMessage {
-        var headers = [
-            EventHeader.eventType: eventType, EventHeader.schemaVersion: String(schemaVersion),
-            EventHeader.eventID: eventID.uuidString.lowercased(),
+        var message = OutgoingMessage(topic: topic, key: key, value: body)
+        message.headerFields = [
+            KafkaHeader(name: EventHeader.eventID, value: Array(eventID.lowercasedText.utf8)),
+            KafkaHeader(name: EventHeader.eventType, value: Array(eventType.utf8)),
+            KafkaHeader(name: EventHeader.schemaVersion, value: Array(String(schemaVersion).utf8)),
         ]
-        if let traceID { headers[EventHeader.traceID] = traceID }
-        return OutgoingMessage(topic: topic, key: key, value: body, headers: headers)
+        if let traceID { message.headerFields.append(KafkaHeader(name: EventHeader.traceID, value: Array(traceID.utf8))) }
+        return message
     }
 }

@@ -1,15 +1,17 @@
 public import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension UUID {
     /// A new RFC 9562 version-7 UUID: 48 bits of Unix milliseconds, then 74 random bits. Every id Caretide mints
     /// (events, assessments, alerts, flags) is one: ids made close in time sort close together, so the B-tree
     /// indexes they key are appended to rather than written at random pages, and the random bits come from the
     /// system generator instead of Foundation's `UUID()`, which opened `/dev/urandom` for every id.
     public static func timeOrdered(at date: Date = Date()) -> UUID {
-        var generator = SystemRandomNumberGenerator()
         let milliseconds = UInt64(max(0, Timestamp.milliseconds(date)))
-        let high: UInt64 = generator.next()
-        let low: UInt64 = generator.next()
+        let (high, low) = SystemRandom.twoWords()
         return UUID(
             uuid: (
                 UInt8(truncatingIfNeeded: milliseconds >> 40), UInt8(truncatingIfNeeded: milliseconds >> 32),
@@ -43,5 +45,22 @@ extension UUID {
                 bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                 bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
             ))
+    }
+}
+
+/// Random bits from the system's generator, as `SystemRandomNumberGenerator` gives them, but 128 at a time:
+/// that generator asks the kernel once per 64 bits, and every event id, audit entry and request id takes 128.
+public enum SystemRandom {
+    public static func twoWords() -> (UInt64, UInt64) {
+        #if canImport(Glibc)
+            // glibc's arc4random_buf reads the kernel's generator (getrandom) in one call, and ends the process rather
+            // than return weak bits.
+            var words: (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &words) { arc4random_buf($0.baseAddress!, $0.count) }
+            return words
+        #else
+            var generator = SystemRandomNumberGenerator()
+            return (generator.next(), generator.next())
+        #endif
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A UUID to and from its 36-character text without Foundation's `sprintf` and `sscanf`: read in upper or lower case
 /// (what `UUID(uuidString:)` accepts), written in lower case (RFC 9562 §4, as the `event-id` header and PostgreSQL
@@ -56,4 +56,9 @@ enum UUIDText {
         default: nil
         }
     }
+}
+
+extension UUID {
+    /// The id as text in lower case (RFC 9562 §4), as the `event-id` header and PostgreSQL write it.
+    public var lowercasedText: String { UUIDText.format(self) }
 }
