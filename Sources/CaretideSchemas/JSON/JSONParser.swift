@@ -65,13 +65,12 @@ struct JSONParser {
 
     private mutating func parseObject(depth: Int) throws(Failure) -> JSONValue {
         index += 1
+        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object([:])
+            return .object(members)
         }
-        // Room for a reading's members at once: grown one step at a time, the table was rebuilt at 1, 2, 3 and 6.
-        var members = [String: JSONValue](minimumCapacity: 8)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
