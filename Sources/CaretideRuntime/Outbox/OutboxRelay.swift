@@ -220,8 +220,8 @@ public final class OutboxRelay: Service, Sendable {
 }
 
 extension OutboxRecord {
-    /// The event's headers in the order of their names, as a dictionary of them is sent, but written straight into the
-    /// message: the relay makes one for every event.
+    /// The event's headers in the order of their names, the order `OutgoingMessage.headers` would sort them into, but
+    /// without a dictionary built and sorted for every event the relay sends.
     var outgoingMessage: OutgoingMessage {
         var message = OutgoingMessage(topic: topic, key: key, value: body)
         message.headerFields = [
