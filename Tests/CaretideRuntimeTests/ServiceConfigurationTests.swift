@@ -1,10 +1,11 @@
 import CaretideIdentity
 import CaretideKafka
-import CaretideRuntime
 import CaretideStore
 import Foundation
 import Logging
 import Testing
+
+@testable import CaretideRuntime
 
 @Suite struct ServiceConfigurationTests {
     @Test func readsACompleteEnvironment() throws {
@@ -39,6 +40,16 @@ import Testing
         #expect(configuration.logLevel == .info)
         #expect(configuration.auth == .disabled)
         #expect(configuration.metricsPort == nil)
+    }
+
+    @Test("the producer's client id, message timeout and linger are defaults a deployment's KAFKA_* variables override")
+    func producerDefaults() throws {
+        let plain = ServiceParts.producerConfiguration(KafkaConfiguration(bootstrapServers: "k:9092"), name: "scoring-service")
+        #expect(plain.properties == ["client.id": "scoring-service", "message.timeout.ms": "60000", "linger.ms": "10"])
+        let chosen = try KafkaConfiguration.fromEnvironment(["KAFKA_BROKERS": "k:9092", "KAFKA_LINGER_MS": "0", "KAFKA_CLIENT_ID": "blue"])
+        let configured = ServiceParts.producerConfiguration(chosen, name: "scoring-service")
+        #expect(configured.properties == ["client.id": "blue", "message.timeout.ms": "60000", "linger.ms": "0"])
+        #expect(configured.bootstrapServers == "k:9092")
     }
 
     @Test("METRICS_PORT moves /metrics to a port of its own; the API's port is refused")

@@ -10,7 +10,7 @@ public import Logging
 /// |---|---|---|
 /// | `DATABASE_URL` | `postgres://user:password@host:port/database?sslmode=disable` | required |
 /// | `KAFKA_BROKERS` | bootstrap servers, `host:port[,host:port]` | required |
-/// | `KAFKA_*` | any other librdkafka property: `KAFKA_SECURITY_PROTOCOL` → `security.protocol` | none |
+/// | `KAFKA_*` | any other librdkafka property: `KAFKA_SECURITY_PROTOCOL` → `security.protocol` | none; the producer's `KAFKA_LINGER_MS` 10, `KAFKA_MESSAGE_TIMEOUT_MS` 60000 |
 /// | `HTTP_HOST` | address the HTTP server binds | `0.0.0.0` |
 /// | `HTTP_PORT` | port of the API, `/healthz`, `/readyz`, `/metrics` | per service |
 /// | `METRICS_PORT` | a port of its own for `/metrics` | unset: `HTTP_PORT` |

@@ -21,11 +21,7 @@ struct ServiceParts {
         limits = configuration.limits
         self.logger = logger
         database = Database(configuration: configuration.database, schema: definition.schema, logger: logger)
-        var producerConfiguration = configuration.kafka
-        producerConfiguration.properties["client.id"] = producerConfiguration.properties["client.id"] ?? definition.name
-        // A message the broker has not acknowledged within a minute fails (librdkafka's default is five) and is
-        // sent again by whoever sent it; the relay's round, which waits for the acknowledgements, is bounded by it.
-        producerConfiguration.properties["message.timeout.ms"] = producerConfiguration.properties["message.timeout.ms"] ?? "60000"
+        let producerConfiguration = Self.producerConfiguration(configuration.kafka, name: definition.name)
         let messageTimeout = Duration.milliseconds(Int64(producerConfiguration.properties["message.timeout.ms"] ?? "") ?? 300_000)
         producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
         progress = ProgressMonitor(threshold: limits.stallThreshold)
@@ -34,6 +30,24 @@ struct ServiceParts {
             transactionTimeout: limits.transactionTimeout + messageTimeout, progress: progress)
         migrations = MigrationService(
             migrator: Migrator(tracks: definition.migrationTracks), database: database, readiness: readiness, logger: logger)
+    }
+
+    /// The service's producer settings: the deployment's, with these defaults for what it leaves unset.
+    static func producerConfiguration(_ kafka: KafkaConfiguration, name: String) -> KafkaConfiguration {
+        var configuration = kafka
+        let defaults = [
+            "client.id": name,
+            // A message the broker has not acknowledged within a minute fails (librdkafka's default is five) and is
+            // sent again by whoever sent it; the relay's round, which waits for the acknowledgements, is bounded by it.
+            "message.timeout.ms": "60000",
+            // The relay hands over every waiting event at once and waits for the acknowledgements, so the linger sets
+            // how often it goes round: a little longer than librdkafka's default means fewer and larger produce
+            // requests and outbox reads under load, for a few milliseconds more a hop (BENCHMARKS.md, "The producers'
+            // linger").
+            "linger.ms": "10",
+        ]
+        configuration.properties.merge(defaults) { chosen, _ in chosen }
+        return configuration
     }
 
     func context(name: String) -> ServiceContext {
