@@ -50,6 +50,12 @@ import Testing
         let configured = ServiceParts.producerConfiguration(chosen, name: "scoring-service")
         #expect(configured.properties == ["client.id": "blue", "message.timeout.ms": "60000", "linger.ms": "0"])
         #expect(configured.bootstrapServers == "k:9092")
+        let aliased = try KafkaConfiguration.fromEnvironment(
+            ["KAFKA_BROKERS": "k:9092", "KAFKA_QUEUE_BUFFERING_MAX_MS": "1", "KAFKA_DELIVERY_TIMEOUT_MS": "30000"])
+        #expect(
+            ServiceParts.producerConfiguration(aliased, name: "scoring-service").properties == [
+                "client.id": "scoring-service", "queue.buffering.max.ms": "1", "delivery.timeout.ms": "30000",
+            ])
     }
 
     @Test("METRICS_PORT moves /metrics to a port of its own; the API's port is refused")

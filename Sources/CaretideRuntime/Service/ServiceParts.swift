@@ -22,7 +22,8 @@ struct ServiceParts {
         self.logger = logger
         database = Database(configuration: configuration.database, schema: definition.schema, logger: logger)
         let producerConfiguration = Self.producerConfiguration(configuration.kafka, name: definition.name)
-        let messageTimeout = Duration.milliseconds(Int64(producerConfiguration.properties["message.timeout.ms"] ?? "") ?? 300_000)
+        let timeoutSetting = producerConfiguration.properties["message.timeout.ms"] ?? producerConfiguration.properties["delivery.timeout.ms"]
+        let messageTimeout = Duration.milliseconds(Int64(timeoutSetting ?? "") ?? 300_000)
         producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
         progress = ProgressMonitor(threshold: limits.stallThreshold)
         relay = OutboxRelay(
@@ -46,7 +47,13 @@ struct ServiceParts {
             // linger").
             "linger.ms": "10",
         ]
-        configuration.properties.merge(defaults) { chosen, _ in chosen }
+        // librdkafka's other names for two of them: a deployment that sets one keeps its value (both set, the one
+        // applied last would win).
+        let aliases = ["message.timeout.ms": "delivery.timeout.ms", "linger.ms": "queue.buffering.max.ms"]
+        for (property, value) in defaults where configuration.properties[property] == nil {
+            if let alias = aliases[property], configuration.properties[alias] != nil { continue }
+            configuration.properties[property] = value
+        }
         return configuration
     }
 
