@@ -65,4 +65,46 @@ import Testing
         let batches = Self.drain(&queue)
         #expect(batches == [[1], [2]])
     }
+
+    @Test("under a load, a batch that is not full waits out the window from the last commit; a light load never waits")
+    func windowUnderALoad() {
+        let start = ContinuousClock.now
+        var queue = GroupCommitQueue<Int>(maximumBatch: 64, window: .milliseconds(3))
+        for write in 1...7 { _ = queue.enqueue(write, key: nil) }
+        let light = queue.nextBatch()
+        queue.committed(at: start)
+        _ = queue.enqueue(8, key: nil)
+        // After a batch of seven, the next goes at once.
+        #expect(light?.count == 7 && queue.windowOpens(at: start) == nil)
+        for write in 9...15 { _ = queue.enqueue(write, key: nil) }
+        let busy = queue.nextBatch()
+        queue.committed(at: start)
+        // Nothing waits: the writer stops, whatever the window.
+        #expect(busy?.count == GroupCommitQueue<Int>.busyBatch && queue.windowOpens(at: start) == nil)
+        _ = queue.enqueue(16, key: nil)
+        #expect(queue.windowOpens(at: start) == start + .milliseconds(3))
+        #expect(queue.windowOpens(at: start + .milliseconds(2)) == start + .milliseconds(3))
+        #expect(queue.windowOpens(at: start + .milliseconds(3)) == nil)
+        #expect(queue.nextBatch() == [16])
+    }
+
+    @Test("a full batch does not wait, and a window of zero never does")
+    func fullBatchesAndNoWindowGoAtOnce() {
+        let start = ContinuousClock.now
+        var queue = GroupCommitQueue<Int>(maximumBatch: 8, window: .milliseconds(3))
+        for write in 1...8 { _ = queue.enqueue(write, key: nil) }
+        _ = queue.nextBatch()
+        queue.committed(at: start)
+        for write in 9...15 { _ = queue.enqueue(write, key: nil) }
+        let sevenWait = queue.windowOpens(at: start) != nil
+        _ = queue.enqueue(16, key: nil)
+        #expect(sevenWait && queue.windowOpens(at: start) == nil)
+
+        var unwindowed = GroupCommitQueue<Int>(maximumBatch: 64)
+        for write in 1...20 { _ = unwindowed.enqueue(write, key: nil) }
+        _ = unwindowed.nextBatch()
+        unwindowed.committed(at: start)
+        _ = unwindowed.enqueue(21, key: nil)
+        #expect(unwindowed.windowOpens(at: start) == nil)
+    }
 }

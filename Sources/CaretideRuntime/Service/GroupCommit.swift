@@ -8,7 +8,8 @@ import Foundation
 /// shared.
 ///
 /// A batch closes on size (`maximumBatch`) or when the previous one has committed: the first write after a quiet
-/// moment goes at once, so batching costs nothing when idle and grows by itself with the load. Writes with the same
+/// moment goes at once, so batching costs nothing when idle and grows by itself with the load. Under a load, a batch
+/// that is not full also waits out `RuntimeLimits.groupCommitWindow` after the last commit (`GroupCommitQueue`). Writes with the same
 /// `key` never share a batch (a later one waits for the next), so `apply` sees each key once.
 ///
 /// A write's own refusal (a duplicate, a conflict) is its `Result.failure` from `apply` and fails no other write. If
@@ -29,7 +30,9 @@ public struct GroupCommit<Write: Sendable, Outcome: Sendable>: Sendable {
         name: String, context: ServiceContext, maximumBatch: Int = 64, key: @escaping @Sendable (Write) -> AnyHashable,
         status: @escaping @Sendable (Outcome) -> Int, apply: @escaping Apply
     ) {
-        committer = GroupCommitter(name: name, metrics: context.metrics, maximumBatch: maximumBatch, key: { key($0.0) }) { writes in
+        committer = GroupCommitter(
+            name: name, metrics: context.metrics, maximumBatch: maximumBatch, window: context.limits.groupCommitWindow, key: { key($0.0) }
+        ) { writes in
             await Self.commit(writes, context: context, status: status, apply: apply)
         }
     }
@@ -82,14 +85,14 @@ actor GroupCommitter<Item: Sendable, Outcome: Sendable> {
 
     /// - Parameter key: items with the same key never share a batch; nil for an item no other excludes.
     init(
-        name: String, metrics: ServiceMetrics?, maximumBatch: Int, key: @escaping @Sendable (Item) -> AnyHashable? = { _ in nil },
-        commit: @escaping Commit
+        name: String, metrics: ServiceMetrics?, maximumBatch: Int, window: Duration = .zero,
+        key: @escaping @Sendable (Item) -> AnyHashable? = { _ in nil }, commit: @escaping Commit
     ) {
         self.name = name
         self.metrics = metrics
         self.key = key
         self.commit = commit
-        queue = GroupCommitQueue(maximumBatch: maximumBatch)
+        queue = GroupCommitQueue(maximumBatch: maximumBatch, window: window)
     }
 
     func submit(_ item: Item) async throws -> Outcome {
@@ -101,8 +104,12 @@ actor GroupCommitter<Item: Sendable, Outcome: Sendable> {
     }
 
     private func writeWhileWaiting() async {
-        while let batch = queue.nextBatch() {
+        while true {
+            // Submissions go on meanwhile: the actor is free while its writer sleeps.
+            if let opens = queue.windowOpens(at: .now) { try? await Task.sleep(until: opens, clock: .continuous) }
+            guard let batch = queue.nextBatch() else { return }
             let results = await commit(batch.map(\.item))
+            queue.committed(at: .now)
             metrics?.count("caretide_group_commits_total", dimensions: [("group_commit", name)])
             metrics?.count("caretide_group_committed_writes_total", dimensions: [("group_commit", name)], by: batch.count)
             for (waiting, result) in zip(batch, results) { waiting.continuation.resume(with: result) }

@@ -29,6 +29,12 @@ public struct RuntimeLimits: Sendable, Equatable {
     /// a reading with it, each hop waiting at most the window (BENCHMARKS.md, "A window for small batches").
     public var consumerBatchWindow: Duration?
     public static let defaultConsumerBatchWindow = Duration.milliseconds(50)
+    /// How long a group commit's batch that is not full waits after the last commit for more writes, under a load
+    /// (the last batch held at least 8): the clients that commit answered send their next writes meanwhile, and one
+    /// transaction carries them (`GroupCommitQueue`). A light load and a full batch go at once. `GROUP_COMMIT_WINDOW_MS`,
+    /// default 3, 0 turns it off. Each request under a load waits up to the window for a share of fewer statements,
+    /// commits and wake-ups (BENCHMARKS.md, "A window for group commits").
+    public var groupCommitWindow: Duration = .milliseconds(3)
 
     public init() {}
 }

@@ -18,7 +18,7 @@ public import Logging
 /// | `AUTH_*` | the identity provider's keys and token rules (`AuthConfiguration`); `AUTH_DISABLED=1` turns authentication off | required |
 /// | `TRUSTED_PROXIES` | the proxies whose `X-Forwarded-For` names the client: addresses and networks, `10.0.0.0/8, fd00::/8` (`TrustedProxies`) | none: the peer is the client |
 /// | `CARETIDE_EXIT_WITH_PARENT` | `1`: stop when the parent process goes (set by `caretide dev`) | off |
-/// | `STALL_THRESHOLD_SECONDS`, `DATABASE_TRANSACTION_TIMEOUT_SECONDS`, `DATABASE_STATEMENT_TIMEOUT_SECONDS`, `DEAD_LETTER_PUBLISH_DEADLINE_SECONDS`, `HTTP_IDLE_TIMEOUT_SECONDS`, `CONSUMER_LANES`, `CONSUMER_BATCH_WINDOW_MS` | see `RuntimeLimits` | 60, 30, 120, 30, 30, 2, 50 |
+/// | `STALL_THRESHOLD_SECONDS`, `DATABASE_TRANSACTION_TIMEOUT_SECONDS`, `DATABASE_STATEMENT_TIMEOUT_SECONDS`, `DEAD_LETTER_PUBLISH_DEADLINE_SECONDS`, `HTTP_IDLE_TIMEOUT_SECONDS`, `CONSUMER_LANES`, `CONSUMER_BATCH_WINDOW_MS`, `GROUP_COMMIT_WINDOW_MS` | see `RuntimeLimits` | 60, 30, 120, 30, 30, 2, 50, 3 |
 public struct ServiceConfiguration: Sendable {
     public var serviceName: String
     public var httpHost: String
@@ -126,6 +126,13 @@ public struct ServiceConfiguration: Sendable {
                 limits.consumerBatchWindow = .milliseconds(milliseconds)
             } else {
                 problems.append("CONSUMER_BATCH_WINDOW_MS must be a whole number from 0 to 1000")
+            }
+        }
+        if let text = environment["GROUP_COMMIT_WINDOW_MS"] {
+            if let milliseconds = Int(text), (0...100).contains(milliseconds) {
+                limits.groupCommitWindow = .milliseconds(milliseconds)
+            } else {
+                problems.append("GROUP_COMMIT_WINDOW_MS must be a whole number from 0 to 100")
             }
         }
         var statementTimeout = Duration.seconds(120)
