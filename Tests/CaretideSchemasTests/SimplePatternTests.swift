@@ -129,3 +129,14 @@ struct SimplePatternTests {
         }
     }
 }
+
+extension SimplePatternTests {
+    @Test("a group repeated many thousands of times is matched or refused without exhausting the stack")
+    func longGroups() throws {
+        let type = try #require(SimplePattern(#"^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$"#))
+        let long = "a" + String(repeating: ".b", count: 200_000)
+        #expect(type.matches(long))
+        #expect(!type.matches(long + "."))
+        #expect(!type.matches(long + ".é"))
+    }
+}

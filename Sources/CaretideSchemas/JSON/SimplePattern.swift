@@ -11,6 +11,27 @@ struct SimplePattern: Sendable {
         let accepts: ScalarClass
         let minimum: Int
         let maximum: Int?
+        /// `accepts` for each ASCII scalar, one bit each (0–63, 64–127): nearly every scalar matched is ASCII, and a
+        /// bit test costs less than searching the class's ranges.
+        private let ascii: (low: UInt64, high: UInt64)
+
+        init(accepts: ScalarClass, minimum: Int, maximum: Int?) {
+            self.accepts = accepts
+            self.minimum = minimum
+            self.maximum = maximum
+            var ascii: (low: UInt64, high: UInt64) = (0, 0)
+            for value in UInt32(0)..<128 where accepts.contains(Unicode.Scalar(UInt8(value))) {
+                if value < 64 { ascii.low |= 1 << UInt64(value) } else { ascii.high |= 1 << UInt64(value - 64) }
+            }
+            self.ascii = ascii
+        }
+
+        /// Whether the class accepts the scalar of this value (a valid scalar value).
+        func accepts(_ value: UInt32) -> Bool {
+            if value < 64 { return ascii.low & (1 << UInt64(value)) != 0 }
+            if value < 128 { return ascii.high & (1 << UInt64(value - 64)) != 0 }
+            return Unicode.Scalar(value).map(accepts.contains) ?? false
+        }
     }
 
     /// The scalars a class or literal accepts.
@@ -117,7 +138,16 @@ struct SimplePattern: Sendable {
 
     /// True if the value matches; unanchored ends match anywhere, as JSON Schema's (ECMA-262) patterns do.
     func matches(_ value: String) -> Bool {
-        let scalars = Array(value.unicodeScalars)
+        // ASCII text (ids, codes, event types: nearly every value checked) is matched on its own bytes, where they lie;
+        // anything else on its scalars' values.
+        let onBytes = value.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+            bytes.allSatisfy { $0 < 0x80 } ? matches(scalars: bytes) : nil
+        }
+        return (onBytes ?? nil) ?? matches(scalars: value.unicodeScalars.map(\.value))
+    }
+
+    /// `scalars`: the value's scalar values, in order.
+    private func matches<Text: RandomAccessCollection<Element>, Element: FixedWidthInteger>(scalars: Text) -> Bool where Text.Index == Int {
         var failed = Set<State>()
         let starts = anchoredAtStart ? 0...0 : 0...scalars.count
         return starts.contains { match(State(part: 0, position: $0, repetitions: 0), in: scalars, failed: &failed) }
@@ -130,61 +160,115 @@ struct SimplePattern: Sendable {
         let repetitions: Int
     }
 
-    /// Whether the parts from `state` on match, trying the longest run of each atom first. States that failed are
+    /// Whether the parts from `start` on match, trying the longest run of each atom first. States that failed are
     /// remembered (`failed`), so none is tried twice: at most parts × length × repetitions told apart (up to a group's
     /// minimum, or its maximum) states, each trying at most as many ends as the value is long. Polynomial whatever the
     /// pattern and value, never the exponential backtracking of a general engine; the schemas' groups start with a
     /// delimiter (`\.`, `-`), so a repetition ends at the next one and each state tries few ends.
-    private func match(_ state: State, in scalars: [Unicode.Scalar], failed: inout Set<State>) -> Bool {
-        guard state.part < parts.count else { return !anchoredAtEnd || state.position == scalars.count }
-        if failed.contains(state) { return false }
-        switch parts[state.part] {
-        case .atom(let atom):
-            let run = Self.run(of: atom, from: state.position, in: scalars)
-            if run >= atom.minimum {
-                for length in stride(from: run, through: atom.minimum, by: -1)
-                where match(State(part: state.part + 1, position: state.position + length, repetitions: 0), in: scalars, failed: &failed) {
-                    return true
+    ///
+    /// Depth first, on a stack of its own rather than the thread's: a value may repeat a group hundreds of thousands of
+    /// times, and a call per repetition would overflow the thread's stack, a crash one message could cause.
+    private func match<Text: RandomAccessCollection<Element>, Element: FixedWidthInteger>(
+        _ start: State, in scalars: Text, failed: inout Set<State>
+    ) -> Bool where Text.Index == Int {
+        var trials: [Trial] = []
+        var candidate: State? = start
+        while true {
+            if let state = candidate {
+                candidate = nil
+                if state.part == parts.count {
+                    if !anchoredAtEnd || state.position == scalars.count { return true }
+                } else if failed.isEmpty || !failed.contains(state) {
+                    // Asked only once something failed: hashing a state for an empty set cost more than the rest.
+                    trials.append(trial(of: state, in: scalars))
                 }
             }
-        case .group(let atoms, let minimum, let maximum):
-            let afterGroup = State(part: state.part + 1, position: state.position, repetitions: 0)
-            if state.repetitions >= minimum, match(afterGroup, in: scalars, failed: &failed) { return true }
-            if maximum.map({ state.repetitions < $0 }) ?? true {
-                // Once the minimum is reached, further repetitions are told apart only up to a maximum; an empty one
-                // could repeat for ever and is taken only on the way to the minimum.
-                let repetitions = maximum == nil ? min(state.repetitions + 1, minimum) : state.repetitions + 1
-                for end in Self.ends(of: atoms, from: state.position, in: scalars)
-                where (end > state.position || state.repetitions < minimum)
-                    && match(State(part: state.part, position: end, repetitions: repetitions), in: scalars, failed: &failed)
-                {
-                    return true
-                }
+            guard !trials.isEmpty else { return false }
+            // The innermost trial's next way on; with none left, it failed.
+            if let next = nextState(after: &trials[trials.count - 1]) {
+                candidate = next
+            } else {
+                failed.insert(trials.removeLast().state)
             }
         }
-        failed.insert(state)
-        return false
     }
 
-    /// Every position at which `atoms`, matched in order from `position`, can end.
-    private static func ends(of atoms: [Atom], from position: Int, in scalars: [Unicode.Scalar]) -> Set<Int> {
-        var positions: Set<Int> = [position]
+    /// A state being tried, and which of the states it may go on to comes next.
+    private struct Trial {
+        let state: State
+        /// An atom's next length to try, counting down to its minimum; a group's next end in `ends`, or -1 while what
+        /// follows the group is still to be tried.
+        var next: Int
+        /// A group's ends of one more repetition, the farthest first.
+        var ends: [Int] = []
+    }
+
+    private func trial<Text: RandomAccessCollection<Element>, Element: FixedWidthInteger>(
+        of state: State, in scalars: Text
+    ) -> Trial where Text.Index == Int {
+        switch parts[state.part] {
+        case .atom(let atom):
+            return Trial(state: state, next: Self.run(of: atom, from: state.position, in: scalars))
+        case .group(let atoms, let minimum, let maximum):
+            let repeats = maximum.map { state.repetitions < $0 } ?? true
+            return Trial(
+                state: state, next: state.repetitions >= minimum ? -1 : 0,
+                ends: repeats ? Self.ends(of: atoms, from: state.position, in: scalars) : [])
+        }
+    }
+
+    private func nextState(after trial: inout Trial) -> State? {
+        let state = trial.state
+        switch parts[state.part] {
+        case .atom(let atom):
+            guard trial.next >= atom.minimum else { return nil }
+            defer { trial.next -= 1 }
+            return State(part: state.part + 1, position: state.position + trial.next, repetitions: 0)
+        case .group(_, let minimum, let maximum):
+            if trial.next == -1 {
+                trial.next = 0
+                return State(part: state.part + 1, position: state.position, repetitions: 0)
+            }
+            // Once the minimum is reached, further repetitions are told apart only up to a maximum; an empty one could
+            // repeat for ever and is taken only on the way to the minimum.
+            let repetitions = maximum == nil ? min(state.repetitions + 1, minimum) : state.repetitions + 1
+            while trial.next < trial.ends.count {
+                let end = trial.ends[trial.next]
+                trial.next += 1
+                if end > state.position || state.repetitions < minimum { return State(part: state.part, position: end, repetitions: repetitions) }
+            }
+            return nil
+        }
+    }
+
+    /// Every position at which `atoms`, matched in order from `position`, can end: the farthest first, as an atom's
+    /// longest run is tried first, so that a match found at once leaves nothing to remember.
+    private static func ends<Text: RandomAccessCollection<Element>, Element: FixedWidthInteger>(
+        of atoms: [Atom], from position: Int, in scalars: Text
+    ) -> [Int] where Text.Index == Int {
+        // Ascending and distinct: the positions an atom reaches from each start form a range, and ranges from
+        // ascending starts begin in ascending order, so they merge in one pass, without hashing.
+        var positions = [position]
         for atom in atoms {
-            var reached: Set<Int> = []
+            var reached: [Int] = []
             for start in positions {
                 let run = run(of: atom, from: start, in: scalars)
-                if run >= atom.minimum { reached.formUnion((start + atom.minimum)...(start + run)) }
+                guard run >= atom.minimum else { continue }
+                let from = max(start + atom.minimum, (reached.last ?? start + atom.minimum - 1) + 1)
+                if from <= start + run { reached.append(contentsOf: from...(start + run)) }
             }
             positions = reached
         }
-        return positions
+        return positions.reversed()
     }
 
     /// How many scalars from `position` on the atom accepts, up to its maximum.
-    private static func run(of atom: Atom, from position: Int, in scalars: [Unicode.Scalar]) -> Int {
+    private static func run<Text: RandomAccessCollection<Element>, Element: FixedWidthInteger>(
+        of atom: Atom, from position: Int, in scalars: Text
+    ) -> Int where Text.Index == Int {
         var run = 0
         let longest = atom.maximum.map { min($0, scalars.count - position) } ?? (scalars.count - position)
-        while run < longest, atom.accepts.contains(scalars[position + run]) { run += 1 }
+        while run < longest, atom.accepts(UInt32(truncatingIfNeeded: scalars[position + run])) { run += 1 }
         return run
     }
 
