@@ -42,6 +42,32 @@ import Testing
                 })
     }
 
+    @Test("missing names come first, then the members' violations, at every level of a document nested deep")
+    func missingNamesAtEveryLevel() throws {
+        let tree = try Self.schema(
+            """
+            {"$defs": {"node": {"type": "object", "required": ["name", "unlisted"],
+             "properties": {"name": {"type": "string"}, "child": {"$ref": "#/$defs/node"}}}},
+             "$ref": "#/$defs/node"}
+            """)
+        // Each of 150 levels lacks its name and has `unlisted` (required, with no schema of its own); the innermost has
+        // both. A level's missing names come before whatever is found beneath it, so the hundred listed are the
+        // missing names of the outer hundred levels.
+        var text = #"{"unlisted": 1, "name": "leaf"}"#
+        for _ in 0..<150 { text = #"{"child": \#(text), "unlisted": true}"# }
+        let violations = tree.validate(try Self.json(text))
+        let missing = (0..<100).map { depth in
+            SchemaViolation(pointer: JSONPointer(tokens: Array(repeating: "child", count: depth) + ["name"]), message: "is required")
+        }
+        #expect(Set(violations.dropLast()) == Set(missing))
+        #expect(violations.last == SchemaViolation(pointer: .root, message: "and 50 more violations not listed"))
+        #expect(tree.validate(try Self.json(#"{"unlisted": 1, "name": "leaf"}"#)) == [])
+        #expect(
+            tree.validate(try Self.json(#"{"name": "leaf"}"#)) == [
+                SchemaViolation(pointer: JSONPointer(tokens: ["unlisted"]), message: "is required")
+            ])
+    }
+
     @Test("integers are not fractional numbers; whole-valued numbers are integers")
     func integerType() throws {
         #expect(
@@ -81,6 +107,7 @@ import Testing
             (#"{"a": 1 "b": 2}"#, "at byte 8: expected ',' or '}' after an object member"),
             (#"[1, 2,, 3]"#, "at byte 6: expected a value"),
             (#"{"secret": 1, "secret": 2}"#, "at byte 14: a key appears twice in one object"),
+            (#"{"a": {"b": [{}], "c": {"d": 1}, "b": 2}, "e": 3}"#, "at byte 33: a key appears twice in one object"),
             (#"{"a": tru}"#, "at byte 6: expected true"),
             (#"{"a": 1.}"#, "at byte 8: expected a digit after the decimal point"),
             (#"{"a": "\q"}"#, "at byte 7: an unknown escape sequence"),

@@ -13,6 +13,9 @@ struct JSONParser {
 
     private let bytes: [UInt8]
     private var index = 0
+    /// The members of the objects being read, each object's after its parent's: an object's dictionary is made once
+    /// its members are known, at its size, instead of growing (and rehashing) member by member.
+    private var pending: [(key: String, value: JSONValue, offset: Int)] = []
 
     static func parse(_ input: some Collection<UInt8>) throws(Failure) -> JSONValue {
         var parser = JSONParser(bytes: Array(input))
@@ -65,12 +68,12 @@ struct JSONParser {
 
     private mutating func parseObject(depth: Int) throws(Failure) -> JSONValue {
         index += 1
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object([:])
         }
+        let first = pending.count
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
@@ -80,17 +83,22 @@ struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after an object key") }
             index += 1
             skipWhitespace()
-            // A repeated key is ambiguous (RFC 8259 §4); refuse it rather than guess which one a sender meant.
-            guard members.updateValue(try parseValue(depth: depth + 1), forKey: key) == nil else {
-                // The key is caller text: its offset names it, it is not echoed.
-                throw Failure(offset: keyOffset, reason: "a key appears twice in one object")
-            }
+            pending.append((key, try parseValue(depth: depth + 1), keyOffset))
             skipWhitespace()
             guard index < bytes.count else { throw failure("unexpected end of input, expected ',' or '}'") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
+                defer { pending.removeSubrange(first...) }
+                var members = [String: JSONValue](minimumCapacity: pending.count - first)
+                for (key, value, keyOffset) in pending[first...] {
+                    // A repeated key is ambiguous (RFC 8259 §4); refuse it rather than guess which one a sender meant.
+                    // The key is caller text: its offset names it, it is not echoed.
+                    guard members.updateValue(value, forKey: key) == nil else {
+                        throw Failure(offset: keyOffset, reason: "a key appears twice in one object")
+                    }
+                }
                 return .object(members)
             } else {
                 throw failure("expected ',' or '}' after an object member")

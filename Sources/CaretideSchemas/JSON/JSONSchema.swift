@@ -51,11 +51,11 @@ public struct JSONSchema: Sendable {
     /// The most violations `validate` lists; beyond them it adds one that counts the rest.
     public static let maximumViolations = 100
 
-    /// The violations of `instance` against this schema, sorted by pointer; empty when valid. At most
-    /// `maximumViolations` of them, then one at the root saying how many more there were.
     /// The members the schema names at its top level (`properties`): what a consumer knows of an object.
     public var topLevelProperties: Set<String> { Set(root.properties.keys) }
 
+    /// The violations of `instance` against this schema, sorted by pointer; empty when valid. At most
+    /// `maximumViolations` of them, then one at the root saying how many more there were.
     public func validate(_ instance: JSONValue) -> [SchemaViolation] {
         var violations = ViolationSink(limit: Self.maximumViolations)
         var pointer = JSONPointer.root
@@ -127,6 +127,7 @@ private struct SchemaCompiler {
         if case .array(let required)? = rules["required"] { node.required = required.compactMap(\.stringValue) }
         if case .object(let properties)? = rules["properties"] {
             node.properties = properties.mapValues { compile($0) }
+            for name in node.required { node.properties[name]?.requiredByParent = true }
         }
         switch rules["additionalProperties"] {
         case .bool(false)?: node.additionalProperties = .forbidden
@@ -236,6 +237,8 @@ private final class CompiledSchema: @unchecked Sendable {
     var constValue: JSONValue?
     var required: [String] = []
     var properties: [String: CompiledSchema] = [:]
+    /// A property schema whose name its object's `required` lists.
+    var requiredByParent = false
     var additionalProperties: AdditionalProperties?
     var minItems: Double?
     var maxItems: Double?
@@ -326,15 +329,28 @@ private final class CompiledSchema: @unchecked Sendable {
     }
 
     private func checkObject(_ members: [String: JSONValue], at pointer: inout JSONPointer, into violations: inout ViolationSink) {
-        for name in required where members[name] == nil {
-            violations.append(SchemaViolation(pointer: pointer.appending(name), message: "is required"))
+        // The required names are counted as the members are checked, rather than each looked up: an object that has
+        // them all (nearly every one) hashes no name twice. The members' violations wait, so that an object's missing
+        // names still come first, as they are reported.
+        var memberViolations = ViolationSink(limit: violations.limit)
+        if checkMembers(members, at: &pointer, into: &memberViolations) < required.count {
+            for name in required where members[name] == nil {
+                violations.append(SchemaViolation(pointer: pointer.appending(name), message: "is required"))
+            }
         }
+        violations.append(contentsOf: memberViolations)
+    }
+
+    /// Checks each member; returns how many of them `required` names.
+    private func checkMembers(_ members: [String: JSONValue], at pointer: inout JSONPointer, into violations: inout ViolationSink) -> Int {
+        var requiredMembers = 0
         var unknownMembers = 0
         for (name, value) in members {
             if name.containsNULScalar {
                 // Named at the object: the name itself is caller text.
                 violations.append(SchemaViolation(pointer: pointer, message: "has a member name containing U+0000, which cannot be stored"))
             } else if let propertySchema = properties[name] {
+                if propertySchema.requiredByParent { requiredMembers += 1 }
                 pointer.descending(into: name) { propertySchema.check(value, at: &$0, into: &violations) }
             } else {
                 switch additionalProperties {
@@ -353,6 +369,7 @@ private final class CompiledSchema: @unchecked Sendable {
                     message: unknownMembers == 1
                         ? "has a member that is not a known field" : "has \(unknownMembers) members that are not known fields"))
         }
+        return requiredMembers
     }
 
     private func checkArray(_ elements: [JSONValue], at pointer: inout JSONPointer, into violations: inout ViolationSink) {
