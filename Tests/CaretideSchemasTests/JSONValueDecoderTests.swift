@@ -62,6 +62,27 @@ struct JSONValueDecoderTests {
     }
 
     @Test(
+        "an optional member absent, null or present reads as Foundation's decoder reads it",
+        arguments: [
+            "{}", #"{"text": null, "flag": null, "number": null, "count": null, "big": null, "detail": null}"#,
+            #"{"text": "a", "flag": false, "number": 2.5, "count": -3, "big": 9007199254740991, "detail": {"count": 4}}"#,
+        ])
+    func optionalMembers(json: String) throws {
+        struct Optionals: Decodable, Equatable {
+            struct Detail: Decodable, Equatable { let count: Int }
+            let text: String?
+            let flag: Bool?
+            let number: Double?
+            let count: Int?
+            let big: Int64?
+            let detail: Detail?
+        }
+        let ours = try JSONValueDecoder.decode(Optionals.self, from: CaretideJSON.parse(Array(json.utf8)))
+        #expect(ours == (try JSONDecoder().decode(Optionals.self, from: Data(json.utf8))))
+        #expect(throws: DecodingError.self) { try JSONValueDecoder.decode(Optionals.self, from: ["count": "three"]) }
+    }
+
+    @Test(
         "an error names the path to the member that failed",
         arguments: [
             (#"{"id": "nope", "values": {}, "detail": {"count": 1}, "tags": []}"#, ["id"]),

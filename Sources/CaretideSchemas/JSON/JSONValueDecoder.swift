@@ -119,6 +119,21 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return ValueDecoder(value: value, in: codingPath, at: key)
     }
 
+    /// An optional member's decoder; nil when it is absent or null. One lookup, where the protocol's own
+    /// `decodeIfPresent` makes three (`contains`, `decodeNil`, `decode`), and events carry many optional members.
+    private func presentDecoder(for key: Key) -> ValueDecoder? {
+        guard let value = members[key.stringValue] else { return nil }
+        if case .null = value { return nil }
+        return ValueDecoder(value: value, in: codingPath, at: key)
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try presentDecoder(for: key)?.decodeBool() }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try presentDecoder(for: key)?.decodeString() }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try presentDecoder(for: key)?.decodeDouble() }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try presentDecoder(for: key)?.decodeInteger(type) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try presentDecoder(for: key)?.decodeInteger(type) }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try presentDecoder(for: key)?.decodeValue(type) }
+
     func decodeNil(forKey key: Key) throws -> Bool { try decoder(for: key).value == .null }
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder(for: key).decodeBool() }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder(for: key).decodeString() }
