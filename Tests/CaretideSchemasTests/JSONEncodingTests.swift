@@ -70,6 +70,8 @@ import Testing
         #expect(String(decoding: try CaretideJSON.encode([120.0, -3, 0.1, 1e-7, 2.5e20]), as: UTF8.self) == "[120,-3,0.1,1e-07,2.5e+20]")
         #expect(String(decoding: try CaretideJSON.encode([Int64.max]), as: UTF8.self) == "[9223372036854775807]")
         #expect(throws: EncodingError.self) { try CaretideJSON.encode([Double.nan]) }
+        #expect(throws: EncodingError.self) { try CaretideJSON.encode(["systolic": Double.infinity]) }
+        #expect(String(decoding: try CaretideJSON.encode(["b": 2.5, "a": 120.0]), as: UTF8.self) == #"{"a":120,"b":2.5}"#)
         await propertyCheck(input: Gen.double(in: -1e12...1e12)) { value in
             #expect(Self.roundTrip([value]) == .array([.number(value)]))
         }

@@ -42,6 +42,9 @@ private enum EncodedNode {
     case string(String)
     case array(ArrayBox)
     case object(ObjectBox)
+    /// A parsed document kept as it is (a record's body, an assessment's inputs): written from itself, not copied into
+    /// nodes first.
+    case json(JSONValue)
 
     final class ArrayBox { var elements: [EncodedNode] = [] }
     /// Members in the order they were encoded; sorted (the last of a repeated key kept) when written. Appending is
@@ -58,32 +61,24 @@ private enum EncodedNode {
         if T.self == String.self { return .string(value as! String) }
         // RFC 9562 §4: lowercase on output, as the `event-id` header and PostgreSQL write them.
         if T.self == UUID.self { return .string(UUIDText.format(value as! UUID)) }
-        if T.self == JSONValue.self { return node(value as! JSONValue) }
+        if T.self == JSONValue.self { return .json(value as! JSONValue) }
+        // Numbers in maps and arrays (an assessment's values) come through here, not through a container's own
+        // `encode(Double)`: without these, each would cost an encoder and a copy of its path.
+        if T.self == Double.self { return try double(value as! Double, codingPath: codingPath()) }
+        if T.self == Int.self { return .signed(Int64(value as! Int)) }
+        if T.self == Bool.self { return .bool(value as! Bool) }
+        if T.self == [String: Double].self {
+            let box = ObjectBox()
+            box.members.reserveCapacity((value as! [String: Double]).count)
+            for (name, number) in value as! [String: Double] {
+                box.members.append((name, try double(number, codingPath: codingPath() + [AnyCodingKey(name)])))
+            }
+            return .object(box)
+        }
         let encoder = TreeEncoder(codingPath: codingPath())
         try value.encode(to: encoder)
         // A type that encodes nothing at all is written as an empty object, as Foundation does.
         return encoder.node ?? .object(ObjectBox())
-    }
-
-    static func node(_ json: JSONValue) -> EncodedNode {
-        switch json {
-        case .null: .null
-        case .bool(let flag): .bool(flag)
-        case .number(let number): .double(number)
-        case .string(let text): .string(text)
-        case .array(let elements):
-            {
-                let box = ArrayBox()
-                box.elements = elements.map(node)
-                return .array(box)
-            }()
-        case .object(let members):
-            {
-                let box = ObjectBox()
-                box.members = members.map { ($0.key, node($0.value)) }
-                return .object(box)
-            }()
-        }
     }
 
     static func double(_ value: Double, codingPath: @autoclosure () -> [any CodingKey]) throws -> EncodedNode {
@@ -267,6 +262,7 @@ private enum JSONTextWriter {
                 output += number.description.utf8
             }
         case .string(let text): writeString(text, into: &output)
+        case .json(let json): write(json, into: &output)
         case .array(let box):
             output.append(UInt8(ascii: "["))
             for (index, element) in box.elements.enumerated() {
@@ -289,6 +285,31 @@ private enum JSONTextWriter {
                 writeString(members[index].key, into: &output)
                 output.append(UInt8(ascii: ":"))
                 write(members[index].value, into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static func write(_ json: JSONValue, into output: inout [UInt8]) {
+        switch json {
+        case .null: output += "null".utf8
+        case .bool(let flag): output += (flag ? "true" : "false").utf8
+        case .number(let number): write(.double(number), into: &output)
+        case .string(let text): writeString(text, into: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                write(element, into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (index, member) in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                writeString(member.key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                write(member.value, into: &output)
             }
             output.append(UInt8(ascii: "}"))
         }
