@@ -301,6 +301,21 @@ import Testing
         try await stack.shutdown()
     }
 
+    @Test("a value repeating its pattern's group 80,000 times is a 400 naming it, and the service answers on")
+    func patternGroupRepeatedIsRefused() async throws {
+        let stack = try await TestStack.start([IngestService.definition])
+        let profile = stack.baseURL(IngestService.name) + "/v1/patients/p1/profile"
+        // A call per repetition of `(-[A-Za-z0-9]{2,8})*` once overflowed the thread's stack here: a crash, not a 400.
+        // 240,000 bytes: within the route's body limit (256 KiB).
+        let tag = "en" + String(repeating: "-ab", count: 80_000) + "-"
+        let refused = try await HTTP.send(method: "PUT", profile, json: #"{"language": "\#(tag)"}"#)
+        let violations = (try? refused.json() as? [String: Any])?["violations"] as? [[String: Any]] ?? []
+        #expect(refused.status == 400 && Set(violations.compactMap { $0["pointer"] as? String }) == ["/language"], "\(refused.status) \(refused.text.prefix(500))")
+        #expect(violations.contains { ($0["message"] as? String)?.hasPrefix("must match the pattern") == true })
+        #expect(try await HTTP.send(method: "PUT", profile, json: #"{"language": "de-CH"}"#).status == 201)
+        try await stack.shutdown()
+    }
+
     @Test("a large invalid body gets a bounded answer")
     func validationAnswerIsBounded() async throws {
         let stack = try await TestStack.start([IngestService.definition])
