@@ -310,7 +310,9 @@ import Testing
         let tag = "en" + String(repeating: "-ab", count: 80_000) + "-"
         let refused = try await HTTP.send(method: "PUT", profile, json: #"{"language": "\#(tag)"}"#)
         let violations = (try? refused.json() as? [String: Any])?["violations"] as? [[String: Any]] ?? []
-        #expect(refused.status == 400 && Set(violations.compactMap { $0["pointer"] as? String }) == ["/language"], "\(refused.status) \(refused.text.prefix(500))")
+        #expect(
+            refused.status == 400 && Set(violations.compactMap { $0["pointer"] as? String }) == ["/language"],
+            "\(refused.status) \(refused.text.prefix(500))")
         #expect(violations.contains { ($0["message"] as? String)?.hasPrefix("must match the pattern") == true })
         #expect(try await HTTP.send(method: "PUT", profile, json: #"{"language": "de-CH"}"#).status == 201)
         try await stack.shutdown()
