@@ -85,18 +85,44 @@ public final class PhenotypeOntology: Sendable {
         }
         let obsolete = Dictionary(
             document.terms.filter(\.isObsolete).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        func resolveObsolete(_ id: String, visited: inout Set<String>) -> TermIndex? {
-            if case .current(let t)? = resolutions[id] { return t }
-            if let term = obsolete[id], visited.insert(id).inserted {
-                for target in term.replacedBy {
-                    if let t = resolveObsolete(target, visited: &visited) { return t }
+        // Depth first through replaced_by (each target in order, then the term's alt_id owner), on a stack of its
+        // own: a chain as long as a release file may hold must not overflow the importing thread's stack. Every term on
+        // the way to a current one resolves to it too, so a long chain is walked once, not once per term in it (a
+        // cycle, which no release holds, may then resolve through whichever of its terms came first).
+        func resolveObsolete(_ start: String) -> TermIndex? {
+            var visited = Set<String>()
+            var trail: [(id: String, next: Int)] = []
+            func found(_ term: TermIndex) -> TermIndex {
+                for (id, _) in trail { resolutions[id] = .replaced(term) }
+                return term
+            }
+            var candidate: String? = start
+            while true {
+                if let id = candidate {
+                    candidate = nil
+                    switch resolutions[id] {
+                    case .current(let t)?, .replaced(let t)?: return found(t)
+                    default: break
+                    }
+                    if obsolete[id] != nil, visited.insert(id).inserted {
+                        trail.append((id, 0))
+                    } else if let t = altOwner[id] {
+                        return found(t)
+                    }
+                }
+                guard let (id, next) = trail.last else { return nil }
+                let targets = obsolete[id]!.replacedBy
+                if next < targets.count {
+                    trail[trail.count - 1].next += 1
+                    candidate = targets[next]
+                } else {
+                    trail.removeLast()
+                    if let t = altOwner[id] { return found(t) }
                 }
             }
-            return altOwner[id]
         }
         for id in obsolete.keys.sorted() where resolutions[id] == nil {
-            var visited = Set<String>()
-            if let t = resolveObsolete(id, visited: &visited) {
+            if let t = resolveObsolete(id) {
                 resolutions[id] = .replaced(t)
             } else {
                 resolutions[id] = .obsoleteWithoutReplacement(consider: obsolete[id]!.consider)

@@ -32,6 +32,20 @@ import Testing
         #expect(ontology.resolve("HP:1234567") == .unknown)
     }
 
+    @Test("a replaced_by chain 200,000 terms long resolves to its current term, without the thread's stack")
+    func longReplacedByChain() throws {
+        var obo = "format-version: 1.2\n\n[Term]\nid: HP:0000001\nname: All\n"
+        let length = 200_000
+        for step in 0..<length {
+            let target = step + 1 < length ? "X:\(step + 1)" : "HP:0000001"
+            obo += "\n[Term]\nid: X:\(step)\nname: obsolete \(step)\nis_obsolete: true\nreplaced_by: \(target)\n"
+        }
+        let ontology = try PhenotypeOntology(document: OBOParser.parse(obo))
+        let root = try #require(ontology.resolve("HP:0000001").term)
+        #expect(ontology.resolve("X:0") == .replaced(root))
+        #expect(ontology.resolve("X:199999") == .replaced(root))
+    }
+
     @Test func fixtureObsoleteTermsResolveThroughReplacedBy() throws {
         let ontology = try PhenotypeOntology(document: OBOParser.parse(Fixture.text("hp", "obo")))
         // Real HPO 2025-01-16: HP:0040168 "obsolete Focal seizures, afebril" → HP:0007359.
