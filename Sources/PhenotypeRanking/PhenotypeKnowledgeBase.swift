@@ -108,6 +108,16 @@ public final class PhenotypeKnowledgeBase: Sendable {
     public let fingerprint: UInt64
     private let diseaseLookup: [String: Int32]
 
+    /// The most annotations the knowledge base holds, after pooling (a current release has a few hundred thousand).
+    public static let maximumAnnotations = 20_000_000
+    /// The most ancestors the annotations may reach in all, each annotation's counted (a current release reaches a
+    /// few million): the bound on propagating them and on the tables that hold each term's diseases.
+    public static let maximumPropagationVisits = 50_000_000
+
+    private static var tooManyAnnotations: PhenotypeRankingError {
+        PhenotypeRankingError(.tooLarge, "the annotations, pooled, are more than \(maximumAnnotations)", format: .hpoa)
+    }
+
     public var diseaseCount: Int { diseaseIDs.count }
     public var termCount: Int { ontology.termCount }
     public var annotationCount: Int { annotationTerms.count }
@@ -209,15 +219,20 @@ public final class PhenotypeKnowledgeBase: Sendable {
         }
         pooledWith = pooled
         // Each entry keeps its own share of a finding it gives; one only the others give takes the highest of theirs.
+        // Pooling multiplies annotations (a group's entries each take the others'), so their count is bounded here.
         let given = byDisease
+        var annotationCount = given.values.reduce(0) { $0 + $1.terms.count }
         for (id, others) in pooled {
             let mine = given[id]!.terms
             for other in others {
                 for (term, share) in given[other]!.terms where mine[term] == nil {
+                    if byDisease[id]!.terms[term] == nil { annotationCount += 1 }
+                    guard annotationCount <= Self.maximumAnnotations else { throw Self.tooManyAnnotations }
                     byDisease[id]!.terms[term, default: .nan].keepHigher(share)
                 }
             }
         }
+        guard annotationCount <= Self.maximumAnnotations else { throw Self.tooManyAnnotations }
 
         let ids = byDisease.keys.sorted()
         diseaseIDs = ids
@@ -256,9 +271,16 @@ public final class PhenotypeKnowledgeBase: Sendable {
         // Propagated counts and information content.
         var counts = [Int32](repeating: 0, count: termCount)
         var stamp = [Int32](repeating: -1, count: termCount)
+        var visits = 0
         for d in 0..<ids.count {
             for t in flat[Int(offsets[d])..<Int(offsets[d + 1])] {
-                for a in ontology.ancestorSlice(Int(t)) where stamp[Int(a)] != Int32(d) {
+                let ancestors = ontology.ancestorSlice(Int(t))
+                visits += ancestors.count
+                guard visits <= Self.maximumPropagationVisits else {
+                    throw PhenotypeRankingError(
+                        .tooLarge, "the annotations reach more than \(Self.maximumPropagationVisits) ancestors in all", format: .hpoa)
+                }
+                for a in ancestors where stamp[Int(a)] != Int32(d) {
                     stamp[Int(a)] = Int32(d)
                     counts[Int(a)] += 1
                 }

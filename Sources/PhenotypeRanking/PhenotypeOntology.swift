@@ -59,11 +59,18 @@ public final class PhenotypeOntology: Sendable {
 
     public var termCount: Int { termIDs.count }
 
+    /// The most ancestors a term may have. A current release gives a term a few dozen; this leaves room for the
+    /// ontology to grow many times over and keeps every walk up from a term short.
+    public static let maximumAncestorsPerTerm = 1_000
+    /// The most inherited ancestors the import may read while building every term's list (each parent's list, once
+    /// per child): the bound on its time and on the lists' memory. A current release needs a few hundred thousand.
+    public static let maximumAncestorVisits = 20_000_000
+
     /// Builds the ontology from a parsed `hp.obo`.
     ///
-    /// Fails if an `is_a` refers to an unknown term (with the stanza's line) or the is-a
-    /// graph has a cycle. An `is_a` to an `alt_id` or to an obsolete term with a replacement is
-    /// accepted and mapped.
+    /// Fails if an `is_a` refers to an unknown term (with the stanza's line), the is-a
+    /// graph has a cycle, or it exceeds `maximumAncestorsPerTerm` or `maximumAncestorVisits`.
+    /// An `is_a` to an `alt_id` or to an obsolete term with a replacement is accepted and mapped.
     public init(document: OBODocument) throws(PhenotypeRankingError) {
         formatVersion = document.formatVersion
         dataVersion = document.dataVersion
@@ -176,18 +183,31 @@ public final class PhenotypeOntology: Sendable {
         }
         topologicalOrder = order
 
-        // Ancestors including self, sorted, computed in topological order.
+        // Ancestors including self, sorted, computed in topological order. Bounded: a chain of `is_a`s makes the lists
+        // grow with the square of its length, so a few megabytes of a crafted file would otherwise exhaust memory.
         var ancestors = [[Int32]](repeating: [], count: count)
         var stamp = [Int32](repeating: -1, count: count)
+        var visits = 0
         for t32 in order {
             let t = Int(t32)
             var set: [Int32] = [t32]
             stamp[t] = t32
             for parent in parents[t] {
-                for a in ancestors[Int(parent)] where stamp[Int(a)] != t32 {
+                let inherited = ancestors[Int(parent)]
+                visits += inherited.count
+                guard visits <= Self.maximumAncestorVisits else {
+                    throw PhenotypeRankingError(
+                        .tooLarge, "the is_a graph has more than \(Self.maximumAncestorVisits) ancestor links to follow",
+                        format: .obo, line: current[t].line)
+                }
+                for a in inherited where stamp[Int(a)] != t32 {
                     stamp[Int(a)] = t32
                     set.append(a)
                 }
+            }
+            guard set.count <= Self.maximumAncestorsPerTerm else {
+                throw PhenotypeRankingError(
+                    .tooLarge, "\(current[t].id) has more than \(Self.maximumAncestorsPerTerm) ancestors", format: .obo, line: current[t].line)
             }
             set.sort()
             ancestors[t] = set

@@ -24,6 +24,9 @@ public struct PhenotypeRankingError: Error, Sendable, Hashable, CustomStringConv
         case cycle
         case missingRoot
         case noDiseases
+        /// The file would make the import build more than it bounds (`PhenotypeOntology.maximumAncestorsPerTerm`,
+        /// `maximumAncestorVisits`; `PhenotypeKnowledgeBase.maximumPropagationVisits`).
+        case tooLarge
         // Ranking.
         case emptyQuery
         case noUsableQueryTerms

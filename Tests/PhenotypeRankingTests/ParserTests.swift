@@ -46,6 +46,48 @@ import Testing
         #expect(ontology.resolve("X:199999") == .replaced(root))
     }
 
+    /// `HP:0000001`, `HP:0000118` under it, then a chain of `length` terms (`chainID(1)`, `chainID(2)`, …) each under
+    /// the one before (the k-th has k + 2 ancestors, itself included), then `leaves` terms under the chain's last.
+    static func chain(length: Int, leaves: Int = 0) -> String {
+        var obo = "format-version: 1.2\n\n[Term]\nid: HP:0000001\nname: All\n\n[Term]\nid: HP:0000118\nname: Phenotypic abnormality\n"
+        obo += "is_a: HP:0000001\n"
+        for k in 1...length { obo += "\n[Term]\nid: \(chainID(k))\nname: c\(k)\nis_a: \(k == 1 ? "HP:0000118" : chainID(k - 1))\n" }
+        for leaf in 0..<leaves { obo += "\n[Term]\nid: HP:\(5_000_000 + leaf)\nname: l\(leaf)\nis_a: \(chainID(length))\n" }
+        return obo
+    }
+
+    static func chainID(_ k: Int) -> String { "HP:\(1_000_000 + k)" }
+
+    @Test("a term with more ancestors than the bound is refused, by its id and line; one at the bound is not")
+    func deepChainIsRefused() throws {
+        let limit = PhenotypeOntology.maximumAncestorsPerTerm
+        let atBound = try PhenotypeOntology(document: OBOParser.parse(Self.chain(length: limit - 2)))
+        let deepest = try #require(atBound.resolve(Self.chainID(limit - 2)).term)
+        #expect(atBound.ancestors(of: deepest).count == limit)
+        let error = try #require(throws: PhenotypeRankingError.self) {
+            try PhenotypeOntology(document: OBOParser.parse(Self.chain(length: limit - 1)))
+        }
+        #expect(error.code == .tooLarge)
+        #expect(error.message == "\(Self.chainID(limit - 1)) has more than \(limit) ancestors")
+        // The stanza's `[Term]` line: ten lines of header and the two roots, then five lines a term.
+        #expect(error.line == 12 + 5 * (limit - 2))
+    }
+
+    @Test("an is_a graph whose ancestor lists take more reading than the bound is refused, each term within its own")
+    func ancestorReadingIsBounded() throws {
+        let limit = PhenotypeOntology.maximumAncestorsPerTerm
+        // Each leaf reads the chain's last list, `limit - 1` entries, and has `limit` ancestors: within the per-term bound.
+        let leaves = PhenotypeOntology.maximumAncestorVisits / (limit - 1) + 1
+        let error = try #require(throws: PhenotypeRankingError.self) {
+            try PhenotypeOntology(document: OBOParser.parse(Self.chain(length: limit - 3, leaves: leaves)))
+        }
+        #expect(error.code == .tooLarge)
+        #expect(error.message.hasSuffix("ancestor links to follow"))
+        // The same chain with a leaf per thousand of those is built.
+        let fewer = try PhenotypeOntology(document: OBOParser.parse(Self.chain(length: limit - 3, leaves: leaves / 1_000)))
+        #expect(fewer.termCount == 2 + limit - 3 + leaves / 1_000)
+    }
+
     @Test func fixtureObsoleteTermsResolveThroughReplacedBy() throws {
         let ontology = try PhenotypeOntology(document: OBOParser.parse(Fixture.text("hp", "obo")))
         // Real HPO 2025-01-16: HP:0040168 "obsolete Focal seizures, afebril" → HP:0007359.
@@ -176,5 +218,24 @@ import Testing
         #expect(kb.warnings[0].mappedTo == "HP:0000101")
         #expect(kb.phenotypes(ofDisease: "OMIM:1")?.map(\.term.id) == ["HP:0000101"])
         #expect(kb.phenotypes(ofDisease: "OMIM:2")?.map(\.term.id) == ["HP:0000102"])
+    }
+}
+
+@Suite struct KnowledgeBaseBoundsTests {
+    @Test("annotations that reach more ancestors in all than the bound are refused; fewer diseases are loaded")
+    func propagationIsBounded() throws {
+        let depth = PhenotypeOntology.maximumAncestorsPerTerm - 2
+        let obo = OBOParserTests.chain(length: depth)
+        // Every disease is annotated with the chain's last term, which has `depth + 2` ancestors.
+        let diseases = PhenotypeKnowledgeBase.maximumPropagationVisits / (depth + 2) + 1
+        func hpoa(_ count: Int) -> String {
+            ([Tiny.header] + (0..<count).map { Tiny.row("OMIM:\($0)", "disease \($0)", OBOParserTests.chainID(depth)) }).joined(separator: "\n")
+                + "\n"
+        }
+        let error = try #require(throws: PhenotypeRankingError.self) { try PhenotypeKnowledgeBase(obo: obo, hpoa: hpoa(diseases)) }
+        #expect(error.code == .tooLarge)
+        #expect(error.format == .hpoa)
+        let fewer = try PhenotypeKnowledgeBase(obo: obo, hpoa: hpoa(diseases / 1_000))
+        #expect(fewer.diseaseCount == diseases / 1_000)
     }
 }
