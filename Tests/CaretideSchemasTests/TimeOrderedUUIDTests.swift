@@ -35,6 +35,20 @@ import Testing
         }
     }
 
+    @Test("ids drawn from many threads across many refills of the random pool are all different")
+    func poolRefillsAcrossThreads() async {
+        // Each task draws more than one refill's worth, so refills race with draws on other threads.
+        let perTask = 2_000
+        let ids = await withTaskGroup(of: [UUID].self) { group in
+            for _ in 0..<8 { group.addTask { (0..<perTask).map { _ in UUID.timeOrdered() } } }
+            return await group.reduce(into: [UUID]()) { $0 += $1 }
+        }
+        #expect(ids.count == 8 * perTask)
+        #expect(Set(ids).count == ids.count)
+        let words = (0..<1_000).map { _ in SystemRandom.twoWords() }
+        #expect(Set(words.map { "\($0.0)-\($0.1)" }).count == words.count)
+    }
+
     @Test("named UUIDs: the same name gives the same version-8 id in every process, different names different ids")
     func named() async {
         // FNV-1a 128 of "" is its offset basis; the id is fixed forever, whichever process makes it.

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -48,19 +49,40 @@ extension UUID {
     }
 }
 
-/// Random bits from the system's generator, as `SystemRandomNumberGenerator` gives them, but 128 at a time:
-/// that generator asks the kernel once per 64 bits, and every event id, audit entry and request id takes 128.
+/// Random bits from the system's generator, 128 at a time. The kernel is asked for a page of them at once and the
+/// rest kept for the next calls: every request takes several (its request id, its events' ids, its audit entry's),
+/// and a system call each was a visible share of a request's own work.
 public enum SystemRandom {
+    private static let pool = Mutex(Pool())
+
     public static func twoWords() -> (UInt64, UInt64) {
+        pool.withLock { $0.take() }
+    }
+
+    private struct Pool {
+        private var words = [UInt64](repeating: 0, count: 512)
+        private var next = 512
+
+        mutating func take() -> (UInt64, UInt64) {
+            if next == words.count {
+                words.withUnsafeMutableBytes { SystemRandom.fill($0) }
+                next = 0
+            }
+            defer { next += 2 }
+            return (words[next], words[next + 1])
+        }
+    }
+
+    private static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
         #if canImport(Glibc)
-            // glibc's arc4random_buf reads the kernel's generator (getrandom) in one call, and ends the process rather
-            // than return weak bits.
-            var words: (UInt64, UInt64) = (0, 0)
-            withUnsafeMutableBytes(of: &words) { arc4random_buf($0.baseAddress!, $0.count) }
-            return words
+            // glibc's arc4random_buf reads the kernel's generator (getrandom), and ends the process rather than
+            // return weak bits.
+            arc4random_buf(buffer.baseAddress!, buffer.count)
         #else
             var generator = SystemRandomNumberGenerator()
-            return (generator.next(), generator.next())
+            for offset in stride(from: 0, to: buffer.count, by: 8) {
+                buffer.storeBytes(of: generator.next() as UInt64, toByteOffset: offset, as: UInt64.self)
+            }
         #endif
     }
 }
