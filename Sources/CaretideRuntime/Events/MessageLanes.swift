@@ -120,13 +120,18 @@ actor MessageLanes {
         wakePutters()
     }
 
-    /// Positions in `queued` of the oldest messages not of `excluded` partitions, up to `maxMessages`.
+    /// Positions in `queued` of the oldest messages not of `excluded` partitions, up to `maxMessages`. It stops at a
+    /// full batch and reads each message where it lies: every waiting lane asks after every `put`, and copying the
+    /// whole queue each time was a visible share of a consumer's work under a backlog.
     private func takeable(excluding excluded: Set<PartitionKey>, upTo maxMessages: Int) -> [Int] {
+        guard !excluded.isEmpty else { return Array(queued.indices.prefix(maxMessages)) }
         var positions: [Int] = []
-        for (position, message) in queued.enumerated() where positions.count < maxMessages {
-            if excluded.isEmpty || !excluded.contains(PartitionKey(topic: message.topic, partition: message.partition)) {
+        var position = queued.startIndex
+        while position < queued.endIndex, positions.count < maxMessages {
+            if !excluded.contains(PartitionKey(topic: queued[position].topic, partition: queued[position].partition)) {
                 positions.append(position)
             }
+            position += 1
         }
         return positions
     }
