@@ -108,15 +108,12 @@ public final class PhenotypeKnowledgeBase: Sendable {
     public let fingerprint: UInt64
     private let diseaseLookup: [String: Int32]
 
-    /// The most annotations the knowledge base holds, after pooling (a current release has a few hundred thousand).
+    /// The most annotations the knowledge base may hold after pooling, counted as if no two pooled entries shared a
+    /// finding (a current release has a few hundred thousand).
     public static let maximumAnnotations = 20_000_000
     /// The most ancestors the annotations may reach in all, each annotation's counted (a current release reaches a
     /// few million): the bound on propagating them and on the tables that hold each term's diseases.
     public static let maximumPropagationVisits = 50_000_000
-
-    private static var tooManyAnnotations: PhenotypeRankingError {
-        PhenotypeRankingError(.tooLarge, "the annotations, pooled, are more than \(maximumAnnotations)", format: .hpoa)
-    }
 
     public var diseaseCount: Int { diseaseIDs.count }
     public var termCount: Int { ontology.termCount }
@@ -212,35 +209,40 @@ public final class PhenotypeKnowledgeBase: Sendable {
         self.pooling = pooling
         let names = byDisease.mapValues(\.name)
         sameDisease = Self.sameDiseaseGroups(names)
+        let groups = pooling == .current ? sameDisease : Self.sameDiseaseGroups(names, by: pooling)
+        // Pooling multiplies annotations (each entry of a group takes the others'), with the square of a group's size:
+        // their count is bounded before any is made, by what it would be if no two entries of a group shared a finding.
+        var mostAnnotations = byDisease.values.reduce(0) { $0 + $1.terms.count }
+        for group in groups {
+            mostAnnotations += (group.count - 1) * group.reduce(0) { $0 + byDisease[$1]!.terms.count }
+            guard mostAnnotations <= Self.maximumAnnotations else {
+                throw PhenotypeRankingError(.tooLarge, "the annotations, pooled, could be more than \(Self.maximumAnnotations)", format: .hpoa)
+            }
+        }
+        let sources = Set(byDisease.keys.map(Self.source(of:))).sorted()
+        guard sources.count <= Int(UInt8.max) else {
+            throw PhenotypeRankingError(.noDiseases, "the annotations name more than 255 disease sources")
+        }
         // An entry pools with the other entries of its group, one per other source.
         var pooled: [String: [String]] = [:]
-        for group in pooling == .current ? sameDisease : Self.sameDiseaseGroups(names, by: pooling) {
+        for group in groups {
             for id in group { pooled[id] = group.filter { $0 != id }.sorted() }
         }
         pooledWith = pooled
         // Each entry keeps its own share of a finding it gives; one only the others give takes the highest of theirs.
-        // Pooling multiplies annotations (a group's entries each take the others'), so their count is bounded here.
         let given = byDisease
-        var annotationCount = given.values.reduce(0) { $0 + $1.terms.count }
         for (id, others) in pooled {
             let mine = given[id]!.terms
             for other in others {
                 for (term, share) in given[other]!.terms where mine[term] == nil {
-                    if byDisease[id]!.terms[term] == nil { annotationCount += 1 }
-                    guard annotationCount <= Self.maximumAnnotations else { throw Self.tooManyAnnotations }
                     byDisease[id]!.terms[term, default: .nan].keepHigher(share)
                 }
             }
         }
-        guard annotationCount <= Self.maximumAnnotations else { throw Self.tooManyAnnotations }
 
         let ids = byDisease.keys.sorted()
         diseaseIDs = ids
         diseaseNames = ids.map { byDisease[$0]!.name }
-        let sources = Set(ids.map(Self.source(of:))).sorted()
-        guard sources.count <= Int(UInt8.max) else {
-            throw PhenotypeRankingError(.noDiseases, "the annotations name more than 255 disease sources")
-        }
         diseaseSources = sources
         let sourcePosition = Dictionary(uniqueKeysWithValues: sources.enumerated().map { ($1, UInt8($0)) })
         diseaseSourceIndex = ids.map { sourcePosition[Self.source(of: $0)]! }

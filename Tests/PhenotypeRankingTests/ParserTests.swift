@@ -238,4 +238,24 @@ import Testing
         let fewer = try PhenotypeKnowledgeBase(obo: obo, hpoa: hpoa(diseases / 1_000))
         #expect(fewer.diseaseCount == diseases / 1_000)
     }
+
+    @Test("entries of one name from many sources, which pooling would multiply past the bound, are refused before they are pooled")
+    func pooledAnnotationsAreBounded() throws {
+        // g entries naming one disease, one per source, a finding each: pooled, g × g annotations at most.
+        var sources = 1
+        while sources * sources <= PhenotypeKnowledgeBase.maximumAnnotations { sources += 1 }
+        func build(_ count: Int) throws(PhenotypeRankingError) -> PhenotypeKnowledgeBase {
+            let hpoa = ([Tiny.header] + (0..<count).map { Tiny.row("S\($0):1", "One disease", "HP:0000102") }).joined(separator: "\n") + "\n"
+            return try PhenotypeKnowledgeBase(obo: Tiny.obo, hpoa: hpoa, databases: Set((0..<count).map { "S\($0)" }))
+        }
+        let error = try #require(throws: PhenotypeRankingError.self) { try build(sources) }
+        #expect(error.code == .tooLarge)
+        #expect(error.format == .hpoa)
+        // One entry fewer is within the bound, and is refused by the next, also before pooling: more than 255 sources.
+        let next = try #require(throws: PhenotypeRankingError.self) { try build(sources - 1) }
+        #expect(next.code == .noDiseases)
+        // 255 entries are pooled: each is scored with the others' findings, which here are its own.
+        let pooled = try build(255)
+        #expect(pooled.diseaseCount == 255 && pooled.annotationCount == 255)
+    }
 }
