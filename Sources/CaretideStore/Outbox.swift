@@ -185,6 +185,38 @@ public enum ProcessedEvents {
         let rows = try await connection.execute(StorePreparedStatements.ClaimEvents(consumer: consumer, eventIDs: eventIDs), logger: logger)
         return Set(try await rows.collectAll())
     }
+
+    /// Forgets up to `limit` claims made before `cutoff`, returning how many. An event older than every consumed topic's
+    /// retention cannot be delivered again, so its claim guards nothing (`RuntimeLimits.processedEventRetention`).
+    ///
+    /// Found through the primary key, with no index of their own: Caretide's event ids are version-7 UUIDs, which sort
+    /// by the millisecond they were minted in, so each consumer's old claims are the start of its range of the key, read
+    /// up to the smallest id of the cutoff's millisecond. The consumers are found by skipping through the key, a probe
+    /// each. A claim whose id is not time-ordered (an event from another producer) is forgotten only if its id sorts
+    /// below that bound; `processed_at` keeps a replayed old event's recent claim.
+    public static func forget(processedBefore cutoff: Date, limit: Int, database: Database, logger: Logger) async throws -> Int {
+        let rows = try await database.client.query(
+            """
+            WITH RECURSIVE consumers AS (
+                (SELECT consumer FROM processed_events ORDER BY consumer LIMIT 1)
+                UNION ALL
+                SELECT (SELECT p.consumer FROM processed_events p WHERE p.consumer > c.consumer ORDER BY p.consumer LIMIT 1)
+                FROM consumers c WHERE c.consumer IS NOT NULL),
+            bound AS (
+                SELECT (lpad(to_hex(floor(extract(epoch FROM \(cutoff)::timestamptz) * 1000)::bigint), 12, '0')
+                        || '00000000000000000000')::uuid AS id),
+            forgotten AS (
+                DELETE FROM processed_events WHERE ctid = ANY(ARRAY(
+                    SELECT old.ctid FROM consumers c, bound b, LATERAL (
+                        SELECT ctid FROM processed_events
+                        WHERE consumer = c.consumer AND event_id < b.id AND processed_at < \(cutoff) LIMIT \(limit)) old
+                    LIMIT \(limit)))
+                RETURNING 1)
+            SELECT count(*)::int FROM forgotten
+            """, logger: logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
 }
 
 /// A row written in the statement that enqueues events: static SQL (an INSERT, parameters from $9 on, as the outbox's

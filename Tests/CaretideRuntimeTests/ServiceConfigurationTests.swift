@@ -131,7 +131,7 @@ import Testing
             base.merging([
                 "STALL_THRESHOLD_SECONDS": "5", "DATABASE_TRANSACTION_TIMEOUT_SECONDS": "2.5", "HTTP_IDLE_TIMEOUT_SECONDS": "1",
                 "DEAD_LETTER_PUBLISH_DEADLINE_SECONDS": "3", "DATABASE_STATEMENT_TIMEOUT_SECONDS": "7", "CONSUMER_LANES": "3",
-                "CONSUMER_BATCH_WINDOW_MS": "20", "GROUP_COMMIT_WINDOW_MS": "7",
+                "CONSUMER_BATCH_WINDOW_MS": "20", "GROUP_COMMIT_WINDOW_MS": "7", "PROCESSED_EVENTS_RETENTION_DAYS": "45",
             ]) { $1 }, serviceName: "scoring-service", defaultPort: 8081)
         #expect(configuration.limits.stallThreshold == .seconds(5))
         #expect(configuration.limits.transactionTimeout == .milliseconds(2500))
@@ -141,6 +141,7 @@ import Testing
         #expect(configuration.limits.consumerLanes == 3)
         #expect(configuration.limits.consumerBatchWindow == .milliseconds(20))
         #expect(configuration.limits.groupCommitWindow == .milliseconds(7))
+        #expect(configuration.limits.processedEventRetention == .seconds(45 * 86_400))
         let withoutWindow = try ServiceConfiguration.fromEnvironment(
             base.merging(["CONSUMER_BATCH_WINDOW_MS": "0"]) { $1 }, serviceName: "s", defaultPort: 1)
         #expect(withoutWindow.limits.consumerBatchWindow == .zero)
@@ -157,6 +158,12 @@ import Testing
         for window in ["-1", "101", "0.5"] {
             #expect(throws: InvalidConfiguration.self) {
                 try ServiceConfiguration.fromEnvironment(base.merging(["GROUP_COMMIT_WINDOW_MS": window]) { $1 }, serviceName: "s", defaultPort: 1)
+            }
+        }
+        for days in ["0", "36501", "1.5", "month"] {
+            #expect(throws: InvalidConfiguration.self) {
+                try ServiceConfiguration.fromEnvironment(
+                    base.merging(["PROCESSED_EVENTS_RETENTION_DAYS": days]) { $1 }, serviceName: "s", defaultPort: 1)
             }
         }
         for lanes in ["0", "65", "two"] {

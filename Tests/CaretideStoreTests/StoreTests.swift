@@ -175,6 +175,35 @@ import Testing
         }
     }
 
+    @Test("claims made before the cutoff are forgotten a batch at a time, and only they: a forgotten event is new again")
+    func processedEventsAreForgottenPastTheCutoff() async throws {
+        try await withDatabase { database, logger in
+            try await Migrator(tracks: []).migrate(database, logger: logger)
+            let longAgo = Date().addingTimeInterval(-61 * 86_400)
+            let old = (0..<4).map { _ in UUID.timeOrdered(at: longAgo) }
+            // Ids another producer made: one sorts below every id of the cutoff's millisecond, one above.
+            let foreignBelow = UUID(uuidString: "00000000-0000-4000-8000-000000000001")!
+            let foreignAbove = UUID(uuidString: "ffffffff-0000-4000-8000-000000000001")!
+            try await database.client.query(
+                """
+                INSERT INTO processed_events (consumer, event_id, processed_at)
+                SELECT CASE WHEN id = \(old[3]) THEN 'b' ELSE 'a' END, id, \(longAgo)
+                FROM unnest(\(old + [foreignBelow, foreignAbove])::uuid[]) AS ids(id)
+                """, logger: logger)
+            // Made now, and an old event replayed now: both still guard against a second delivery.
+            let recent = [UUID.timeOrdered(), UUID.timeOrdered(at: longAgo)]
+            _ = try await database.transaction { try await ProcessedEvents.claim(recent, consumer: "a", on: $0, logger: logger) }
+            let cutoff = Date().addingTimeInterval(-60 * 86_400)
+            var rounds: [Int] = []
+            for _ in 0..<4 { rounds.append(try await ProcessedEvents.forget(processedBefore: cutoff, limit: 2, database: database, logger: logger)) }
+            #expect(rounds == [2, 2, 1, 0])
+            let again = try await database.transaction {
+                try await ProcessedEvents.claim([old[0], foreignBelow, foreignAbove] + recent, consumer: "a", on: $0, logger: logger)
+            }
+            #expect(again == [old[0], foreignBelow])
+        }
+    }
+
     @Test("the local cluster (caretide dev's, the tests') runs autovacuum every 5 s: a new table has statistics within seconds")
     func autovacuumLooksEveryFiveSeconds() async throws {
         try await withDatabase { database, logger in

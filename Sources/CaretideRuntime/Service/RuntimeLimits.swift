@@ -35,6 +35,11 @@ public struct RuntimeLimits: Sendable, Equatable {
     /// default 3, 0 turns it off. Each request under a load waits up to the window for a share of fewer statements,
     /// commits and wake-ups (BENCHMARKS.md, "A window for group commits").
     public var groupCommitWindow: Duration = .milliseconds(3)
+    /// A consumer forgets that it applied an event this long after it did (`ProcessedEventExpiry`). It must outlast
+    /// the retention of every topic the service consumes and of the dead-letter topic, since a dead letter replayed
+    /// is published to its source topic again and read by every group there. `PROCESSED_EVENTS_RETENTION_DAYS`,
+    /// default 60: twice the month at most a patient topic keeps its events (docs/operations.md, "Kafka's own copies").
+    public var processedEventRetention: Duration = .seconds(60 * 86_400)
 
     public init() {}
 }

@@ -67,6 +67,13 @@ public struct ServiceAssembly: Sendable {
             services.append(
                 .init(service: InboundMessages.expiry(database: parts.database, readiness: parts.readiness, metrics: parts.metrics, logger: logger)))
         }
+        if definition.handler != nil {
+            services.append(
+                .init(
+                    service: ProcessedEventExpiry.job(
+                        retention: parts.limits.processedEventRetention, database: parts.database, readiness: parts.readiness,
+                        metrics: parts.metrics, logger: logger)))
+        }
         services += definition.backgroundServices(context).map { .init(service: $0) }
         services += consumers.map { .init(service: $0) }
         services.append(

@@ -18,7 +18,7 @@ public import Logging
 /// | `AUTH_*` | the identity provider's keys and token rules (`AuthConfiguration`); `AUTH_DISABLED=1` turns authentication off | required |
 /// | `TRUSTED_PROXIES` | the proxies whose `X-Forwarded-For` names the client: addresses and networks, `10.0.0.0/8, fd00::/8` (`TrustedProxies`) | none: the peer is the client |
 /// | `CARETIDE_EXIT_WITH_PARENT` | `1`: stop when the parent process goes (set by `caretide dev`) | off |
-/// | `STALL_THRESHOLD_SECONDS`, `DATABASE_TRANSACTION_TIMEOUT_SECONDS`, `DATABASE_STATEMENT_TIMEOUT_SECONDS`, `DEAD_LETTER_PUBLISH_DEADLINE_SECONDS`, `HTTP_IDLE_TIMEOUT_SECONDS`, `CONSUMER_LANES`, `CONSUMER_BATCH_WINDOW_MS`, `GROUP_COMMIT_WINDOW_MS` | see `RuntimeLimits` | 60, 30, 120, 30, 30, 2, 50, 3 |
+/// | `STALL_THRESHOLD_SECONDS`, `DATABASE_TRANSACTION_TIMEOUT_SECONDS`, `DATABASE_STATEMENT_TIMEOUT_SECONDS`, `DEAD_LETTER_PUBLISH_DEADLINE_SECONDS`, `HTTP_IDLE_TIMEOUT_SECONDS`, `CONSUMER_LANES`, `CONSUMER_BATCH_WINDOW_MS`, `GROUP_COMMIT_WINDOW_MS`, `PROCESSED_EVENTS_RETENTION_DAYS` | see `RuntimeLimits` | 60, 30, 120, 30, 30, 2, 50, 3, 60 |
 public struct ServiceConfiguration: Sendable {
     public var serviceName: String
     public var httpHost: String
@@ -133,6 +133,13 @@ public struct ServiceConfiguration: Sendable {
                 limits.groupCommitWindow = .milliseconds(milliseconds)
             } else {
                 problems.append("GROUP_COMMIT_WINDOW_MS must be a whole number from 0 to 100")
+            }
+        }
+        if let text = environment["PROCESSED_EVENTS_RETENTION_DAYS"] {
+            if let days = Int(text), (1...36_500).contains(days) {
+                limits.processedEventRetention = .seconds(days * 86_400)
+            } else {
+                problems.append("PROCESSED_EVENTS_RETENTION_DAYS must be a whole number of days from 1 to 36500")
             }
         }
         var statementTimeout = Duration.seconds(120)
