@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CaretideSchemas
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -108,7 +109,7 @@ final class PipelineTraffic: Sendable {
 
     /// The changes of a sync upload its answer says were recorded (0 if the answer cannot be read).
     static func recordedChanges(_ body: ByteBuffer) -> Int {
-        let answer = try? JSONDecoder().decode(SyncAnswer.self, from: Data(body.readableBytesView))
+        let answer = (try? CaretideJSON.parse(body.readableBytesView)).flatMap { try? JSONValueDecoder.decode(SyncAnswer.self, from: $0) }
         return answer?.results.count { $0.status == "recorded" } ?? 0
     }
 
