@@ -77,6 +77,21 @@ import Testing
         #expect(reading.validate(try Self.json(#"{"systolic": 120.0, "diastolic": 80, "takenAt": "2026-11-22T08:00:00Z"}"#)) == [])
     }
 
+    @Test("a string's length is its code points, as JSON Schema counts it, not its user-perceived characters")
+    func lengthCountsCodePoints() throws {
+        let tags = { (tag: String) in try Self.json(#"{"systolic": 120, "diastolic": 80, "takenAt": "2026-11-22T08:00:00Z", "tags": ["\#(tag)"]}"#) }
+        // Three code points each: at the bound (the second is two characters to Swift, an accented letter and a letter).
+        #expect(reading.validate(try tags("abc")) == [])
+        #expect(reading.validate(try tags("e\u{301}e")) == [])
+        // Four code points: over the bound, though Swift counts two characters (two flags, each a pair of regional
+        // indicators) and two (two accented letters).
+        for tag in ["\u{1F1EB}\u{1F1F7}\u{1F1E9}\u{1F1EA}", "e\u{301}e\u{301}"] {
+            #expect(tag.count == 2)
+            let violation = SchemaViolation(pointer: JSONPointer(tokens: ["tags", "0"]), message: "must have at most 3 characters")
+            #expect(reading.validate(try tags(tag)) == [violation])
+        }
+    }
+
     @Test func boundsAreInclusive() throws {
         #expect(reading.validate(try Self.json(#"{"systolic": 300, "diastolic": 20, "takenAt": "2026-11-22T08:00:00Z"}"#)) == [])
         #expect(reading.validate(try Self.json(#"{"systolic": 301, "diastolic": 19, "takenAt": "2026-11-22T08:00:00Z"}"#)).count == 2)

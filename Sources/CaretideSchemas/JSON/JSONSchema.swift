@@ -411,7 +411,9 @@ private final class CompiledSchema: @unchecked Sendable {
         // Whatever the schema says: PostgreSQL refuses U+0000 in text and jsonb, so it would fail only once stored.
         if value.containsNULScalar { fail("must not contain U+0000, which cannot be stored") }
         if minLength != nil || maxLength != nil {
-            let length = value.count
+            // Code points, as JSON Schema counts a string's length (Validation 2020-12 §6.3, "characters as defined by
+            // RFC 8259"): not Swift's characters, which join a flag's two scalars or a letter and its accent into one.
+            let length = value.unicodeScalars.count
             if let minimum = minLength, Double(length) < minimum { fail("must have at least \(Int(minimum)) characters") }
             if let maximum = maxLength, Double(length) > maximum { fail("must have at most \(Int(maximum)) characters") }
         }
