@@ -9,7 +9,7 @@ struct CaretideBench: AsyncParsableCommand {
         subcommands: [
             DomainBench.self, ScoringBench.self, PhenotypeBench.self, PhenotypeAccuracyBench.self, AuthBench.self, PipelineBench.self,
             SeriesBench.self, ReportBench.self, FoodSearchBench.self, PhotoCheckBench.self, SkinPresenceBench.self, CodecBench.self,
-            HTTPFloorBench.self,
+            HTTPFloorBench.self, RowDecodingBench.self,
             PhenopacketBench.self, NullExtrapolationBench.self,
         ])
 }

@@ -136,11 +136,11 @@ enum StorePreparedStatements {
 
         /// A row of the outbox's columns in `sql`'s order, as `ReadOutboxRemoving` reads them too.
         static func record(_ row: PostgresRow) throws -> OutboxRecord {
-            let (position, eventID, topic, key, eventType, version, traceID, body) = try row.decode(
-                (Int64, UUID, String, String?, String, Int, String?, ByteBuffer).self)
+            var columns = RowReader(row)
             return OutboxRecord(
-                position: position, eventID: eventID, topic: topic, key: key, eventType: eventType, schemaVersion: version, traceID: traceID,
-                body: Array(buffer: body))
+                position: try columns.next(), eventID: try columns.next(), topic: try columns.next(), key: try columns.next(),
+                eventType: try columns.next(), schemaVersion: try columns.next(), traceID: try columns.next(),
+                body: Array(buffer: try columns.next(ByteBuffer.self)))
         }
     }
 

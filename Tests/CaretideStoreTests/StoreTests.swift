@@ -163,6 +163,32 @@ import Testing
         }
     }
 
+    @Test("a row read column by column gives each column as its type, NULL as nil, and refuses a column too many or of another type")
+    func rowReaderReadsColumnsInOrder() async throws {
+        try await withDatabase { database, logger in
+            let id = UUID()
+            let rows = try await database.client.query(
+                "SELECT 7::int8, \(id)::uuid, 'text', NULL::text, 2.5::float8, convert_to('body', 'UTF8')", logger: logger
+            ).collectAll()
+            #expect(rows.count == 1)
+            var columns = RowReader(rows[0])
+            #expect(try columns.next(Int64.self) == 7)
+            #expect(try columns.next(UUID.self) == id)
+            #expect(try columns.next(String.self) == "text")
+            #expect(try columns.next(String?.self) == nil)
+            #expect(try columns.next(Double.self) == 2.5)
+            #expect(try columns.next(Data.self) == Data("body".utf8))
+            #expect(throws: RowReader.MissingColumn.self) { try columns.next(Int.self) }
+            // A text column is no integer, and a NULL no value of a type that cannot be nil.
+            var mistyped = RowReader(rows[0])
+            _ = try mistyped.next(Int64.self)
+            #expect(throws: PostgresDecodingError.self) { try mistyped.next(Int64.self) }
+            var null = RowReader(rows[0])
+            _ = try (null.next(Int64.self), null.next(UUID.self), null.next(String.self))
+            #expect(throws: PostgresDecodingError.self) { try null.next(String.self) }
+        }
+    }
+
     @Test("a processed event is claimed once")
     func processedEventsAreClaimedOnce() async throws {
         try await withDatabase { database, logger in

@@ -57,7 +57,10 @@ struct ChangeFeedStore: ServiceStore {
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> (String, Int64) { try row.decode((String, Int64).self) }
+        func decodeRow(_ row: PostgresRow) throws -> (String, Int64) {
+            var columns = RowReader(row)
+            return (try columns.next(), try columns.next())
+        }
     }
 
     // MARK: - The feed

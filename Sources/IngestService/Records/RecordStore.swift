@@ -111,8 +111,8 @@ struct RecordStore: ServiceStore {
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Key {
-            let (type, id) = try row.decode((String, String).self)
-            return Key(kind: try RecordKind(recordType: type), id: id)
+            var columns = RowReader(row)
+            return Key(kind: try RecordKind(recordType: columns.next()), id: try columns.next())
         }
     }
 

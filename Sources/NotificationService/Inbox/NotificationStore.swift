@@ -134,10 +134,10 @@ struct NotificationStore: ServiceStore {
         }
 
         func decodeRow(_ row: PostgresRow) throws -> AlertBatch.Alerted? {
-            let (role, id, patient, kind, category) = try row.decode((String, String, String, String, String).self)
-            return RecipientRole(rawValue: role).map {
-                AlertBatch.Alerted(recipient: Recipient(id: id, role: $0), subject: .init(patientID: patient, kind: kind, category: category))
-            }
+            var columns = RowReader(row)
+            let (role, id) = (RecipientRole(rawValue: try columns.next()), try columns.next(String.self))
+            let subject = AlertBatch.Subject(patientID: try columns.next(), kind: try columns.next(), category: try columns.next())
+            return role.map { AlertBatch.Alerted(recipient: Recipient(id: id, role: $0), subject: subject) }
         }
     }
 

@@ -31,8 +31,9 @@ extension AssessmentStore {
             }
 
             func decodeRow(_ row: PostgresRow) throws -> (Subject, UUID, Int) {
-                let (patientID, kind, subjectID, id, revision) = try row.decode((String, String, String, UUID, Int).self)
-                return (Subject(patientID: patientID, kind: kind, subjectID: subjectID), id, revision)
+                var columns = RowReader(row)
+                let subject = Subject(patientID: try columns.next(), kind: try columns.next(), subjectID: try columns.next())
+                return (subject, try columns.next(), try columns.next())
             }
         }
 
@@ -122,7 +123,11 @@ extension AssessmentStore {
             }
 
             func decodeRow(_ row: PostgresRow) throws -> Row {
-                try row.decode(Row.self)
+                var columns = RowReader(row)
+                return (
+                    try columns.next(), try columns.next(), try columns.next(), try columns.next(), try columns.next(), try columns.next(),
+                    try columns.next()
+                )
             }
         }
     }
