@@ -4,7 +4,7 @@ public import PostgresNIO
 ///
 /// `row.decode((A, B, …).self)` walks a parameter pack, and the runtime looks the type of each of its elements up
 /// again for every row (generic metadata, found in a locked hash table): in the statements that read many rows under
-/// load, the relay's outbox batch and scoring's trend series, those look-ups cost more than the decoding they serve
+/// load, the relay's outbox batch and scoring's trend series, those look-ups were about a third of the decoding's time
 /// (`BENCHMARKS.md`). Here every call is specialized for its type where it is written, so none is looked up.
 public struct RowReader {
     @usableFromInline var cells: PostgresRow.Iterator
