@@ -17,6 +17,10 @@ struct RowDecodingBench: AsyncParsableCommand {
     @Option(help: "Rows fetched of each shape.") var count = 2_000
     @Option(help: "Rounds; the fastest and the median are reported.") var rounds = 15
 
+    func validate() throws {
+        guard count >= 1, rounds >= 1 else { throw ValidationError("--count and --rounds must be at least 1") }
+    }
+
     typealias OutboxColumns = (Int64, UUID, String, String?, String, Int, String?, ByteBuffer)
     typealias TrendColumns = (Int, Date, String, Double?, Double?, Double?, String?)
 

@@ -135,7 +135,8 @@ struct NotificationStore: ServiceStore {
 
         func decodeRow(_ row: PostgresRow) throws -> AlertBatch.Alerted? {
             var columns = RowReader(row)
-            let (role, id) = (RecipientRole(rawValue: try columns.next()), try columns.next(String.self))
+            let role = RecipientRole(rawValue: try columns.next())
+            let id: String = try columns.next()
             let subject = AlertBatch.Subject(patientID: try columns.next(), kind: try columns.next(), category: try columns.next())
             return role.map { AlertBatch.Alerted(recipient: Recipient(id: id, role: $0), subject: subject) }
         }
