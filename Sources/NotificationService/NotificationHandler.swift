@@ -49,6 +49,24 @@ struct NotificationHandler: EventHandler {
         try await alertBatch?.deliver(context: context)
     }
 
+    /// What `apply` does nothing with: a report recorded but not yet released, and an assessment that raises no notice
+    /// (`intent`), replaces none, recommends no self-check and opens or closes no follow-up. Most assessments, a
+    /// normal reading's, are that; their consumer then claims nothing and opens no transaction. Kept beside `apply`,
+    /// whose cases it must follow.
+    func needsNothing(_ event: ValidatedEvent) -> Bool {
+        guard let input = try? NotificationInput(event) else { return false }
+        switch input {
+        case .nothingToDo:
+            return true
+        case .assessmentRecorded(let assessment):
+            if case .lesionPhoto = assessment.category { return false }
+            return assessment.supersedes == nil && assessment.kind != .melanomaRisk && Self.intent(input, event: event) == nil
+        case .examResultFlagged, .careTrackingFlagged, .assessmentWithdrawn, .examResultReleased, .examResultEnteredInError, .areaRegistered,
+            .uvIndexRecorded, .airQualityRecorded, .notConsumed:
+            return false
+        }
+    }
+
     private func apply(_ input: NotificationInput, event: ValidatedEvent, context: HandlerContext, alertBatch: inout AlertBatch?) async throws {
         switch input {
         case .assessmentRecorded(let assessment):

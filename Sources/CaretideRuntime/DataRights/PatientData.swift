@@ -181,6 +181,11 @@ struct ErasingHandler: EventHandler {
     var transactionTimeout: Duration? { service.transactionTimeout }
     var batchWindow: Duration? { service.batchWindow }
 
+    /// An erasure request is applied in every service; what the service's handler would not need is not needed here.
+    func needsNothing(_ event: ValidatedEvent) -> Bool {
+        event.eventType != .patientErasureRequested && service.needsNothing(event)
+    }
+
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
         guard let kept = try await erase(among: [event], context: context).first else { return }
         try await service.handle(kept, context: context)

@@ -186,6 +186,7 @@ public final class EventConsumerService: Service, Sendable {
             }
             return true
         }
+        guard case .events(let handler) = self.messages else { return true }
         var accepted: [(message: IncomingMessage, event: ValidatedEvent)] = []
         for message in messages {
             metrics.eventConsumed(topic: message.topic)
@@ -195,6 +196,11 @@ public final class EventConsumerService: Service, Sendable {
                 // be overtaken by that patient's own events. Refused, naming neither.
                 if let patientID = event.patientID, message.keyBytes != Array(patientID.utf8) {
                     guard await deadLetter(message, reason: "the message key does not match the event's patientId") else { return false }
+                    continue
+                }
+                // Done as it is: nothing to claim, and no transaction unless another event of the batch needs one.
+                if handler.needsNothing(event) {
+                    metrics.processingLatency(topic: message.topic, ContinuousClock.now - start)
                     continue
                 }
                 accepted.append((message, event))
@@ -332,7 +338,8 @@ public final class EventConsumerService: Service, Sendable {
 
 /// What a consumer's topics carry, and who applies it.
 public enum ConsumedMessages: Sendable {
-    /// Caretide events, validated, deduplicated by event id and applied in the transaction that records them.
+    /// Caretide events, validated, deduplicated by event id and applied in the transaction that records them (those
+    /// the handler needs nothing of, `EventHandler.needsNothing`, neither recorded nor applied).
     case events(any EventHandler)
     /// Messages from outside Caretide on inbound topics, each given whole to the handler (`InboundMessageHandler`).
     case inbound(any InboundMessageHandler)

@@ -24,6 +24,12 @@ public protocol EventHandler: Sendable {
     /// (`CONSUMER_BATCH_WINDOW_MS`); nil for `RuntimeLimits.defaultConsumerBatchWindow`. A handler whose events end in
     /// an alert takes a shorter one: the wait is a hop's latency, the batch its CPU.
     var batchWindow: Duration? { get }
+
+    /// True when applying the event would change nothing here and publish nothing, whatever the database holds (a
+    /// normal reading's assessment, to a service that only alerts). Its consumer then neither claims it nor opens a
+    /// transaction for it: a redelivery changes nothing either. Decided from the event alone; false by default, and
+    /// for an event the handler would refuse, so that the refusal is reported.
+    func needsNothing(_ event: ValidatedEvent) -> Bool
 }
 
 extension EventHandler {
@@ -33,6 +39,7 @@ extension EventHandler {
 
     public var transactionTimeout: Duration? { nil }
     public var batchWindow: Duration? { nil }
+    public func needsNothing(_ event: ValidatedEvent) -> Bool { false }
 }
 
 /// What a handler may touch while it applies an event.

@@ -151,6 +151,13 @@ struct CareTeamProjectingHandler: EventHandler {
     var transactionTimeout: Duration? { service.transactionTimeout }
     var batchWindow: Duration? { service.batchWindow }
 
+    func needsNothing(_ event: ValidatedEvent) -> Bool {
+        switch event.eventType {
+        case .careTeamGranted, .careTeamRevoked: false
+        default: service.needsNothing(event)
+        }
+    }
+
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {
         if try await project(event, context: context) { return }
         try await service.handle(event, context: context)

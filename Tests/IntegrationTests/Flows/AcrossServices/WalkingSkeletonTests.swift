@@ -71,14 +71,18 @@ import Testing
         #expect(reply.status == 201)
         let assessed = try EventCodec().decode(try await scores.receive(1)[0].value)
         #expect(assessed.payload(as: AssessmentRecorded.self)?.category == .bloodPressure(.normal))
-        // The notification service has consumed it (its offset moved) yet the inbox stays empty.
-        try await eventually("notification consumed the assessment") {
-            try await stack.withDatabase(schema: "notification") { database, logger in
-                try await database.client.fetchAll("SELECT count(*)::int FROM processed_events", as: Int.self, logger: logger).first
-            } == 1
+        // The notification service has processed it, yet the inbox stays empty; needing nothing of it, it claimed
+        // nothing and opened no transaction for it.
+        let notification = stack.baseURL(NotificationService.name)
+        try await eventually("notification processed the assessment") {
+            await HTTP.metric(notification, #"caretide_event_processing_seconds_count{topic="caretide.scores"}"#) == 1
         }
-        let inbox = try await HTTP.get(stack.baseURL(NotificationService.name) + "/v1/patients/patient-8/alerts")
+        let inbox = try await HTTP.get(notification + "/v1/patients/patient-8/alerts")
         #expect(try inbox.items().isEmpty)
+        let claimed = try await stack.withDatabase(schema: "notification") { database, logger in
+            try await database.client.fetchAll("SELECT count(*)::int FROM processed_events", as: Int.self, logger: logger).first
+        }
+        #expect(claimed == 0)
         await scores.close()
         try await stack.shutdown()
     }
