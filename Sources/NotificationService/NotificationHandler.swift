@@ -49,25 +49,33 @@ struct NotificationHandler: EventHandler {
         try await alertBatch?.deliver(context: context)
     }
 
-    /// What `apply` does nothing with: a report recorded but not yet released, and an assessment that raises no notice
-    /// (`intent`), replaces none, recommends no self-check and opens or closes no follow-up. Most assessments, a
-    /// normal reading's, are that; their consumer then claims nothing and opens no transaction. Kept beside `apply`,
-    /// whose cases it must follow.
+    /// An event `apply` would do nothing with, so its consumer claims nothing and opens no transaction for it: most
+    /// assessments (a normal reading's) and a report recorded but not yet released. A refused event is needed, so that
+    /// its refusal is reported.
     func needsNothing(_ event: ValidatedEvent) -> Bool {
         guard let input = try? NotificationInput(event) else { return false }
+        return Self.needsNothing(input, event: event)
+    }
+
+    /// What raises no notice (`intent`) and withdraws, recommends, opens and closes nothing. `apply` returns at once
+    /// for it, so an effect added there for such an input cannot run until this says the input needs it.
+    static func needsNothing(_ input: NotificationInput, event: ValidatedEvent) -> Bool {
         switch input {
         case .nothingToDo:
             return true
         case .assessmentRecorded(let assessment):
             if case .lesionPhoto = assessment.category { return false }
-            return assessment.supersedes == nil && assessment.kind != .melanomaRisk && Self.intent(input, event: event) == nil
-        case .examResultFlagged, .careTrackingFlagged, .assessmentWithdrawn, .examResultReleased, .examResultEnteredInError, .areaRegistered,
-            .uvIndexRecorded, .airQualityRecorded, .notConsumed:
+            return assessment.supersedes == nil && assessment.kind != .melanomaRisk && intent(input, event: event) == nil
+        case .examResultFlagged(let exam):
+            return exam.supersedes == nil && intent(input, event: event) == nil
+        case .careTrackingFlagged, .assessmentWithdrawn, .examResultReleased, .examResultEnteredInError, .areaRegistered, .uvIndexRecorded,
+            .airQualityRecorded, .notConsumed:
             return false
         }
     }
 
     private func apply(_ input: NotificationInput, event: ValidatedEvent, context: HandlerContext, alertBatch: inout AlertBatch?) async throws {
+        if Self.needsNothing(input, event: event) { return }
         switch input {
         case .assessmentRecorded(let assessment):
             if let previous = assessment.supersedes { try await withdraw(about: previous, reason: .superseded, event: event, context: context) }

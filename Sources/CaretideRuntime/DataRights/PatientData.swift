@@ -181,9 +181,12 @@ struct ErasingHandler: EventHandler {
     var transactionTimeout: Duration? { service.transactionTimeout }
     var batchWindow: Duration? { service.batchWindow }
 
-    /// An erasure request is applied in every service; what the service's handler would not need is not needed here.
+    /// An erasure request is applied in every service; the rest of `caretide.patients` is dropped where the service
+    /// does not consume that topic (`erase`); anything else is needed as the service's handler says.
     func needsNothing(_ event: ValidatedEvent) -> Bool {
-        event.eventType != .patientErasureRequested && service.needsNothing(event)
+        if event.eventType == .patientErasureRequested { return false }
+        if event.eventType.topic == .patients, !ownTopics.contains(.patients) { return true }
+        return service.needsNothing(event)
     }
 
     func handle(_ event: ValidatedEvent, context: HandlerContext) async throws {

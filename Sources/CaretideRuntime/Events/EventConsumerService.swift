@@ -11,7 +11,9 @@ import Synchronization
 /// For each message: validate it (a refusal goes to the dead-letter topic with the reason), then in one transaction
 /// record the event id as processed and let the handler apply it, then commit the offset. The offset is committed only
 /// after the transaction, so a crash at any point redelivers the message, and the processed-events key makes the
-/// redelivery a no-op. While the database is unreachable the message is retried with backoff, never skipped.
+/// redelivery a no-op. While the database is unreachable the message is retried with backoff, never skipped. An event
+/// the handler needs nothing of (`EventHandler.needsNothing`) has no effects to record: it is neither claimed nor
+/// given a transaction, and its offset is committed with its batch's.
 public final class EventConsumerService: Service, Sendable {
     let name: String
     /// The service whose events this consumer's handler publishes (`producer` of each).
@@ -186,8 +188,9 @@ public final class EventConsumerService: Service, Sendable {
             }
             return true
         }
-        guard case .events(let handler) = self.messages else { return true }
+        guard case .events(let handler) = self.messages else { preconditionFailure("inbound messages are applied above") }
         var accepted: [(message: IncomingMessage, event: ValidatedEvent)] = []
+        var needingNothing: [IncomingMessage] = []
         for message in messages {
             metrics.eventConsumed(topic: message.topic)
             do {
@@ -198,9 +201,9 @@ public final class EventConsumerService: Service, Sendable {
                     guard await deadLetter(message, reason: "the message key does not match the event's patientId") else { return false }
                     continue
                 }
-                // Done as it is: nothing to claim, and no transaction unless another event of the batch needs one.
+                // Nothing to claim, and no transaction unless another event of the batch needs one.
                 if handler.needsNothing(event) {
-                    metrics.processingLatency(topic: message.topic, ContinuousClock.now - start)
+                    needingNothing.append(message)
                     continue
                 }
                 accepted.append((message, event))
@@ -208,6 +211,16 @@ public final class EventConsumerService: Service, Sendable {
                 guard await deadLetter(message, reason: error.description) else { return false }
             }
         }
+        guard await applyValidated(accepted, receivedAt: start) else { return false }
+        // Done when the batch is, like the events that needed something.
+        for message in needingNothing { metrics.processingLatency(topic: message.topic, ContinuousClock.now - start) }
+        return true
+    }
+
+    /// Applies a batch's validated events until their effects are durable (`apply(_:)`).
+    private func applyValidated(
+        _ accepted: [(message: IncomingMessage, event: ValidatedEvent)], receivedAt start: ContinuousClock.Instant
+    ) async -> Bool {
         guard !accepted.isEmpty else { return true }
         if accepted.count > 1 {
             var backoff = Backoff()

@@ -26,7 +26,7 @@ public protocol EventHandler: Sendable {
     var batchWindow: Duration? { get }
 
     /// True when applying the event would change nothing here and publish nothing, whatever the database holds (a
-    /// normal reading's assessment, to a service that only alerts). Its consumer then neither claims it nor opens a
+    /// normal reading's assessment, to notification-service). Its consumer then neither claims it nor opens a
     /// transaction for it: a redelivery changes nothing either. Decided from the event alone; false by default, and
     /// for an event the handler would refuse, so that the refusal is reported.
     func needsNothing(_ event: ValidatedEvent) -> Bool

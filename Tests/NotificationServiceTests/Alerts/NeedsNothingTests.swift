@@ -22,21 +22,31 @@ import Testing
             tip: "tip", ruleSetVersion: "2026.11.1", observedAt: at, supersedes: supersedes, values: [:])
     }
 
-    @Test("a normal reading's assessment, and a report not yet released, need nothing")
+    @Test("a normal reading's assessment, a normal exam flag and a report not yet released need nothing")
     func nothingNeeded() throws {
         #expect(handler.needsNothing(try event(assessment(.bloodPressure(.normal), .normal))))
         let glucose = ExamResultLine(code: "2345-7", name: "Glucose", value: 99, unit: "mg/dL", referenceLow: 70, referenceHigh: 99, comment: nil)
         let report = ExamResultRecorded(examID: "LAB-7", institutionID: "st-mary", revision: 1, reportedAt: at, items: [glucose])
         #expect(handler.needsNothing(try event(report)))
+        #expect(handler.needsNothing(try event(flagged(.normal))))
     }
 
-    @Test("an assessment that notifies, replaces another, recommends a self-check or answers a photo is needed")
+    func flagged(_ severity: Severity, supersedes: UUID? = nil) -> ExamResultFlagged {
+        let line = FlaggedExamLine(code: "2345-7", name: "Glucose", value: 99, unit: "mg/dL", interpretation: .N, severity: severity, comment: nil)
+        return ExamResultFlagged(
+            assessmentID: UUID(), sourceEventID: UUID(), examID: "LAB-7", institutionID: "st-mary", revision: 1, reportedAt: at, severity: severity,
+            supersedes: supersedes, ruleSetVersion: "2026.11.1", items: [line])
+    }
+
+    @Test("an assessment or exam flag that notifies or replaces another, a melanoma risk and a photo's answer are needed")
     func needed() throws {
         #expect(!handler.needsNothing(try event(assessment(.bloodPressure(.stage1Hypertension), .attention))))
         #expect(!handler.needsNothing(try event(assessment(.bloodPressure(.hypertensiveCrisis), .urgent))))
         #expect(!handler.needsNothing(try event(assessment(.bloodPressure(.normal), .normal, supersedes: UUID()))))
         #expect(!handler.needsNothing(try event(assessment(.melanomaRisk(.lower), .normal))))
         #expect(!handler.needsNothing(try event(assessment(.lesionPhoto(.notSuspicious), .normal))))
+        #expect(!handler.needsNothing(try event(flagged(.attention))))
+        #expect(!handler.needsNothing(try event(flagged(.normal, supersedes: UUID()))))
     }
 
     @Test("an event notification-service does not consume is needed, so that its refusal is reported")
