@@ -50,8 +50,8 @@ struct NotificationHandler: EventHandler {
     }
 
     /// An event `apply` would do nothing with, so its consumer claims nothing and opens no transaction for it: most
-    /// assessments (a normal reading's) and a report recorded but not yet released. A refused event is needed, so that
-    /// its refusal is reported.
+    /// assessments (a normal reading's), a report's flags when all is in range, a report recorded but not yet released.
+    /// A refused event is needed, so that its refusal is reported.
     func needsNothing(_ event: ValidatedEvent) -> Bool {
         guard let input = try? NotificationInput(event) else { return false }
         return Self.needsNothing(input, event: event)
