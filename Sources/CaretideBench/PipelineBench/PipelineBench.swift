@@ -83,9 +83,12 @@ struct PipelineBench: AsyncParsableCommand {
         // missed while it joins its group; giving it the time to join keeps the join out of the first latencies.
         try await Task.sleep(for: .seconds(5))
 
+        let endpoints = try baseURLs.mapValues { url in
+            guard let endpoint = LaneHTTP.Endpoint(baseURL: url) else { throw ValidationError("not an http://host:port address: \(url)") }
+            return endpoint
+        }
         let traffic = PipelineTraffic(
-            mix: mix, ledger: ledger, client: client, baseURLs: baseURLs, tokens: tokens, rate: rate, diagnosis: diagnosis, tracePrefix: runID,
-            seed: seed)
+            mix: mix, ledger: ledger, endpoints: endpoints, tokens: tokens, rate: rate, diagnosis: diagnosis, tracePrefix: runID, seed: seed)
         Console.write(
             "load: \(rate == 0 ? "as fast as the stack answers" : "\(rate) events/s") for \(seconds) s, \(connections) connections, \(patients) patients\n"
         )

@@ -6,13 +6,12 @@ import NIOHTTP1
 import PhenotypeRanking
 import Synchronization
 
-/// Sends the mix over HTTP: `lanes` concurrent senders, each with a generator of its own (reproducible for a seed),
-/// held to a total rate of events per second when one is set.
+/// Sends the mix over HTTP: `lanes` concurrent senders, each with a generator of its own (reproducible for a seed) and
+/// its own connection to each service (`LaneHTTP`), held to a total rate of events per second when one is set.
 final class PipelineTraffic: Sendable {
     let mix: PipelineMix
     let ledger: PipelineLedger
-    let client: HTTPClient
-    let baseURLs: [PipelineService: String]
+    let endpoints: [PipelineService: LaneHTTP.Endpoint]
     let tokens: [PipelineCaller: String]
     let pacer: Pacer?
     let diagnosis: Bool
@@ -22,13 +21,12 @@ final class PipelineTraffic: Sendable {
     let inFlight = Atomic<Int>(0)
 
     init(
-        mix: PipelineMix, ledger: PipelineLedger, client: HTTPClient, baseURLs: [PipelineService: String], tokens: [PipelineCaller: String],
+        mix: PipelineMix, ledger: PipelineLedger, endpoints: [PipelineService: LaneHTTP.Endpoint], tokens: [PipelineCaller: String],
         rate: Int, diagnosis: Bool, tracePrefix: String, seed: UInt64
     ) {
         self.mix = mix
         self.ledger = ledger
-        self.client = client
-        self.baseURLs = baseURLs
+        self.endpoints = endpoints
         self.tokens = tokens
         self.pacer = rate > 0 ? Pacer(eventsPerSecond: rate) : nil
         self.diagnosis = diagnosis
@@ -43,6 +41,7 @@ final class PipelineTraffic: Sendable {
                 group.addTask { [self] in
                     var generator = SplitMix64(seed: seed &+ UInt64(lane) &* 0x9E37_79B9_7F4A_7C15)
                     var environmentSequence = 0
+                    var http = LaneHTTP()
                     // One request of every kind first, dealt among the lanes (lane i takes the kinds i, i + lanes, ...),
                     // then draws by weight: a short run (the tests' few seconds on a busy machine) still sends, and
                     // reconciles, every kind. Not every kind from every lane: 32 lanes then sent 32 reports and 32 UV
@@ -57,8 +56,9 @@ final class PipelineTraffic: Sendable {
                         guard ContinuousClock.now < deadline else { break }
                         // An area's next reading only after this one was taken: a refused one changed nothing, and
                         // the next must still alternate with the last one decided.
-                        if await send(request), kind == .environment { environmentSequence += 1 }
+                        if await send(request, over: &http), kind == .environment { environmentSequence += 1 }
                     }
+                    await http.close()
                 }
             }
         }
@@ -71,29 +71,28 @@ final class PipelineTraffic: Sendable {
         return tracePrefix + String(repeating: "0", count: 32 - tracePrefix.count - digits.count) + digits
     }
 
-    /// Sends one request and records its fate; true when it was accepted.
+    /// Sends one request on the lane's connection and records its fate; true when it was accepted.
     @discardableResult
-    func send(_ request: PipelineRequest) async -> Bool {
+    func send(_ request: PipelineRequest, over http: inout LaneHTTP) async -> Bool {
         let trace = nextTrace()
-        var http = Self.request(
-            request.method, baseURLs[request.service]! + request.path, token: tokens[request.caller]!,
-            body: ByteBuffer(bytes: request.body))
-        // The trace id travels with every event the request causes, to the alert on caretide.alerts.
-        http.headers.add(name: "traceparent", value: "00-\(trace)-00000000000000b1-01")
+        let headers = [
+            ("Content-Type", "application/json"), ("Authorization", "Bearer \(tokens[request.caller]!)"),
+            // The trace id travels with every event the request causes, to the alert on caretide.alerts.
+            ("traceparent", "00-\(trace)-00000000000000b1-01"),
+        ]
         ledger.sending(request, trace: trace)
         inFlight.add(1, ordering: .relaxed)
         defer { inFlight.subtract(1, ordering: .relaxed) }
         let sentAt = ContinuousClock.now
         do {
-            let response = try await client.execute(http, timeout: .seconds(60))
-            let body = try await response.body.collect(upTo: 4 << 20)
-            let status = Int(response.status.code)
-            guard status == 200 || status == 201 else {
-                ledger.refused(request, trace: trace, status: status)
+            let response = try await http.send(
+                request.method, to: endpoints[request.service]!, path: request.path, headers: headers, body: ByteBuffer(bytes: request.body))
+            guard response.status == 200 || response.status == 201 else {
+                ledger.refused(request, trace: trace, status: response.status)
                 return false
             }
             // A sync answers 200 with a status per change: only recorded ones cause an assessment.
-            let recorded = request.kind == .sync ? Self.recordedChanges(body) : nil
+            let recorded = request.kind == .sync ? Self.recordedChanges(response.body) : nil
             ledger.accepted(request, trace: trace, sentAt: sentAt, at: .now, recorded: recorded)
             return true
         } catch {
