@@ -154,7 +154,7 @@ let package = Package(
             dependencies: [
                 "CaretideLocalStack", "CaretideRuntime", "CaretideKafka", "CaretideStore", "CaretideIdentity", "CaretideSchemas", "CaretideDomain",
                 "PhenotypeRanking", "CaretideNutrition", "CaretideImaging", "ScoringService", "DiagnosisService",
-                argumentParser, logging, httpClient, nioCore, nioHTTP1, postgres, lifecycle, hummingbird, httpTypes,
+                argumentParser, logging, httpClient, nioCore, nioHTTP1, nioPosix, postgres, lifecycle, hummingbird, httpTypes,
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
 
